@@ -1,0 +1,97 @@
+//! Billing (spec section 8): billed seconds = output seconds + total seconds of reference videos.
+
+use std::fmt;
+
+use serde::Serialize;
+
+use super::catalog::DurationRule;
+use super::params::MediaKind;
+
+/// The billed duration of one submission, as far as it is known before rendering.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct Billing {
+    /// `None` when the duration is automatic (`-1`): the service decides.
+    pub output_seconds: Option<i64>,
+    /// Sum of the stated durations of reference videos.
+    pub reference_video_seconds: f64,
+    /// Reference videos whose duration the user did not state.
+    pub unstated_reference_videos: usize,
+}
+
+impl Billing {
+    /// The exact billed seconds, when every part is known.
+    pub fn total(&self) -> Option<f64> {
+        match (self.output_seconds, self.unstated_reference_videos) {
+            (Some(out), 0) => Some(out as f64 + self.reference_video_seconds),
+            _ => None,
+        }
+    }
+}
+
+/// Billed seconds for an output duration and the media items (type, stated seconds).
+pub fn billing(seconds: i64, media: &[(MediaKind, Option<f64>)]) -> Billing {
+    let videos = media.iter().filter(|(k, _)| *k == MediaKind::ReferenceVideo);
+    let (stated, unstated) = videos.fold((0.0, 0), |(sum, n), (_, secs)| match secs {
+        Some(s) => (sum + s, n),
+        None => (sum, n + 1),
+    });
+    Billing {
+        output_seconds: (seconds != DurationRule::AUTO).then_some(seconds),
+        reference_video_seconds: stated,
+        unstated_reference_videos: unstated,
+    }
+}
+
+fn secs(v: f64) -> String {
+    if v.fract() == 0.0 { format!("{v:.0}") } else { format!("{v:.1}") }
+}
+
+impl fmt::Display for Billing {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if let Some(total) = self.total() {
+            return write!(f, "{} s", secs(total));
+        }
+        match self.output_seconds {
+            Some(out) => write!(f, "{} s", secs(out as f64 + self.reference_video_seconds))?,
+            None if self.reference_video_seconds > 0.0 => {
+                write!(f, "automatic + {} s", secs(self.reference_video_seconds))?
+            }
+            None => write!(f, "automatic")?,
+        }
+        match self.unstated_reference_videos {
+            0 => Ok(()),
+            1 => write!(f, " + 1 reference video of unstated length"),
+            n => write!(f, " + {n} reference videos of unstated length"),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use MediaKind::*;
+
+    #[test]
+    fn billed_seconds_table() {
+        let cases: &[(i64, &[(MediaKind, Option<f64>)], Option<f64>, &str)] = &[
+            (5, &[], Some(5.0), "5 s"),
+            (10, &[(ReferenceVideo, Some(4.0))], Some(14.0), "14 s"),
+            (10, &[(ReferenceVideo, Some(4.0)), (ReferenceVideo, Some(2.5))], Some(16.5), "16.5 s"),
+            (10, &[(ReferenceImage, None), (ReferenceAudio, Some(9.0))], Some(10.0), "10 s"),
+            (10, &[(ReferenceVideo, None)], None, "10 s + 1 reference video of unstated length"),
+            (
+                10,
+                &[(ReferenceVideo, None), (ReferenceVideo, None), (ReferenceVideo, Some(1.0))],
+                None,
+                "11 s + 2 reference videos of unstated length",
+            ),
+            (-1, &[], None, "automatic"),
+            (-1, &[(ReferenceVideo, Some(3.0))], None, "automatic + 3 s"),
+        ];
+        for (seconds, media, total, text) in cases {
+            let b = billing(*seconds, media);
+            assert_eq!(b.total(), *total, "{seconds} {media:?}");
+            assert_eq!(b.to_string(), *text);
+        }
+    }
+}

@@ -1,0 +1,17 @@
+//! The spec's rules as pure functions: model ids, the catalog, submission validation, billing.
+
+pub mod billing;
+pub mod catalog;
+pub mod model_id;
+pub mod params;
+pub mod validate;
+pub mod wire;
+
+pub use billing::{Billing, billing};
+pub use catalog::{Catalog, DurationRule, Family, ModelEntry, ModelSpec};
+pub use model_id::{Mode, ModelId, ModelIdError};
+pub use params::{MediaKind, Ratio, Resolution};
+pub use validate::{
+    DEFAULT_SECONDS, Draft, Field, Invalid, Media, MediaDraft, UnknownModels, ValidSubmission, Violation, Warning,
+    validate,
+};

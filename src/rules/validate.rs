@@ -1,0 +1,374 @@
+//! Submission validation: the one place the form, the commands and the simulator check a request.
+
+use std::fmt;
+
+use serde::Serialize;
+use thiserror::Error;
+
+use super::billing::{Billing, billing};
+use super::catalog::{Catalog, DurationRule, RuleSource};
+use super::model_id::{Mode, ModelId, ModelIdError};
+use super::params::{MediaKind, Ratio, Resolution};
+
+/// Spec section 4.1: `seconds` when none is given.
+pub const DEFAULT_SECONDS: i64 = 5;
+
+/// What a user (or a request body) supplied, before any check. Text stays text so that every
+/// mistake can be named with the value that was given.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Draft {
+    pub model: String,
+    pub prompt: String,
+    pub negative_prompt: String,
+    /// `None` or blank: the default, 5.
+    pub seconds: Option<String>,
+    pub resolution: Option<String>,
+    pub ratio: Option<String>,
+    pub watermark: Option<bool>,
+    pub media: Vec<MediaDraft>,
+}
+
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct MediaDraft {
+    pub kind: String,
+    pub url: String,
+    /// Duration the user states for a reference video or audio; never sent, used for the limits.
+    pub seconds: Option<String>,
+}
+
+/// A media item that passed every check.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Media {
+    pub kind: MediaKind,
+    pub url: String,
+    pub seconds: Option<f64>,
+}
+
+/// A submission that passed every rule: the only thing the client will send.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ValidSubmission {
+    pub model: ModelId,
+    pub prompt: String,
+    pub negative_prompt: Option<String>,
+    pub seconds: i64,
+    pub resolution: Resolution,
+    pub ratio: Ratio,
+    pub watermark: bool,
+    pub media: Vec<Media>,
+    pub billing: Billing,
+    pub warnings: Vec<Warning>,
+}
+
+/// The field a violation belongs to, so a form can show it beside that field.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Field {
+    Body,
+    Model,
+    Prompt,
+    NegativePrompt,
+    Seconds,
+    Resolution,
+    Ratio,
+    Watermark,
+    /// The media list as a whole (`None`) or one item.
+    Media(Option<usize>),
+}
+
+impl fmt::Display for Field {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Field::Body => f.write_str("body"),
+            Field::Model => f.write_str("model"),
+            Field::Prompt => f.write_str("prompt"),
+            Field::NegativePrompt => f.write_str("metadata.negative_prompt"),
+            Field::Seconds => f.write_str("seconds"),
+            Field::Resolution => f.write_str("metadata.resolution"),
+            Field::Ratio => f.write_str("metadata.ratio"),
+            Field::Watermark => f.write_str("metadata.watermark"),
+            Field::Media(None) => f.write_str("metadata.media"),
+            Field::Media(Some(i)) => write!(f, "metadata.media[{i}]"),
+        }
+    }
+}
+
+/// One broken rule: names the field, the value given and the rule.
+#[derive(Debug, Clone, PartialEq, Error)]
+pub enum Violation {
+    #[error("the request body must be a JSON object")]
+    BodyNotObject,
+    #[error("{field} must be {expected}, got {got}")]
+    WrongType { field: Field, expected: &'static str, got: String },
+    #[error("model \"{value}\" is not a valid model id: {source}")]
+    ModelInvalid { value: String, source: ModelIdError },
+    #[error("model \"{value}\" is not offered by this service")]
+    ModelUnknown { value: String },
+    #[error("prompt is required and must not be blank")]
+    PromptMissing,
+    #[error("seconds \"{value}\" is not a whole number; give an integer such as 5")]
+    SecondsNotInteger { value: String },
+    #[error("seconds {value} is out of range for {model}: it accepts {rule}")]
+    SecondsOutOfRange { value: i64, model: String, rule: DurationRule },
+    #[error("resolution \"{value}\" is not allowed; use {}", Resolution::choices())]
+    ResolutionInvalid { value: String },
+    #[error("ratio \"{value}\" is not allowed; use {}", Ratio::choices())]
+    RatioInvalid { value: String },
+    #[error("media item {} has type \"{value}\"; use {}", index + 1, MediaKind::choices())]
+    MediaTypeInvalid { index: usize, value: String },
+    #[error("media item {} URL \"{value}\" {reason}", index + 1)]
+    MediaUrlInvalid { index: usize, value: String, reason: &'static str },
+    #[error("media item {} duration \"{value}\" must be a number of seconds above 0", index + 1)]
+    MediaSecondsInvalid { index: usize, value: String },
+    #[error("media item {} is a {kind}, which has no duration; only reference videos and audio do", index + 1)]
+    MediaSecondsNotApplicable { index: usize, kind: MediaKind },
+    #[error("{count} {kind} items given; at most {max} are allowed per request")]
+    MediaCountExceeded { kind: MediaKind, count: usize, max: usize },
+    #[error("media item {} is a {kind}, which {mode} does not take{}", index + 1, mode_hint(*mode))]
+    MediaNotForMode { index: usize, kind: MediaKind, mode: Mode },
+    #[error("image-to-video needs exactly one first_frame image; add one")]
+    FirstFrameMissing,
+    #[error("reference-to-video needs at least one reference_image, reference_video or reference_audio item")]
+    ReferenceMissing,
+    #[error("{kind} items total {total} s; at most {max} s are allowed per request")]
+    ReferenceDurationExceeded { kind: MediaKind, total: f64, max: f64 },
+}
+
+fn mode_hint(mode: Mode) -> &'static str {
+    match mode {
+        Mode::TextToVideo => " (text-to-video takes no media)",
+        Mode::ImageToVideo => " (image-to-video takes one first_frame)",
+        Mode::ReferenceToVideo => " (reference-to-video takes reference items)",
+    }
+}
+
+impl Violation {
+    pub fn field(&self) -> Field {
+        use Violation::*;
+        match self {
+            BodyNotObject => Field::Body,
+            WrongType { field, .. } => *field,
+            ModelInvalid { .. } | ModelUnknown { .. } => Field::Model,
+            PromptMissing => Field::Prompt,
+            SecondsNotInteger { .. } | SecondsOutOfRange { .. } => Field::Seconds,
+            ResolutionInvalid { .. } => Field::Resolution,
+            RatioInvalid { .. } => Field::Ratio,
+            MediaTypeInvalid { index, .. }
+            | MediaUrlInvalid { index, .. }
+            | MediaSecondsInvalid { index, .. }
+            | MediaSecondsNotApplicable { index, .. }
+            | MediaNotForMode { index, .. } => Field::Media(Some(*index)),
+            MediaCountExceeded { .. } | FirstFrameMissing | ReferenceMissing | ReferenceDurationExceeded { .. } => {
+                Field::Media(None)
+            }
+        }
+    }
+}
+
+/// Not a violation, but something the user should see before sending.
+#[derive(Debug, Clone, PartialEq, Error)]
+pub enum Warning {
+    #[error("model \"{model}\" is not in the catalog; it is sent as given, with seconds checked as {checked}")]
+    UnknownModel { model: String, checked: String },
+}
+
+/// What to do with a well-formed model id the catalog does not list.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum UnknownModels {
+    /// Clients: the spec's list is incomplete, so send it with a warning.
+    Warn,
+    /// A server: refuse it.
+    Reject,
+}
+
+/// Every broken rule of a draft, with the warnings that would have applied.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Invalid {
+    pub violations: Vec<Violation>,
+    pub warnings: Vec<Warning>,
+}
+
+impl fmt::Display for Invalid {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let lines: Vec<String> = self.violations.iter().map(|v| v.to_string()).collect();
+        f.write_str(&lines.join("; "))
+    }
+}
+
+impl std::error::Error for Invalid {}
+
+fn check_url(index: usize, value: &str) -> Option<Violation> {
+    let reason = match url::Url::parse(value) {
+        Err(_) => "is not a valid URL",
+        Ok(u) if !matches!(u.scheme(), "http" | "https") => "must start with http:// or https://",
+        Ok(u) if u.host_str().is_none_or(str::is_empty) => "has no host",
+        Ok(_) => return None,
+    };
+    Some(Violation::MediaUrlInvalid { index, value: value.to_string(), reason })
+}
+
+fn check_media(index: usize, item: &MediaDraft, out: &mut Vec<Violation>) -> Option<Media> {
+    let kind = MediaKind::parse(&item.kind);
+    if kind.is_none() {
+        out.push(Violation::MediaTypeInvalid { index, value: item.kind.clone() });
+    }
+    let url_problem = check_url(index, &item.url);
+    let url_ok = url_problem.is_none();
+    out.extend(url_problem);
+    let seconds = match item.seconds.as_deref().map(str::trim).filter(|s| !s.is_empty()) {
+        None => Some(None),
+        Some(text) => match text.parse::<f64>() {
+            Ok(s) if s.is_finite() && s > 0.0 => Some(Some(s)),
+            _ => {
+                out.push(Violation::MediaSecondsInvalid { index, value: text.to_string() });
+                None
+            }
+        },
+    };
+    if let (Some(k), Some(Some(_))) = (kind, seconds)
+        && k.max_total_seconds().is_none()
+    {
+        out.push(Violation::MediaSecondsNotApplicable { index, kind: k });
+    }
+    match (kind, seconds) {
+        (Some(kind), Some(seconds)) if url_ok => Some(Media { kind, url: item.url.clone(), seconds }),
+        _ => None,
+    }
+}
+
+fn check_mode(mode: Mode, media: &[(usize, MediaKind)], out: &mut Vec<Violation>) {
+    let takes = |k: MediaKind| match mode {
+        Mode::TextToVideo => false,
+        Mode::ImageToVideo => k == MediaKind::FirstFrame,
+        Mode::ReferenceToVideo => k.is_reference(),
+    };
+    for &(index, kind) in media {
+        if !takes(kind) {
+            out.push(Violation::MediaNotForMode { index, kind, mode });
+        }
+    }
+    let has = |pred: fn(MediaKind) -> bool| media.iter().any(|(_, k)| pred(*k));
+    match mode {
+        Mode::ImageToVideo if !has(|k| k == MediaKind::FirstFrame) => out.push(Violation::FirstFrameMissing),
+        Mode::ReferenceToVideo if !has(MediaKind::is_reference) => out.push(Violation::ReferenceMissing),
+        _ => {}
+    }
+}
+
+fn check_counts(media: &[MediaDraft], checked: &[Media], out: &mut Vec<Violation>) {
+    for &kind in MediaKind::ALL {
+        let count = media.iter().filter(|m| MediaKind::parse(&m.kind) == Some(kind)).count();
+        if count > kind.max_count() {
+            out.push(Violation::MediaCountExceeded { kind, count, max: kind.max_count() });
+        }
+        if let Some(max) = kind.max_total_seconds() {
+            let total: f64 = checked.iter().filter(|m| m.kind == kind).filter_map(|m| m.seconds).sum();
+            if total > max {
+                out.push(Violation::ReferenceDurationExceeded { kind, total, max });
+            }
+        }
+    }
+}
+
+/// Checks a draft against every rule of the spec and the catalog.
+pub fn validate(draft: &Draft, catalog: &Catalog, unknown: UnknownModels) -> Result<ValidSubmission, Invalid> {
+    let mut violations = Vec::new();
+    let mut warnings = Vec::new();
+
+    let model = match draft.model.parse::<ModelId>() {
+        Ok(id) => Some(id),
+        Err(source) => {
+            violations.push(Violation::ModelInvalid { value: draft.model.clone(), source });
+            None
+        }
+    };
+    let rule = model.as_ref().map(|id| {
+        let (rule, source) = catalog.duration_rule(id);
+        let checked = match source {
+            RuleSource::Catalog => None,
+            RuleSource::FamilyFromVersion(f) => Some(format!("family {f:?} ({rule})")),
+            RuleSource::Widest => Some(format!("the widest range the spec allows ({rule})")),
+        };
+        if let Some(checked) = checked {
+            match unknown {
+                UnknownModels::Warn => warnings.push(Warning::UnknownModel { model: id.to_string(), checked }),
+                UnknownModels::Reject => violations.push(Violation::ModelUnknown { value: id.to_string() }),
+            }
+        }
+        rule
+    });
+
+    if draft.prompt.trim().is_empty() {
+        violations.push(Violation::PromptMissing);
+    }
+
+    let seconds = match draft.seconds.as_deref().map(str::trim).filter(|s| !s.is_empty()) {
+        None => Some(DEFAULT_SECONDS),
+        Some(text) => match text.parse::<i64>() {
+            Ok(n) => Some(n),
+            Err(_) => {
+                violations.push(Violation::SecondsNotInteger { value: text.to_string() });
+                None
+            }
+        },
+    };
+    if let (Some(value), Some(rule), Some(id)) = (seconds, rule, &model)
+        && !rule.allows(value)
+    {
+        violations.push(Violation::SecondsOutOfRange { value, model: id.to_string(), rule });
+    }
+
+    let resolution = match draft.resolution.as_deref() {
+        None => Some(Resolution::default()),
+        Some(v) => Resolution::parse(v).or_else(|| {
+            violations.push(Violation::ResolutionInvalid { value: v.to_string() });
+            None
+        }),
+    };
+    let ratio = match draft.ratio.as_deref() {
+        None => Some(Ratio::default()),
+        Some(v) => Ratio::parse(v).or_else(|| {
+            violations.push(Violation::RatioInvalid { value: v.to_string() });
+            None
+        }),
+    };
+
+    let media: Vec<Media> = draft
+        .media
+        .iter()
+        .enumerate()
+        .filter_map(|(i, m)| check_media(i, m, &mut violations))
+        .collect();
+    check_counts(&draft.media, &media, &mut violations);
+    if let Some(id) = &model {
+        let kinds: Vec<(usize, MediaKind)> = draft
+            .media
+            .iter()
+            .enumerate()
+            .filter_map(|(i, m)| MediaKind::parse(&m.kind).map(|k| (i, k)))
+            .collect();
+        check_mode(id.mode, &kinds, &mut violations);
+    }
+
+    match (model, seconds, resolution, ratio) {
+        (Some(model), Some(seconds), Some(resolution), Some(ratio)) if violations.is_empty() => {
+            let billed: Vec<(MediaKind, Option<f64>)> = media.iter().map(|m| (m.kind, m.seconds)).collect();
+            let negative = draft.negative_prompt.trim();
+            Ok(ValidSubmission {
+                model,
+                prompt: draft.prompt.clone(),
+                negative_prompt: (!negative.is_empty()).then(|| draft.negative_prompt.clone()),
+                seconds,
+                resolution,
+                ratio,
+                watermark: draft.watermark.unwrap_or(false),
+                billing: billing(seconds, &billed),
+                media,
+                warnings,
+            })
+        }
+        _ => Err(Invalid { violations, warnings }),
+    }
+}
+
+#[cfg(test)]
+#[path = "validate_tests.rs"]
+mod tests;

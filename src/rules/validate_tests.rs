@@ -1,0 +1,277 @@
+use super::*;
+use crate::rules::model_id::ModelIdError;
+
+const T2V_A: &str = "acme/aurora-3.0/text-to-video";
+const I2V_A: &str = "acme/aurora-3.0/image-to-video";
+const R2V_A: &str = "acme/aurora-3.0/reference-to-video-global";
+const T2V_B: &str = "acme/aurora-2.7/text-to-video";
+const T2V_C: &str = "acme/swift-1.5/text-to-video";
+
+fn draft(model: &str) -> Draft {
+    Draft { model: model.into(), prompt: "a red fox in snow".into(), ..Draft::default() }
+}
+
+fn item(kind: &str, seconds: Option<&str>) -> MediaDraft {
+    MediaDraft { kind: kind.into(), url: "https://cdn.example.com/a.bin".into(), seconds: seconds.map(Into::into) }
+}
+
+fn items(kind: &str, n: usize) -> Vec<MediaDraft> {
+    (0..n).map(|_| item(kind, None)).collect()
+}
+
+fn with(model: &str, f: impl FnOnce(&mut Draft)) -> Draft {
+    let mut d = draft(model);
+    f(&mut d);
+    d
+}
+
+fn run(d: &Draft) -> Result<ValidSubmission, Vec<Violation>> {
+    validate(d, &Catalog::builtin(), UnknownModels::Warn).map_err(|e| e.violations)
+}
+
+fn secs(model: &str, s: &str) -> Draft {
+    with(model, |d| d.seconds = Some(s.into()))
+}
+
+fn out_of_range(model: &str, value: i64) -> Vec<Violation> {
+    let id: ModelId = model.parse().expect("valid id");
+    let rule = Catalog::builtin().duration_rule(&id).0;
+    vec![Violation::SecondsOutOfRange { value, model: model.into(), rule }]
+}
+
+#[test]
+fn every_rule_on_both_sides_of_every_bound() {
+    use MediaKind::*;
+    use Violation::*;
+    let ok = Vec::new;
+    let cases: Vec<(&str, Draft, Vec<Violation>)> = vec![
+        ("minimal text-to-video", draft(T2V_A), ok()),
+        // prompt
+        ("empty prompt", with(T2V_A, |d| d.prompt.clear()), vec![PromptMissing]),
+        ("blank prompt", with(T2V_A, |d| d.prompt = " \n\t".into()), vec![PromptMissing]),
+        ("one-letter prompt", with(T2V_A, |d| d.prompt = "x".into()), ok()),
+        // seconds: shape
+        ("blank seconds means default", secs(T2V_A, "  "), ok()),
+        ("padded seconds", secs(T2V_A, " 7 "), ok()),
+        ("fractional seconds", secs(T2V_A, "5.5"), vec![SecondsNotInteger { value: "5.5".into() }]),
+        ("word seconds", secs(T2V_A, "five"), vec![SecondsNotInteger { value: "five".into() }]),
+        // family A: 4..=30 or -1
+        ("A 3", secs(T2V_A, "3"), out_of_range(T2V_A, 3)),
+        ("A 4", secs(T2V_A, "4"), ok()),
+        ("A 30", secs(T2V_A, "30"), ok()),
+        ("A 31", secs(T2V_A, "31"), out_of_range(T2V_A, 31)),
+        ("A auto", secs(T2V_A, "-1"), ok()),
+        ("A -2", secs(T2V_A, "-2"), out_of_range(T2V_A, -2)),
+        ("A 0", secs(T2V_A, "0"), out_of_range(T2V_A, 0)),
+        // family B: 4..=150
+        ("B 3", secs(T2V_B, "3"), out_of_range(T2V_B, 3)),
+        ("B 4", secs(T2V_B, "4"), ok()),
+        ("B 150", secs(T2V_B, "150"), ok()),
+        ("B 151", secs(T2V_B, "151"), out_of_range(T2V_B, 151)),
+        ("B no auto", secs(T2V_B, "-1"), out_of_range(T2V_B, -1)),
+        // family C: 4..=15
+        ("C 3", secs(T2V_C, "3"), out_of_range(T2V_C, 3)),
+        ("C 4", secs(T2V_C, "4"), ok()),
+        ("C 15", secs(T2V_C, "15"), ok()),
+        ("C 16", secs(T2V_C, "16"), out_of_range(T2V_C, 16)),
+        // unknown models: checked by the family their version names, else the widest range
+        ("unknown 3.0 model 30", secs("x/y-3.0/text-to-video", "30"), ok()),
+        ("unknown 3.0 model 31", secs("x/y-3.0/text-to-video", "31"), out_of_range("x/y-3.0/text-to-video", 31)),
+        ("unknown 2.7 model 150", secs("x/y-2.7/text-to-video", "150"), ok()),
+        ("unknown 2.7 model 151", secs("x/y-2.7/text-to-video", "151"), out_of_range("x/y-2.7/text-to-video", 151)),
+        ("unknown family 150", secs("x/y-9.9/text-to-video", "150"), ok()),
+        ("unknown family 151", secs("x/y-9.9/text-to-video", "151"), out_of_range("x/y-9.9/text-to-video", 151)),
+        ("unknown family 3", secs("x/y-9.9/text-to-video", "3"), out_of_range("x/y-9.9/text-to-video", 3)),
+        // model id
+        (
+            "malformed model",
+            draft("aurora"),
+            vec![ModelInvalid { value: "aurora".into(), source: ModelIdError::WrongShape(1) }],
+        ),
+        (
+            "unknown mode",
+            draft("acme/aurora-3.0/video-to-video"),
+            vec![ModelInvalid {
+                value: "acme/aurora-3.0/video-to-video".into(),
+                source: ModelIdError::UnknownMode("video-to-video".into()),
+            }],
+        ),
+        // resolution and ratio
+        ("480P", with(T2V_A, |d| d.resolution = Some("480P".into())), ok()),
+        ("1080P", with(T2V_A, |d| d.resolution = Some("1080P".into())), ok()),
+        ("lower-case 720p", with(T2V_A, |d| d.resolution = Some("720p".into())), vec![ResolutionInvalid { value: "720p".into() }]),
+        ("4K", with(T2V_A, |d| d.resolution = Some("4K".into())), vec![ResolutionInvalid { value: "4K".into() }]),
+        ("ratio 9:16", with(T2V_A, |d| d.ratio = Some("9:16".into())), ok()),
+        ("ratio adaptive", with(T2V_A, |d| d.ratio = Some("adaptive".into())), ok()),
+        ("ratio 2:1", with(T2V_A, |d| d.ratio = Some("2:1".into())), vec![RatioInvalid { value: "2:1".into() }]),
+        // text-to-video takes no media
+        (
+            "media on text-to-video",
+            with(T2V_A, |d| d.media = items("reference_image", 1)),
+            vec![MediaNotForMode { index: 0, kind: ReferenceImage, mode: Mode::TextToVideo }],
+        ),
+        // image-to-video: exactly one first_frame
+        ("i2v without first frame", draft(I2V_A), vec![FirstFrameMissing]),
+        ("i2v with first frame", with(I2V_A, |d| d.media = items("first_frame", 1)), ok()),
+        (
+            "i2v with two first frames",
+            with(I2V_A, |d| d.media = items("first_frame", 2)),
+            vec![MediaCountExceeded { kind: FirstFrame, count: 2, max: 1 }],
+        ),
+        (
+            "i2v with a reference image",
+            with(I2V_A, |d| d.media = vec![item("first_frame", None), item("reference_image", None)]),
+            vec![MediaNotForMode { index: 1, kind: ReferenceImage, mode: Mode::ImageToVideo }],
+        ),
+        // reference-to-video: counts per type
+        ("r2v without media", draft(R2V_A), vec![ReferenceMissing]),
+        ("r2v 10 images", with(R2V_A, |d| d.media = items("reference_image", 10)), ok()),
+        (
+            "r2v 11 images",
+            with(R2V_A, |d| d.media = items("reference_image", 11)),
+            vec![MediaCountExceeded { kind: ReferenceImage, count: 11, max: 10 }],
+        ),
+        ("r2v 5 videos", with(R2V_A, |d| d.media = items("reference_video", 5)), ok()),
+        (
+            "r2v 6 videos",
+            with(R2V_A, |d| d.media = items("reference_video", 6)),
+            vec![MediaCountExceeded { kind: ReferenceVideo, count: 6, max: 5 }],
+        ),
+        ("r2v 5 audio", with(R2V_A, |d| d.media = items("reference_audio", 5)), ok()),
+        (
+            "r2v 6 audio",
+            with(R2V_A, |d| d.media = items("reference_audio", 6)),
+            vec![MediaCountExceeded { kind: ReferenceAudio, count: 6, max: 5 }],
+        ),
+        (
+            "r2v with only a first frame",
+            with(R2V_A, |d| d.media = items("first_frame", 1)),
+            vec![MediaNotForMode { index: 0, kind: FirstFrame, mode: Mode::ReferenceToVideo }, ReferenceMissing],
+        ),
+        // reference durations: at most 15 s per type
+        (
+            "videos total 15 s",
+            with(R2V_A, |d| d.media = vec![item("reference_video", Some("5")), item("reference_video", Some("10"))]),
+            ok(),
+        ),
+        (
+            "videos total 15.5 s",
+            with(R2V_A, |d| d.media = vec![item("reference_video", Some("5.5")), item("reference_video", Some("10"))]),
+            vec![ReferenceDurationExceeded { kind: ReferenceVideo, total: 15.5, max: 15.0 }],
+        ),
+        ("audio total 15 s", with(R2V_A, |d| d.media = vec![item("reference_audio", Some("15"))]), ok()),
+        (
+            "audio total 16 s",
+            with(R2V_A, |d| d.media = vec![item("reference_audio", Some("8")), item("reference_audio", Some("8"))]),
+            vec![ReferenceDurationExceeded { kind: ReferenceAudio, total: 16.0, max: 15.0 }],
+        ),
+        // media items themselves
+        (
+            "unknown media type",
+            with(R2V_A, |d| d.media = vec![item("reference_image", None), item("image", None)]),
+            vec![MediaTypeInvalid { index: 1, value: "image".into() }],
+        ),
+        (
+            "ftp url",
+            with(I2V_A, |d| d.media = vec![MediaDraft { url: "ftp://x.org/a.png".into(), ..item("first_frame", None) }]),
+            vec![MediaUrlInvalid { index: 0, value: "ftp://x.org/a.png".into(), reason: "must start with http:// or https://" }],
+        ),
+        (
+            "not a url",
+            with(I2V_A, |d| d.media = vec![MediaDraft { url: "cat.png".into(), ..item("first_frame", None) }]),
+            vec![MediaUrlInvalid { index: 0, value: "cat.png".into(), reason: "is not a valid URL" }],
+        ),
+        (
+            "http url",
+            with(I2V_A, |d| d.media = vec![MediaDraft { url: "http://127.0.0.1:9/a.png".into(), ..item("first_frame", None) }]),
+            ok(),
+        ),
+        (
+            "zero duration",
+            with(R2V_A, |d| d.media = vec![item("reference_video", Some("0"))]),
+            vec![MediaSecondsInvalid { index: 0, value: "0".into() }],
+        ),
+        (
+            "negative duration",
+            with(R2V_A, |d| d.media = vec![item("reference_audio", Some("-3"))]),
+            vec![MediaSecondsInvalid { index: 0, value: "-3".into() }],
+        ),
+        (
+            "not-a-number duration",
+            with(R2V_A, |d| d.media = vec![item("reference_audio", Some("NaN"))]),
+            vec![MediaSecondsInvalid { index: 0, value: "NaN".into() }],
+        ),
+        (
+            "duration on an image",
+            with(R2V_A, |d| d.media = vec![item("reference_image", Some("3"))]),
+            vec![MediaSecondsNotApplicable { index: 0, kind: ReferenceImage }],
+        ),
+        // several at once are all reported
+        (
+            "many problems",
+            with(T2V_C, |d| {
+                d.prompt.clear();
+                d.seconds = Some("99".into());
+                d.ratio = Some("wide".into());
+            }),
+            [vec![PromptMissing], out_of_range(T2V_C, 99), vec![RatioInvalid { value: "wide".into() }]].concat(),
+        ),
+    ];
+    for (name, d, want) in cases {
+        match run(&d) {
+            Ok(_) if want.is_empty() => {}
+            Ok(v) => panic!("{name}: accepted {v:?}, want {want:?}"),
+            Err(got) => assert_eq!(got, want, "{name}"),
+        }
+    }
+}
+
+#[test]
+fn valid_submission_carries_typed_values_and_billing() {
+    let d = Draft {
+        model: R2V_A.into(),
+        prompt: "video 1 in the style of image 1".into(),
+        negative_prompt: "  ".into(),
+        seconds: Some("10".into()),
+        resolution: Some("1080P".into()),
+        ratio: Some("16:9".into()),
+        watermark: Some(true),
+        media: vec![item("reference_video", Some("4")), item("reference_image", None)],
+    };
+    let v = run(&d).expect("valid");
+    assert_eq!(v.seconds, 10);
+    assert_eq!(v.resolution, Resolution::P1080);
+    assert_eq!(v.ratio, Ratio::Wide);
+    assert!(v.watermark);
+    assert_eq!(v.negative_prompt, None, "a blank negative prompt is not sent");
+    assert_eq!(v.billing.total(), Some(14.0));
+    assert!(v.warnings.is_empty());
+
+    let defaults = run(&draft(T2V_A)).expect("valid");
+    assert_eq!(
+        (defaults.seconds, defaults.resolution, defaults.ratio, defaults.watermark),
+        (5, Resolution::P720, Ratio::Square, false)
+    );
+}
+
+#[test]
+fn unknown_models_warn_for_clients_and_are_refused_by_servers() {
+    let d = draft("other/y-3.0/text-to-video");
+    let v = run(&d).expect("accepted with a warning");
+    assert!(matches!(&v.warnings[..], [Warning::UnknownModel { .. }]));
+    assert!(v.warnings[0].to_string().contains("family A"), "{}", v.warnings[0]);
+    let refused = validate(&d, &Catalog::builtin(), UnknownModels::Reject).expect_err("refused");
+    assert_eq!(refused.violations, vec![Violation::ModelUnknown { value: "other/y-3.0/text-to-video".into() }]);
+}
+
+#[test]
+fn messages_name_field_value_and_rule() {
+    let v = run(&secs(T2V_C, "16")).expect_err("invalid");
+    assert_eq!(v[0].field(), Field::Seconds);
+    assert_eq!(v[0].to_string(), "seconds 16 is out of range for acme/swift-1.5/text-to-video: it accepts 4 to 15 s");
+    let v = run(&with(T2V_A, |d| d.resolution = Some("4K".into()))).expect_err("invalid");
+    assert_eq!(v[0].to_string(), "resolution \"4K\" is not allowed; use 480P, 720P or 1080P");
+    assert_eq!(v[0].field().to_string(), "metadata.resolution");
+    let v = run(&with(R2V_A, |d| d.media = items("reference_image", 11))).expect_err("invalid");
+    assert_eq!(v[0].to_string(), "11 reference_image items given; at most 10 are allowed per request");
+}
