@@ -2,4 +2,6 @@
 //!
 //! Module map:
 //! - `rules`  the spec's rules, pure: model ids, catalog, validation, billing
+//! - `api`    the HTTP API: wire types, client, downloads, errors
+pub mod api;
 pub mod rules;

@@ -1,0 +1,207 @@
+//! The HTTP client for the two endpoints of the spec, with Bearer auth and timeouts.
+
+use std::sync::Once;
+use std::time::{Duration, SystemTime};
+
+use reqwest::header::{ACCEPT, AUTHORIZATION, CONTENT_TYPE, HeaderMap, HeaderValue, RETRY_AFTER};
+use serde_json::Value;
+use url::Url;
+
+use super::error::{ApiError, Endpoint, error_for_status, parse_retry_after};
+use super::key::ApiKey;
+use super::types::{SubmitRequest, VideoTask};
+
+/// Timeouts. The request timeout bounds one API call; downloads are bounded per read instead,
+/// since a large file may take longer than any one call should.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ClientOptions {
+    pub connect_timeout: Duration,
+    pub request_timeout: Duration,
+}
+
+impl Default for ClientOptions {
+    fn default() -> Self {
+        ClientOptions { connect_timeout: Duration::from_secs(10), request_timeout: Duration::from_secs(30) }
+    }
+}
+
+#[derive(Clone)]
+pub struct Client {
+    pub(super) http: reqwest::Client,
+    base: Url,
+    videos: Url,
+    key: ApiKey,
+    pub(super) options: ClientOptions,
+}
+
+impl std::fmt::Debug for Client {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Client").field("base", &self.base.as_str()).field("key", &self.key).finish()
+    }
+}
+
+fn install_crypto() {
+    static ONCE: Once = Once::new();
+    // Fails only when a provider is installed already, which is what we want anyway.
+    ONCE.call_once(|| drop(rustls::crypto::ring::default_provider().install_default()));
+}
+
+/// Checks a base URL and removes a trailing `/v1`, which the spec's paths already carry.
+pub fn normalize_base_url(text: &str) -> Result<Url, ApiError> {
+    let bad = |reason: &str| ApiError::BadUrl { url: text.to_string(), reason: reason.to_string() };
+    let mut url = Url::parse(text.trim()).map_err(|e| bad(&e.to_string()))?;
+    if !matches!(url.scheme(), "http" | "https") {
+        return Err(bad("the base URL must start with http:// or https://"));
+    }
+    if url.query().is_some() || url.fragment().is_some() {
+        return Err(bad("the base URL may not have a query or fragment"));
+    }
+    let path = url.path().trim_end_matches('/');
+    let path = path.strip_suffix("/v1").unwrap_or(path).to_string();
+    url.set_path(&format!("{path}/"));
+    Ok(url)
+}
+
+/// `{task_id}` as one path segment: anything outside the unreserved set is percent-encoded,
+/// so an id can never change the path.
+fn encode_segment(id: &str) -> String {
+    let mut out = String::with_capacity(id.len());
+    for b in id.bytes() {
+        if b.is_ascii_alphanumeric() || matches!(b, b'-' | b'_' | b'.' | b'~') {
+            out.push(b as char);
+        } else {
+            out.push_str(&format!("%{b:02X}"));
+        }
+    }
+    out
+}
+
+pub(super) fn map_transport(err: reqwest::Error, endpoint: &Url, timeout: Duration) -> ApiError {
+    let (connect, timed_out) = (err.is_connect(), err.is_timeout());
+    let err = err.without_url();
+    let detail = {
+        let mut text = err.to_string();
+        let mut source = std::error::Error::source(&err);
+        while let Some(s) = source {
+            text.push_str(": ");
+            text.push_str(&s.to_string());
+            source = s.source();
+        }
+        text
+    };
+    if connect {
+        let endpoint = format!("{}://{}", endpoint.scheme(), endpoint.authority());
+        ApiError::Connect { endpoint, detail }
+    } else if timed_out {
+        ApiError::Timeout { after: timeout }
+    } else {
+        ApiError::Network { detail }
+    }
+}
+
+pub(super) fn retry_after_of(headers: &HeaderMap) -> Option<Duration> {
+    let value = headers.get(RETRY_AFTER)?.to_str().ok()?;
+    parse_retry_after(value, SystemTime::now())
+}
+
+impl Client {
+    pub fn new(base_url: &str, key: ApiKey, options: ClientOptions) -> Result<Client, ApiError> {
+        install_crypto();
+        let base = normalize_base_url(base_url)?;
+        let videos = base.join("v1/videos").map_err(|e| ApiError::BadUrl { url: base_url.into(), reason: e.to_string() })?;
+        let http = reqwest::Client::builder()
+            .connect_timeout(options.connect_timeout)
+            .read_timeout(options.request_timeout)
+            .user_agent(concat!("reel/", env!("CARGO_PKG_VERSION")))
+            .build()
+            .map_err(|e| ApiError::Network { detail: e.to_string() })?;
+        Ok(Client { http, base, videos, key, options })
+    }
+
+    /// The base URL as used, always ending in `/`.
+    pub fn base_url(&self) -> &str {
+        self.base.as_str()
+    }
+
+    fn auth(&self) -> HeaderValue {
+        let mut value = HeaderValue::from_str(&format!("Bearer {}", self.key.expose()))
+            .unwrap_or_else(|_| HeaderValue::from_static("Bearer"));
+        value.set_sensitive(true);
+        value
+    }
+
+    async fn send(&self, request: reqwest::RequestBuilder, url: &Url) -> Result<VideoTask, ApiError> {
+        let timeout = self.options.request_timeout;
+        let response = request
+            .header(AUTHORIZATION, self.auth())
+            .header(ACCEPT, "application/json")
+            .timeout(timeout)
+            .send()
+            .await
+            .map_err(|e| map_transport(e, url, timeout))?;
+        let status = response.status().as_u16();
+        let retry_after = retry_after_of(response.headers());
+        let body = response.bytes().await.map_err(|e| map_transport(e, url, timeout))?;
+        if !(200..300).contains(&status) {
+            return Err(error_for_status(Endpoint::Api, status, retry_after, &body));
+        }
+        let undecodable = |problem: String| ApiError::Undecodable {
+            status,
+            problem,
+            snippet: String::from_utf8_lossy(&body[..body.len().min(200)]).into_owned(),
+        };
+        let value: Value = serde_json::from_slice(&body).map_err(|e| undecodable(e.to_string()))?;
+        VideoTask::from_json(value).map_err(|e| undecodable(e.to_string()))
+    }
+
+    /// `POST /v1/videos`. The idempotency key lets a server that honours it drop a duplicate.
+    pub async fn submit(&self, request: &SubmitRequest, idempotency_key: Option<&str>) -> Result<VideoTask, ApiError> {
+        let body = serde_json::to_vec(request).map_err(|e| ApiError::Network { detail: e.to_string() })?;
+        let mut builder = self.http.post(self.videos.clone()).header(CONTENT_TYPE, "application/json").body(body);
+        if let Some(key) = idempotency_key {
+            builder = builder.header("Idempotency-Key", key);
+        }
+        self.send(builder, &self.videos).await
+    }
+
+    /// `GET /v1/videos/{task_id}`.
+    pub async fn get(&self, task_id: &str) -> Result<VideoTask, ApiError> {
+        if task_id.is_empty() {
+            return Err(ApiError::BadUrl { url: String::new(), reason: "the task id is empty".into() });
+        }
+        let url = Url::parse(&format!("{}/{}", self.videos, encode_segment(task_id)))
+            .map_err(|e| ApiError::BadUrl { url: task_id.into(), reason: e.to_string() })?;
+        self.send(self.http.get(url.clone()), &url).await
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn base_urls_are_normalized() {
+        let cases = [
+            ("http://127.0.0.1:8080", Some("http://127.0.0.1:8080/")),
+            ("https://api.example.com/", Some("https://api.example.com/")),
+            ("https://api.example.com/v1", Some("https://api.example.com/")),
+            ("https://api.example.com/proxy/v1/", Some("https://api.example.com/proxy/")),
+            ("https://api.example.com/proxy", Some("https://api.example.com/proxy/")),
+            ("ftp://api.example.com", None),
+            ("api.example.com", None),
+            ("https://api.example.com/?x=1", None),
+        ];
+        for (input, want) in cases {
+            let got = normalize_base_url(input).ok().map(|u| u.to_string());
+            assert_eq!(got.as_deref(), want, "{input}");
+        }
+    }
+
+    #[test]
+    fn task_ids_cannot_change_the_path() {
+        assert_eq!(encode_segment("task_123-a.b~c"), "task_123-a.b~c");
+        assert_eq!(encode_segment("../../etc/passwd"), "..%2F..%2Fetc%2Fpasswd");
+        assert_eq!(encode_segment("a?b#c d"), "a%3Fb%23c%20d");
+        assert_eq!(encode_segment("é"), "%C3%A9");
+    }
+}

@@ -1,0 +1,228 @@
+//! The client's error taxonomy and the pure mapping from an HTTP answer to it.
+
+use std::fmt;
+use std::time::{Duration, SystemTime};
+
+use serde_json::Value;
+use thiserror::Error;
+
+use super::types::message_of;
+
+/// An error body exactly as the server sent it.
+#[derive(Debug, Clone, PartialEq)]
+pub enum ErrorBody {
+    Json(Value),
+    Text(String),
+    Empty,
+}
+
+impl ErrorBody {
+    /// Longest text kept from a non-JSON body: enough to read, too little to flood a log.
+    const MAX_TEXT: usize = 2000;
+
+    pub fn from_bytes(bytes: &[u8]) -> ErrorBody {
+        if bytes.iter().all(u8::is_ascii_whitespace) {
+            return ErrorBody::Empty;
+        }
+        match serde_json::from_slice::<Value>(bytes) {
+            Ok(v) => ErrorBody::Json(v),
+            Err(_) => {
+                let text = String::from_utf8_lossy(bytes);
+                ErrorBody::Text(text.chars().take(Self::MAX_TEXT).collect())
+            }
+        }
+    }
+
+    /// The server's own words, if it said any.
+    pub fn message(&self) -> Option<String> {
+        match self {
+            ErrorBody::Json(v) => message_of(v),
+            ErrorBody::Text(t) => Some(t.trim().chars().take(300).collect()),
+            ErrorBody::Empty => None,
+        }
+    }
+
+    /// As JSON for storage: a text body becomes a JSON string.
+    pub fn to_json(&self) -> Value {
+        match self {
+            ErrorBody::Json(v) => v.clone(),
+            ErrorBody::Text(t) => Value::String(t.clone()),
+            ErrorBody::Empty => Value::Null,
+        }
+    }
+}
+
+struct Said<'a>(&'a Option<String>);
+
+impl fmt::Display for Said<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self.0 {
+            Some(m) => write!(f, ": {m}"),
+            None => Ok(()),
+        }
+    }
+}
+
+struct Wait<'a>(&'a Option<Duration>);
+
+impl fmt::Display for Wait<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self.0 {
+            Some(d) => write!(f, "; retry after {} s", d.as_secs_f64().ceil()),
+            None => Ok(()),
+        }
+    }
+}
+
+#[derive(Debug, Error)]
+pub enum ApiError {
+    #[error("the service refused the API key (HTTP {status}){}; check REEL_API_KEY or the profile's api_key", Said(message))]
+    Unauthorized { status: u16, message: Option<String> },
+    #[error("the service rejected the request (HTTP {status}){}", Said(message))]
+    Rejected { status: u16, message: Option<String>, body: ErrorBody },
+    #[error("the service has no task with this id (HTTP 404)")]
+    NotFound { body: ErrorBody },
+    #[error("the service is rate limiting requests (HTTP 429){}", Wait(retry_after))]
+    RateLimited { retry_after: Option<Duration>, body: ErrorBody },
+    #[error("the service failed (HTTP {status}){}{}", Said(message), Wait(retry_after))]
+    Server { status: u16, message: Option<String>, retry_after: Option<Duration> },
+    #[error("could not connect to {endpoint}: {detail}; the request was not sent")]
+    Connect { endpoint: String, detail: String },
+    #[error("the connection failed during the request: {detail}")]
+    Network { detail: String },
+    #[error("no answer within {} s", after.as_secs_f64())]
+    Timeout { after: Duration },
+    #[error("the service answered HTTP {status} with a body reel cannot read ({problem}): {snippet}")]
+    Undecodable { status: u16, problem: String, snippet: String },
+    #[error("the video URL no longer works (HTTP {status})")]
+    UrlGone { status: u16 },
+    #[error("the server cannot send bytes from offset {offset} (HTTP 416)")]
+    RangeNotSatisfiable { offset: u64, total: Option<u64> },
+    #[error("the server answered a range request with {detail}")]
+    BadRange { detail: String },
+    #[error("\"{url}\" cannot be used: {reason}")]
+    BadUrl { url: String, reason: String },
+}
+
+impl ApiError {
+    /// True when the request provably never reached the server, so even a POST may be resent.
+    pub fn never_sent(&self) -> bool {
+        matches!(self, ApiError::Connect { .. } | ApiError::BadUrl { .. })
+    }
+
+    /// True for failures that may pass by themselves (retry later with back-off).
+    pub fn is_transient(&self) -> bool {
+        matches!(
+            self,
+            ApiError::RateLimited { .. }
+                | ApiError::Server { .. }
+                | ApiError::Connect { .. }
+                | ApiError::Network { .. }
+                | ApiError::Timeout { .. }
+                | ApiError::Undecodable { .. }
+        )
+    }
+
+    /// How long the server asked us to wait, if it did.
+    pub fn retry_after(&self) -> Option<Duration> {
+        match self {
+            ApiError::RateLimited { retry_after, .. } | ApiError::Server { retry_after, .. } => *retry_after,
+            _ => None,
+        }
+    }
+}
+
+/// `Retry-After` as delay-seconds or an HTTP date, relative to `now`. A past date means no wait.
+pub fn parse_retry_after(value: &str, now: SystemTime) -> Option<Duration> {
+    let value = value.trim();
+    if let Ok(secs) = value.parse::<f64>() {
+        return (secs.is_finite() && secs >= 0.0).then(|| Duration::from_secs_f64(secs.min(86_400.0)));
+    }
+    let at = httpdate::parse_http_date(value).ok()?;
+    Some(at.duration_since(now).unwrap_or(Duration::ZERO))
+}
+
+/// Which endpoint answered, since a 403 from a file host means something else than from the API.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Endpoint {
+    Api,
+    File,
+}
+
+/// Maps a non-success answer to an error. `retry_after` is the parsed header, if any.
+pub fn error_for_status(endpoint: Endpoint, status: u16, retry_after: Option<Duration>, body: &[u8]) -> ApiError {
+    let body = ErrorBody::from_bytes(body);
+    let message = body.message();
+    match (endpoint, status) {
+        (Endpoint::File, 401 | 403 | 404 | 410) => ApiError::UrlGone { status },
+        (_, 429) => ApiError::RateLimited { retry_after, body },
+        (Endpoint::Api, 401) => ApiError::Unauthorized { status, message },
+        (Endpoint::Api, 404) => ApiError::NotFound { body },
+        (_, 500..=599) => ApiError::Server { status, message, retry_after },
+        (_, 408) => ApiError::Timeout { after: Duration::ZERO },
+        _ => ApiError::Rejected { status, message, body },
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn retry_after_forms() {
+        let now = httpdate::parse_http_date("Sun, 22 Nov 2026 10:00:00 GMT").expect("date");
+        let cases = [
+            ("3", Some(Duration::from_secs(3))),
+            (" 0 ", Some(Duration::ZERO)),
+            ("1.5", Some(Duration::from_millis(1500))),
+            ("-4", None),
+            ("soon", None),
+            ("Sun, 22 Nov 2026 10:00:30 GMT", Some(Duration::from_secs(30))),
+            ("Sun, 22 Nov 2026 09:59:00 GMT", Some(Duration::ZERO)),
+            ("99999999", Some(Duration::from_secs(86_400))),
+        ];
+        for (value, want) in cases {
+            assert_eq!(parse_retry_after(value, now), want, "{value}");
+        }
+    }
+
+    #[test]
+    fn statuses_map_to_kinds() {
+        use Endpoint::*;
+        let kind = |e: Endpoint, s: u16, body: &str| {
+            let err = error_for_status(e, s, None, body.as_bytes());
+            format!("{err:?}").split([' ', '{']).next().unwrap_or_default().to_string()
+        };
+        let cases = [
+            (Api, 400, "Rejected"),
+            (Api, 401, "Unauthorized"),
+            (Api, 403, "Rejected"),
+            (Api, 404, "NotFound"),
+            (Api, 408, "Timeout"),
+            (Api, 415, "Rejected"),
+            (Api, 422, "Rejected"),
+            (Api, 429, "RateLimited"),
+            (Api, 500, "Server"),
+            (Api, 503, "Server"),
+            (File, 403, "UrlGone"),
+            (File, 404, "UrlGone"),
+            (File, 410, "UrlGone"),
+            (File, 429, "RateLimited"),
+            (File, 502, "Server"),
+        ];
+        for (e, s, want) in cases {
+            assert_eq!(kind(e, s, "{}"), want, "{e:?} {s}");
+        }
+    }
+
+    #[test]
+    fn server_words_are_kept() {
+        let e = error_for_status(Endpoint::Api, 400, None, br#"{"error":{"message":"seconds 99 is out of range","field":"seconds"}}"#);
+        assert_eq!(e.to_string(), "the service rejected the request (HTTP 400): seconds 99 is out of range");
+        let ApiError::Rejected { body: ErrorBody::Json(v), .. } = e else { panic!("kept as JSON") };
+        assert_eq!(v["error"]["field"], "seconds");
+        let e = error_for_status(Endpoint::Api, 502, None, b"<html>Bad Gateway</html>");
+        assert_eq!(e.to_string(), "the service failed (HTTP 502): <html>Bad Gateway</html>");
+        assert_eq!(ErrorBody::from_bytes(b" \n"), ErrorBody::Empty);
+    }
+}

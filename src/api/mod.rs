@@ -1,0 +1,13 @@
+//! The service's HTTP API: wire types, the client, downloads and the error taxonomy.
+
+pub mod client;
+pub mod download;
+pub mod error;
+pub mod key;
+pub mod types;
+
+pub use client::{Client, ClientOptions};
+pub use download::Download;
+pub use error::{ApiError, ErrorBody};
+pub use key::{ApiKey, KeyError};
+pub use types::{Status, SubmitRequest, VideoTask};

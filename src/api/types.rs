@@ -1,0 +1,270 @@
+//! Wire types: the submission body we send (strict) and the task we read back (tolerant).
+
+use serde::Serialize;
+use serde_json::{Map, Value};
+use thiserror::Error;
+
+use crate::rules::ValidSubmission;
+
+/// `POST /v1/videos` body (spec 4.1). Only the spec's fields are ever sent.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct SubmitRequest {
+    pub model: String,
+    pub prompt: String,
+    pub seconds: i64,
+    pub metadata: Metadata,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Metadata {
+    pub resolution: String,
+    pub ratio: String,
+    pub watermark: bool,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub media: Vec<MediaItem>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub negative_prompt: Option<String>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct MediaItem {
+    #[serde(rename = "type")]
+    pub kind: String,
+    pub url: String,
+}
+
+/// Only a validated submission can become a request: invalid input never reaches the network.
+impl From<&ValidSubmission> for SubmitRequest {
+    fn from(v: &ValidSubmission) -> Self {
+        SubmitRequest {
+            model: v.model.to_string(),
+            prompt: v.prompt.clone(),
+            seconds: v.seconds,
+            metadata: Metadata {
+                resolution: v.resolution.to_string(),
+                ratio: v.ratio.to_string(),
+                watermark: v.watermark,
+                media: v.media.iter().map(|m| MediaItem { kind: m.kind.to_string(), url: m.url.clone() }).collect(),
+                negative_prompt: v.negative_prompt.clone(),
+            },
+        }
+    }
+}
+
+/// A task status. Values the spec does not name are kept as they came and never taken for success.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub enum Status {
+    Queued,
+    InProgress,
+    Completed,
+    Failed,
+    Other(String),
+}
+
+impl Status {
+    /// Spec values match regardless of case and surrounding space; anything else is `Other`.
+    pub fn parse(text: &str) -> Status {
+        match text.trim().to_ascii_lowercase().as_str() {
+            "queued" => Status::Queued,
+            "in_progress" => Status::InProgress,
+            "completed" => Status::Completed,
+            "failed" => Status::Failed,
+            _ => Status::Other(text.to_string()),
+        }
+    }
+
+    pub fn as_str(&self) -> &str {
+        match self {
+            Status::Queued => "queued",
+            Status::InProgress => "in_progress",
+            Status::Completed => "completed",
+            Status::Failed => "failed",
+            Status::Other(s) => s,
+        }
+    }
+
+    pub fn is_terminal(&self) -> bool {
+        matches!(self, Status::Completed | Status::Failed)
+    }
+}
+
+/// A video task as read from the service (spec section 2), plus the whole body as it came.
+#[derive(Debug, Clone, PartialEq)]
+pub struct VideoTask {
+    pub id: String,
+    pub object: Option<String>,
+    pub status: Status,
+    pub created_at: Option<i64>,
+    pub model: Option<String>,
+    pub completed_at: Option<i64>,
+    pub url: Option<String>,
+    /// When the service says the URL stops working (not in the spec; kept when sent).
+    pub expires_at: Option<i64>,
+    /// Percent done, 0 to 100, when a provider sends one (not in the spec).
+    pub progress: Option<f64>,
+    /// Error details of a failed task, of whatever shape the service uses.
+    pub error: Option<Value>,
+    pub raw: Value,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Error)]
+pub enum DecodeError {
+    #[error("expected a JSON object")]
+    NotObject,
+    #[error("the task has no \"id\"")]
+    MissingId,
+    #[error("the task has no \"status\"")]
+    MissingStatus,
+}
+
+/// A Unix time in seconds from an integer, a float or a numeric string; milliseconds are scaled.
+fn timestamp(v: Option<&Value>) -> Option<i64> {
+    let n = match v? {
+        Value::Number(n) => n.as_f64()?,
+        Value::String(s) => s.trim().parse::<f64>().ok()?,
+        _ => return None,
+    };
+    if !n.is_finite() || n < 0.0 {
+        return None;
+    }
+    let secs = if n > 1e11 { n / 1000.0 } else { n };
+    Some(secs as i64)
+}
+
+fn text(v: Option<&Value>) -> Option<String> {
+    match v? {
+        Value::String(s) if !s.is_empty() => Some(s.clone()),
+        Value::Number(n) => Some(n.to_string()),
+        _ => None,
+    }
+}
+
+fn number(v: Option<&Value>) -> Option<f64> {
+    match v? {
+        Value::Number(n) => n.as_f64(),
+        Value::String(s) => s.trim().trim_end_matches('%').parse().ok(),
+        _ => None,
+    }
+    .filter(|n: &f64| n.is_finite())
+}
+
+/// Some providers wrap the task in `{"data": {...}}`.
+fn task_object(v: &Value) -> Option<&Map<String, Value>> {
+    let obj = v.as_object()?;
+    if !obj.contains_key("id")
+        && let Some(inner) = obj.get("data").and_then(Value::as_object)
+    {
+        return Some(inner);
+    }
+    Some(obj)
+}
+
+impl VideoTask {
+    pub fn from_json(raw: Value) -> Result<VideoTask, DecodeError> {
+        let obj = task_object(&raw).ok_or(DecodeError::NotObject)?;
+        let id = text(obj.get("id")).ok_or(DecodeError::MissingId)?;
+        let status = match obj.get("status") {
+            Some(Value::String(s)) => Status::parse(s),
+            Some(Value::Null) | None => return Err(DecodeError::MissingStatus),
+            Some(other) => Status::Other(other.to_string()),
+        };
+        let task = VideoTask {
+            id,
+            object: text(obj.get("object")),
+            status,
+            created_at: timestamp(obj.get("created_at")),
+            model: text(obj.get("model")),
+            completed_at: timestamp(obj.get("completed_at")),
+            url: text(obj.get("url")).or_else(|| text(obj.get("video_url"))),
+            expires_at: timestamp(obj.get("expires_at")),
+            progress: number(obj.get("progress")).map(|p| p.clamp(0.0, 100.0)),
+            error: obj.get("error").filter(|e| !e.is_null()).cloned(),
+            raw: Value::Null,
+        };
+        Ok(VideoTask { raw, ..task })
+    }
+}
+
+/// A human-readable message from an error body of any shape.
+pub fn message_of(v: &Value) -> Option<String> {
+    match v {
+        Value::String(s) if !s.trim().is_empty() => Some(s.clone()),
+        Value::Object(o) => ["message", "msg", "detail", "error_description", "error", "errors", "code"]
+            .iter()
+            .find_map(|k| o.get(*k).and_then(message_of)),
+        Value::Array(items) => items.iter().find_map(message_of),
+        _ => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+
+    #[test]
+    fn decodes_the_spec_shapes() {
+        let q = VideoTask::from_json(json!({"id": "t1", "object": "video", "status": "queued", "created_at": 1700000000}))
+            .expect("decodes");
+        assert_eq!((q.id.as_str(), &q.status, q.created_at), ("t1", &Status::Queued, Some(1_700_000_000)));
+        let c = VideoTask::from_json(json!({
+            "id": "t1", "object": "video", "status": "completed", "model": "a/b-3.0/text-to-video",
+            "created_at": 1700000000, "completed_at": 1700000100, "url": "https://cdn/x.mp4"
+        }))
+        .expect("decodes");
+        assert_eq!(c.status, Status::Completed);
+        assert_eq!(c.url.as_deref(), Some("https://cdn/x.mp4"));
+        assert_eq!(c.completed_at, Some(1_700_000_100));
+    }
+
+    #[test]
+    fn tolerates_what_other_servers_send() {
+        let cases: Vec<(Value, Status)> = vec![
+            (json!({"id": "a", "status": "IN_PROGRESS", "extra": {"x": 1}}), Status::InProgress),
+            (json!({"id": 7, "status": " completed "}), Status::Completed),
+            (json!({"data": {"id": "a", "status": "failed", "error": {"code": "nsfw"}}}), Status::Failed),
+            (json!({"id": "a", "status": "processing"}), Status::Other("processing".into())),
+            (json!({"id": "a", "status": 3}), Status::Other("3".into())),
+        ];
+        for (body, want) in cases {
+            let t = VideoTask::from_json(body.clone()).expect("decodes");
+            assert_eq!(t.status, want, "{body}");
+            assert!(!matches!(t.status, Status::Other(_)) || !t.status.is_terminal());
+        }
+        let t = VideoTask::from_json(json!({
+            "id": "a", "status": "in_progress", "created_at": "1700000000", "completed_at": 1700000000123u64,
+            "progress": "42%", "expires_at": 1.7e9
+        }))
+        .expect("decodes");
+        assert_eq!((t.created_at, t.completed_at, t.expires_at), (Some(1_700_000_000), Some(1_700_000_000), Some(1_700_000_000)));
+        assert_eq!(t.progress, Some(42.0));
+        let t = VideoTask::from_json(json!({"id": "a", "status": "queued", "progress": 250, "created_at": -5}))
+            .expect("decodes");
+        assert_eq!((t.progress, t.created_at), (Some(100.0), None));
+    }
+
+    #[test]
+    fn refuses_what_cannot_be_tracked() {
+        assert_eq!(VideoTask::from_json(json!([1])), Err(DecodeError::NotObject));
+        assert_eq!(VideoTask::from_json(json!({"status": "queued"})), Err(DecodeError::MissingId));
+        assert_eq!(VideoTask::from_json(json!({"id": ""})), Err(DecodeError::MissingId));
+        assert_eq!(VideoTask::from_json(json!({"id": "a"})), Err(DecodeError::MissingStatus));
+    }
+
+    #[test]
+    fn finds_messages_in_any_error_shape() {
+        let cases = [
+            (json!({"error": {"message": "bad seconds", "field": "seconds"}}), Some("bad seconds")),
+            (json!({"error": "quota exceeded"}), Some("quota exceeded")),
+            (json!({"detail": [{"msg": "field required"}]}), Some("field required")),
+            (json!({"errors": ["first", "second"]}), Some("first")),
+            (json!({"error": {"code": "E42"}}), Some("E42")),
+            (json!({}), None),
+            (json!(null), None),
+        ];
+        for (body, want) in cases {
+            assert_eq!(message_of(&body).as_deref(), want, "{body}");
+        }
+    }
+}
