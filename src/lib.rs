@@ -5,3 +5,4 @@
 //! - `api`    the HTTP API: wire types, client, downloads, errors
 pub mod api;
 pub mod rules;
+pub mod sim;
