@@ -1,1 +1,128 @@
+//! The embedded simulator of the API: a real HTTP server on 127.0.0.1, for the demo and the tests.
+
+pub mod faults;
+pub mod lifecycle;
+pub mod range;
+pub mod server;
+pub mod state;
 pub mod video;
+
+use std::net::{Ipv4Addr, SocketAddr};
+use std::sync::Arc;
+use std::time::Duration;
+
+use bytes::Bytes;
+use tokio::net::TcpListener;
+use tokio::sync::watch;
+use tokio::task::JoinHandle;
+
+pub use faults::Faults;
+pub use lifecycle::LifecycleConfig;
+pub use state::RequestRecord;
+
+use crate::rules::Catalog;
+use state::State;
+
+/// The key `reel sim` and the demo use unless told otherwise.
+pub const DEFAULT_API_KEY: &str = "sim-key";
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct SimConfig {
+    pub api_key: String,
+    pub lifecycle: LifecycleConfig,
+    /// How long a result URL works.
+    pub url_ttl: Duration,
+    /// Hand out a new URL (with a new expiry) on every poll, as some providers do.
+    pub fresh_urls: bool,
+    /// Send the fields the spec does not name but real providers do: `progress`, `expires_at`.
+    pub extensions: bool,
+    pub faults: Faults,
+    /// Makes ids, render times, failures and faults repeatable.
+    pub seed: Option<u64>,
+    pub catalog: Catalog,
+}
+
+impl Default for SimConfig {
+    fn default() -> Self {
+        SimConfig {
+            api_key: DEFAULT_API_KEY.to_string(),
+            lifecycle: LifecycleConfig::default(),
+            url_ttl: Duration::from_secs(3600),
+            fresh_urls: false,
+            extensions: true,
+            faults: Faults::default(),
+            seed: None,
+            catalog: Catalog::builtin(),
+        }
+    }
+}
+
+/// A running simulator. Dropping it stops the server.
+pub struct SimHandle {
+    addr: SocketAddr,
+    state: Arc<State>,
+    stop: watch::Sender<bool>,
+    task: Option<JoinHandle<()>>,
+}
+
+impl SimHandle {
+    /// Starts the simulator on 127.0.0.1:`port` (0 picks a free port).
+    pub async fn start(config: SimConfig, port: u16) -> std::io::Result<SimHandle> {
+        let listener = TcpListener::bind((Ipv4Addr::LOCALHOST, port)).await?;
+        let addr = listener.local_addr()?;
+        let state = Arc::new(State::new(config, format!("http://{addr}/")));
+        let (stop, stopped) = watch::channel(false);
+        let task = tokio::spawn(server::serve(listener, state.clone(), stopped));
+        Ok(SimHandle { addr, state, stop, task: Some(task) })
+    }
+
+    pub fn addr(&self) -> SocketAddr {
+        self.addr
+    }
+
+    /// `http://127.0.0.1:PORT`, the base URL a client is configured with.
+    pub fn base_url(&self) -> String {
+        format!("http://{}", self.addr)
+    }
+
+    pub fn api_key(&self) -> &str {
+        &self.state.config.api_key
+    }
+
+    pub fn config(&self) -> &SimConfig {
+        &self.state.config
+    }
+
+    /// Changes fault injection while running (tests turn faults on and off).
+    pub fn set_faults(&self, faults: Faults) {
+        self.state.set_faults(faults);
+    }
+
+    /// Every request seen so far, in order.
+    pub fn requests(&self) -> Vec<RequestRecord> {
+        self.state.requests()
+    }
+
+    pub fn task_count(&self) -> usize {
+        self.state.task_count()
+    }
+
+    /// The exact bytes of a completed task's file, to compare downloads with.
+    pub fn video_bytes(&self, task_id: &str) -> Option<Bytes> {
+        self.state.get(task_id).map(|t| t.video())
+    }
+
+    /// Stops accepting connections and closes open ones.
+    pub async fn stop(mut self) {
+        let _ = self.stop.send(true);
+        if let Some(task) = self.task.take() {
+            let _ = task.await;
+        }
+    }
+}
+
+impl Drop for SimHandle {
+    fn drop(&mut self) {
+        let _ = self.stop.send(true);
+    }
+}
