@@ -1,8 +1,13 @@
 //! reel: a terminal dashboard for asynchronous video-generation APIs.
 //!
 //! Module map:
+//! - `config` the config file, environment and profiles, resolved into settings
 //! - `rules`  the spec's rules, pure: model ids, catalog, validation, billing
 //! - `api`    the HTTP API: wire types, client, downloads, errors
+//! - `sim`    the embedded simulator of the API: a real HTTP server on loopback
+//! - `cli`    headless commands
 pub mod api;
+pub mod cli;
+pub mod config;
 pub mod rules;
 pub mod sim;

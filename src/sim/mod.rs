@@ -103,6 +103,11 @@ impl SimHandle {
         self.state.requests()
     }
 
+    /// A live feed of requests (for `reel sim` to print them).
+    pub fn watch_requests(&self) -> tokio::sync::mpsc::UnboundedReceiver<RequestRecord> {
+        self.state.watch()
+    }
+
     pub fn task_count(&self) -> usize {
         self.state.task_count()
     }

@@ -154,6 +154,10 @@ fn is_json(req: &Request<Incoming>) -> bool {
         .is_some_and(|essence| essence.trim().eq_ignore_ascii_case("application/json"))
 }
 
+fn queued_body(task: &SimTask) -> Value {
+    json!({ "id": task.id, "object": "video", "status": "queued", "created_at": task.created_unix() })
+}
+
 async fn submit(state: &State, req: Request<Incoming>) -> (Response<Body>, Option<String>) {
     if !is_json(&req) {
         let r = error_response(
@@ -162,6 +166,11 @@ async fn submit(state: &State, req: Request<Incoming>) -> (Response<Body>, Optio
             "send the body as JSON with Content-Type: application/json",
         );
         return (r, None);
+    }
+    let idempotency_key =
+        req.headers().get("idempotency-key").and_then(|v| v.to_str().ok()).map(str::to_string);
+    if let Some(task) = idempotency_key.as_deref().and_then(|k| state.by_idempotency_key(k)) {
+        return (json_response(StatusCode::OK, &queued_body(&task)), Some(task.id.clone()));
     }
     let body = match Limited::new(req.into_body(), MAX_BODY).collect().await {
         Ok(b) => b.to_bytes(),
@@ -182,9 +191,8 @@ async fn submit(state: &State, req: Request<Incoming>) -> (Response<Body>, Optio
     };
     match validate(&draft, &state.config.catalog, UnknownModels::Reject) {
         Ok(sub) => {
-            let task = state.create(&sub);
-            let body = json!({ "id": task.id, "object": "video", "status": "queued", "created_at": task.created_unix() });
-            (json_response(StatusCode::OK, &body), Some(task.id.clone()))
+            let task = state.create(&sub, idempotency_key.as_deref());
+            (json_response(StatusCode::OK, &queued_body(&task)), Some(task.id.clone()))
         }
         Err(e) => (invalid(&e.violations), None),
     }
@@ -266,9 +274,23 @@ fn file(state: &State, req: &Request<Incoming>, id: &str, truncate: bool) -> Res
     let body = if req.method() == Method::HEAD {
         full(Bytes::new())
     } else if truncate && part_len >= 2 {
-        // Half the bytes, then an error: the connection closes short of Content-Length.
-        let frames = vec![Ok(Frame::data(part.slice(..part_len / 2))), Err(std::io::Error::other("truncated"))];
-        BodyExt::boxed(StreamBody::new(futures_util::stream::iter(frames)))
+        // Half the bytes, a pause so that they are flushed, then an error: the connection closes
+        // short of Content-Length.
+        let half = part.slice(..part_len / 2);
+        let frames = futures_util::stream::unfold(0u8, move |step| {
+            let half = half.clone();
+            async move {
+                match step {
+                    0 => Some((Ok(Frame::data(half)), 1)),
+                    1 => {
+                        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+                        Some((Err(std::io::Error::other("truncated")), 2))
+                    }
+                    _ => None,
+                }
+            }
+        });
+        BodyExt::boxed(StreamBody::new(frames))
     } else {
         full(part)
     };

@@ -69,8 +69,11 @@ pub struct State {
     pub base_url: String,
     faults: Mutex<Faults>,
     tasks: Mutex<HashMap<String, Arc<SimTask>>>,
+    /// Idempotency-Key → task id, so a repeated submission returns the first task.
+    idempotency: Mutex<HashMap<String, String>>,
     rng: Mutex<fastrand::Rng>,
     log: Mutex<Vec<RequestRecord>>,
+    watcher: Mutex<Option<tokio::sync::mpsc::UnboundedSender<RequestRecord>>>,
     secret: u64,
 }
 
@@ -92,8 +95,10 @@ impl State {
             config,
             base_url,
             tasks: Mutex::default(),
+            idempotency: Mutex::default(),
             rng: Mutex::new(rng),
             log: Mutex::default(),
+            watcher: Mutex::default(),
             secret,
         }
     }
@@ -110,7 +115,13 @@ impl State {
         f(&mut lock(&self.rng))
     }
 
-    pub fn create(&self, sub: &ValidSubmission) -> Arc<SimTask> {
+    /// The task a submission with this idempotency key created before, if any.
+    pub fn by_idempotency_key(&self, key: &str) -> Option<Arc<SimTask>> {
+        let id = lock(&self.idempotency).get(key).cloned()?;
+        self.get(&id)
+    }
+
+    pub fn create(&self, sub: &ValidSubmission, idempotency_key: Option<&str>) -> Arc<SimTask> {
         let (id, timeline) = self.with_rng(|rng| {
             let id: String = (0..24).map(|_| rng.alphanumeric().to_ascii_lowercase()).collect();
             (format!("task_{id}"), Timeline::plan(&self.config.lifecycle, rng))
@@ -127,6 +138,9 @@ impl State {
             timeline,
             video: OnceLock::new(),
         });
+        if let Some(key) = idempotency_key {
+            lock(&self.idempotency).insert(key.to_string(), id.clone());
+        }
         lock(&self.tasks).insert(id, task.clone());
         task
     }
@@ -140,7 +154,17 @@ impl State {
     }
 
     pub fn record(&self, record: RequestRecord) {
+        if let Some(tx) = lock(&self.watcher).as_ref() {
+            let _ = tx.send(record.clone());
+        }
         lock(&self.log).push(record);
+    }
+
+    /// Every request from now on is also sent to the returned receiver.
+    pub fn watch(&self) -> tokio::sync::mpsc::UnboundedReceiver<RequestRecord> {
+        let (tx, rx) = tokio::sync::mpsc::unbounded_channel();
+        *lock(&self.watcher) = Some(tx);
+        rx
     }
 
     pub fn requests(&self) -> Vec<RequestRecord> {
