@@ -8,8 +8,8 @@ use serde::Deserialize;
 use thiserror::Error;
 
 use crate::api::{ApiKey, KeyError};
-use crate::rules::catalog::{CatalogError, ModelSpec};
 use crate::rules::Catalog;
+use crate::rules::catalog::{CatalogError, ModelSpec};
 
 /// The config file as written.
 #[derive(Debug, Clone, Default, PartialEq, Deserialize)]
@@ -109,7 +109,10 @@ impl KeySource {
 pub enum Target {
     /// No key configured: the embedded simulator.
     Demo,
-    Remote { base_url: String, key: KeySource },
+    Remote {
+        base_url: String,
+        key: KeySource,
+    },
 }
 
 /// Everything the program needs, resolved.
@@ -164,7 +167,9 @@ pub fn resolve(
     let name = chosen.clone().unwrap_or_default();
     let key = match (&env.api_key, profile) {
         (Some(k), _) => Some(KeySource::Env(k.clone())),
-        (None, Some(Profile { api_key: Some(k), .. })) => Some(KeySource::File { profile: name.clone(), key: k.clone() }),
+        (None, Some(Profile { api_key: Some(k), .. })) => {
+            Some(KeySource::File { profile: name.clone(), key: k.clone() })
+        }
         (None, Some(Profile { api_key_cmd: Some(argv), .. })) if !argv.is_empty() => {
             Some(KeySource::Command { profile: name.clone(), argv: argv.clone() })
         }
@@ -180,7 +185,8 @@ pub fn resolve(
     let mut models = file.models.clone();
     models.extend(profile.map(|p| p.models.clone()).unwrap_or_default());
     let catalog = Catalog::builtin().with_extra(models)?;
-    let data_dir = env.data_dir.clone().or_else(|| file.data_dir.clone()).or(default_data_dir).ok_or(ConfigError::NoDataDir)?;
+    let data_dir =
+        env.data_dir.clone().or_else(|| file.data_dir.clone()).or(default_data_dir).ok_or(ConfigError::NoDataDir)?;
     Ok(Settings { profile: chosen, target, data_dir, catalog, config_path: None, warnings: Vec::new() })
 }
 
@@ -324,7 +330,8 @@ mod tests {
     fn half_configured_is_an_error_naming_the_fix() {
         let e = run("", Env { api_key: Some("k".into()), ..Env::default() }, None).expect_err("no url");
         assert!(e.to_string().contains("REEL_BASE_URL"), "{e}");
-        let e = run("", Env { base_url: Some("http://127.0.0.1:9".into()), ..Env::default() }, None).expect_err("no key");
+        let e =
+            run("", Env { base_url: Some("http://127.0.0.1:9".into()), ..Env::default() }, None).expect_err("no key");
         assert!(e.to_string().contains("REEL_API_KEY"), "{e}");
         let e = run(TWO, Env::default(), Some("play")).expect_err("unknown profile");
         assert_eq!(e.to_string(), "no profile named \"play\"; known: home, work");

@@ -67,7 +67,9 @@ async fn every_validation_error_is_a_400_naming_the_field() {
     let t2v = "acme/aurora-3.0/text-to-video";
     let i2v = "acme/aurora-3.0/image-to-video";
     let r2v = "acme/aurora-3.0/reference-to-video-global";
-    let img = |n: usize| -> Vec<Value> { (0..n).map(|_| json!({"type": "reference_image", "url": "https://x.org/a.png"})).collect() };
+    let img = |n: usize| -> Vec<Value> {
+        (0..n).map(|_| json!({"type": "reference_image", "url": "https://x.org/a.png"})).collect()
+    };
     let cases: Vec<(Value, &str)> = vec![
         (json!({"prompt": "p"}), "model"),
         (json!({"model": "aurora", "prompt": "p"}), "model"),
@@ -91,7 +93,10 @@ async fn every_validation_error_is_a_400_naming_the_field() {
             "metadata.media[0]",
         ),
         (json!({"model": r2v, "prompt": "p", "metadata": {"media": img(11)}}), "metadata.media"),
-        (json!({"model": r2v, "prompt": "p", "metadata": {"media": [{"type": "sticker", "url": "https://x.org/a"}]}}), "metadata.media[0]"),
+        (
+            json!({"model": r2v, "prompt": "p", "metadata": {"media": [{"type": "sticker", "url": "https://x.org/a"}]}}),
+            "metadata.media[0]",
+        ),
         (json!({"model": r2v, "prompt": "p"}), "metadata.media"),
         (json!([1, 2]), "body"),
     ];
@@ -133,12 +138,8 @@ async fn wrong_or_missing_key_is_unauthorized_and_the_key_is_never_printed() {
     for text in [err.to_string(), format!("{err:?}"), format!("{client:?}")] {
         assert!(!text.contains("sk-wrong-secret"), "{text}");
     }
-    let status = reqwest::Client::new()
-        .get(format!("{}/v1/videos/x", sim.base_url()))
-        .send()
-        .await
-        .expect("sent")
-        .status();
+    let status =
+        reqwest::Client::new().get(format!("{}/v1/videos/x", sim.base_url())).send().await.expect("sent").status();
     assert_eq!(status, 401, "no Authorization header at all");
 }
 
@@ -325,5 +326,10 @@ async fn progress_is_sent_unless_spec_only_and_the_client_copes_either_way() {
     let queued = client.submit(&simple_request("p"), None).await.expect("submitted");
     let running = client.get(&queued.id).await.expect("poll");
     assert_eq!((running.status, running.progress), (Status::InProgress, None));
-    assert_eq!(running.raw.as_object().map(|o| o.len()), Some(4), "only id, object, status, created_at: {}", running.raw);
+    assert_eq!(
+        running.raw.as_object().map(|o| o.len()),
+        Some(4),
+        "only id, object, status, created_at: {}",
+        running.raw
+    );
 }

@@ -108,7 +108,8 @@ impl Client {
     pub fn new(base_url: &str, key: ApiKey, options: ClientOptions) -> Result<Client, ApiError> {
         install_crypto();
         let base = normalize_base_url(base_url)?;
-        let videos = base.join("v1/videos").map_err(|e| ApiError::BadUrl { url: base_url.into(), reason: e.to_string() })?;
+        let videos =
+            base.join("v1/videos").map_err(|e| ApiError::BadUrl { url: base_url.into(), reason: e.to_string() })?;
         let http = reqwest::Client::builder()
             .connect_timeout(options.connect_timeout)
             .read_timeout(options.request_timeout)

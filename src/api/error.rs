@@ -76,7 +76,10 @@ impl fmt::Display for Wait<'_> {
 
 #[derive(Debug, Error)]
 pub enum ApiError {
-    #[error("the service refused the API key (HTTP {status}){}; check REEL_API_KEY or the profile's api_key", Said(message))]
+    #[error(
+        "the service refused the API key (HTTP {status}){}; check REEL_API_KEY or the profile's api_key",
+        Said(message)
+    )]
     Unauthorized { status: u16, message: Option<String> },
     #[error("the service rejected the request (HTTP {status}){}", Said(message))]
     Rejected { status: u16, message: Option<String>, body: ErrorBody },
@@ -217,7 +220,12 @@ mod tests {
 
     #[test]
     fn server_words_are_kept() {
-        let e = error_for_status(Endpoint::Api, 400, None, br#"{"error":{"message":"seconds 99 is out of range","field":"seconds"}}"#);
+        let e = error_for_status(
+            Endpoint::Api,
+            400,
+            None,
+            br#"{"error":{"message":"seconds 99 is out of range","field":"seconds"}}"#,
+        );
         assert_eq!(e.to_string(), "the service rejected the request (HTTP 400): seconds 99 is out of range");
         let ApiError::Rejected { body: ErrorBody::Json(v), .. } = e else { panic!("kept as JSON") };
         assert_eq!(v["error"]["field"], "seconds");

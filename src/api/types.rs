@@ -205,8 +205,9 @@ mod tests {
 
     #[test]
     fn decodes_the_spec_shapes() {
-        let q = VideoTask::from_json(json!({"id": "t1", "object": "video", "status": "queued", "created_at": 1700000000}))
-            .expect("decodes");
+        let q =
+            VideoTask::from_json(json!({"id": "t1", "object": "video", "status": "queued", "created_at": 1700000000}))
+                .expect("decodes");
         assert_eq!((q.id.as_str(), &q.status, q.created_at), ("t1", &Status::Queued, Some(1_700_000_000)));
         let c = VideoTask::from_json(json!({
             "id": "t1", "object": "video", "status": "completed", "model": "a/b-3.0/text-to-video",
@@ -237,7 +238,10 @@ mod tests {
             "progress": "42%", "expires_at": 1.7e9
         }))
         .expect("decodes");
-        assert_eq!((t.created_at, t.completed_at, t.expires_at), (Some(1_700_000_000), Some(1_700_000_000), Some(1_700_000_000)));
+        assert_eq!(
+            (t.created_at, t.completed_at, t.expires_at),
+            (Some(1_700_000_000), Some(1_700_000_000), Some(1_700_000_000))
+        );
         assert_eq!(t.progress, Some(42.0));
         let t = VideoTask::from_json(json!({"id": "a", "status": "queued", "progress": 250, "created_at": -5}))
             .expect("decodes");

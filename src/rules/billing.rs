@@ -71,9 +71,11 @@ mod tests {
     use super::*;
     use MediaKind::*;
 
+    type Case<'a> = (i64, &'a [(MediaKind, Option<f64>)], Option<f64>, &'a str);
+
     #[test]
     fn billed_seconds_table() {
-        let cases: &[(i64, &[(MediaKind, Option<f64>)], Option<f64>, &str)] = &[
+        let cases: &[Case] = &[
             (5, &[], Some(5.0), "5 s"),
             (10, &[(ReferenceVideo, Some(4.0))], Some(14.0), "14 s"),
             (10, &[(ReferenceVideo, Some(4.0)), (ReferenceVideo, Some(2.5))], Some(16.5), "16.5 s"),

@@ -132,16 +132,11 @@ struct CatalogFile {
 
 /// Parses a `[[models]]` TOML document.
 pub fn parse_specs(text: &str) -> Result<Vec<ModelSpec>, CatalogError> {
-    toml::from_str::<CatalogFile>(text)
-        .map(|f| f.models)
-        .map_err(|e| CatalogError::Toml(e.message().to_string()))
+    toml::from_str::<CatalogFile>(text).map(|f| f.models).map_err(|e| CatalogError::Toml(e.message().to_string()))
 }
 
 fn entry(spec: ModelSpec, origin: Origin) -> Result<ModelEntry, CatalogError> {
-    let parsed: ModelId = spec
-        .id
-        .parse()
-        .map_err(|source| CatalogError::BadId { id: spec.id.clone(), source })?;
+    let parsed: ModelId = spec.id.parse().map_err(|source| CatalogError::BadId { id: spec.id.clone(), source })?;
     let family = spec.family.or_else(|| Family::from_series(&parsed.series()));
     let base = family.map(Family::duration);
     let duration = match (base, spec.min_seconds, spec.max_seconds) {
@@ -271,8 +266,14 @@ mod tests {
         let cat = Catalog::builtin();
         let rule = |id: &str| cat.duration_rule(&id.parse().expect("valid id"));
         assert_eq!(rule("acme/aurora-3.0/text-to-video").1, RuleSource::Catalog);
-        assert_eq!(rule("other/x-3.0.1/text-to-video"), (Family::A.duration(), RuleSource::FamilyFromVersion(Family::A)));
-        assert_eq!(rule("other/x-2.7/image-to-video"), (Family::B.duration(), RuleSource::FamilyFromVersion(Family::B)));
+        assert_eq!(
+            rule("other/x-3.0.1/text-to-video"),
+            (Family::A.duration(), RuleSource::FamilyFromVersion(Family::A))
+        );
+        assert_eq!(
+            rule("other/x-2.7/image-to-video"),
+            (Family::B.duration(), RuleSource::FamilyFromVersion(Family::B))
+        );
         assert_eq!(rule("other/x-9.1/text-to-video"), (DurationRule::WIDEST, RuleSource::Widest));
     }
 

@@ -86,12 +86,7 @@ impl FromStr for ModelId {
             .filter(|(f, v)| !f.is_empty() && !v.is_empty())
             .ok_or_else(|| ModelIdError::MissingVersion((*family_version).to_string()))?;
         let mode = Mode::parse(mode).ok_or_else(|| ModelIdError::UnknownMode((*mode).to_string()))?;
-        Ok(ModelId {
-            vendor: (*vendor).to_string(),
-            family: family.to_string(),
-            version: version.to_string(),
-            mode,
-        })
+        Ok(ModelId { vendor: (*vendor).to_string(), family: family.to_string(), version: version.to_string(), mode })
     }
 }
 
@@ -105,16 +100,15 @@ impl fmt::Display for ModelId {
 mod tests {
     use super::*;
 
+    type Parts<'a> = (&'a str, &'a str, &'a str, Mode);
+
     #[test]
     fn parses_and_rejects() {
         use ModelIdError::*;
-        let cases: &[(&str, Result<(&str, &str, &str, Mode), ModelIdError>)] = &[
+        let cases: &[(&str, Result<Parts, ModelIdError>)] = &[
             ("acme/aurora-3.0/text-to-video", Ok(("acme", "aurora", "3.0", Mode::TextToVideo))),
             ("acme/aurora-2.7/image-to-video", Ok(("acme", "aurora", "2.7", Mode::ImageToVideo))),
-            (
-                "v/wan-x-2.7.1/reference-to-video-global",
-                Ok(("v", "wan-x", "2.7.1", Mode::ReferenceToVideo)),
-            ),
+            ("v/wan-x-2.7.1/reference-to-video-global", Ok(("v", "wan-x", "2.7.1", Mode::ReferenceToVideo))),
             ("acme/aurora-3.0", Err(WrongShape(2))),
             ("a/b-1/text-to-video/x", Err(WrongShape(4))),
             ("/aurora-3.0/text-to-video", Err(EmptyPart("vendor"))),
@@ -133,7 +127,11 @@ mod tests {
             let got = text.parse::<ModelId>();
             match (got, want) {
                 (Ok(id), Ok((v, f, ver, m))) => {
-                    assert_eq!((id.vendor.as_str(), id.family.as_str(), id.version.as_str(), id.mode), (*v, *f, *ver, *m), "{text}");
+                    assert_eq!(
+                        (id.vendor.as_str(), id.family.as_str(), id.version.as_str(), id.mode),
+                        (*v, *f, *ver, *m),
+                        "{text}"
+                    );
                     assert_eq!(id.to_string(), *text, "round trip");
                 }
                 (Err(e), Err(w)) => assert_eq!(&e, w, "{text}"),

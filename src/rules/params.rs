@@ -3,10 +3,10 @@
 use std::fmt;
 
 macro_rules! closed_set {
-    ($(#[$meta:meta])* $name:ident { $($variant:ident => $text:literal),+ $(,)? }) => {
+    ($(#[$meta:meta])* $name:ident { $($(#[$vmeta:meta])* $variant:ident => $text:literal),+ $(,)? }) => {
         $(#[$meta])*
         #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
-        pub enum $name { $($variant),+ }
+        pub enum $name { $($(#[$vmeta])* $variant),+ }
 
         impl $name {
             pub const ALL: &'static [$name] = &[$($name::$variant),+];
@@ -42,13 +42,15 @@ macro_rules! closed_set {
 }
 
 closed_set!(
-    /// Output resolution (`metadata.resolution`).
-    Resolution { P480 => "480P", P720 => "720P", P1080 => "1080P" }
+    /// Output resolution (`metadata.resolution`); the spec's default is 720P.
+    #[derive(Default)]
+    Resolution { P480 => "480P", #[default] P720 => "720P", P1080 => "1080P" }
 );
 
 closed_set!(
-    /// Aspect ratio (`metadata.ratio`).
-    Ratio { Square => "1:1", Wide => "16:9", Tall => "9:16", Classic => "4:3", Portrait => "3:4", Adaptive => "adaptive" }
+    /// Aspect ratio (`metadata.ratio`); the spec's default is 1:1.
+    #[derive(Default)]
+    Ratio { #[default] Square => "1:1", Wide => "16:9", Tall => "9:16", Classic => "4:3", Portrait => "3:4", Adaptive => "adaptive" }
 );
 
 closed_set!(
@@ -60,18 +62,6 @@ closed_set!(
         FirstFrame => "first_frame",
     }
 );
-
-impl Default for Resolution {
-    fn default() -> Self {
-        Resolution::P720
-    }
-}
-
-impl Default for Ratio {
-    fn default() -> Self {
-        Ratio::Square
-    }
-}
 
 impl Resolution {
     /// Lines of the short side of the frame.

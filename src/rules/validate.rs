@@ -331,20 +331,12 @@ pub fn validate(draft: &Draft, catalog: &Catalog, unknown: UnknownModels) -> Res
         }),
     };
 
-    let media: Vec<Media> = draft
-        .media
-        .iter()
-        .enumerate()
-        .filter_map(|(i, m)| check_media(i, m, &mut violations))
-        .collect();
+    let media: Vec<Media> =
+        draft.media.iter().enumerate().filter_map(|(i, m)| check_media(i, m, &mut violations)).collect();
     check_counts(&draft.media, &media, &mut violations);
     if let Some(id) = &model {
-        let kinds: Vec<(usize, MediaKind)> = draft
-            .media
-            .iter()
-            .enumerate()
-            .filter_map(|(i, m)| MediaKind::parse(&m.kind).map(|k| (i, k)))
-            .collect();
+        let kinds: Vec<(usize, MediaKind)> =
+            draft.media.iter().enumerate().filter_map(|(i, m)| MediaKind::parse(&m.kind).map(|k| (i, k))).collect();
         check_mode(id.mode, &kinds, &mut violations);
     }
 

@@ -99,7 +99,11 @@ fn every_rule_on_both_sides_of_every_bound() {
         // resolution and ratio
         ("480P", with(T2V_A, |d| d.resolution = Some("480P".into())), ok()),
         ("1080P", with(T2V_A, |d| d.resolution = Some("1080P".into())), ok()),
-        ("lower-case 720p", with(T2V_A, |d| d.resolution = Some("720p".into())), vec![ResolutionInvalid { value: "720p".into() }]),
+        (
+            "lower-case 720p",
+            with(T2V_A, |d| d.resolution = Some("720p".into())),
+            vec![ResolutionInvalid { value: "720p".into() }],
+        ),
         ("4K", with(T2V_A, |d| d.resolution = Some("4K".into())), vec![ResolutionInvalid { value: "4K".into() }]),
         ("ratio 9:16", with(T2V_A, |d| d.ratio = Some("9:16".into())), ok()),
         ("ratio adaptive", with(T2V_A, |d| d.ratio = Some("adaptive".into())), ok()),
@@ -173,8 +177,14 @@ fn every_rule_on_both_sides_of_every_bound() {
         ),
         (
             "ftp url",
-            with(I2V_A, |d| d.media = vec![MediaDraft { url: "ftp://x.org/a.png".into(), ..item("first_frame", None) }]),
-            vec![MediaUrlInvalid { index: 0, value: "ftp://x.org/a.png".into(), reason: "must start with http:// or https://" }],
+            with(I2V_A, |d| {
+                d.media = vec![MediaDraft { url: "ftp://x.org/a.png".into(), ..item("first_frame", None) }]
+            }),
+            vec![MediaUrlInvalid {
+                index: 0,
+                value: "ftp://x.org/a.png".into(),
+                reason: "must start with http:// or https://",
+            }],
         ),
         (
             "not a url",
@@ -183,7 +193,9 @@ fn every_rule_on_both_sides_of_every_bound() {
         ),
         (
             "http url",
-            with(I2V_A, |d| d.media = vec![MediaDraft { url: "http://127.0.0.1:9/a.png".into(), ..item("first_frame", None) }]),
+            with(I2V_A, |d| {
+                d.media = vec![MediaDraft { url: "http://127.0.0.1:9/a.png".into(), ..item("first_frame", None) }]
+            }),
             ok(),
         ),
         (

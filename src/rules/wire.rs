@@ -115,9 +115,15 @@ mod tests {
         }))
         .expect("well typed");
         assert_eq!(d.seconds.as_deref(), Some("8"));
-        assert_eq!((d.resolution.as_deref(), d.ratio.as_deref(), d.watermark), (Some("1080P"), Some("9:16"), Some(true)));
+        assert_eq!(
+            (d.resolution.as_deref(), d.ratio.as_deref(), d.watermark),
+            (Some("1080P"), Some("9:16"), Some(true))
+        );
         assert_eq!(d.negative_prompt, "blur");
-        assert_eq!(d.media, vec![MediaDraft { kind: "reference_image".into(), url: "https://x.org/1.png".into(), seconds: None }]);
+        assert_eq!(
+            d.media,
+            vec![MediaDraft { kind: "reference_image".into(), url: "https://x.org/1.png".into(), seconds: None }]
+        );
     }
 
     #[test]
@@ -133,7 +139,10 @@ mod tests {
             (json!({"model": "m", "prompt": "p", "metadata": {"resolution": 720}}), Field::Resolution),
             (json!({"model": "m", "prompt": "p", "metadata": {"media": {}}}), Field::Media(None)),
             (json!({"model": "m", "prompt": "p", "metadata": {"media": ["u"]}}), Field::Media(Some(0))),
-            (json!({"model": "m", "prompt": "p", "metadata": {"media": [{"type": 1, "url": "u"}]}}), Field::Media(Some(0))),
+            (
+                json!({"model": "m", "prompt": "p", "metadata": {"media": [{"type": 1, "url": "u"}]}}),
+                Field::Media(Some(0)),
+            ),
         ];
         for (body, field) in cases {
             let errs = draft_from_json(&body).expect_err("refused");

@@ -45,7 +45,9 @@ pub struct Timeline {
 pub enum Phase {
     Queued,
     /// `progress` in percent.
-    InProgress { progress: f64 },
+    InProgress {
+        progress: f64,
+    },
     Completed,
     Failed,
 }

@@ -167,8 +167,7 @@ async fn submit(state: &State, req: Request<Incoming>) -> (Response<Body>, Optio
         );
         return (r, None);
     }
-    let idempotency_key =
-        req.headers().get("idempotency-key").and_then(|v| v.to_str().ok()).map(str::to_string);
+    let idempotency_key = req.headers().get("idempotency-key").and_then(|v| v.to_str().ok()).map(str::to_string);
     if let Some(task) = idempotency_key.as_deref().and_then(|k| state.by_idempotency_key(k)) {
         return (json_response(StatusCode::OK, &queued_body(&task)), Some(task.id.clone()));
     }

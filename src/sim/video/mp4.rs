@@ -77,11 +77,9 @@ fn moov(t: &Track<'_>, data_offset: u32) -> Vec<u8> {
     let frames = t.samples.len() as u32;
     let media_scale = t.fps * 1000;
     let movie_ms = frames * 1000 / t.fps.max(1);
-    let mvhd = matrix(
-        Bytes::default().u32(0).u32(0).u32(1000).u32(movie_ms).u32(0x0001_0000).u16(0x0100).zeros(10),
-    )
-    .zeros(24)
-    .u32(2);
+    let mvhd = matrix(Bytes::default().u32(0).u32(0).u32(1000).u32(movie_ms).u32(0x0001_0000).u16(0x0100).zeros(10))
+        .zeros(24)
+        .u32(2);
     let tkhd = matrix(Bytes::default().u32(0).u32(0).u32(1).u32(0).u32(movie_ms).zeros(8).zeros(8))
         .u32(t.width << 16)
         .u32(t.height << 16);
