@@ -4,6 +4,7 @@
 //! - `config` the config file, environment and profiles, resolved into settings
 //! - `rules`  the spec's rules, pure: model ids, catalog, validation, billing
 //! - `api`    the HTTP API: wire types, client, downloads, errors
+//! - `store`  the SQLite journal: schema, task rows, events, the writer thread
 //! - `sim`    the embedded simulator of the API: a real HTTP server on loopback
 //! - `cli`    headless commands
 pub mod api;
@@ -11,3 +12,4 @@ pub mod cli;
 pub mod config;
 pub mod rules;
 pub mod sim;
+pub mod store;

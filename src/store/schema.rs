@@ -1,0 +1,141 @@
+//! The database schema as numbered migrations; `PRAGMA user_version` records how many ran.
+
+use rusqlite::Connection;
+
+use super::StoreError;
+
+/// Each entry migrates from version `i` to `i + 1`. Never edit a released entry; add one.
+pub const MIGRATIONS: &[&str] = &[
+    // 1: tasks, their events, full-text search over prompts.
+    r#"
+    CREATE TABLE tasks (
+        id                  INTEGER PRIMARY KEY,
+        parent_id           INTEGER REFERENCES tasks(id) ON DELETE SET NULL,
+        remote_id           TEXT,
+        idempotency_key     TEXT NOT NULL,
+        profile             TEXT,
+        base_url            TEXT NOT NULL,
+        model               TEXT NOT NULL,
+        prompt              TEXT NOT NULL,
+        negative_prompt     TEXT,
+        seconds             INTEGER NOT NULL,
+        resolution          TEXT NOT NULL,
+        ratio               TEXT NOT NULL,
+        watermark           INTEGER NOT NULL,
+        media               TEXT NOT NULL,          -- JSON array of {type, url, seconds}
+        billed_seconds      REAL,                   -- NULL when unknown before rendering
+        state               TEXT NOT NULL,
+        remote_status       TEXT,                   -- the status as the service spelled it
+        progress            REAL,
+        created_at          INTEGER NOT NULL,       -- Unix ms, local clock
+        submitted_at        INTEGER,                -- Unix ms, when the service accepted it
+        remote_created_at   INTEGER,                -- Unix s, as the service sent it
+        remote_completed_at INTEGER,                -- Unix s, as the service sent it
+        finished_at         INTEGER,                -- Unix ms, when the task reached an end state
+        url                 TEXT,
+        url_deadline        INTEGER,                -- Unix ms after which the URL may not work
+        error               TEXT,                   -- JSON, whatever shape the service used
+        file_path           TEXT,
+        file_size           INTEGER,
+        sha256              TEXT,
+        poll_count          INTEGER NOT NULL DEFAULT 0,
+        poll_failures       INTEGER NOT NULL DEFAULT 0,
+        last_polled_at      INTEGER,
+        next_poll_at        INTEGER,
+        download_attempts   INTEGER NOT NULL DEFAULT 0,
+        url_refreshes       INTEGER NOT NULL DEFAULT 0,
+        updated_at          INTEGER NOT NULL
+    );
+    -- Recovery at start and `reel list --status`: the tasks in a given state.
+    CREATE INDEX tasks_by_state ON tasks(state);
+    -- `reel list` and the history view: newest first.
+    CREATE INDEX tasks_by_created ON tasks(created_at);
+    -- Resolving an ID the user typed as a remote id or a prefix of one (GLOB 'prefix*').
+    CREATE INDEX tasks_by_remote_id ON tasks(remote_id);
+    -- Lineage: the tasks derived from a given one.
+    CREATE INDEX tasks_by_parent ON tasks(parent_id);
+
+    CREATE TABLE events (
+        id      INTEGER PRIMARY KEY,
+        task_id INTEGER NOT NULL REFERENCES tasks(id) ON DELETE CASCADE,
+        at      INTEGER NOT NULL,                   -- Unix ms
+        state   TEXT NOT NULL,
+        detail  TEXT
+    );
+    -- A task's timeline, oldest first (`reel show`, the detail pane).
+    CREATE INDEX events_by_task ON events(task_id, at);
+
+    CREATE VIRTUAL TABLE tasks_fts USING fts5(
+        prompt, negative_prompt, content = 'tasks', content_rowid = 'id',
+        tokenize = 'unicode61 remove_diacritics 2', prefix = '2 3'
+    );
+    CREATE TRIGGER tasks_fts_insert AFTER INSERT ON tasks BEGIN
+        INSERT INTO tasks_fts(rowid, prompt, negative_prompt) VALUES (new.id, new.prompt, new.negative_prompt);
+    END;
+    CREATE TRIGGER tasks_fts_delete AFTER DELETE ON tasks BEGIN
+        INSERT INTO tasks_fts(tasks_fts, rowid, prompt, negative_prompt)
+            VALUES ('delete', old.id, old.prompt, old.negative_prompt);
+    END;
+    CREATE TRIGGER tasks_fts_update AFTER UPDATE OF prompt, negative_prompt ON tasks BEGIN
+        INSERT INTO tasks_fts(tasks_fts, rowid, prompt, negative_prompt)
+            VALUES ('delete', old.id, old.prompt, old.negative_prompt);
+        INSERT INTO tasks_fts(rowid, prompt, negative_prompt) VALUES (new.id, new.prompt, new.negative_prompt);
+    END;
+    "#,
+];
+
+pub fn version(conn: &Connection) -> Result<usize, StoreError> {
+    Ok(conn.query_row("PRAGMA user_version", [], |r| r.get::<_, i64>(0))? as usize)
+}
+
+/// Brings the database up to date, one transaction per migration.
+pub fn migrate(conn: &mut Connection) -> Result<(), StoreError> {
+    let found = version(conn)?;
+    if found > MIGRATIONS.len() {
+        return Err(StoreError::NewerSchema { found, known: MIGRATIONS.len() });
+    }
+    for (i, sql) in MIGRATIONS.iter().enumerate().skip(found) {
+        let tx = conn.transaction()?;
+        tx.execute_batch(sql)?;
+        tx.pragma_update(None, "user_version", (i + 1) as i64)?;
+        tx.commit()?;
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn migrates_an_empty_database_and_is_idempotent() {
+        let mut conn = Connection::open_in_memory().expect("db");
+        migrate(&mut conn).expect("migrates");
+        assert_eq!(version(&conn).expect("version"), MIGRATIONS.len());
+        migrate(&mut conn).expect("second run does nothing");
+        let tables: Vec<String> = conn
+            .prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name IN ('tasks', 'events', 'tasks_fts') ORDER BY name")
+            .and_then(|mut s| s.query_map([], |r| r.get(0))?.collect())
+            .expect("query");
+        assert_eq!(tables, ["events", "tasks", "tasks_fts"]);
+    }
+
+    #[test]
+    fn refuses_a_database_from_a_newer_reel() {
+        let mut conn = Connection::open_in_memory().expect("db");
+        conn.pragma_update(None, "user_version", 99).expect("set");
+        assert!(matches!(migrate(&mut conn), Err(StoreError::NewerSchema { found: 99, .. })));
+    }
+
+    #[test]
+    fn every_index_says_which_query_it_serves() {
+        for sql in MIGRATIONS {
+            let lines: Vec<&str> = sql.lines().map(str::trim).collect();
+            for (i, line) in lines.iter().enumerate() {
+                if line.starts_with("CREATE INDEX") {
+                    assert!(i > 0 && lines[i - 1].starts_with("--"), "no comment above: {line}");
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,133 @@
+//! The local states of a task (see DESIGN.md, "Local states of a task").
+
+use std::fmt;
+use std::str::FromStr;
+
+use serde::Serialize;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum LocalState {
+    /// Written before the POST leaves.
+    Submitting,
+    /// The POST may or may not have reached the service; never resubmitted unless asked.
+    SubmitUnknown,
+    /// The service refused the submission, or it could not be sent.
+    Rejected,
+    Queued,
+    InProgress,
+    /// The service sent a status the spec does not name; kept in `remote_status`, polled slowly.
+    Unrecognized,
+    /// Past the client timeout and not finished; still checked, slowly.
+    Stalled,
+    /// The service says completed; the file is not saved yet.
+    Completed,
+    Downloading,
+    Downloaded,
+    Failed,
+    /// The URL stopped working before the file was saved.
+    Expired,
+    /// Saving the file kept failing; retryable by command.
+    DownloadFailed,
+    /// The service answers 404 for an id it gave us.
+    Lost,
+}
+
+impl LocalState {
+    pub const ALL: [LocalState; 14] = [
+        LocalState::Submitting,
+        LocalState::SubmitUnknown,
+        LocalState::Rejected,
+        LocalState::Queued,
+        LocalState::InProgress,
+        LocalState::Unrecognized,
+        LocalState::Stalled,
+        LocalState::Completed,
+        LocalState::Downloading,
+        LocalState::Downloaded,
+        LocalState::Failed,
+        LocalState::Expired,
+        LocalState::DownloadFailed,
+        LocalState::Lost,
+    ];
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            LocalState::Submitting => "submitting",
+            LocalState::SubmitUnknown => "submit_unknown",
+            LocalState::Rejected => "rejected",
+            LocalState::Queued => "queued",
+            LocalState::InProgress => "in_progress",
+            LocalState::Unrecognized => "unrecognized",
+            LocalState::Stalled => "stalled",
+            LocalState::Completed => "completed",
+            LocalState::Downloading => "downloading",
+            LocalState::Downloaded => "downloaded",
+            LocalState::Failed => "failed",
+            LocalState::Expired => "expired",
+            LocalState::DownloadFailed => "download_failed",
+            LocalState::Lost => "lost",
+        }
+    }
+
+    /// The service still works on it: the scheduler polls it.
+    pub fn is_polled(self) -> bool {
+        matches!(self, LocalState::Queued | LocalState::InProgress | LocalState::Unrecognized | LocalState::Stalled)
+    }
+
+    /// The file is due: the downloader fetches it.
+    pub fn needs_download(self) -> bool {
+        matches!(self, LocalState::Completed | LocalState::Downloading)
+    }
+
+    /// Nothing more will happen without the user asking.
+    pub fn is_settled(self) -> bool {
+        matches!(
+            self,
+            LocalState::SubmitUnknown
+                | LocalState::Rejected
+                | LocalState::Downloaded
+                | LocalState::Failed
+                | LocalState::Expired
+                | LocalState::DownloadFailed
+                | LocalState::Lost
+        )
+    }
+
+    /// Ended well.
+    pub fn is_success(self) -> bool {
+        self == LocalState::Downloaded
+    }
+}
+
+impl fmt::Display for LocalState {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+impl FromStr for LocalState {
+    type Err = String;
+
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        LocalState::ALL.into_iter().find(|st| st.as_str() == s).ok_or_else(|| {
+            let names: Vec<&str> = LocalState::ALL.iter().map(|s| s.as_str()).collect();
+            format!("unknown state \"{s}\"; the states are {}", names.join(", "))
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_state_round_trips_and_belongs_to_exactly_one_phase() {
+        for s in LocalState::ALL {
+            assert_eq!(s.as_str().parse::<LocalState>(), Ok(s));
+            let phases = [s == LocalState::Submitting, s.is_polled(), s.needs_download(), s.is_settled()];
+            assert_eq!(phases.iter().filter(|p| **p).count(), 1, "{s}");
+        }
+        assert!("done".parse::<LocalState>().is_err());
+    }
+}

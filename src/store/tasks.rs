@@ -1,0 +1,444 @@
+//! Task rows and their events: insert, save, look up.
+
+use std::collections::HashMap;
+
+use rusqlite::{Connection, OptionalExtension, Row, params};
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+use super::StoreError;
+use super::state::LocalState;
+
+/// A media item as stored: what was sent plus the duration the user stated.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct MediaRecord {
+    #[serde(rename = "type")]
+    pub kind: String,
+    pub url: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub seconds: Option<f64>,
+}
+
+/// A task about to be submitted.
+#[derive(Debug, Clone, PartialEq)]
+pub struct NewTask {
+    pub parent_id: Option<i64>,
+    pub idempotency_key: String,
+    pub profile: Option<String>,
+    pub base_url: String,
+    pub model: String,
+    pub prompt: String,
+    pub negative_prompt: Option<String>,
+    pub seconds: i64,
+    pub resolution: String,
+    pub ratio: String,
+    pub watermark: bool,
+    pub media: Vec<MediaRecord>,
+    pub billed_seconds: Option<f64>,
+    pub created_at: i64,
+}
+
+/// One row of `tasks`. Times ending in `_at` are Unix milliseconds unless named `remote_`.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct TaskRecord {
+    pub id: i64,
+    pub parent_id: Option<i64>,
+    pub remote_id: Option<String>,
+    pub idempotency_key: String,
+    pub profile: Option<String>,
+    pub base_url: String,
+    pub model: String,
+    pub prompt: String,
+    pub negative_prompt: Option<String>,
+    pub seconds: i64,
+    pub resolution: String,
+    pub ratio: String,
+    pub watermark: bool,
+    pub media: Vec<MediaRecord>,
+    pub billed_seconds: Option<f64>,
+    pub state: LocalState,
+    pub remote_status: Option<String>,
+    pub progress: Option<f64>,
+    pub created_at: i64,
+    pub submitted_at: Option<i64>,
+    pub remote_created_at: Option<i64>,
+    pub remote_completed_at: Option<i64>,
+    pub finished_at: Option<i64>,
+    pub url: Option<String>,
+    pub url_deadline: Option<i64>,
+    pub error: Option<Value>,
+    pub file_path: Option<String>,
+    pub file_size: Option<i64>,
+    pub sha256: Option<String>,
+    pub poll_count: i64,
+    pub poll_failures: i64,
+    pub last_polled_at: Option<i64>,
+    pub next_poll_at: Option<i64>,
+    pub download_attempts: i64,
+    pub url_refreshes: i64,
+    pub updated_at: i64,
+}
+
+/// One row of `events`.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct EventRecord {
+    pub at: i64,
+    pub state: String,
+    pub detail: Option<String>,
+}
+
+const COLUMNS: &str = "id, parent_id, remote_id, idempotency_key, profile, base_url, model, prompt, negative_prompt, \
+    seconds, resolution, ratio, watermark, media, billed_seconds, state, remote_status, progress, created_at, \
+    submitted_at, remote_created_at, remote_completed_at, finished_at, url, url_deadline, error, file_path, \
+    file_size, sha256, poll_count, poll_failures, last_polled_at, next_poll_at, download_attempts, url_refreshes, \
+    updated_at";
+
+fn bad_column(i: usize, e: impl std::error::Error + Send + Sync + 'static) -> rusqlite::Error {
+    rusqlite::Error::FromSqlConversionFailure(i, rusqlite::types::Type::Text, Box::new(e))
+}
+
+fn from_row(r: &Row<'_>) -> rusqlite::Result<TaskRecord> {
+    let media: String = r.get(13)?;
+    let state: String = r.get(15)?;
+    let error: Option<String> = r.get(25)?;
+    Ok(TaskRecord {
+        id: r.get(0)?,
+        parent_id: r.get(1)?,
+        remote_id: r.get(2)?,
+        idempotency_key: r.get(3)?,
+        profile: r.get(4)?,
+        base_url: r.get(5)?,
+        model: r.get(6)?,
+        prompt: r.get(7)?,
+        negative_prompt: r.get(8)?,
+        seconds: r.get(9)?,
+        resolution: r.get(10)?,
+        ratio: r.get(11)?,
+        watermark: r.get(12)?,
+        media: serde_json::from_str(&media).map_err(|e| bad_column(13, e))?,
+        billed_seconds: r.get(14)?,
+        state: state.parse().map_err(|e: String| bad_column(15, std::io::Error::other(e)))?,
+        remote_status: r.get(16)?,
+        progress: r.get(17)?,
+        created_at: r.get(18)?,
+        submitted_at: r.get(19)?,
+        remote_created_at: r.get(20)?,
+        remote_completed_at: r.get(21)?,
+        finished_at: r.get(22)?,
+        url: r.get(23)?,
+        url_deadline: r.get(24)?,
+        error: error.map(|e| serde_json::from_str(&e).unwrap_or(Value::String(e))),
+        file_path: r.get(26)?,
+        file_size: r.get(27)?,
+        sha256: r.get(28)?,
+        poll_count: r.get(29)?,
+        poll_failures: r.get(30)?,
+        last_polled_at: r.get(31)?,
+        next_poll_at: r.get(32)?,
+        download_attempts: r.get(33)?,
+        url_refreshes: r.get(34)?,
+        updated_at: r.get(35)?,
+    })
+}
+
+/// Inserts a task as `submitting`, with its first event, and returns the row.
+pub fn insert(conn: &Connection, t: &NewTask) -> Result<TaskRecord, StoreError> {
+    let media = serde_json::to_string(&t.media).map_err(|e| StoreError::Encode(e.to_string()))?;
+    conn.execute(
+        "INSERT INTO tasks (parent_id, idempotency_key, profile, base_url, model, prompt, negative_prompt, seconds, \
+         resolution, ratio, watermark, media, billed_seconds, state, created_at, updated_at) \
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?15)",
+        params![
+            t.parent_id,
+            t.idempotency_key,
+            t.profile,
+            t.base_url,
+            t.model,
+            t.prompt,
+            t.negative_prompt,
+            t.seconds,
+            t.resolution,
+            t.ratio,
+            t.watermark,
+            media,
+            t.billed_seconds,
+            LocalState::Submitting.as_str(),
+            t.created_at,
+        ],
+    )?;
+    let id = conn.last_insert_rowid();
+    add_event(conn, id, t.created_at, LocalState::Submitting.as_str(), None)?;
+    get(conn, id)?.ok_or(StoreError::Missing(id))
+}
+
+/// Writes every mutable column of a task.
+pub fn save(conn: &Connection, t: &TaskRecord) -> Result<(), StoreError> {
+    let error = t.error.as_ref().map(Value::to_string);
+    let changed = conn.execute(
+        "UPDATE tasks SET remote_id = ?2, state = ?3, remote_status = ?4, progress = ?5, submitted_at = ?6, \
+         remote_created_at = ?7, remote_completed_at = ?8, finished_at = ?9, url = ?10, url_deadline = ?11, \
+         error = ?12, file_path = ?13, file_size = ?14, sha256 = ?15, poll_count = ?16, poll_failures = ?17, \
+         last_polled_at = ?18, next_poll_at = ?19, download_attempts = ?20, url_refreshes = ?21, updated_at = ?22 \
+         WHERE id = ?1",
+        params![
+            t.id,
+            t.remote_id,
+            t.state.as_str(),
+            t.remote_status,
+            t.progress,
+            t.submitted_at,
+            t.remote_created_at,
+            t.remote_completed_at,
+            t.finished_at,
+            t.url,
+            t.url_deadline,
+            error,
+            t.file_path,
+            t.file_size,
+            t.sha256,
+            t.poll_count,
+            t.poll_failures,
+            t.last_polled_at,
+            t.next_poll_at,
+            t.download_attempts,
+            t.url_refreshes,
+            t.updated_at,
+        ],
+    )?;
+    if changed == 0 {
+        return Err(StoreError::Missing(t.id));
+    }
+    Ok(())
+}
+
+pub fn add_event(
+    conn: &Connection,
+    task_id: i64,
+    at: i64,
+    state: &str,
+    detail: Option<&str>,
+) -> Result<(), StoreError> {
+    conn.execute(
+        "INSERT INTO events (task_id, at, state, detail) VALUES (?1, ?2, ?3, ?4)",
+        params![task_id, at, state, detail],
+    )?;
+    Ok(())
+}
+
+pub fn get(conn: &Connection, id: i64) -> Result<Option<TaskRecord>, StoreError> {
+    let sql = format!("SELECT {COLUMNS} FROM tasks WHERE id = ?1");
+    Ok(conn.query_row(&sql, [id], from_row).optional()?)
+}
+
+fn collect(conn: &Connection, sql: &str, params: impl rusqlite::Params) -> Result<Vec<TaskRecord>, StoreError> {
+    let mut stmt = conn.prepare_cached(sql)?;
+    let rows = stmt.query_map(params, from_row)?.collect::<Result<Vec<_>, _>>()?;
+    Ok(rows)
+}
+
+/// Newest first, optionally only in one state.
+pub fn list(conn: &Connection, state: Option<LocalState>, limit: usize) -> Result<Vec<TaskRecord>, StoreError> {
+    let limit = limit.min(i64::MAX as usize) as i64;
+    match state {
+        Some(s) => collect(
+            conn,
+            &format!("SELECT {COLUMNS} FROM tasks WHERE state = ?1 ORDER BY created_at DESC, id DESC LIMIT ?2"),
+            params![s.as_str(), limit],
+        ),
+        None => {
+            collect(conn, &format!("SELECT {COLUMNS} FROM tasks ORDER BY created_at DESC, id DESC LIMIT ?1"), [limit])
+        }
+    }
+}
+
+/// Every task that is not settled, oldest first: what the engine resumes at start.
+pub fn unfinished(conn: &Connection) -> Result<Vec<TaskRecord>, StoreError> {
+    let states: Vec<&str> = LocalState::ALL.iter().filter(|s| !s.is_settled()).map(|s| s.as_str()).collect();
+    let placeholders = vec!["?"; states.len()].join(", ");
+    collect(
+        conn,
+        &format!("SELECT {COLUMNS} FROM tasks WHERE state IN ({placeholders}) ORDER BY id"),
+        rusqlite::params_from_iter(states),
+    )
+}
+
+pub fn events(conn: &Connection, task_id: i64) -> Result<Vec<EventRecord>, StoreError> {
+    let mut stmt = conn.prepare_cached("SELECT at, state, detail FROM events WHERE task_id = ?1 ORDER BY at, id")?;
+    let rows = stmt
+        .query_map([task_id], |r| Ok(EventRecord { at: r.get(0)?, state: r.get(1)?, detail: r.get(2)? }))?
+        .collect::<Result<Vec<_>, _>>()?;
+    Ok(rows)
+}
+
+/// Escapes GLOB metacharacters so user text matches literally.
+fn glob_literal(text: &str) -> String {
+    text.chars()
+        .map(|c| match c {
+            '*' | '?' | '[' | ']' => format!("[{c}]"),
+            c => c.to_string(),
+        })
+        .collect()
+}
+
+/// The tasks an ID the user typed may mean: the local id, the remote id, or a prefix of either.
+/// Exact matches win over prefixes.
+pub fn resolve(conn: &Connection, text: &str) -> Result<Vec<i64>, StoreError> {
+    let text = text.trim();
+    if text.is_empty() {
+        return Ok(Vec::new());
+    }
+    let ids = |sql: &str, arg: &str| -> Result<Vec<i64>, StoreError> {
+        let mut stmt = conn.prepare_cached(sql)?;
+        let rows = stmt.query_map([arg], |r| r.get(0))?.collect::<Result<Vec<i64>, _>>()?;
+        Ok(rows)
+    };
+    if let Ok(n) = text.parse::<i64>()
+        && get(conn, n)?.is_some()
+    {
+        return Ok(vec![n]);
+    }
+    let exact = ids("SELECT id FROM tasks WHERE remote_id = ?1", text)?;
+    if !exact.is_empty() {
+        return Ok(exact);
+    }
+    let pattern = format!("{}*", glob_literal(text));
+    let mut found = ids("SELECT id FROM tasks WHERE remote_id GLOB ?1 LIMIT 20", &pattern)?;
+    if text.bytes().all(|b| b.is_ascii_digit()) {
+        found.extend(ids("SELECT id FROM tasks WHERE CAST(id AS TEXT) GLOB ?1 LIMIT 20", &pattern)?);
+    }
+    found.sort_unstable();
+    found.dedup();
+    Ok(found)
+}
+
+/// Render times in seconds per model (remote completion minus remote creation), newest first.
+pub fn render_times(conn: &Connection, per_model: usize) -> Result<HashMap<String, Vec<f64>>, StoreError> {
+    let mut stmt = conn.prepare_cached(
+        "SELECT model, remote_completed_at - remote_created_at FROM tasks \
+         WHERE remote_completed_at IS NOT NULL AND remote_created_at IS NOT NULL ORDER BY id DESC LIMIT 5000",
+    )?;
+    let mut out: HashMap<String, Vec<f64>> = HashMap::new();
+    for row in stmt.query_map([], |r| Ok((r.get::<_, String>(0)?, r.get::<_, i64>(1)?)))? {
+        let (model, secs) = row?;
+        let list = out.entry(model).or_default();
+        if list.len() < per_model && secs >= 0 {
+            list.push(secs as f64);
+        }
+    }
+    Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::store::schema::migrate;
+
+    pub fn db() -> Connection {
+        let mut conn = Connection::open_in_memory().expect("db");
+        conn.pragma_update(None, "foreign_keys", "ON").expect("fk");
+        migrate(&mut conn).expect("migrate");
+        conn
+    }
+
+    pub fn new_task(prompt: &str) -> NewTask {
+        NewTask {
+            parent_id: None,
+            idempotency_key: "k".into(),
+            profile: None,
+            base_url: "http://127.0.0.1:1/".into(),
+            model: "acme/aurora-3.0/text-to-video".into(),
+            prompt: prompt.into(),
+            negative_prompt: Some("blurry".into()),
+            seconds: 5,
+            resolution: "720P".into(),
+            ratio: "16:9".into(),
+            watermark: false,
+            media: vec![MediaRecord {
+                kind: "reference_video".into(),
+                url: "https://x.org/v.mp4".into(),
+                seconds: Some(3.0),
+            }],
+            billed_seconds: Some(8.0),
+            created_at: 1_000,
+        }
+    }
+
+    #[test]
+    fn insert_save_get_round_trip() {
+        let conn = db();
+        let mut t = insert(&conn, &new_task("a fox")).expect("insert");
+        assert_eq!((t.state, t.media.len(), t.billed_seconds), (LocalState::Submitting, 1, Some(8.0)));
+        t.remote_id = Some("task_abc".into());
+        t.state = LocalState::Failed;
+        t.error = Some(serde_json::json!({"code": "x", "message": "m"}));
+        t.updated_at = 2_000;
+        save(&conn, &t).expect("save");
+        assert_eq!(get(&conn, t.id).expect("get"), Some(t.clone()));
+        assert_eq!(events(&conn, t.id).expect("events")[0].state, "submitting");
+        t.id = 999;
+        assert!(matches!(save(&conn, &t), Err(StoreError::Missing(999))));
+    }
+
+    #[test]
+    fn resolves_local_remote_and_prefixes() {
+        let conn = db();
+        let mut ids = Vec::new();
+        for (prompt, remote) in [("a", "task_abc123"), ("b", "task_abd999"), ("c", "other*[x]")] {
+            let mut t = insert(&conn, &new_task(prompt)).expect("insert");
+            t.remote_id = Some(remote.into());
+            save(&conn, &t).expect("save");
+            ids.push(t.id);
+        }
+        let r = |text: &str| resolve(&conn, text).expect("resolve");
+        assert_eq!(r(&ids[0].to_string()), vec![ids[0]]);
+        assert_eq!(r("task_abc123"), vec![ids[0]]);
+        assert_eq!(r("task_abc"), vec![ids[0]]);
+        assert_eq!(r("task_ab"), vec![ids[0], ids[1]], "ambiguous prefix");
+        assert_eq!(r("other*"), vec![ids[2]], "glob characters match literally");
+        assert_eq!(r("other"), vec![ids[2]]);
+        assert!(r("nothing").is_empty() && r("  ").is_empty());
+    }
+
+    #[test]
+    fn list_unfinished_and_search_index() {
+        let conn = db();
+        let a = insert(&conn, &new_task("a red fox")).expect("insert");
+        let mut b = insert(&conn, &NewTask { created_at: 2_000, ..new_task("a blue whale") }).expect("insert");
+        b.state = LocalState::Downloaded;
+        save(&conn, &b).expect("save");
+        assert_eq!(list(&conn, None, 10).expect("list").iter().map(|t| t.id).collect::<Vec<_>>(), vec![b.id, a.id]);
+        assert_eq!(list(&conn, Some(LocalState::Downloaded), 10).expect("list").len(), 1);
+        assert_eq!(unfinished(&conn).expect("unfinished").iter().map(|t| t.id).collect::<Vec<_>>(), vec![a.id]);
+        let hits: Vec<i64> = conn
+            .prepare("SELECT rowid FROM tasks_fts WHERE tasks_fts MATCH 'wha*'")
+            .and_then(|mut s| s.query_map([], |r| r.get(0))?.collect())
+            .expect("search");
+        assert_eq!(hits, vec![b.id]);
+    }
+
+    #[test]
+    fn deleting_a_task_removes_its_events_and_search_entry() {
+        let conn = db();
+        let t = insert(&conn, &new_task("ephemeral")).expect("insert");
+        add_event(&conn, t.id, 5, "queued", Some("x")).expect("event");
+        conn.execute("DELETE FROM tasks WHERE id = ?1", [t.id]).expect("delete");
+        let left: i64 = conn.query_row("SELECT count(*) FROM events", [], |r| r.get(0)).expect("count");
+        let found: i64 = conn
+            .query_row("SELECT count(*) FROM tasks_fts WHERE tasks_fts MATCH 'ephemeral'", [], |r| r.get(0))
+            .expect("fts");
+        assert_eq!((left, found), (0, 0));
+    }
+
+    #[test]
+    fn render_times_per_model() {
+        let conn = db();
+        for secs in [60, 90] {
+            let mut t = insert(&conn, &new_task("x")).expect("insert");
+            t.remote_created_at = Some(1_000);
+            t.remote_completed_at = Some(1_000 + secs);
+            save(&conn, &t).expect("save");
+        }
+        let times = render_times(&conn, 10).expect("times");
+        assert_eq!(times["acme/aurora-3.0/text-to-video"], vec![90.0, 60.0]);
+    }
+}
