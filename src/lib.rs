@@ -4,12 +4,14 @@
 //! - `config` the config file, environment and profiles, resolved into settings
 //! - `rules`  the spec's rules, pure: model ids, catalog, validation, billing
 //! - `api`    the HTTP API: wire types, client, downloads, errors
+//! - `engine` the background engine: submission journal, poll scheduler, downloads, recovery
 //! - `store`  the SQLite journal: schema, task rows, events, the writer thread
 //! - `sim`    the embedded simulator of the API: a real HTTP server on loopback
 //! - `cli`    headless commands
 pub mod api;
 pub mod cli;
 pub mod config;
+pub mod engine;
 pub mod rules;
 pub mod sim;
 pub mod store;

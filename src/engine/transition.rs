@@ -1,0 +1,204 @@
+//! Pure state transitions: what a poll answer or a submission answer does to a task.
+
+use std::time::Duration;
+
+use serde_json::{Value, json};
+
+use super::schedule::{PollPolicy, backoff, interval};
+use crate::api::types::message_of;
+use crate::api::{ApiError, Status, VideoTask};
+use crate::store::{LocalState, TaskRecord};
+
+/// What the engine does next with a task.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Next {
+    Poll(Duration),
+    Download,
+    /// Submission only: send the POST again after this long (it provably did not take effect).
+    Resend(Duration),
+    Stop,
+}
+
+/// The updated row, the event to record (if the state changed) and what comes next.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Step {
+    pub record: TaskRecord,
+    pub event: Option<String>,
+    pub next: Next,
+}
+
+/// Everything a transition needs to know besides the task and the answer.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Ctx {
+    pub now_ms: i64,
+    pub policy: PollPolicy,
+    /// URL lifetime assumed when the service does not say (no `expires_at`).
+    pub url_ttl: Duration,
+    pub in_flight: usize,
+    /// Time until the model's early-estimate finish, from history.
+    pub expected_left: Option<Duration>,
+    /// In [0, 1): spreads back-offs.
+    pub jitter: f64,
+}
+
+/// Attempts at a submission that provably did not take effect, before giving up.
+pub const MAX_SEND_ATTEMPTS: u32 = 5;
+
+fn age(r: &TaskRecord, now_ms: i64) -> Duration {
+    Duration::from_millis((now_ms - r.submitted_at.unwrap_or(r.created_at)).max(0) as u64)
+}
+
+fn error_json(err: &ApiError) -> Value {
+    let body = match err {
+        ApiError::Rejected { body, .. } | ApiError::NotFound { body } | ApiError::RateLimited { body, .. } => {
+            body.to_json()
+        }
+        _ => Value::Null,
+    };
+    let mut v = json!({ "message": err.to_string() });
+    if !body.is_null() {
+        v["body"] = body;
+    }
+    v
+}
+
+/// Applies a remote status to a task that has been accepted by the service.
+fn apply_status(mut r: TaskRecord, task: &VideoTask, ctx: &Ctx) -> Step {
+    let before = (r.state, r.remote_status.clone());
+    r.remote_status = Some(task.status.as_str().to_string());
+    r.progress = task.progress.or(r.progress);
+    r.remote_created_at = r.remote_created_at.or(task.created_at);
+    let stalled = age(&r, ctx.now_ms) > ctx.policy.client_timeout;
+    let running = interval(&ctx.policy, age(&r, ctx.now_ms), ctx.in_flight, ctx.expected_left);
+    let (next, detail) = match (&task.status, &task.url) {
+        (Status::Completed, Some(url)) => {
+            r.state = LocalState::Completed;
+            r.url = Some(url.clone());
+            r.progress = Some(100.0);
+            let completed_s = task.completed_at.unwrap_or(ctx.now_ms / 1000);
+            r.remote_completed_at = Some(completed_s);
+            r.url_deadline = Some(match task.expires_at {
+                Some(e) => e * 1000,
+                None => completed_s * 1000 + ctx.url_ttl.as_millis() as i64,
+            });
+            (Next::Download, None)
+        }
+        (Status::Failed, _) => {
+            r.state = LocalState::Failed;
+            r.error = Some(task.error.clone().unwrap_or_else(|| task.raw.clone()));
+            r.finished_at = Some(ctx.now_ms);
+            (Next::Stop, r.error.as_ref().and_then(message_of))
+        }
+        (Status::Queued | Status::InProgress, _) if stalled => {
+            r.state = LocalState::Stalled;
+            (
+                Next::Poll(ctx.policy.slow),
+                Some(format!("not finished after {} s; still checked, slowly", ctx.policy.client_timeout.as_secs())),
+            )
+        }
+        (Status::Queued, _) => {
+            r.state = LocalState::Queued;
+            (Next::Poll(running), None)
+        }
+        (Status::InProgress, _) => {
+            r.state = LocalState::InProgress;
+            (Next::Poll(running), None)
+        }
+        (Status::Completed, None) => {
+            r.state = if stalled { LocalState::Stalled } else { LocalState::Unrecognized };
+            (Next::Poll(ctx.policy.slow), Some("the service says completed but sent no url".to_string()))
+        }
+        (Status::Other(s), _) => {
+            r.state = if stalled { LocalState::Stalled } else { LocalState::Unrecognized };
+            (Next::Poll(ctx.policy.slow), Some(format!("the service answered status \"{s}\"")))
+        }
+    };
+    let changed = r.state != before.0 || (r.state == LocalState::Unrecognized && r.remote_status != before.1);
+    Step { record: r, event: changed.then(|| detail.unwrap_or_default()), next }
+}
+
+/// A poll answer.
+pub fn after_poll(r: &TaskRecord, result: &Result<VideoTask, ApiError>, ctx: &Ctx) -> Step {
+    let mut r = r.clone();
+    r.last_polled_at = Some(ctx.now_ms);
+    r.updated_at = ctx.now_ms;
+    match result {
+        Ok(task) => {
+            r.poll_count += 1;
+            r.poll_failures = 0;
+            apply_status(r, task, ctx)
+        }
+        Err(ApiError::NotFound { .. }) => {
+            r.state = LocalState::Lost;
+            r.finished_at = Some(ctx.now_ms);
+            r.error = Some(json!({ "message": "the service answered 404 for a task id it gave; the task is lost" }));
+            Step { record: r, event: Some("the service no longer knows this task (HTTP 404)".into()), next: Next::Stop }
+        }
+        Err(err) => {
+            r.poll_failures += 1;
+            let wait = err.retry_after().unwrap_or_else(|| backoff(&ctx.policy, r.poll_failures as u32, ctx.jitter));
+            let stalls = age(&r, ctx.now_ms) > ctx.policy.client_timeout && r.state != LocalState::Stalled;
+            if stalls {
+                r.state = LocalState::Stalled;
+            }
+            let event = stalls.then(|| {
+                format!("not finished after {} s; still checked, slowly", ctx.policy.client_timeout.as_secs())
+            });
+            Step { record: r, event, next: Next::Poll(wait) }
+        }
+    }
+}
+
+/// Whether a failed POST provably did not create a task, so that sending it again is safe:
+/// it never left, or the service said it did not take it (429, 503).
+pub fn safe_to_resend(err: &ApiError) -> bool {
+    err.never_sent() || matches!(err, ApiError::RateLimited { .. } | ApiError::Server { status: 503, .. })
+}
+
+/// A submission answer, after `attempts` POSTs of this task.
+pub fn after_submit(r: &TaskRecord, result: &Result<VideoTask, ApiError>, attempts: u32, ctx: &Ctx) -> Step {
+    let mut r = r.clone();
+    r.updated_at = ctx.now_ms;
+    match result {
+        Ok(task) => {
+            r.remote_id = Some(task.id.clone());
+            r.submitted_at = Some(ctx.now_ms);
+            let mut step = apply_status(r, task, ctx);
+            if let Next::Poll(_) = step.next {
+                step.next = Next::Poll(ctx.policy.first_poll);
+            }
+            step.event.get_or_insert_with(String::new);
+            step
+        }
+        Err(err) if safe_to_resend(err) && attempts < MAX_SEND_ATTEMPTS => {
+            let wait = err.retry_after().unwrap_or_else(|| backoff(&ctx.policy, attempts, ctx.jitter));
+            Step { record: r, event: None, next: Next::Resend(wait) }
+        }
+        Err(err) => {
+            let (state, detail) = if safe_to_resend(err) {
+                (LocalState::Rejected, format!("not sent: {err}"))
+            } else if matches!(
+                err,
+                ApiError::Rejected { .. }
+                    | ApiError::Unauthorized { .. }
+                    | ApiError::NotFound { .. }
+                    | ApiError::BadUrl { .. }
+            ) {
+                (LocalState::Rejected, err.to_string())
+            } else {
+                (
+                    LocalState::SubmitUnknown,
+                    format!("the answer was lost ({err}); not resubmitted, to avoid paying twice"),
+                )
+            };
+            r.state = state;
+            r.error = Some(error_json(err));
+            r.finished_at = Some(ctx.now_ms);
+            Step { record: r, event: Some(detail), next: Next::Stop }
+        }
+    }
+}
+
+#[cfg(test)]
+#[path = "transition_tests.rs"]
+mod tests;

@@ -1,0 +1,296 @@
+use serde_json::json;
+
+use super::*;
+use crate::api::ErrorBody;
+use crate::store::MediaRecord;
+
+const NOW: i64 = 1_800_000_000_000;
+
+fn record(state: LocalState) -> TaskRecord {
+    TaskRecord {
+        id: 1,
+        parent_id: None,
+        remote_id: Some("task_1".into()),
+        idempotency_key: "k".into(),
+        profile: None,
+        base_url: "http://127.0.0.1:1/".into(),
+        model: "acme/aurora-3.0/text-to-video".into(),
+        prompt: "p".into(),
+        negative_prompt: None,
+        seconds: 5,
+        resolution: "720P".into(),
+        ratio: "1:1".into(),
+        watermark: false,
+        media: Vec::<MediaRecord>::new(),
+        billed_seconds: Some(5.0),
+        state,
+        remote_status: None,
+        progress: None,
+        created_at: NOW - 10_000,
+        submitted_at: Some(NOW - 10_000),
+        remote_created_at: Some(NOW / 1000 - 10),
+        remote_completed_at: None,
+        finished_at: None,
+        url: None,
+        url_deadline: None,
+        error: None,
+        file_path: None,
+        file_size: None,
+        sha256: None,
+        poll_count: 0,
+        poll_failures: 0,
+        last_polled_at: None,
+        next_poll_at: None,
+        download_attempts: 0,
+        url_refreshes: 0,
+        updated_at: NOW - 10_000,
+    }
+}
+
+fn ctx() -> Ctx {
+    Ctx {
+        now_ms: NOW,
+        policy: PollPolicy::default(),
+        url_ttl: Duration::from_secs(3600),
+        in_flight: 1,
+        expected_left: None,
+        jitter: 0.5,
+    }
+}
+
+fn task(body: serde_json::Value) -> Result<VideoTask, ApiError> {
+    Ok(VideoTask::from_json(body).expect("decodes"))
+}
+
+fn five_s() -> Next {
+    Next::Poll(Duration::from_secs(5))
+}
+
+#[test]
+fn poll_answers_table() {
+    let slow = Next::Poll(PollPolicy::default().slow);
+    let cases: Vec<(&str, LocalState, Result<VideoTask, ApiError>, LocalState, Next, bool)> = vec![
+        (
+            "still queued",
+            LocalState::Queued,
+            task(json!({"id": "task_1", "status": "queued"})),
+            LocalState::Queued,
+            five_s(),
+            false,
+        ),
+        (
+            "started",
+            LocalState::Queued,
+            task(json!({"id": "task_1", "status": "in_progress", "progress": 10})),
+            LocalState::InProgress,
+            five_s(),
+            true,
+        ),
+        (
+            "completed",
+            LocalState::InProgress,
+            task(
+                json!({"id": "task_1", "status": "completed", "url": "http://127.0.0.1:1/f.mp4", "completed_at": 1_800_000_000}),
+            ),
+            LocalState::Completed,
+            Next::Download,
+            true,
+        ),
+        (
+            "failed",
+            LocalState::InProgress,
+            task(json!({"id": "task_1", "status": "failed", "error": {"message": "nsfw"}})),
+            LocalState::Failed,
+            Next::Stop,
+            true,
+        ),
+        (
+            "unknown status",
+            LocalState::InProgress,
+            task(json!({"id": "task_1", "status": "processing"})),
+            LocalState::Unrecognized,
+            slow.clone(),
+            true,
+        ),
+        (
+            "completed without url",
+            LocalState::InProgress,
+            task(json!({"id": "task_1", "status": "completed"})),
+            LocalState::Unrecognized,
+            slow.clone(),
+            true,
+        ),
+        (
+            "404",
+            LocalState::InProgress,
+            Err(ApiError::NotFound { body: ErrorBody::Empty }),
+            LocalState::Lost,
+            Next::Stop,
+            true,
+        ),
+        (
+            "5xx backs off",
+            LocalState::InProgress,
+            Err(ApiError::Server { status: 502, message: None, retry_after: None }),
+            LocalState::InProgress,
+            Next::Poll(Duration::from_secs(2)),
+            false,
+        ),
+        (
+            "429 waits for Retry-After",
+            LocalState::Queued,
+            Err(ApiError::RateLimited { retry_after: Some(Duration::from_secs(7)), body: ErrorBody::Empty }),
+            LocalState::Queued,
+            Next::Poll(Duration::from_secs(7)),
+            false,
+        ),
+    ];
+    for (name, from, answer, state, next, event) in cases {
+        let step = after_poll(&record(from), &answer, &ctx());
+        assert_eq!(step.record.state, state, "{name}");
+        assert_eq!(step.next, next, "{name}");
+        assert_eq!(step.event.is_some(), event, "{name}: {:?}", step.event);
+        assert_eq!(step.record.last_polled_at, Some(NOW), "{name}");
+    }
+}
+
+#[test]
+fn completion_records_url_and_deadline() {
+    let with_expiry = task(
+        json!({"id": "t", "status": "completed", "url": "http://127.0.0.1:1/f", "completed_at": 1_800_000_000, "expires_at": 1_800_000_600}),
+    );
+    let step = after_poll(&record(LocalState::InProgress), &with_expiry, &ctx());
+    assert_eq!(step.record.url_deadline, Some(1_800_000_600_000), "expires_at wins");
+    assert_eq!(step.record.remote_completed_at, Some(1_800_000_000));
+    let without =
+        task(json!({"id": "t", "status": "completed", "url": "http://127.0.0.1:1/f", "completed_at": 1_800_000_000}));
+    let step = after_poll(&record(LocalState::InProgress), &without, &ctx());
+    assert_eq!(step.record.url_deadline, Some((1_800_000_000 + 3600) * 1000), "completion plus the TTL");
+}
+
+#[test]
+fn failed_tasks_keep_error_details_and_unknown_statuses_are_shown() {
+    let step = after_poll(
+        &record(LocalState::InProgress),
+        &task(json!({"id": "t", "status": "failed", "error": {"message": "nsfw"}})),
+        &ctx(),
+    );
+    assert_eq!(step.record.error, Some(json!({"message": "nsfw"})));
+    assert_eq!(step.event.as_deref(), Some("nsfw"));
+    let step = after_poll(&record(LocalState::InProgress), &task(json!({"id": "t", "status": "Processing"})), &ctx());
+    assert_eq!(step.record.remote_status.as_deref(), Some("Processing"));
+    let again = after_poll(&step.record, &task(json!({"id": "t", "status": "Processing"})), &ctx());
+    assert_eq!(again.event, None, "the same unknown status is recorded once");
+}
+
+#[test]
+fn past_the_client_timeout_a_task_stalls_and_is_still_checked() {
+    let mut old = record(LocalState::InProgress);
+    old.submitted_at = Some(NOW - 601_000);
+    let step = after_poll(&old, &task(json!({"id": "t", "status": "in_progress"})), &ctx());
+    assert_eq!((step.record.state, step.next.clone()), (LocalState::Stalled, Next::Poll(PollPolicy::default().slow)));
+    assert!(step.event.is_some());
+    let later = after_poll(
+        &step.record,
+        &task(json!({"id": "t", "status": "completed", "url": "http://127.0.0.1:1/f"})),
+        &ctx(),
+    );
+    assert_eq!(
+        (later.record.state, later.next),
+        (LocalState::Completed, Next::Download),
+        "a stalled task can still finish"
+    );
+    let err = after_poll(&old, &Err(ApiError::Timeout { after: Duration::from_secs(30) }), &ctx());
+    assert_eq!(err.record.state, LocalState::Stalled, "errors do not keep a task from stalling");
+}
+
+#[test]
+fn submission_answers_table() {
+    let refused = || ApiError::Connect { endpoint: "http://127.0.0.1:1".into(), detail: "refused".into() };
+    let cases: Vec<(&str, Result<VideoTask, ApiError>, u32, LocalState, fn(&Next) -> bool)> = vec![
+        (
+            "accepted",
+            task(json!({"id": "task_9", "status": "queued", "created_at": 1_800_000_000})),
+            1,
+            LocalState::Queued,
+            |n| *n == Next::Poll(Duration::from_secs(5)),
+        ),
+        ("refused, try again", Err(refused()), 1, LocalState::Submitting, |n| matches!(n, Next::Resend(_))),
+        ("refused, gave up", Err(refused()), MAX_SEND_ATTEMPTS, LocalState::Rejected, |n| *n == Next::Stop),
+        (
+            "429 resends after Retry-After",
+            Err(ApiError::RateLimited { retry_after: Some(Duration::from_secs(2)), body: ErrorBody::Empty }),
+            1,
+            LocalState::Submitting,
+            |n| *n == Next::Resend(Duration::from_secs(2)),
+        ),
+        (
+            "503 resends",
+            Err(ApiError::Server { status: 503, message: None, retry_after: None }),
+            1,
+            LocalState::Submitting,
+            |n| matches!(n, Next::Resend(_)),
+        ),
+        (
+            "500 may have created it",
+            Err(ApiError::Server { status: 500, message: None, retry_after: None }),
+            1,
+            LocalState::SubmitUnknown,
+            |n| *n == Next::Stop,
+        ),
+        ("lost answer", Err(ApiError::Network { detail: "reset".into() }), 1, LocalState::SubmitUnknown, |n| {
+            *n == Next::Stop
+        }),
+        ("timeout", Err(ApiError::Timeout { after: Duration::from_secs(30) }), 1, LocalState::SubmitUnknown, |n| {
+            *n == Next::Stop
+        }),
+        (
+            "garbled answer",
+            Err(ApiError::Undecodable { status: 200, problem: "eof".into(), snippet: "{".into() }),
+            1,
+            LocalState::SubmitUnknown,
+            |n| *n == Next::Stop,
+        ),
+        (
+            "400",
+            Err(ApiError::Rejected {
+                status: 400,
+                message: Some("bad seconds".into()),
+                body: ErrorBody::Json(json!({"error": {"message": "bad seconds"}})),
+            }),
+            1,
+            LocalState::Rejected,
+            |n| *n == Next::Stop,
+        ),
+        ("401", Err(ApiError::Unauthorized { status: 401, message: None }), 1, LocalState::Rejected, |n| {
+            *n == Next::Stop
+        }),
+    ];
+    for (name, answer, attempts, state, next) in cases {
+        let step = after_submit(&record(LocalState::Submitting), &answer, attempts, &ctx());
+        assert_eq!(step.record.state, state, "{name}");
+        assert!(next(&step.next), "{name}: {:?}", step.next);
+        if state == LocalState::Rejected || state == LocalState::SubmitUnknown {
+            assert!(step.record.error.is_some() && step.event.is_some(), "{name}");
+        }
+    }
+    let ok =
+        after_submit(&record(LocalState::Submitting), &task(json!({"id": "task_9", "status": "queued"})), 1, &ctx());
+    assert_eq!((ok.record.remote_id.as_deref(), ok.record.submitted_at), (Some("task_9"), Some(NOW)));
+    assert!(ok.event.is_some(), "acceptance is always an event");
+    let rejected = after_submit(
+        &record(LocalState::Submitting),
+        &Err(ApiError::Rejected {
+            status: 400,
+            message: Some("m".into()),
+            body: ErrorBody::Json(json!({"error": "m"})),
+        }),
+        1,
+        &ctx(),
+    );
+    assert_eq!(
+        rejected.record.error.expect("kept")["body"],
+        json!({"error": "m"}),
+        "the server's body is kept as it came"
+    );
+}
