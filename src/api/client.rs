@@ -64,7 +64,7 @@ pub fn normalize_base_url(text: &str) -> Result<Url, ApiError> {
 
 /// `{task_id}` as one path segment: anything outside the unreserved set is percent-encoded,
 /// so an id can never change the path.
-fn encode_segment(id: &str) -> String {
+pub fn encode_segment(id: &str) -> String {
     let mut out = String::with_capacity(id.len());
     for b in id.bytes() {
         if b.is_ascii_alphanumeric() || matches!(b, b'-' | b'_' | b'.' | b'~') {

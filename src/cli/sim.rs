@@ -106,6 +106,7 @@ impl SimArgs {
                 truncate: self.fault_truncate,
             },
             seed: self.seed,
+            id_prefix: "task_".into(),
             catalog,
         })
     }

@@ -173,6 +173,9 @@ impl Runner {
     fn track(&mut self, record: TaskRecord, job: Job, at: Instant) {
         let id = record.id;
         let tracked = Tracked { record, job, generation: 0, busy: false, send_attempts: 0 };
+        if job == Job::Poll {
+            self.polled += 1;
+        }
         if let Some(old) = self.tasks.insert(id, tracked)
             && old.job == Job::Poll
         {

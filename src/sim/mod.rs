@@ -39,6 +39,8 @@ pub struct SimConfig {
     pub faults: Faults,
     /// Makes ids, render times, failures and faults repeatable.
     pub seed: Option<u64>,
+    /// Start of every task id; tests set hostile ones (`../../x`) to check clients.
+    pub id_prefix: String,
     pub catalog: Catalog,
 }
 
@@ -52,6 +54,7 @@ impl Default for SimConfig {
             extensions: true,
             faults: Faults::default(),
             seed: None,
+            id_prefix: "task_".into(),
             catalog: Catalog::builtin(),
         }
     }

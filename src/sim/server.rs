@@ -72,7 +72,7 @@ fn endpoint(method: &Method, path: &str) -> Endpoint {
         (["v1", "videos", id], &Method::GET) if !id.is_empty() => Endpoint::Get(percent_decode(id)),
         (["v1", "videos", _], _) => Endpoint::WrongMethod("GET"),
         (["files", name], &Method::GET | &Method::HEAD) => match name.strip_suffix(".mp4") {
-            Some(id) => Endpoint::File(id.to_string()),
+            Some(id) => Endpoint::File(percent_decode(id)),
             None => Endpoint::Unknown,
         },
         (["files", _], _) => Endpoint::WrongMethod("GET, HEAD"),
@@ -220,7 +220,8 @@ fn task_body(state: &State, task: &SimTask) -> Value {
             body["status"] = "completed".into();
             body["model"] = task.model.clone().into();
             body["completed_at"] = (task.completed_at() as i64).into();
-            body["url"] = format!("{}files/{}.mp4?expires={expires}&sig={sig}", state.base_url, task.id).into();
+            let name = crate::api::client::encode_segment(&task.id);
+            body["url"] = format!("{}files/{name}.mp4?expires={expires}&sig={sig}", state.base_url).into();
             if ext {
                 body["expires_at"] = (expires / 1000).into();
             }
@@ -318,6 +319,7 @@ fn malformed(task_id: Option<&str>) -> Response<Body> {
 }
 
 async fn handle(state: &State, req: Request<Incoming>, kill: &Notify) -> Response<Body> {
+    let arrived = std::time::Instant::now();
     let (method, path) = (req.method().to_string(), req.uri().path().to_string());
     let ep = endpoint(req.method(), &path);
     let route = match ep {
@@ -364,6 +366,7 @@ async fn handle(state: &State, req: Request<Incoming>, kill: &Notify) -> Respons
     };
     let dropped = applied == Some(Fault::Drop);
     state.record(RequestRecord {
+        arrived,
         at: std::time::Instant::now(),
         method,
         path,

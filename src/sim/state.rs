@@ -55,6 +55,9 @@ impl SimTask {
 /// One request as the simulator saw it, for tests and `reel sim` statistics.
 #[derive(Debug, Clone, PartialEq)]
 pub struct RequestRecord {
+    /// When the request arrived.
+    pub arrived: Instant,
+    /// When it was answered.
     pub at: Instant,
     pub method: String,
     pub path: String,
@@ -124,7 +127,7 @@ impl State {
     pub fn create(&self, sub: &ValidSubmission, idempotency_key: Option<&str>) -> Arc<SimTask> {
         let (id, timeline) = self.with_rng(|rng| {
             let id: String = (0..24).map(|_| rng.alphanumeric().to_ascii_lowercase()).collect();
-            (format!("task_{id}"), Timeline::plan(&self.config.lifecycle, rng))
+            (format!("{}{id}", self.config.id_prefix), Timeline::plan(&self.config.lifecycle, rng))
         });
         let seconds = if sub.seconds > 0 { sub.seconds as u32 } else { 8 };
         let task = Arc::new(SimTask {

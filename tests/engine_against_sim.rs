@@ -1,0 +1,375 @@
+//! The engine against the embedded simulator over real HTTP on 127.0.0.1.
+
+mod common;
+
+use std::collections::HashMap;
+use std::path::Path;
+use std::time::{Duration, Instant};
+
+use common::*;
+use reel::engine::{Engine, EngineConfig, Event, PollPolicy};
+use reel::rules::{Catalog, Draft, UnknownModels, ValidSubmission, validate};
+use reel::sim::{Faults, SimConfig, SimHandle};
+use reel::store::{LocalState, Store, TaskRecord};
+use sha2::Digest;
+use tokio::sync::mpsc::UnboundedReceiver;
+
+/// Fast polling for tests: the same shape as the defaults, in tenths of a second.
+fn fast_policy(budget: u32) -> PollPolicy {
+    PollPolicy {
+        first_poll: Duration::from_millis(100),
+        base: Duration::from_millis(100),
+        max: Duration::from_millis(400),
+        slow: Duration::from_millis(400),
+        client_timeout: Duration::from_secs(60),
+        budget_per_sec: budget,
+        backoff_base: Duration::from_millis(50),
+        backoff_max: Duration::from_millis(400),
+    }
+}
+
+struct Rig {
+    _dir: tempfile::TempDir,
+    data: std::path::PathBuf,
+    engine: Option<Engine>,
+    events: UnboundedReceiver<Event>,
+    tasks: HashMap<i64, TaskRecord>,
+}
+
+fn submission(prompt: &str) -> ValidSubmission {
+    let draft = Draft {
+        model: "acme/aurora-3.0/text-to-video".into(),
+        prompt: prompt.into(),
+        seconds: Some("4".into()),
+        resolution: Some("480P".into()),
+        ..Draft::default()
+    };
+    validate(&draft, &Catalog::builtin(), UnknownModels::Warn).expect("valid")
+}
+
+async fn rig(sim: &SimHandle, budget: u32) -> Rig {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let data = dir.path().to_path_buf();
+    let (engine, events) = start_engine(sim, &data, budget).await;
+    Rig { _dir: dir, data, engine: Some(engine), events, tasks: HashMap::new() }
+}
+
+async fn start_engine(sim: &SimHandle, data: &Path, budget: u32) -> (Engine, UnboundedReceiver<Event>) {
+    let store = Store::open(&data.join("reel.db")).expect("store");
+    let mut config = EngineConfig::new(data.join("videos"));
+    config.policy = fast_policy(budget);
+    config.download_attempts = 20;
+    Engine::start(config, client_for(sim), store).await.expect("engine")
+}
+
+impl Rig {
+    fn engine(&self) -> &Engine {
+        self.engine.as_ref().expect("running")
+    }
+
+    /// Follows events until every given task is settled.
+    async fn settle(&mut self, ids: &[i64], limit: Duration) {
+        let deadline = Instant::now() + limit;
+        while !ids.iter().all(|id| self.tasks.get(id).is_some_and(|t| t.state.is_settled())) {
+            let left = deadline.saturating_duration_since(Instant::now());
+            match tokio::time::timeout(left, self.events.recv()).await {
+                Ok(Some(Event::Task(u))) => {
+                    self.tasks.insert(u.record.id, u.record);
+                }
+                Ok(Some(_)) => {}
+                Ok(None) => panic!("the engine stopped"),
+                Err(_) => {
+                    let states: Vec<_> = ids.iter().map(|id| self.tasks.get(id).map(|t| t.state)).collect();
+                    panic!("not settled in {limit:?}: {states:?}");
+                }
+            }
+        }
+    }
+}
+
+fn sha(bytes: &[u8]) -> String {
+    sha2::Sha256::digest(bytes).iter().map(|b| format!("{b:02x}")).collect()
+}
+
+fn assert_saved(sim: &SimHandle, t: &TaskRecord, data: &Path) {
+    assert_eq!(t.state, LocalState::Downloaded, "task {} {:?}", t.id, t.error);
+    let path = Path::new(t.file_path.as_deref().expect("a file path"));
+    assert!(path.starts_with(data.join("videos")), "{}", path.display());
+    let bytes = std::fs::read(path).expect("the file exists");
+    let served = sim.video_bytes(t.remote_id.as_deref().expect("remote id")).expect("served");
+    assert_eq!(bytes, served.to_vec(), "task {} bytes", t.id);
+    assert_eq!(t.sha256.as_deref(), Some(sha(&bytes).as_str()));
+    assert_eq!(t.file_size, Some(bytes.len() as i64));
+    assert!(path.with_extension("json").exists(), "sidecar");
+    assert!(!path.with_extension("mp4.part").exists());
+}
+
+#[tokio::test]
+async fn submitted_tasks_end_downloaded_with_matching_bytes() {
+    let sim = start(fast_config()).await;
+    let mut rig = rig(&sim, 50).await;
+    let records = rig.engine().submit(submission("a red fox"), 3, None).await.expect("submitted");
+    assert_eq!(records.len(), 3);
+    assert!(records.iter().all(|r| r.state == LocalState::Submitting), "journaled before sending");
+    let ids: Vec<i64> = records.iter().map(|r| r.id).collect();
+    rig.settle(&ids, Duration::from_secs(20)).await;
+    for id in &ids {
+        assert_saved(&sim, &rig.tasks[id], &rig.data);
+    }
+    assert_eq!(sim.task_count(), 3);
+    rig.engine.take().expect("engine").shutdown().await;
+}
+
+/// Polls and downloads under every fault the simulator has. Submissions run under 429 and slow
+/// answers only: a POST whose answer is lost (reset, malformed, most 5xx) is `submit_unknown`
+/// by design and is never resent on its own.
+#[tokio::test]
+async fn fifty_tasks_under_injected_faults_all_end_downloaded() {
+    let mut config = fast_config();
+    // Long enough that every task is polled a few times under the faults.
+    config.lifecycle.render_min = Duration::from_secs(3);
+    config.lifecycle.render_max = Duration::from_secs(4);
+    let sim = start(SimConfig {
+        faults: Faults { rate_limit: 0.1, slow: 0.1, slow_delay: Duration::from_millis(100), ..Faults::default() },
+        ..config
+    })
+    .await;
+    let mut rig = rig(&sim, 100).await;
+    let records = rig.engine().submit(submission("a storm over the sea"), 50, None).await.expect("submitted");
+    let ids: Vec<i64> = records.iter().map(|r| r.id).collect();
+    // Wait until every task is accepted, then turn every fault on.
+    let deadline = Instant::now() + Duration::from_secs(30);
+    while sim.task_count() < 50 {
+        assert!(Instant::now() < deadline, "only {} accepted", sim.task_count());
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    sim.set_faults(Faults {
+        server_error: 0.1,
+        rate_limit: 0.03,
+        retry_after: Duration::from_secs(1),
+        drop: 0.05,
+        slow: 0.05,
+        slow_delay: Duration::from_millis(100),
+        malformed: 0.1,
+        truncate: 0.3,
+    });
+    rig.settle(&ids, Duration::from_secs(90)).await;
+    for id in &ids {
+        assert_saved(&sim, &rig.tasks[id], &rig.data);
+    }
+    let faults: Vec<&str> = sim.requests().iter().filter_map(|r| r.fault).collect();
+    for kind in ["server_error", "rate_limit", "drop", "malformed", "truncate"] {
+        assert!(faults.contains(&kind), "the run met no {kind} fault");
+    }
+    assert_eq!(sim.task_count(), 50, "no task was submitted twice");
+}
+
+#[tokio::test]
+async fn no_task_is_polled_more_often_than_its_interval() {
+    let mut config = fast_config();
+    config.lifecycle.render_min = Duration::from_secs(2);
+    config.lifecycle.render_max = Duration::from_secs(2);
+    let sim = start(config).await;
+    let mut rig = rig(&sim, 100).await;
+    let ids: Vec<i64> =
+        rig.engine().submit(submission("p"), 5, None).await.expect("submitted").iter().map(|r| r.id).collect();
+    rig.settle(&ids, Duration::from_secs(20)).await;
+    let mut by_task: HashMap<String, Vec<Instant>> = HashMap::new();
+    for r in sim.requests() {
+        if r.method == "GET" && r.path.starts_with("/v1/videos/") {
+            by_task.entry(r.path.clone()).or_default().push(r.arrived);
+        }
+    }
+    assert_eq!(by_task.len(), 5);
+    let policy = fast_policy(100);
+    for (path, times) in by_task {
+        assert!(times.len() >= 3, "{path} polled {} times", times.len());
+        for pair in times.windows(2) {
+            let gap = pair[1].duration_since(pair[0]);
+            assert!(gap + Duration::from_millis(15) >= policy.base, "{path}: {gap:?} between polls");
+        }
+    }
+}
+
+#[tokio::test]
+async fn no_request_leaves_before_retry_after() {
+    let sim = start(SimConfig {
+        faults: Faults { rate_limit: 0.3, retry_after: Duration::from_secs(1), ..Faults::default() },
+        ..fast_config()
+    })
+    .await;
+    let mut rig = rig(&sim, 100).await;
+    let ids: Vec<i64> =
+        rig.engine().submit(submission("p"), 4, None).await.expect("submitted").iter().map(|r| r.id).collect();
+    rig.settle(&ids, Duration::from_secs(60)).await;
+    let log = sim.requests();
+    let limited: Vec<Instant> = log.iter().filter(|r| r.status == 429).map(|r| r.at).collect();
+    assert!(!limited.is_empty());
+    // Requests already on their way when the 429 was answered arrive within a few ms.
+    let in_flight = Duration::from_millis(50);
+    for at in &limited {
+        for r in log.iter().filter(|r| r.arrived > *at + in_flight && !r.path.starts_with("/files/")) {
+            assert!(
+                r.arrived >= *at + Duration::from_secs(1),
+                "{} {} arrived {:?} after a 429",
+                r.method,
+                r.path,
+                r.arrived - *at
+            );
+        }
+    }
+}
+
+#[tokio::test]
+async fn the_request_budget_holds_with_a_thousand_tasks_in_flight() {
+    let mut config = fast_config();
+    config.lifecycle.render_min = Duration::from_secs(600);
+    config.lifecycle.render_max = Duration::from_secs(600);
+    let sim = start(config).await;
+    let mut rig = rig(&sim, 100).await;
+    rig.engine().submit(submission("p"), 1000, None).await.expect("submitted");
+    let deadline = Instant::now() + Duration::from_secs(40);
+    while sim.task_count() < 1000 {
+        assert!(Instant::now() < deadline, "only {} accepted", sim.task_count());
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    tokio::time::sleep(Duration::from_secs(3)).await;
+    rig.engine.take().expect("engine").shutdown().await;
+    while rig.events.try_recv().is_ok() {}
+    let times: Vec<Instant> = sim.requests().iter().map(|r| r.arrived).collect();
+    let polls = sim.requests().iter().filter(|r| r.method == "GET").count();
+    assert!(polls > 0, "polling went on while submitting");
+    for (i, t) in times.iter().enumerate() {
+        let in_window = times[i..].iter().take_while(|u| u.duration_since(*t) < Duration::from_secs(1)).count();
+        assert!(in_window <= 100, "{in_window} requests in the second after request {i}");
+    }
+}
+
+#[tokio::test]
+async fn the_key_is_in_neither_the_database_nor_the_sidecars() {
+    let sim = start(SimConfig { api_key: "sk-very-secret-key-4242".into(), ..fast_config() }).await;
+    let mut rig = rig(&sim, 50).await;
+    let ids: Vec<i64> =
+        rig.engine().submit(submission("p"), 2, None).await.expect("submitted").iter().map(|r| r.id).collect();
+    rig.settle(&ids, Duration::from_secs(20)).await;
+    // Once while running (the WAL file is there), once after (all checkpointed into the db).
+    let running = scan_for_key(&rig.data);
+    assert!(running.iter().any(|p| p.to_string_lossy().ends_with("-wal")), "{running:?}");
+    rig.engine.take().expect("engine").shutdown().await;
+    let stopped = scan_for_key(&rig.data);
+    assert!(stopped.len() >= 5, "checked {stopped:?}");
+}
+
+/// Reads every file under `dir` and fails if the key is in one; returns the files read.
+fn scan_for_key(dir: &Path) -> Vec<std::path::PathBuf> {
+    let mut read = Vec::new();
+    for entry in walk(dir) {
+        // SQLite removes its -wal and -shm files as it closes.
+        let Ok(bytes) = std::fs::read(&entry) else { continue };
+        let hit = bytes.windows(b"very-secret".len()).any(|w| w == b"very-secret");
+        assert!(!hit, "the key is in {}", entry.display());
+        read.push(entry);
+    }
+    read
+}
+
+fn walk(dir: &Path) -> Vec<std::path::PathBuf> {
+    let mut out = Vec::new();
+    for entry in std::fs::read_dir(dir).expect("read dir").flatten() {
+        let path = entry.path();
+        if path.is_dir() { out.extend(walk(&path)) } else { out.push(path) }
+    }
+    out
+}
+
+#[tokio::test]
+async fn hostile_task_ids_cannot_place_files_outside_the_videos_folder() {
+    let sim = start(SimConfig { id_prefix: "../../../../evil/".into(), ..fast_config() }).await;
+    let mut rig = rig(&sim, 50).await;
+    let ids: Vec<i64> = rig
+        .engine()
+        .submit(submission("../../escape"), 2, None)
+        .await
+        .expect("submitted")
+        .iter()
+        .map(|r| r.id)
+        .collect();
+    rig.settle(&ids, Duration::from_secs(20)).await;
+    for id in &ids {
+        let t = &rig.tasks[id];
+        assert!(t.remote_id.as_deref().is_some_and(|r| r.starts_with("../")), "{:?}", t.remote_id);
+        assert_saved(&sim, t, &rig.data);
+    }
+    let everything = walk(&rig.data);
+    assert!(everything.iter().all(|p| !p.to_string_lossy().contains("evil")), "{everything:?}");
+}
+
+#[tokio::test]
+async fn a_restarted_engine_resumes_polls_and_downloads() {
+    let mut config = fast_config();
+    config.lifecycle.render_min = Duration::from_millis(600);
+    config.lifecycle.render_max = Duration::from_millis(600);
+    let sim = start(config).await;
+    let mut rig = rig(&sim, 50).await;
+    let ids: Vec<i64> =
+        rig.engine().submit(submission("p"), 3, None).await.expect("submitted").iter().map(|r| r.id).collect();
+    // Stop once all are accepted, before they finish.
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while sim.task_count() < 3 {
+        assert!(Instant::now() < deadline);
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+    tokio::time::sleep(Duration::from_millis(50)).await;
+    rig.engine.take().expect("engine").shutdown().await;
+    let (engine, events) = start_engine(&sim, &rig.data, 50).await;
+    rig.engine = Some(engine);
+    rig.events = events;
+    rig.tasks.clear();
+    rig.settle(&ids, Duration::from_secs(20)).await;
+    for id in &ids {
+        assert_saved(&sim, &rig.tasks[id], &rig.data);
+    }
+    assert_eq!(sim.task_count(), 3);
+}
+
+#[tokio::test]
+async fn a_second_engine_on_the_same_data_folder_is_refused() {
+    let sim = start(fast_config()).await;
+    let rig = rig(&sim, 50).await;
+    let store = Store::open(&rig.data.join("reel.db")).expect("store");
+    let second = Engine::start(EngineConfig::new(rig.data.join("videos")), client_for(&sim), store).await;
+    assert!(matches!(second, Err(reel::engine::EngineError::Busy(_))));
+}
+
+#[tokio::test]
+async fn an_expired_url_is_refreshed_once_then_the_task_is_expired() {
+    let mut config = fast_config();
+    config.url_ttl = Duration::from_millis(1);
+    let sim = start(config).await;
+    let mut rig = rig(&sim, 50).await;
+    let ids: Vec<i64> =
+        rig.engine().submit(submission("p"), 1, None).await.expect("submitted").iter().map(|r| r.id).collect();
+    rig.settle(&ids, Duration::from_secs(20)).await;
+    let t = &rig.tasks[&ids[0]];
+    assert_eq!(t.state, LocalState::Expired);
+    assert!(t.error.as_ref().and_then(|e| e["message"].as_str()).is_some_and(|m| m.contains("fresh")));
+    let remote = t.remote_id.clone().expect("remote");
+    let polls_after_done = sim.requests().iter().filter(|r| r.method == "GET" && r.path.ends_with(&remote)).count();
+    let file_tries = sim.requests().iter().filter(|r| r.path.starts_with("/files/")).count();
+    assert_eq!(file_tries, 2, "one download, one after the fresh poll");
+    assert!(polls_after_done >= 2);
+}
+
+#[tokio::test]
+async fn failed_and_lost_tasks_are_recorded_as_such() {
+    let mut config = fast_config();
+    config.lifecycle.failure_rate = 1.0;
+    let sim = start(config).await;
+    let mut rig = rig(&sim, 50).await;
+    let ids: Vec<i64> =
+        rig.engine().submit(submission("p"), 1, None).await.expect("submitted").iter().map(|r| r.id).collect();
+    rig.settle(&ids, Duration::from_secs(20)).await;
+    let t = &rig.tasks[&ids[0]];
+    assert_eq!(t.state, LocalState::Failed);
+    assert!(t.error.as_ref().is_some_and(|e| e["message"].is_string()));
+}
