@@ -66,10 +66,15 @@ fn five_s() -> Next {
     Next::Poll(Duration::from_secs(5))
 }
 
+/// (name, state before, answer, state after, next, whether an event is recorded)
+type PollCase = (&'static str, LocalState, Result<VideoTask, ApiError>, LocalState, Next, bool);
+/// (name, answer, attempts so far, state after, check of what comes next)
+type SubmitCase = (&'static str, Result<VideoTask, ApiError>, u32, LocalState, fn(&Next) -> bool);
+
 #[test]
 fn poll_answers_table() {
     let slow = Next::Poll(PollPolicy::default().slow);
-    let cases: Vec<(&str, LocalState, Result<VideoTask, ApiError>, LocalState, Next, bool)> = vec![
+    let cases: Vec<PollCase> = vec![
         (
             "still queued",
             LocalState::Queued,
@@ -207,7 +212,7 @@ fn past_the_client_timeout_a_task_stalls_and_is_still_checked() {
 #[test]
 fn submission_answers_table() {
     let refused = || ApiError::Connect { endpoint: "http://127.0.0.1:1".into(), detail: "refused".into() };
-    let cases: Vec<(&str, Result<VideoTask, ApiError>, u32, LocalState, fn(&Next) -> bool)> = vec![
+    let cases: Vec<SubmitCase> = vec![
         (
             "accepted",
             task(json!({"id": "task_9", "status": "queued", "created_at": 1_800_000_000})),
