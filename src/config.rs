@@ -24,6 +24,40 @@ pub struct ConfigFile {
     /// Models added to the built-in catalog for every profile.
     #[serde(default)]
     pub models: Vec<ModelSpec>,
+    #[serde(default)]
+    pub engine: EngineSettings,
+}
+
+/// `[engine]`: polling, the request budget and downloads. Every field has the spec's default.
+#[derive(Debug, Clone, Copy, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct EngineSettings {
+    /// API requests per second, never exceeded.
+    pub requests_per_second: u32,
+    /// First poll after submission (spec 4.3: 5 s).
+    pub first_poll_secs: f64,
+    /// Poll interval in a task's first minute; it grows with age and load.
+    pub poll_interval_secs: f64,
+    pub max_poll_interval_secs: f64,
+    /// Past this a task is `stalled` (spec 4.3: 10 minutes).
+    pub client_timeout_secs: f64,
+    /// How long a result URL is assumed to work when the service does not say.
+    pub url_ttl_secs: f64,
+    pub max_downloads: usize,
+}
+
+impl Default for EngineSettings {
+    fn default() -> Self {
+        EngineSettings {
+            requests_per_second: 10,
+            first_poll_secs: 5.0,
+            poll_interval_secs: 5.0,
+            max_poll_interval_secs: 60.0,
+            client_timeout_secs: 600.0,
+            url_ttl_secs: 3600.0,
+            max_downloads: 4,
+        }
+    }
 }
 
 #[derive(Debug, Clone, Default, PartialEq, Deserialize)]
@@ -80,6 +114,8 @@ pub enum ConfigError {
     Catalog(#[from] CatalogError),
     #[error("no data folder: set REEL_DATA_DIR or data_dir in the config file")]
     NoDataDir,
+    #[error("[engine] in the config file: every number must be above 0")]
+    Engine,
 }
 
 fn known_profiles(known: &[String]) -> String {
@@ -124,6 +160,7 @@ pub struct Settings {
     pub data_dir: PathBuf,
     pub catalog: Catalog,
     pub config_path: Option<PathBuf>,
+    pub engine: EngineSettings,
     /// Things the user should know but that do not stop the program.
     pub warnings: Vec<String>,
 }
@@ -187,7 +224,13 @@ pub fn resolve(
     let catalog = Catalog::builtin().with_extra(models)?;
     let data_dir =
         env.data_dir.clone().or_else(|| file.data_dir.clone()).or(default_data_dir).ok_or(ConfigError::NoDataDir)?;
-    Ok(Settings { profile: chosen, target, data_dir, catalog, config_path: None, warnings: Vec::new() })
+    let e = file.engine;
+    let positive =
+        [e.first_poll_secs, e.poll_interval_secs, e.max_poll_interval_secs, e.client_timeout_secs, e.url_ttl_secs];
+    if e.requests_per_second == 0 || e.max_downloads == 0 || positive.iter().any(|v| !v.is_finite() || *v <= 0.0) {
+        return Err(ConfigError::Engine);
+    }
+    Ok(Settings { profile: chosen, target, data_dir, catalog, config_path: None, engine: e, warnings: Vec::new() })
 }
 
 fn project_dirs() -> Option<directories::ProjectDirs> {
@@ -318,6 +361,16 @@ mod tests {
         let s = run(TWO, env, None).expect("ok");
         assert_eq!(s.target, Target::Remote { base_url: "http://127.0.0.1:9".into(), key: KeySource::Env("k".into()) });
         assert_eq!(s.data_dir, PathBuf::from("/x"));
+    }
+
+    #[test]
+    fn engine_settings_have_defaults_and_are_checked() {
+        let s = run("", Env::default(), None).expect("ok");
+        assert_eq!(s.engine, EngineSettings::default());
+        let s = run("[engine]\nrequests_per_second = 3\nurl_ttl_secs = 60", Env::default(), None).expect("ok");
+        assert_eq!((s.engine.requests_per_second, s.engine.url_ttl_secs, s.engine.max_downloads), (3, 60.0, 4));
+        assert!(matches!(run("[engine]\nrequests_per_second = 0", Env::default(), None), Err(ConfigError::Engine)));
+        assert!(matches!(run("[engine]\nfirst_poll_secs = -1.0", Env::default(), None), Err(ConfigError::Engine)));
     }
 
     #[test]

@@ -7,6 +7,7 @@
 //! - `engine` the background engine: submission journal, poll scheduler, downloads, recovery
 //! - `store`  the SQLite journal: schema, task rows, events, the writer thread
 //! - `sim`    the embedded simulator of the API: a real HTTP server on loopback
+//! - `text`   terminal-safe text: control characters stripped, excerpts, sizes, times
 //! - `cli`    headless commands
 pub mod api;
 pub mod cli;
@@ -15,3 +16,4 @@ pub mod engine;
 pub mod rules;
 pub mod sim;
 pub mod store;
+pub mod text;

@@ -1,7 +1,7 @@
 use std::process::ExitCode;
 
 use clap::{CommandFactory, Parser};
-use reel::cli::{Cli, Command, models, sim};
+use reel::cli::{Cli, Command, download, list, models, show, sim, submit, wait};
 use reel::config;
 
 #[tokio::main]
@@ -9,6 +9,10 @@ async fn main() -> ExitCode {
     let cli = Cli::parse();
     match run(cli).await {
         Ok(code) => code,
+        // A closed pipe (`reel list | head`) is the reader's choice, not an error.
+        Err(e) if e.downcast_ref::<std::io::Error>().is_some_and(|io| io.kind() == std::io::ErrorKind::BrokenPipe) => {
+            ExitCode::SUCCESS
+        }
         Err(e) => {
             eprintln!("reel: {e:#}");
             ExitCode::from(2)
@@ -21,8 +25,14 @@ async fn run(cli: Cli) -> anyhow::Result<ExitCode> {
     for warning in &settings.warnings {
         eprintln!("reel: warning: {warning}");
     }
+    let mut out = std::io::stdout().lock();
     match cli.command {
-        Some(Command::Models(args)) => models::run(&args, &settings.catalog, &mut std::io::stdout().lock())?,
+        Some(Command::Submit(args)) => return submit::run(&args, &settings, &mut out).await,
+        Some(Command::Wait(args)) => return wait::run(&args, &settings, &mut out).await,
+        Some(Command::Download(args)) => return download::run(&args, &settings, &mut out).await,
+        Some(Command::List(args)) => list::run(&args, &settings, &mut out)?,
+        Some(Command::Show(args)) => show::run(&args, &settings, &mut out)?,
+        Some(Command::Models(args)) => models::run(&args, &settings.catalog, &mut out)?,
         Some(Command::Sim(args)) => sim::run(&args, settings.catalog).await?,
         None => {
             // The dashboard is the next milestone; until it lands, show what there is.

@@ -1,7 +1,15 @@
 //! Headless commands: argument definitions and one file per subcommand.
 
+pub mod download;
+pub mod follow;
+pub mod list;
 pub mod models;
+pub mod progress;
+pub mod session;
+pub mod show;
 pub mod sim;
+pub mod submit;
+pub mod wait;
 
 use std::path::PathBuf;
 
@@ -22,6 +30,16 @@ pub struct Cli {
 
 #[derive(Debug, Subcommand)]
 pub enum Command {
+    /// Submit a video task (validated before anything is sent).
+    Submit(submit::SubmitArgs),
+    /// Run the engine until tasks end and their files are saved.
+    Wait(wait::WaitArgs),
+    /// List tasks, newest first.
+    List(list::ListArgs),
+    /// Show one task: parameters, timeline, file.
+    Show(show::ShowArgs),
+    /// Fetch a task's file again.
+    Download(download::DownloadArgs),
     /// Run the API simulator on 127.0.0.1 (for trying reel, demos and tests).
     Sim(sim::SimArgs),
     /// List the models reel knows: the built-in catalog plus the config's.

@@ -74,6 +74,9 @@ pub struct SimArgs {
     /// Probability of a 200 answer with a broken JSON body.
     #[arg(long, value_parser = probability, default_value = "0")]
     pub fault_malformed: f64,
+    /// Serve result files at most this many bytes per second.
+    #[arg(long, value_name = "BYTES")]
+    pub file_rate: Option<u64>,
     /// Probability of a file download that stops halfway.
     #[arg(long, value_parser = probability, default_value = "0")]
     pub fault_truncate: f64,
@@ -107,6 +110,7 @@ impl SimArgs {
             },
             seed: self.seed,
             id_prefix: "task_".into(),
+            file_rate: self.file_rate,
             catalog,
         })
     }

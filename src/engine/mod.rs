@@ -8,6 +8,7 @@ pub mod health;
 pub mod query;
 pub mod recover;
 mod run;
+pub use run::now_ms;
 pub mod schedule;
 pub mod transition;
 

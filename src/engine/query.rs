@@ -17,6 +17,9 @@ pub enum QueryError {
 
 /// The one task an ID the user typed means.
 pub fn resolve(db: &Path, text: &str) -> Result<i64, QueryError> {
+    if !db.exists() {
+        return Err(QueryError::NoMatch(text.to_string()));
+    }
     let ids = tasks::resolve(&open_reader(db)?, text)?;
     match ids.as_slice() {
         [id] => Ok(*id),
@@ -25,11 +28,18 @@ pub fn resolve(db: &Path, text: &str) -> Result<i64, QueryError> {
     }
 }
 
+/// No database yet means no tasks yet.
 pub fn list(db: &Path, state: Option<LocalState>, limit: usize) -> Result<Vec<TaskRecord>, QueryError> {
+    if !db.exists() {
+        return Ok(Vec::new());
+    }
     Ok(tasks::list(&open_reader(db)?, state, limit)?)
 }
 
 pub fn unfinished(db: &Path) -> Result<Vec<TaskRecord>, QueryError> {
+    if !db.exists() {
+        return Ok(Vec::new());
+    }
     Ok(tasks::unfinished(&open_reader(db)?)?)
 }
 

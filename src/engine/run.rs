@@ -37,7 +37,8 @@ struct Tracked {
     /// Bumped on every reschedule; heap entries with an older value are stale.
     generation: u64,
     busy: bool,
-    send_attempts: u32,
+    /// Sends that provably did not take effect.
+    send_failures: u32,
 }
 
 enum Outcome {
@@ -172,7 +173,7 @@ impl Runner {
 
     fn track(&mut self, record: TaskRecord, job: Job, at: Instant) {
         let id = record.id;
-        let tracked = Tracked { record, job, generation: 0, busy: false, send_attempts: 0 };
+        let tracked = Tracked { record, job, generation: 0, busy: false, send_failures: 0 };
         if job == Job::Poll {
             self.polled += 1;
         }
@@ -323,7 +324,6 @@ impl Runner {
         let tx = self.outcomes_tx.clone();
         match t.job {
             Job::Send => {
-                t.send_attempts += 1;
                 let request = request_of(&t.record);
                 let key = t.record.idempotency_key.clone();
                 tokio::spawn(async move {
@@ -401,7 +401,13 @@ impl Runner {
                 self.note_health(&result);
                 let Some(t) = self.tasks.get_mut(&id) else { return Ok(()) };
                 t.busy = false;
-                let (record, attempts) = (t.record.clone(), t.send_attempts);
+                if let Err(e) = &result
+                    && transition::safe_to_resend(e)
+                    && !matches!(e, ApiError::RateLimited { .. })
+                {
+                    t.send_failures += 1;
+                }
+                let (record, attempts) = (t.record.clone(), t.send_failures);
                 let ctx = self.ctx(&record);
                 let step = transition::after_submit(&record, &result, attempts, &ctx);
                 self.apply(id, step).await

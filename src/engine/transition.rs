@@ -41,8 +41,9 @@ pub struct Ctx {
     pub jitter: f64,
 }
 
-/// Attempts at a submission that provably did not take effect, before giving up.
-pub const MAX_SEND_ATTEMPTS: u32 = 5;
+/// Sends that provably did not take effect (refused connection, 503) before giving up; a 429
+/// does not count, since the service said when to come back.
+pub const MAX_SEND_ATTEMPTS: u32 = 3;
 
 fn age(r: &TaskRecord, now_ms: i64) -> Duration {
     Duration::from_millis((now_ms - r.submitted_at.unwrap_or(r.created_at)).max(0) as u64)
@@ -155,7 +156,8 @@ pub fn safe_to_resend(err: &ApiError) -> bool {
     err.never_sent() || matches!(err, ApiError::RateLimited { .. } | ApiError::Server { status: 503, .. })
 }
 
-/// A submission answer, after `attempts` POSTs of this task.
+/// A submission answer; `attempts` counts the sends of this task that did not take effect,
+/// this one included.
 pub fn after_submit(r: &TaskRecord, result: &Result<VideoTask, ApiError>, attempts: u32, ctx: &Ctx) -> Step {
     let mut r = r.clone();
     r.updated_at = ctx.now_ms;
@@ -169,6 +171,10 @@ pub fn after_submit(r: &TaskRecord, result: &Result<VideoTask, ApiError>, attemp
             }
             step.event.get_or_insert_with(String::new);
             step
+        }
+        Err(ApiError::RateLimited { retry_after, .. }) => {
+            let wait = retry_after.unwrap_or_else(|| backoff(&ctx.policy, attempts.max(1), ctx.jitter));
+            Step { record: r, event: None, next: Next::Resend(wait) }
         }
         Err(err) if safe_to_resend(err) && attempts < MAX_SEND_ATTEMPTS => {
             let wait = err.retry_after().unwrap_or_else(|| backoff(&ctx.policy, attempts, ctx.jitter));

@@ -223,9 +223,9 @@ fn submission_answers_table() {
         ("refused, try again", Err(refused()), 1, LocalState::Submitting, |n| matches!(n, Next::Resend(_))),
         ("refused, gave up", Err(refused()), MAX_SEND_ATTEMPTS, LocalState::Rejected, |n| *n == Next::Stop),
         (
-            "429 resends after Retry-After",
+            "429 resends after Retry-After, however often",
             Err(ApiError::RateLimited { retry_after: Some(Duration::from_secs(2)), body: ErrorBody::Empty }),
-            1,
+            MAX_SEND_ATTEMPTS + 5,
             LocalState::Submitting,
             |n| *n == Next::Resend(Duration::from_secs(2)),
         ),

@@ -41,6 +41,8 @@ pub struct SimConfig {
     pub seed: Option<u64>,
     /// Start of every task id; tests set hostile ones (`../../x`) to check clients.
     pub id_prefix: String,
+    /// Serve result files at most this many bytes per second (a slow CDN).
+    pub file_rate: Option<u64>,
     pub catalog: Catalog,
 }
 
@@ -55,6 +57,7 @@ impl Default for SimConfig {
             faults: Faults::default(),
             seed: None,
             id_prefix: "task_".into(),
+            file_rate: None,
             catalog: Catalog::builtin(),
         }
     }

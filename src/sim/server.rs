@@ -291,6 +291,8 @@ fn file(state: &State, req: &Request<Incoming>, id: &str, truncate: bool) -> Res
             }
         });
         BodyExt::boxed(StreamBody::new(frames))
+    } else if let Some(rate) = state.config.file_rate {
+        throttled(part, rate)
     } else {
         full(part)
     };
@@ -305,6 +307,25 @@ fn file(state: &State, req: &Request<Incoming>, id: &str, truncate: bool) -> Res
         h.insert(header::CONTENT_RANGE, hv(&format!("bytes {start}-{end}/{len}")));
     }
     r
+}
+
+/// The body in pieces of a tenth of a second each, so the transfer takes `len / rate` seconds.
+fn throttled(bytes: Bytes, rate: u64) -> Body {
+    let piece = (rate / 10).max(1) as usize;
+    let frames = futures_util::stream::unfold(0usize, move |at| {
+        let bytes = bytes.clone();
+        async move {
+            if at >= bytes.len() {
+                return None;
+            }
+            if at > 0 {
+                tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+            }
+            let end = (at + piece).min(bytes.len());
+            Some((Ok::<_, std::io::Error>(Frame::data(bytes.slice(at..end))), end))
+        }
+    });
+    BodyExt::boxed(StreamBody::new(frames))
 }
 
 fn hv(text: &str) -> HeaderValue {

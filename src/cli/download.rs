@@ -1,0 +1,38 @@
+//! `reel download`: fetch a task's file again.
+
+use std::io::Write;
+use std::process::ExitCode;
+
+use clap::Args;
+
+use super::follow::{Ended, exit_code, follow, print_tasks, stderr_is_tty};
+use super::progress::Board;
+use super::session;
+use super::wait::resolve_all;
+use crate::config::Settings;
+use crate::store::{LocalState, TaskRecord};
+
+#[derive(Debug, Args)]
+pub struct DownloadArgs {
+    /// Task id: local id, remote id, or a unique prefix of either.
+    pub id: String,
+    #[arg(long)]
+    pub json: bool,
+}
+
+pub async fn run(args: &DownloadArgs, settings: &Settings, out: &mut impl Write) -> anyhow::Result<ExitCode> {
+    let task = resolve_all(settings, std::slice::from_ref(&args.id))?.remove(0);
+    let session = session::open(settings).await?;
+    let (engine, mut events) = session.start_engine().await?;
+    engine.download(task.id).await?;
+    let pending = TaskRecord { state: LocalState::Completed, ..task };
+    let mut board = Board::new(stderr_is_tty(), [pending]);
+    let ended = follow(&mut events, &mut board, Board::done).await;
+    engine.shutdown().await;
+    let records = board.records();
+    print_tasks(&records, args.json, out)?;
+    if ended == Ended::Interrupted {
+        return Ok(ExitCode::from(130));
+    }
+    Ok(exit_code(&records, LocalState::is_success, board.saw_unreachable))
+}

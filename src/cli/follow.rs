@@ -1,0 +1,84 @@
+//! Runs the engine for a command until its tasks reach the point the command waits for.
+
+use std::io::{IsTerminal, Write};
+use std::process::ExitCode;
+use std::time::Duration;
+
+use tokio::sync::mpsc::UnboundedReceiver;
+
+use super::progress::Board;
+use crate::engine::Event;
+use crate::store::{LocalState, TaskRecord};
+
+/// How following ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Ended {
+    Reached,
+    Interrupted,
+}
+
+pub fn stderr_is_tty() -> bool {
+    std::io::stderr().is_terminal()
+}
+
+/// Feeds engine events to the board (drawn on stderr) until `reached(board)` or Ctrl-C.
+pub async fn follow(
+    events: &mut UnboundedReceiver<Event>,
+    board: &mut Board,
+    reached: impl Fn(&Board) -> bool,
+) -> Ended {
+    let mut err = std::io::stderr();
+    let _ = board.draw(&mut err, true);
+    let mut tick = tokio::time::interval(Duration::from_millis(250));
+    while !reached(board) {
+        tokio::select! {
+            event = events.recv() => {
+                let Some(event) = event else { break };
+                for l in board.apply(&event) {
+                    if !stderr_is_tty() || l.starts_with("service") || l.starts_with("problem") {
+                        let _ = writeln!(err, "{l}");
+                    }
+                }
+                let _ = board.draw(&mut err, false);
+            }
+            _ = tick.tick() => { let _ = board.draw(&mut err, false); }
+            _ = tokio::signal::ctrl_c() => {
+                let _ = board.draw(&mut err, true);
+                let _ = writeln!(err, "reel: stopped; unfinished tasks continue at the next start (reel wait --all)");
+                return Ended::Interrupted;
+            }
+        }
+    }
+    let _ = board.draw(&mut err, true);
+    Ended::Reached
+}
+
+/// 0 when every task ended well, 2 when the service could not be reached, 1 otherwise.
+pub fn exit_code(records: &[TaskRecord], ok: impl Fn(LocalState) -> bool, unreachable: bool) -> ExitCode {
+    if records.iter().all(|r| ok(r.state)) {
+        ExitCode::SUCCESS
+    } else if unreachable {
+        ExitCode::from(2)
+    } else {
+        ExitCode::from(1)
+    }
+}
+
+/// Prints tasks as JSON, or one line each: id, remote id, state, and the file or the problem.
+pub fn print_tasks(records: &[TaskRecord], json: bool, out: &mut impl Write) -> anyhow::Result<()> {
+    if json {
+        serde_json::to_writer_pretty(&mut *out, records)?;
+        writeln!(out)?;
+        return Ok(());
+    }
+    for r in records {
+        let detail = match (&r.file_path, &r.error) {
+            (Some(p), _) if r.state == LocalState::Downloaded => crate::text::clean(p),
+            (_, Some(e)) => crate::api::types::message_of(e).map(|m| crate::text::excerpt(&m, 100)).unwrap_or_default(),
+            _ => String::new(),
+        };
+        let remote = r.remote_id.as_deref().map(crate::text::clean).unwrap_or_else(|| "-".into());
+        writeln!(out, "{}\t{}\t{}\t{}", r.id, remote, r.state, detail)?;
+    }
+    Ok(())
+}

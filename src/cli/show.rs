@@ -1,0 +1,84 @@
+//! `reel show`: one task's parameters, timeline and file.
+
+use std::io::Write;
+
+use clap::Args;
+use serde_json::json;
+
+use super::session::db_path;
+use crate::config::Settings;
+use crate::engine::query;
+use crate::store::{EventRecord, TaskRecord};
+use crate::text::{clean, local_time, size};
+
+#[derive(Debug, Args)]
+pub struct ShowArgs {
+    /// Task id: local id, remote id, or a unique prefix of either.
+    pub id: String,
+    #[arg(long)]
+    pub json: bool,
+}
+
+pub fn render(t: &TaskRecord, events: &[EventRecord]) -> String {
+    let mut lines =
+        vec![format!("Task {} ({})", t.id, t.remote_id.as_deref().map(clean).unwrap_or_else(|| "not accepted".into()))];
+    let mut field = |name: &str, value: String| lines.push(format!("  {name:<12} {value}"));
+    field("state", t.state.to_string());
+    if let Some(s) = &t.remote_status {
+        field("service says", clean(s));
+    }
+    field("model", clean(&t.model));
+    field("prompt", clean(&t.prompt));
+    if let Some(n) = &t.negative_prompt {
+        field("negative", clean(n));
+    }
+    field(
+        "settings",
+        format!("{} s, {}, {}, watermark {}", t.seconds, t.resolution, t.ratio, if t.watermark { "on" } else { "off" }),
+    );
+    for m in &t.media {
+        let secs = m.seconds.map(|s| format!(" ({s} s)")).unwrap_or_default();
+        field("media", format!("{} {}{secs}", m.kind, clean(&m.url)));
+    }
+    field("billed", t.billed_seconds.map_or("unknown until rendered".into(), |b| format!("{b} s")));
+    if let Some(p) = t.parent_id {
+        field("derived from", format!("task {p}"));
+    }
+    if let Some(profile) = &t.profile {
+        field("profile", clean(profile));
+    }
+    field("service", clean(&t.base_url));
+    if let Some(path) = &t.file_path {
+        let bytes = t.file_size.map(|s| size(s as u64)).unwrap_or_default();
+        field("file", format!("{} ({bytes})", clean(path)));
+        if let Some(sha) = &t.sha256 {
+            field("sha256", sha.clone());
+        }
+    }
+    if let Some(url) = &t.url {
+        let until = t.url_deadline.map(|d| format!(" (valid until about {})", local_time(d))).unwrap_or_default();
+        field("url", format!("{}{until}", clean(url)));
+    }
+    if let Some(e) = &t.error {
+        field("error", clean(&crate::api::types::message_of(e).unwrap_or_else(|| e.to_string())));
+    }
+    lines.push("Timeline".into());
+    for e in events {
+        let detail = e.detail.as_deref().map(|d| format!("  {}", clean(d))).unwrap_or_default();
+        lines.push(format!("  {}  {}{detail}", local_time(e.at), e.state));
+    }
+    lines.join("\n") + "\n"
+}
+
+pub fn run(args: &ShowArgs, settings: &Settings, out: &mut impl Write) -> anyhow::Result<()> {
+    let db = db_path(settings);
+    let id = query::resolve(&db, &args.id)?;
+    let (task, events) = query::show(&db, id)?;
+    if args.json {
+        serde_json::to_writer_pretty(&mut *out, &json!({ "task": task, "events": events }))?;
+        writeln!(out)?;
+    } else {
+        write!(out, "{}", render(&task, &events))?;
+    }
+    Ok(())
+}

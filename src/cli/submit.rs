@@ -1,0 +1,146 @@
+//! `reel submit`: validate, journal, send; optionally wait for the files.
+
+use std::io::Write;
+use std::process::ExitCode;
+
+use clap::Args;
+
+use super::follow::{Ended, exit_code, follow, print_tasks, stderr_is_tty};
+use super::progress::Board;
+use super::session;
+use crate::config::{Settings, Target};
+use crate::rules::{Draft, MediaDraft, UnknownModels, validate};
+use crate::store::LocalState;
+
+#[derive(Debug, Args)]
+pub struct SubmitArgs {
+    /// Model id, <vendor>/<family>-<version>/<mode> (see `reel models`).
+    #[arg(long)]
+    pub model: String,
+    #[arg(long)]
+    pub prompt: String,
+    /// What to avoid.
+    #[arg(long)]
+    pub negative: Option<String>,
+    /// Output seconds (default 5; -1 for automatic where the model allows it).
+    #[arg(long, allow_hyphen_values = true)]
+    pub seconds: Option<String>,
+    /// 480P, 720P or 1080P (default 720P).
+    #[arg(long)]
+    pub resolution: Option<String>,
+    /// 1:1, 16:9, 9:16, 4:3, 3:4 or adaptive (default 1:1).
+    #[arg(long)]
+    pub ratio: Option<String>,
+    #[arg(long)]
+    pub watermark: bool,
+    /// Reference media: reference_image=URL, reference_video=URL@SECONDS, first_frame=URL, …
+    #[arg(long, value_name = "TYPE=URL[@SECONDS]")]
+    pub media: Vec<String>,
+    /// Copies to submit.
+    #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..=100))]
+    pub count: u32,
+    /// Wait until the tasks end and their files are saved.
+    #[arg(long)]
+    pub wait: bool,
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// `TYPE=URL[@SECONDS]`; `@SECONDS` counts only when it is a number, since URLs may hold `@`.
+pub fn parse_media(text: &str) -> Result<MediaDraft, String> {
+    let (kind, rest) = text.split_once('=').ok_or_else(|| format!("--media \"{text}\" is not TYPE=URL[@SECONDS]"))?;
+    let (url, seconds) = match rest.rsplit_once('@') {
+        Some((url, secs)) if secs.trim().parse::<f64>().is_ok() => (url, Some(secs.trim().to_string())),
+        _ => (rest, None),
+    };
+    Ok(MediaDraft { kind: kind.trim().to_string(), url: url.trim().to_string(), seconds })
+}
+
+impl SubmitArgs {
+    pub fn draft(&self) -> Result<Draft, String> {
+        Ok(Draft {
+            model: self.model.trim().to_string(),
+            prompt: self.prompt.clone(),
+            negative_prompt: self.negative.clone().unwrap_or_default(),
+            seconds: self.seconds.clone(),
+            resolution: self.resolution.as_deref().map(|r| r.trim().to_ascii_uppercase()),
+            ratio: self.ratio.as_deref().map(|r| r.trim().to_ascii_lowercase()),
+            watermark: Some(self.watermark),
+            media: self.media.iter().map(|m| parse_media(m)).collect::<Result<_, _>>()?,
+        })
+    }
+}
+
+pub async fn run(args: &SubmitArgs, settings: &Settings, out: &mut impl Write) -> anyhow::Result<ExitCode> {
+    let draft = match args.draft() {
+        Ok(d) => d,
+        Err(message) => {
+            eprintln!("reel: {message}");
+            return Ok(ExitCode::from(2));
+        }
+    };
+    let valid = match validate(&draft, &settings.catalog, UnknownModels::Warn) {
+        Ok(v) => v,
+        Err(invalid) => {
+            for v in &invalid.violations {
+                eprintln!("reel: {}: {v}", v.field());
+            }
+            eprintln!("reel: nothing was sent");
+            return Ok(ExitCode::from(2));
+        }
+    };
+    for w in &valid.warnings {
+        eprintln!("reel: warning: {w}");
+    }
+    if settings.target == Target::Demo {
+        eprintln!(
+            "reel: demo mode: no API key is configured, so this runs against the embedded simulator{}",
+            if args.wait { "" } else { "; its tasks end with this command, so add --wait" }
+        );
+    }
+    let session = session::open(settings).await?;
+    let (engine, mut events) = session.start_engine().await?;
+    let records = engine.submit(valid, args.count, None).await?;
+    let mut board = Board::new(stderr_is_tty(), records);
+    let ended = if args.wait {
+        follow(&mut events, &mut board, Board::done).await
+    } else {
+        follow(&mut events, &mut board, |b| b.records().iter().all(|r| r.state != LocalState::Submitting)).await
+    };
+    engine.shutdown().await;
+    let records = board.records();
+    print_tasks(&records, args.json, out)?;
+    if ended == Ended::Interrupted {
+        return Ok(ExitCode::from(130));
+    }
+    Ok(if args.wait {
+        exit_code(&records, LocalState::is_success, board.saw_unreachable)
+    } else {
+        exit_code(&records, |s| !matches!(s, LocalState::Rejected | LocalState::SubmitUnknown), board.saw_unreachable)
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn media_arguments() {
+        let cases = [
+            ("first_frame=https://x.org/a.png", Ok(("first_frame", "https://x.org/a.png", None))),
+            ("reference_video=https://x.org/v.mp4@4.5", Ok(("reference_video", "https://x.org/v.mp4", Some("4.5")))),
+            ("reference_image=https://user@x.org/a.png", Ok(("reference_image", "https://user@x.org/a.png", None))),
+            ("no-equals", Err(())),
+        ];
+        for (text, want) in cases {
+            let got = parse_media(text);
+            match (got, want) {
+                (Ok(m), Ok((k, u, s))) => {
+                    assert_eq!((m.kind.as_str(), m.url.as_str(), m.seconds.as_deref()), (k, u, s))
+                }
+                (Err(_), Err(())) => {}
+                (got, want) => panic!("{text}: {got:?} vs {want:?}"),
+            }
+        }
+    }
+}

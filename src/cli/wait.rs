@@ -1,0 +1,55 @@
+//! `reel wait`: run the engine until the given tasks (or all unfinished ones) are settled.
+
+use std::io::Write;
+use std::process::ExitCode;
+
+use clap::Args;
+
+use super::follow::{Ended, exit_code, follow, print_tasks, stderr_is_tty};
+use super::progress::Board;
+use super::session::{self, db_path};
+use crate::config::Settings;
+use crate::engine::query;
+use crate::store::{LocalState, TaskRecord};
+
+#[derive(Debug, Args)]
+pub struct WaitArgs {
+    /// Task ids: local id, remote id, or a unique prefix of either.
+    pub ids: Vec<String>,
+    /// Every unfinished task.
+    #[arg(long, conflicts_with = "ids")]
+    pub all: bool,
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// Looks up the tasks a command names.
+pub fn resolve_all(settings: &Settings, ids: &[String]) -> anyhow::Result<Vec<TaskRecord>> {
+    let db = db_path(settings);
+    ids.iter()
+        .map(|text| {
+            let id = query::resolve(&db, text)?;
+            Ok(query::show(&db, id)?.0)
+        })
+        .collect()
+}
+
+pub async fn run(args: &WaitArgs, settings: &Settings, out: &mut impl Write) -> anyhow::Result<ExitCode> {
+    if args.ids.is_empty() && !args.all {
+        eprintln!("reel: name the tasks to wait for, or use --all");
+        return Ok(ExitCode::from(2));
+    }
+    let db = db_path(settings);
+    let targets = if args.all { query::unfinished(&db)? } else { resolve_all(settings, &args.ids)? };
+    let session = session::open(settings).await?;
+    let (engine, mut events) = session.start_engine().await?;
+    let mut board = Board::new(stderr_is_tty(), targets);
+    let ended = follow(&mut events, &mut board, Board::done).await;
+    engine.shutdown().await;
+    let records = board.records();
+    print_tasks(&records, args.json, out)?;
+    if ended == Ended::Interrupted {
+        return Ok(ExitCode::from(130));
+    }
+    Ok(exit_code(&records, LocalState::is_success, board.saw_unreachable))
+}

@@ -1,0 +1,237 @@
+//! The headless commands as scripts use them: the real binary against the simulator on
+//! 127.0.0.1, including `kill -9` at several points of a run.
+
+mod common;
+
+use std::path::{Path, PathBuf};
+use std::process::Stdio;
+use std::time::Duration;
+
+use common::*;
+use reel::sim::{SimConfig, SimHandle};
+use serde_json::Value;
+use tokio::process::Command;
+
+struct Env {
+    _dir: tempfile::TempDir,
+    data: PathBuf,
+    config: PathBuf,
+}
+
+fn env() -> Env {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let data = dir.path().join("data");
+    let config = dir.path().join("config.toml");
+    std::fs::write(
+        &config,
+        "[engine]\nrequests_per_second = 50\nfirst_poll_secs = 0.2\npoll_interval_secs = 0.2\nmax_poll_interval_secs = 0.5\n",
+    )
+    .expect("config");
+    Env { _dir: dir, data, config }
+}
+
+fn reel(env: &Env, sim: &SimHandle, args: &[&str]) -> Command {
+    let mut c = Command::new(env!("CARGO_BIN_EXE_reel"));
+    c.args(args)
+        .env("REEL_BASE_URL", sim.base_url())
+        .env("REEL_API_KEY", sim.api_key())
+        .env("REEL_DATA_DIR", &env.data)
+        .env("REEL_CONFIG", &env.config)
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    c
+}
+
+async fn run(env: &Env, sim: &SimHandle, args: &[&str]) -> (i32, String, String) {
+    let out = tokio::time::timeout(Duration::from_secs(60), reel(env, sim, args).output())
+        .await
+        .expect("finishes within a minute")
+        .expect("runs");
+    let text = |b: &[u8]| String::from_utf8_lossy(b).into_owned();
+    (out.status.code().unwrap_or(-1), text(&out.stdout), text(&out.stderr))
+}
+
+const MODEL: &str = "acme/aurora-3.0/text-to-video";
+
+#[tokio::test(flavor = "multi_thread")]
+async fn submit_wait_list_show_and_download() {
+    let sim = start(fast_config()).await;
+    let env = env();
+    let (code, out, err) =
+        run(&env, &sim, &["submit", "--model", MODEL, "--prompt", "a red fox", "--count", "2", "--wait", "--json"])
+            .await;
+    assert_eq!(code, 0, "{err}");
+    let tasks: Value = serde_json::from_str(&out).expect("json");
+    assert_eq!(tasks.as_array().map(Vec::len), Some(2));
+    for t in tasks.as_array().expect("array") {
+        assert_eq!(t["state"], "downloaded");
+        assert!(Path::new(t["file_path"].as_str().expect("path")).exists());
+    }
+    let remote = tasks[0]["remote_id"].as_str().expect("remote id").to_string();
+
+    let (code, out, _) = run(&env, &sim, &["list", "--json"]).await;
+    assert_eq!(code, 0);
+    assert_eq!(serde_json::from_str::<Value>(&out).expect("json").as_array().map(Vec::len), Some(2));
+    let (code, out, _) = run(&env, &sim, &["list", "--status", "failed"]).await;
+    assert_eq!(code, 0);
+    assert!(out.starts_with("No tasks"), "{out}");
+
+    let (code, out, _) = run(&env, &sim, &["show", &remote[..remote.len() - 3], "--json"]).await;
+    assert_eq!(code, 0, "a unique prefix of the remote id");
+    let shown: Value = serde_json::from_str(&out).expect("json");
+    let states: Vec<&str> =
+        shown["events"].as_array().expect("events").iter().filter_map(|e| e["state"].as_str()).collect();
+    assert_eq!(states.first(), Some(&"submitting"));
+    assert_eq!(states.last(), Some(&"downloaded"));
+    let (code, out, _) = run(&env, &sim, &["show", &remote]).await;
+    assert_eq!(code, 0);
+    assert!(out.contains("Timeline") && out.contains("sha256"), "{out}");
+
+    let path = PathBuf::from(tasks[0]["file_path"].as_str().expect("path"));
+    std::fs::remove_file(&path).expect("the user deletes the file");
+    let (code, _, err) = run(&env, &sim, &["download", &remote]).await;
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(std::fs::read(&path).expect("fetched again"), sim.video_bytes(&remote).expect("served").to_vec());
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn invalid_input_is_refused_before_any_request() {
+    let sim = start(fast_config()).await;
+    let env = env();
+    let (code, _, err) = run(&env, &sim, &["submit", "--model", MODEL, "--prompt", "  ", "--seconds", "31"]).await;
+    assert_eq!(code, 2);
+    assert!(err.contains("prompt is required") && err.contains("seconds 31 is out of range"), "{err}");
+    let (code, _, err) = run(
+        &env,
+        &sim,
+        &[
+            "submit",
+            "--model",
+            "acme/aurora-3.0/image-to-video",
+            "--prompt",
+            "p",
+            "--media",
+            "first_frame=ftp://x/a.png",
+        ],
+    )
+    .await;
+    assert_eq!(code, 2);
+    assert!(err.contains("http:// or https://"), "{err}");
+    assert!(sim.requests().is_empty(), "no request reached the server");
+    let (code, _, err) = run(&env, &sim, &["show", "nothing-like-this"]).await;
+    assert_eq!(code, 2);
+    assert!(err.contains("no task matches"), "{err}");
+    let (code, _, _) = run(&env, &sim, &["wait"]).await;
+    assert_eq!(code, 2, "wait needs ids or --all");
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_failed_task_exits_1_and_an_unreachable_service_exits_2() {
+    let mut config = fast_config();
+    config.lifecycle.failure_rate = 1.0;
+    let sim = start(config).await;
+    let env = env();
+    let (code, out, _) = run(&env, &sim, &["submit", "--model", MODEL, "--prompt", "p", "--wait"]).await;
+    assert_eq!(code, 1);
+    assert!(out.contains("failed"), "{out}");
+
+    let closed = start(fast_config()).await;
+    let url = closed.base_url();
+    closed.stop().await;
+    let mut cmd = reel(&env, &sim, &["submit", "--model", MODEL, "--prompt", "p"]);
+    cmd.env("REEL_BASE_URL", &url);
+    let out = tokio::time::timeout(Duration::from_secs(60), cmd.output()).await.expect("in time").expect("runs");
+    assert_eq!(out.status.code(), Some(2), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(String::from_utf8_lossy(&out.stdout).contains("rejected"));
+}
+
+/// SIGKILL the engine at several points of a run (submitting, polling, downloading) and
+/// restart it each time: every task ends accounted for and every file whole.
+#[tokio::test(flavor = "multi_thread")]
+async fn kill_9_at_any_moment_loses_no_task_and_leaves_no_corrupt_file() {
+    let mut config = fast_config();
+    config.lifecycle.render_min = Duration::from_millis(500);
+    config.lifecycle.render_max = Duration::from_millis(1500);
+    config.file_rate = Some(250_000);
+    let sim = start(SimConfig { ..config }).await;
+    let env = env();
+    let mut rng = fastrand::Rng::with_seed(7);
+    let mut kills = 0;
+    for round in 0..7 {
+        let args: &[&str] = if round == 0 {
+            &["submit", "--model", MODEL, "--prompt", "crash test", "--resolution", "480P", "--count", "8", "--wait"]
+        } else {
+            &["wait", "--all"]
+        };
+        let mut child = reel(&env, &sim, args).spawn().expect("spawns");
+        let after = Duration::from_millis(if round == 0 { 100 } else { rng.u64(150..900) });
+        tokio::time::sleep(after).await;
+        if child.try_wait().expect("status").is_none() {
+            child.start_kill().expect("SIGKILL");
+            kills += 1;
+        }
+        let _ = child.wait().await;
+    }
+    assert!(kills >= 4, "only {kills} kills landed");
+    let (code, _, err) = run(&env, &sim, &["wait", "--all"]).await;
+    assert!(code == 0 || code == 1, "{err}");
+
+    let (_, out, _) = run(&env, &sim, &["list", "--json", "--limit", "100"]).await;
+    let tasks: Vec<Value> = serde_json::from_str(&out).expect("json");
+    assert_eq!(tasks.len(), 8, "every journaled task is still there");
+    let mut unknown = 0;
+    let mut remote_ids = Vec::new();
+    for t in &tasks {
+        match t["state"].as_str() {
+            Some("downloaded") => {
+                let remote = t["remote_id"].as_str().expect("remote id");
+                let bytes = std::fs::read(t["file_path"].as_str().expect("path")).expect("file");
+                assert_eq!(bytes, sim.video_bytes(remote).expect("served").to_vec(), "task {} is whole", t["id"]);
+                remote_ids.push(remote.to_string());
+            }
+            Some("submit_unknown") => unknown += 1,
+            other => panic!("task {} ended {other:?}", t["id"]),
+        }
+    }
+    // Every task the service created is one of ours: downloaded, or a submission whose answer
+    // the kill cut off (shown as submit_unknown, never resent).
+    assert!(sim.task_count() >= remote_ids.len());
+    assert!(
+        sim.task_count() - remote_ids.len() <= unknown,
+        "{} remote tasks for {} known",
+        sim.task_count(),
+        remote_ids.len()
+    );
+    assert!(!remote_ids.is_empty(), "some tasks made it through");
+    let parts: Vec<PathBuf> = walk(&env.data).into_iter().filter(|p| p.to_string_lossy().ends_with(".part")).collect();
+    assert!(parts.is_empty(), "leftover partial files: {parts:?}");
+}
+
+fn walk(dir: &Path) -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    for entry in std::fs::read_dir(dir).into_iter().flatten().flatten() {
+        let path = entry.path();
+        if path.is_dir() { out.extend(walk(&path)) } else { out.push(path) }
+    }
+    out
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn demo_mode_runs_against_the_embedded_simulator() {
+    let env = env();
+    let out = Command::new(env!("CARGO_BIN_EXE_reel"))
+        .args(["submit", "--model", MODEL, "--prompt", "demo", "--json"])
+        .env_remove("REEL_BASE_URL")
+        .env_remove("REEL_API_KEY")
+        .env("REEL_DATA_DIR", &env.data)
+        .env("REEL_CONFIG", &env.config)
+        .output()
+        .await
+        .expect("runs");
+    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("demo mode"));
+    let tasks: Value = serde_json::from_slice(&out.stdout).expect("json");
+    assert_eq!(tasks[0]["profile"], "demo");
+    assert_eq!(tasks[0]["state"], "queued");
+}
