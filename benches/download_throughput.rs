@@ -23,7 +23,8 @@ fn main() {
     let sim = sim::start(&["--queue-secs", "0", "--render-min-secs", "0", "--render-max-secs", "0"]);
     let rt = tokio::runtime::Runtime::new().expect("runtime");
     rt.block_on(async {
-        let client = Client::new(&sim.base_url, ApiKey::new("sim-key").expect("key"), ClientOptions::default()).expect("client");
+        let client =
+            Client::new(&sim.base_url, ApiKey::new("sim-key").expect("key"), ClientOptions::default()).expect("client");
         let draft = Draft {
             model: "acme/aurora-2.7/text-to-video".into(),
             prompt: "the longest video the spec allows".into(),

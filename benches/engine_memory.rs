@@ -27,7 +27,8 @@ fn main() {
     rt.block_on(async {
         let dir = tempfile::tempdir().expect("tempdir");
         let store = Store::open(&dir.path().join("reel.db")).expect("store");
-        let client = Client::new(&sim.base_url, ApiKey::new("sim-key").expect("key"), ClientOptions::default()).expect("client");
+        let client =
+            Client::new(&sim.base_url, ApiKey::new("sim-key").expect("key"), ClientOptions::default()).expect("client");
         let mut config = EngineConfig::new(dir.path().join("videos"));
         config.policy.budget_per_sec = 2000;
         let before = rss_kib();

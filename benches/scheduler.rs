@@ -10,49 +10,12 @@ use criterion::{Criterion, criterion_group, criterion_main};
 use reel::api::VideoTask;
 use reel::engine::schedule::{PollPolicy, RateWindow, interval};
 use reel::engine::transition::{Ctx, Next, after_poll};
-use reel::store::{LocalState, TaskRecord};
+use reel::store::{LocalState, TaskRecord, fixtures};
 
 const IN_FLIGHT: usize = 10_000;
 
 fn record(id: i64) -> TaskRecord {
-    TaskRecord {
-        id,
-        parent_id: None,
-        remote_id: Some(format!("task_{id:08}")),
-        idempotency_key: "k".into(),
-        profile: None,
-        base_url: "http://127.0.0.1:1/".into(),
-        model: "acme/aurora-3.0/text-to-video".into(),
-        prompt: "a red fox running through fresh snow at dawn".into(),
-        negative_prompt: None,
-        seconds: 5,
-        resolution: "720P".into(),
-        ratio: "16:9".into(),
-        watermark: false,
-        media: vec![],
-        billed_seconds: Some(5.0),
-        state: LocalState::InProgress,
-        remote_status: Some("in_progress".into()),
-        progress: Some(10.0),
-        created_at: 1_800_000_000_000,
-        submitted_at: Some(1_800_000_000_000),
-        remote_created_at: Some(1_800_000_000),
-        remote_completed_at: None,
-        finished_at: None,
-        url: None,
-        url_deadline: None,
-        error: None,
-        file_path: None,
-        file_size: None,
-        sha256: None,
-        poll_count: 3,
-        poll_failures: 0,
-        last_polled_at: None,
-        next_poll_at: None,
-        download_attempts: 0,
-        url_refreshes: 0,
-        updated_at: 1_800_000_000_000,
-    }
+    TaskRecord { progress: Some(10.0), poll_count: 3, ..fixtures::record(id, LocalState::InProgress) }
 }
 
 fn bench(c: &mut Criterion) {

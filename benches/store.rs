@@ -5,24 +5,13 @@ use std::hint::black_box;
 
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 use reel::store::tasks::{self, NewTask};
-use reel::store::{LocalState, Store};
+use reel::store::{LocalState, Store, fixtures};
 
 fn new_task(i: i64) -> NewTask {
     NewTask {
-        parent_id: None,
         idempotency_key: format!("k{i}"),
-        profile: None,
-        base_url: "http://127.0.0.1:1/".into(),
-        model: "acme/aurora-3.0/text-to-video".into(),
-        prompt: format!("prompt number {i}: a red fox running through fresh snow"),
-        negative_prompt: None,
-        seconds: 5,
-        resolution: "720P".into(),
-        ratio: "16:9".into(),
-        watermark: false,
-        media: vec![],
-        billed_seconds: Some(5.0),
         created_at: 1_800_000_000_000 + i,
+        ..fixtures::new_task(&format!("prompt number {i}: a red fox running through fresh snow"))
     }
 }
 

@@ -63,6 +63,11 @@ async fn start_engine(sim: &SimHandle, data: &Path, budget: u32) -> (Engine, Unb
 }
 
 impl Rig {
+    /// Submits `count` copies and returns their local ids.
+    async fn submit(&self, prompt: &str, count: u32) -> Vec<i64> {
+        self.engine().submit(submission(prompt), count, None).await.expect("submitted").iter().map(|r| r.id).collect()
+    }
+
     fn engine(&self) -> &Engine {
         self.engine.as_ref().expect("running")
     }
@@ -171,8 +176,7 @@ async fn no_task_is_polled_more_often_than_its_interval() {
     config.lifecycle.render_max = Duration::from_secs(2);
     let sim = start(config).await;
     let mut rig = rig(&sim, 100).await;
-    let ids: Vec<i64> =
-        rig.engine().submit(submission("p"), 5, None).await.expect("submitted").iter().map(|r| r.id).collect();
+    let ids = rig.submit("p", 5).await;
     rig.settle(&ids, Duration::from_secs(20)).await;
     let mut by_task: HashMap<String, Vec<Instant>> = HashMap::new();
     for r in sim.requests() {
@@ -199,8 +203,7 @@ async fn no_request_leaves_before_retry_after() {
     })
     .await;
     let mut rig = rig(&sim, 100).await;
-    let ids: Vec<i64> =
-        rig.engine().submit(submission("p"), 4, None).await.expect("submitted").iter().map(|r| r.id).collect();
+    let ids = rig.submit("p", 4).await;
     rig.settle(&ids, Duration::from_secs(60)).await;
     let log = sim.requests();
     let limited: Vec<Instant> = log.iter().filter(|r| r.status == 429).map(|r| r.at).collect();
@@ -249,8 +252,7 @@ async fn the_request_budget_holds_with_a_thousand_tasks_in_flight() {
 async fn the_key_is_in_neither_the_database_nor_the_sidecars() {
     let sim = start(SimConfig { api_key: "sk-very-secret-key-4242".into(), ..fast_config() }).await;
     let mut rig = rig(&sim, 50).await;
-    let ids: Vec<i64> =
-        rig.engine().submit(submission("p"), 2, None).await.expect("submitted").iter().map(|r| r.id).collect();
+    let ids = rig.submit("p", 2).await;
     rig.settle(&ids, Duration::from_secs(20)).await;
     // Once while running (the WAL file is there), once after (all checkpointed into the db).
     let running = scan_for_key(&rig.data);
@@ -311,8 +313,7 @@ async fn a_restarted_engine_resumes_polls_and_downloads() {
     config.lifecycle.render_max = Duration::from_millis(600);
     let sim = start(config).await;
     let mut rig = rig(&sim, 50).await;
-    let ids: Vec<i64> =
-        rig.engine().submit(submission("p"), 3, None).await.expect("submitted").iter().map(|r| r.id).collect();
+    let ids = rig.submit("p", 3).await;
     // Stop once all are accepted, before they finish.
     let deadline = Instant::now() + Duration::from_secs(10);
     while sim.task_count() < 3 {
@@ -347,8 +348,7 @@ async fn an_expired_url_is_refreshed_once_then_the_task_is_expired() {
     config.url_ttl = Duration::from_millis(1);
     let sim = start(config).await;
     let mut rig = rig(&sim, 50).await;
-    let ids: Vec<i64> =
-        rig.engine().submit(submission("p"), 1, None).await.expect("submitted").iter().map(|r| r.id).collect();
+    let ids = rig.submit("p", 1).await;
     rig.settle(&ids, Duration::from_secs(20)).await;
     let t = &rig.tasks[&ids[0]];
     assert_eq!(t.state, LocalState::Expired);
@@ -366,8 +366,7 @@ async fn failed_and_lost_tasks_are_recorded_as_such() {
     config.lifecycle.failure_rate = 1.0;
     let sim = start(config).await;
     let mut rig = rig(&sim, 50).await;
-    let ids: Vec<i64> =
-        rig.engine().submit(submission("p"), 1, None).await.expect("submitted").iter().map(|r| r.id).collect();
+    let ids = rig.submit("p", 1).await;
     rig.settle(&ids, Duration::from_secs(20)).await;
     let t = &rig.tasks[&ids[0]];
     assert_eq!(t.state, LocalState::Failed);

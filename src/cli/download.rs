@@ -5,7 +5,7 @@ use std::process::ExitCode;
 
 use clap::Args;
 
-use super::follow::{Ended, exit_code, follow, print_tasks, stderr_is_tty};
+use super::follow::{finish, follow, stderr_is_tty};
 use super::progress::Board;
 use super::session;
 use super::wait::resolve_all;
@@ -28,11 +28,5 @@ pub async fn run(args: &DownloadArgs, settings: &Settings, out: &mut impl Write)
     let pending = TaskRecord { state: LocalState::Completed, ..task };
     let mut board = Board::new(stderr_is_tty(), [pending]);
     let ended = follow(&mut events, &mut board, Board::done).await;
-    engine.shutdown().await;
-    let records = board.records();
-    print_tasks(&records, args.json, out)?;
-    if ended == Ended::Interrupted {
-        return Ok(ExitCode::from(130));
-    }
-    Ok(exit_code(&records, LocalState::is_success, board.saw_unreachable))
+    finish(engine, &board, ended, args.json, out).await
 }

@@ -53,6 +53,23 @@ pub async fn follow(
     Ended::Reached
 }
 
+/// The end of every waiting command: stop the engine, print the tasks, choose the exit code.
+pub async fn finish(
+    engine: crate::engine::Engine,
+    board: &Board,
+    ended: Ended,
+    json: bool,
+    out: &mut impl Write,
+) -> anyhow::Result<ExitCode> {
+    engine.shutdown().await;
+    let records = board.records();
+    print_tasks(&records, json, out)?;
+    if ended == Ended::Interrupted {
+        return Ok(ExitCode::from(130));
+    }
+    Ok(exit_code(&records, LocalState::is_success, board.saw_unreachable))
+}
+
 /// 0 when every task ended well, 2 when the service could not be reached, 1 otherwise.
 pub fn exit_code(records: &[TaskRecord], ok: impl Fn(LocalState) -> bool, unreachable: bool) -> ExitCode {
     if records.iter().all(|r| ok(r.state)) {

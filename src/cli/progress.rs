@@ -133,28 +133,7 @@ mod tests {
 
     #[test]
     fn lines_name_id_state_and_detail() {
-        let conn = {
-            let mut c = rusqlite::Connection::open_in_memory().expect("db");
-            crate::store::schema::migrate(&mut c).expect("migrate");
-            c
-        };
-        let new = crate::store::NewTask {
-            parent_id: None,
-            idempotency_key: "k".into(),
-            profile: None,
-            base_url: "b".into(),
-            model: "m".into(),
-            prompt: "p".into(),
-            negative_prompt: None,
-            seconds: 5,
-            resolution: "720P".into(),
-            ratio: "1:1".into(),
-            watermark: false,
-            media: vec![],
-            billed_seconds: None,
-            created_at: 0,
-        };
-        let mut t = crate::store::tasks::insert(&conn, &new).expect("insert");
+        let mut t = crate::store::fixtures::record(1, LocalState::Queued);
         t.state = LocalState::InProgress;
         t.remote_id = Some("task_\u{1b}[2Jx".into());
         t.progress = Some(42.0);

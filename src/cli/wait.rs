@@ -5,12 +5,12 @@ use std::process::ExitCode;
 
 use clap::Args;
 
-use super::follow::{Ended, exit_code, follow, print_tasks, stderr_is_tty};
+use super::follow::{finish, follow, stderr_is_tty};
 use super::progress::Board;
 use super::session::{self, db_path};
 use crate::config::Settings;
 use crate::engine::query;
-use crate::store::{LocalState, TaskRecord};
+use crate::store::TaskRecord;
 
 #[derive(Debug, Args)]
 pub struct WaitArgs {
@@ -45,11 +45,5 @@ pub async fn run(args: &WaitArgs, settings: &Settings, out: &mut impl Write) -> 
     let (engine, mut events) = session.start_engine().await?;
     let mut board = Board::new(stderr_is_tty(), targets);
     let ended = follow(&mut events, &mut board, Board::done).await;
-    engine.shutdown().await;
-    let records = board.records();
-    print_tasks(&records, args.json, out)?;
-    if ended == Ended::Interrupted {
-        return Ok(ExitCode::from(130));
-    }
-    Ok(exit_code(&records, LocalState::is_success, board.saw_unreachable))
+    finish(engine, &board, ended, args.json, out).await
 }

@@ -60,29 +60,9 @@ pub fn plan(record: TaskRecord, base_url: &str, now_ms: i64) -> Recovery {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::store::tasks::{MediaRecord, NewTask, insert};
 
     fn record(state: LocalState) -> TaskRecord {
-        let conn = rusqlite::Connection::open_in_memory().expect("db");
-        let mut c = conn;
-        crate::store::schema::migrate(&mut c).expect("migrate");
-        let new = NewTask {
-            parent_id: None,
-            idempotency_key: "k".into(),
-            profile: None,
-            base_url: "http://127.0.0.1:1/".into(),
-            model: "m".into(),
-            prompt: "p".into(),
-            negative_prompt: None,
-            seconds: 5,
-            resolution: "720P".into(),
-            ratio: "1:1".into(),
-            watermark: false,
-            media: Vec::<MediaRecord>::new(),
-            billed_seconds: None,
-            created_at: 0,
-        };
-        TaskRecord { state, ..insert(&c, &new).expect("insert") }
+        crate::store::fixtures::record(1, state)
     }
 
     #[test]

@@ -2,49 +2,17 @@ use serde_json::json;
 
 use super::*;
 use crate::api::ErrorBody;
-use crate::store::MediaRecord;
 
 const NOW: i64 = 1_800_000_000_000;
 
 fn record(state: LocalState) -> TaskRecord {
-    TaskRecord {
-        id: 1,
-        parent_id: None,
-        remote_id: Some("task_1".into()),
-        idempotency_key: "k".into(),
-        profile: None,
-        base_url: "http://127.0.0.1:1/".into(),
-        model: "acme/aurora-3.0/text-to-video".into(),
-        prompt: "p".into(),
-        negative_prompt: None,
-        seconds: 5,
-        resolution: "720P".into(),
-        ratio: "1:1".into(),
-        watermark: false,
-        media: Vec::<MediaRecord>::new(),
-        billed_seconds: Some(5.0),
-        state,
-        remote_status: None,
-        progress: None,
-        created_at: NOW - 10_000,
-        submitted_at: Some(NOW - 10_000),
-        remote_created_at: Some(NOW / 1000 - 10),
-        remote_completed_at: None,
-        finished_at: None,
-        url: None,
-        url_deadline: None,
-        error: None,
-        file_path: None,
-        file_size: None,
-        sha256: None,
-        poll_count: 0,
-        poll_failures: 0,
-        last_polled_at: None,
-        next_poll_at: None,
-        download_attempts: 0,
-        url_refreshes: 0,
-        updated_at: NOW - 10_000,
-    }
+    let mut r = crate::store::fixtures::record(1, state);
+    r.remote_id = Some("task_1".into());
+    r.created_at = NOW - 10_000;
+    r.submitted_at = Some(NOW - 10_000);
+    r.remote_created_at = Some(NOW / 1000 - 10);
+    r.updated_at = NOW - 10_000;
+    r
 }
 
 fn ctx() -> Ctx {

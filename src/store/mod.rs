@@ -1,6 +1,8 @@
 //! The local SQLite journal: every task and every state change. One writer thread, WAL mode so
 //! readers on their own connections never wait for it.
 
+#[doc(hidden)]
+pub mod fixtures;
 pub mod schema;
 pub mod state;
 pub mod tasks;

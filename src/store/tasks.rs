@@ -333,26 +333,16 @@ mod tests {
     use super::*;
     use crate::store::schema::migrate;
 
-    pub fn db() -> Connection {
+    fn db() -> Connection {
         let mut conn = Connection::open_in_memory().expect("db");
         conn.pragma_update(None, "foreign_keys", "ON").expect("fk");
         migrate(&mut conn).expect("migrate");
         conn
     }
 
-    pub fn new_task(prompt: &str) -> NewTask {
+    fn new_task(prompt: &str) -> NewTask {
         NewTask {
-            parent_id: None,
-            idempotency_key: "k".into(),
-            profile: None,
-            base_url: "http://127.0.0.1:1/".into(),
-            model: "acme/aurora-3.0/text-to-video".into(),
-            prompt: prompt.into(),
             negative_prompt: Some("blurry".into()),
-            seconds: 5,
-            resolution: "720P".into(),
-            ratio: "16:9".into(),
-            watermark: false,
             media: vec![MediaRecord {
                 kind: "reference_video".into(),
                 url: "https://x.org/v.mp4".into(),
@@ -360,6 +350,7 @@ mod tests {
             }],
             billed_seconds: Some(8.0),
             created_at: 1_000,
+            ..crate::store::fixtures::new_task(prompt)
         }
     }
 
