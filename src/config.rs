@@ -26,6 +26,33 @@ pub struct ConfigFile {
     pub models: Vec<ModelSpec>,
     #[serde(default)]
     pub engine: EngineSettings,
+    #[serde(default)]
+    pub pricing: Pricing,
+    /// Extra keys in the task table: `[[actions]] key = "m", name = "mpv", command = ["mpv", "{path}"]`.
+    #[serde(default)]
+    pub actions: Vec<crate::tui::keymap::UserAction>,
+}
+
+/// `[pricing]`: what a billed second costs per model; models without a price are "unpriced".
+#[derive(Debug, Clone, Default, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Pricing {
+    /// Written before amounts, such as "$" or "EUR ".
+    #[serde(default)]
+    pub currency: String,
+    #[serde(default)]
+    pub per_second: BTreeMap<String, f64>,
+}
+
+impl Pricing {
+    /// The cost of `billed_seconds` of `model`, if the model has a price.
+    pub fn cost(&self, model: &str, billed_seconds: f64) -> Option<f64> {
+        self.per_second.get(model).map(|p| p * billed_seconds)
+    }
+
+    pub fn format(&self, amount: f64) -> String {
+        format!("{}{amount:.2}", self.currency)
+    }
 }
 
 /// `[engine]`: polling, the request budget and downloads. Every field has the spec's default.
@@ -161,6 +188,8 @@ pub struct Settings {
     pub catalog: Catalog,
     pub config_path: Option<PathBuf>,
     pub engine: EngineSettings,
+    pub pricing: Pricing,
+    pub actions: Vec<crate::tui::keymap::UserAction>,
     /// Things the user should know but that do not stop the program.
     pub warnings: Vec<String>,
 }
@@ -230,7 +259,17 @@ pub fn resolve(
     if e.requests_per_second == 0 || e.max_downloads == 0 || positive.iter().any(|v| !v.is_finite() || *v <= 0.0) {
         return Err(ConfigError::Engine);
     }
-    Ok(Settings { profile: chosen, target, data_dir, catalog, config_path: None, engine: e, warnings: Vec::new() })
+    Ok(Settings {
+        profile: chosen,
+        target,
+        data_dir,
+        catalog,
+        config_path: None,
+        engine: e,
+        pricing: file.pricing.clone(),
+        actions: file.actions.clone(),
+        warnings: Vec::new(),
+    })
 }
 
 fn project_dirs() -> Option<directories::ProjectDirs> {
@@ -371,6 +410,23 @@ mod tests {
         assert_eq!((s.engine.requests_per_second, s.engine.url_ttl_secs, s.engine.max_downloads), (3, 60.0, 4));
         assert!(matches!(run("[engine]\nrequests_per_second = 0", Env::default(), None), Err(ConfigError::Engine)));
         assert!(matches!(run("[engine]\nfirst_poll_secs = -1.0", Env::default(), None), Err(ConfigError::Engine)));
+    }
+
+    #[test]
+    fn pricing_and_actions() {
+        let s = run(
+            "[pricing]\ncurrency = \"$\"\nper_second = { \"acme/aurora-3.0/text-to-video\" = 0.05 }\n\
+             [[actions]]\nkey = \"m\"\nname = \"mpv\"\ncommand = [\"mpv\", \"{path}\"]\n",
+            Env::default(),
+            None,
+        )
+        .expect("ok");
+        assert_eq!(
+            s.pricing.cost("acme/aurora-3.0/text-to-video", 10.0).map(|c| s.pricing.format(c)),
+            Some("$0.50".into())
+        );
+        assert_eq!(s.pricing.cost("other", 10.0), None);
+        assert_eq!(s.actions[0].command, vec!["mpv", "{path}"]);
     }
 
     #[test]

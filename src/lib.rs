@@ -8,6 +8,7 @@
 //! - `store`  the SQLite journal: schema, task rows, events, the writer thread
 //! - `sim`    the embedded simulator of the API: a real HTTP server on loopback
 //! - `text`   terminal-safe text: control characters stripped, excerpts, sizes, times
+//! - `tui`    the dashboard: state, update, view, keymap, event loop
 //! - `cli`    headless commands
 pub mod api;
 pub mod cli;
@@ -17,3 +18,4 @@ pub mod rules;
 pub mod sim;
 pub mod store;
 pub mod text;
+pub mod tui;

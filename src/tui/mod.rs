@@ -1,0 +1,3 @@
+//! The dashboard: state → update → view over the engine.
+
+pub mod keymap;
