@@ -1,3 +1,4 @@
 //! The dashboard: state → update → view over the engine.
 
+pub mod form;
 pub mod keymap;

@@ -1,0 +1,507 @@
+//! The compose form: its fields, and its live check against the shared rules (every variant
+//! of a grid), with billed seconds and cost.
+
+use ratatui_textarea::TextArea;
+
+use crate::config::Pricing;
+use crate::rules::{self, Catalog, Draft, MediaDraft, MediaKind, Ratio, Resolution, UnknownModels, ValidSubmission};
+use crate::store::TaskRecord;
+use crate::text::clean;
+
+use super::keymap::Scope;
+
+/// The form's fields, in Tab order.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Field {
+    Prompt,
+    Negative,
+    Model,
+    Seconds,
+    Resolution,
+    Ratio,
+    Watermark,
+    Media,
+    Copies,
+    Grid,
+}
+
+impl Field {
+    pub const ALL: [Field; 10] = [
+        Field::Prompt,
+        Field::Negative,
+        Field::Model,
+        Field::Seconds,
+        Field::Resolution,
+        Field::Ratio,
+        Field::Watermark,
+        Field::Media,
+        Field::Copies,
+        Field::Grid,
+    ];
+
+    pub fn label(self) -> &'static str {
+        match self {
+            Field::Prompt => "Prompt",
+            Field::Negative => "Negative",
+            Field::Model => "Model",
+            Field::Seconds => "Seconds",
+            Field::Resolution => "Resolution",
+            Field::Ratio => "Ratio",
+            Field::Watermark => "Watermark",
+            Field::Media => "Media",
+            Field::Copies => "Copies",
+            Field::Grid => "Grid",
+        }
+    }
+
+    pub fn scope(self) -> Scope {
+        match self {
+            Field::Prompt | Field::Negative => Scope::Text,
+            Field::Seconds | Field::Copies | Field::Grid => Scope::Line,
+            _ => Scope::Form,
+        }
+    }
+
+    pub fn next(self) -> Option<Field> {
+        let i = Field::ALL.iter().position(|f| *f == self)?;
+        Field::ALL.get(i + 1).copied()
+    }
+
+    pub fn prev(self) -> Option<Field> {
+        let i = Field::ALL.iter().position(|f| *f == self)?;
+        i.checked_sub(1).map(|j| Field::ALL[j])
+    }
+
+    fn of(field: rules::Field) -> Field {
+        match field {
+            rules::Field::Body | rules::Field::Prompt => Field::Prompt,
+            rules::Field::NegativePrompt => Field::Negative,
+            rules::Field::Model => Field::Model,
+            rules::Field::Seconds => Field::Seconds,
+            rules::Field::Resolution => Field::Resolution,
+            rules::Field::Ratio => Field::Ratio,
+            rules::Field::Watermark => Field::Watermark,
+            rules::Field::Media(_) => Field::Media,
+        }
+    }
+}
+
+/// A grid: every listed ratio times every listed duration.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Grid {
+    pub ratios: Vec<Ratio>,
+    pub seconds: Vec<String>,
+}
+
+/// Reads `16:9, 9:16 5 10`: ratios and whole numbers of seconds, in any order.
+pub fn parse_grid(text: &str) -> Result<Grid, String> {
+    let mut grid = Grid::default();
+    for token in text.split(|c: char| c == ',' || c.is_whitespace()).filter(|t| !t.is_empty()) {
+        if let Some(r) = Ratio::parse(token) {
+            if !grid.ratios.contains(&r) {
+                grid.ratios.push(r);
+            }
+        } else if token.parse::<i64>().is_ok() {
+            if !grid.seconds.iter().any(|s| s == token) {
+                grid.seconds.push(token.to_string());
+            }
+        } else {
+            return Err(format!("\"{}\" is neither a ratio ({}) nor whole seconds", clean(token), Ratio::choices()));
+        }
+    }
+    Ok(grid)
+}
+
+/// Longest text kept from one paste or editor session, so a stray paste cannot freeze the form.
+pub const MAX_TEXT: usize = 20_000;
+/// Most copies of one submission.
+pub const MAX_COPIES: u32 = 50;
+
+/// A paste, ready for a text area: control characters other than newlines removed, CRLF folded.
+pub fn clean_paste(text: &str) -> String {
+    text.replace("\r\n", "\n").chars().filter(|c| *c == '\n' || !c.is_control()).take(MAX_TEXT).collect()
+}
+
+/// The outcome of the last check of the form.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Check {
+    /// Broken rules, by the field they belong to, in field order.
+    pub problems: Vec<(Field, String)>,
+    pub warnings: Vec<String>,
+    /// Every submission a Ctrl-S would send (one per grid cell), when there is no problem.
+    pub plan: Vec<ValidSubmission>,
+    pub copies: u32,
+    /// Tasks a Ctrl-S would start.
+    pub count: usize,
+    pub billed: String,
+    pub cost: String,
+}
+
+impl Check {
+    pub fn is_clean(&self) -> bool {
+        self.problems.is_empty() && !self.plan.is_empty()
+    }
+
+    pub fn first_problem(&self, field: Field) -> Option<&str> {
+        self.problems.iter().find(|(f, _)| *f == field).map(|(_, m)| m.as_str())
+    }
+}
+
+fn text_area(placeholder: &str) -> TextArea<'static> {
+    let mut t = TextArea::default();
+    t.set_placeholder_text(placeholder.to_string());
+    t.set_cursor_line_style(ratatui::style::Style::default());
+    t.set_max_histories(200);
+    t
+}
+
+pub struct Form {
+    pub prompt: TextArea<'static>,
+    pub negative: TextArea<'static>,
+    /// The catalog's model ids, for the picker.
+    pub models: Vec<String>,
+    pub model: usize,
+    pub seconds: String,
+    pub resolution: Resolution,
+    pub ratio: Ratio,
+    pub watermark: bool,
+    pub media: Vec<MediaDraft>,
+    pub media_cursor: usize,
+    pub copies: String,
+    pub grid: String,
+    /// The task this form was copied from ("vary").
+    pub parent: Option<i64>,
+    pub check: Check,
+}
+
+impl Form {
+    pub fn new(catalog: &Catalog) -> Form {
+        Form {
+            prompt: text_area("Describe the video…"),
+            negative: text_area("What to avoid (optional)"),
+            models: catalog.entries().iter().map(|e| e.id.clone()).collect(),
+            model: 0,
+            seconds: rules::DEFAULT_SECONDS.to_string(),
+            resolution: Resolution::default(),
+            ratio: Ratio::default(),
+            watermark: false,
+            media: Vec::new(),
+            media_cursor: 0,
+            copies: "1".into(),
+            grid: String::new(),
+            parent: None,
+            check: Check::default(),
+        }
+    }
+
+    pub fn model_id(&self) -> &str {
+        self.models.get(self.model).map_or("", String::as_str)
+    }
+
+    pub fn prompt_text(&self) -> String {
+        self.prompt.lines().join("\n")
+    }
+
+    pub fn negative_text(&self) -> String {
+        self.negative.lines().join("\n")
+    }
+
+    fn draft(&self) -> Draft {
+        Draft {
+            model: self.model_id().to_string(),
+            prompt: self.prompt_text(),
+            negative_prompt: self.negative_text(),
+            seconds: Some(self.seconds.clone()),
+            resolution: Some(self.resolution.to_string()),
+            ratio: Some(self.ratio.to_string()),
+            watermark: Some(self.watermark),
+            media: self.media.clone(),
+        }
+    }
+
+    /// Checks every variant the form would send, with the shared rules.
+    pub fn recheck(&mut self, catalog: &Catalog, pricing: &Pricing) {
+        let mut check = Check::default();
+        let grid = match parse_grid(&self.grid) {
+            Ok(g) => g,
+            Err(e) => {
+                check.problems.push((Field::Grid, e));
+                Grid::default()
+            }
+        };
+        check.copies = match self.copies.trim().parse::<u32>() {
+            Ok(n) if (1..=MAX_COPIES).contains(&n) => n,
+            _ => {
+                check.problems.push((Field::Copies, format!("copies must be a whole number from 1 to {MAX_COPIES}")));
+                1
+            }
+        };
+        let ratios = if grid.ratios.is_empty() { vec![self.ratio] } else { grid.ratios.clone() };
+        let seconds = if grid.seconds.is_empty() { vec![self.seconds.clone()] } else { grid.seconds.clone() };
+        let base = self.draft();
+        for ratio in &ratios {
+            for secs in &seconds {
+                let draft = Draft { ratio: Some(ratio.to_string()), seconds: Some(secs.clone()), ..base.clone() };
+                match rules::validate(&draft, catalog, UnknownModels::Warn) {
+                    Ok(v) => {
+                        for w in &v.warnings {
+                            let w = w.to_string();
+                            if !check.warnings.contains(&w) {
+                                check.warnings.push(w);
+                            }
+                        }
+                        check.plan.push(v);
+                    }
+                    Err(invalid) => {
+                        for v in invalid.violations {
+                            let mut field = Field::of(v.field());
+                            if field == Field::Seconds && !grid.seconds.is_empty() {
+                                field = Field::Grid;
+                            }
+                            let message = v.to_string();
+                            if !check.problems.iter().any(|(f, m)| *f == field && *m == message) {
+                                check.problems.push((field, message));
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        check.problems.sort_by_key(|(f, _)| Field::ALL.iter().position(|x| x == f));
+        if !check.problems.is_empty() {
+            check.plan.clear();
+        }
+        check.count = ratios.len() * seconds.len() * check.copies as usize;
+        let copies = f64::from(check.copies);
+        let totals: Vec<Option<f64>> = check.plan.iter().map(|v| v.billing.total().map(|t| t * copies)).collect();
+        check.billed = match (check.plan.len(), totals.iter().copied().sum::<Option<f64>>()) {
+            (0, _) => "-".into(),
+            (1, None) => check.plan[0].billing.to_string(),
+            (_, Some(t)) => format!("{t:.0} s"),
+            (_, None) => "not known before rendering".into(),
+        };
+        let costs: Vec<Option<f64>> = check
+            .plan
+            .iter()
+            .zip(&totals)
+            .map(|(v, t)| t.and_then(|t| pricing.cost(&v.model.to_string(), t)))
+            .collect();
+        check.cost = match costs.iter().copied().sum::<Option<f64>>() {
+            _ if check.plan.is_empty() => "-".into(),
+            Some(c) => pricing.format(c),
+            None => "unpriced".into(),
+        };
+        self.check = check;
+    }
+
+    /// Copies a task's parameters into the form ("vary"); the next submission records it as parent.
+    pub fn load(&mut self, t: &TaskRecord) {
+        self.prompt = text_area("Describe the video…");
+        self.prompt.insert_str(&t.prompt);
+        self.negative = text_area("What to avoid (optional)");
+        self.negative.insert_str(t.negative_prompt.as_deref().unwrap_or(""));
+        if let Some(i) = self.models.iter().position(|m| *m == t.model) {
+            self.model = i;
+        } else {
+            self.models.push(t.model.clone());
+            self.model = self.models.len() - 1;
+        }
+        self.seconds = t.seconds.to_string();
+        self.resolution = Resolution::parse(&t.resolution).unwrap_or_default();
+        self.ratio = Ratio::parse(&t.ratio).unwrap_or_default();
+        self.watermark = t.watermark;
+        self.media = t
+            .media
+            .iter()
+            .map(|m| MediaDraft { kind: m.kind.clone(), url: m.url.clone(), seconds: m.seconds.map(|s| s.to_string()) })
+            .collect();
+        self.media_cursor = 0;
+        self.parent = Some(t.id);
+    }
+
+    /// ← and → on a choice field.
+    pub fn cycle(&mut self, field: Field, forward: bool) {
+        fn step<T: Copy + PartialEq>(all: &[T], current: T, forward: bool) -> T {
+            let i = all.iter().position(|x| *x == current).unwrap_or(0);
+            let n = all.len();
+            all[if forward { (i + 1) % n } else { (i + n - 1) % n }]
+        }
+        match field {
+            Field::Model if !self.models.is_empty() => {
+                let n = self.models.len();
+                self.model = if forward { (self.model + 1) % n } else { (self.model + n - 1) % n };
+            }
+            Field::Resolution => self.resolution = step(Resolution::ALL, self.resolution, forward),
+            Field::Ratio => self.ratio = step(Ratio::ALL, self.ratio, forward),
+            Field::Watermark => self.watermark = !self.watermark,
+            Field::Seconds => {
+                let n = self.seconds.trim().parse::<i64>().unwrap_or(rules::DEFAULT_SECONDS);
+                self.seconds = (if forward { n + 1 } else { n - 1 }).to_string();
+            }
+            Field::Copies => {
+                let n = self.copies.trim().parse::<u32>().unwrap_or(1);
+                self.copies = (if forward { n.saturating_add(1) } else { n.saturating_sub(1).max(1) }).to_string();
+            }
+            Field::Media => {
+                let n = self.media.len().max(1);
+                self.media_cursor = if forward { (self.media_cursor + 1) % n } else { (self.media_cursor + n - 1) % n };
+            }
+            _ => {}
+        }
+    }
+
+    /// The one-line input behind a line field.
+    pub fn line_mut(&mut self, field: Field) -> Option<&mut String> {
+        match field {
+            Field::Seconds => Some(&mut self.seconds),
+            Field::Copies => Some(&mut self.copies),
+            Field::Grid => Some(&mut self.grid),
+            _ => None,
+        }
+    }
+}
+
+/// A media item being added or edited.
+#[derive(Debug, Clone, PartialEq)]
+pub struct MediaEditor {
+    /// The item edited, or `None` for a new one.
+    pub index: Option<usize>,
+    pub kind: MediaKind,
+    pub url: String,
+    pub seconds: String,
+    /// 0: type, 1: URL, 2: seconds.
+    pub part: usize,
+}
+
+impl MediaEditor {
+    pub fn new(index: Option<usize>, item: Option<&MediaDraft>) -> MediaEditor {
+        MediaEditor {
+            index,
+            kind: item.and_then(|m| MediaKind::parse(&m.kind)).unwrap_or(MediaKind::ReferenceImage),
+            url: item.map(|m| m.url.clone()).unwrap_or_default(),
+            seconds: item.and_then(|m| m.seconds.clone()).unwrap_or_default(),
+            part: if item.is_some() { 1 } else { 0 },
+        }
+    }
+
+    pub fn item(&self) -> MediaDraft {
+        let secs = self.seconds.trim();
+        MediaDraft {
+            kind: self.kind.to_string(),
+            url: self.url.trim().to_string(),
+            seconds: (!secs.is_empty()).then(|| secs.to_string()),
+        }
+    }
+
+    pub fn cycle_kind(&mut self, forward: bool) {
+        let all = MediaKind::ALL;
+        let i = all.iter().position(|k| *k == self.kind).unwrap_or(0);
+        let n = all.len();
+        self.kind = all[if forward { (i + 1) % n } else { (i + n - 1) % n }];
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn form() -> Form {
+        let mut f = Form::new(&Catalog::builtin());
+        f.prompt.insert_str("a red fox");
+        f
+    }
+
+    fn check(f: &mut Form) -> &Check {
+        f.recheck(&Catalog::builtin(), &Pricing::default());
+        &f.check
+    }
+
+    #[test]
+    fn grid_table() {
+        let cases = [
+            ("", Ok((0, 0))),
+            ("16:9, 9:16", Ok((2, 0))),
+            ("5 10", Ok((0, 2))),
+            ("16:9 9:16 5,10", Ok((2, 2))),
+            ("16:9 16:9", Ok((1, 0))),
+            ("wide", Err(())),
+        ];
+        for (text, want) in cases {
+            match (parse_grid(text), want) {
+                (Ok(g), Ok((r, s))) => assert_eq!((g.ratios.len(), g.seconds.len()), (r, s), "{text}"),
+                (Err(_), Err(())) => {}
+                (got, want) => panic!("{text}: {got:?} {want:?}"),
+            }
+        }
+    }
+
+    #[test]
+    fn an_empty_prompt_is_a_problem_beside_the_prompt() {
+        let mut f = Form::new(&Catalog::builtin());
+        let c = check(&mut f);
+        assert!(!c.is_clean());
+        assert_eq!(c.first_problem(Field::Prompt), Some("prompt is required and must not be blank"));
+    }
+
+    #[test]
+    fn a_clean_form_plans_copies_times_grid() {
+        let mut f = form();
+        f.copies = "2".into();
+        f.grid = "16:9 9:16 4 8".into();
+        let c = check(&mut f);
+        assert!(c.is_clean(), "{:?}", c.problems);
+        assert_eq!((c.plan.len(), c.count), (4, 8));
+        assert_eq!(c.billed, "48 s", "(4+8+4+8) × 2");
+        assert_eq!(c.cost, "unpriced", "never 0 without a price");
+    }
+
+    #[test]
+    fn grid_durations_are_checked_against_the_model() {
+        let mut f = form();
+        f.grid = "5 45".into();
+        let c = check(&mut f);
+        assert!(c.first_problem(Field::Grid).is_some_and(|m| m.contains("45")), "{:?}", c.problems);
+        assert!(c.plan.is_empty());
+    }
+
+    #[test]
+    fn cost_uses_the_price_table() {
+        let mut f = form();
+        f.seconds = "10".into();
+        let pricing = Pricing {
+            currency: "$".into(),
+            per_second: [("acme/aurora-3.0/text-to-video".to_string(), 0.1)].into_iter().collect(),
+        };
+        f.recheck(&Catalog::builtin(), &pricing);
+        assert_eq!((f.check.billed.as_str(), f.check.cost.as_str()), ("10 s", "$1.00"));
+    }
+
+    #[test]
+    fn media_problems_point_at_the_media_field() {
+        let mut f = form();
+        f.media.push(MediaDraft { kind: "reference_image".into(), url: "https://x.org/a.png".into(), seconds: None });
+        let c = check(&mut f);
+        assert!(c.first_problem(Field::Media).is_some_and(|m| m.contains("text-to-video")), "{:?}", c.problems);
+    }
+
+    #[test]
+    fn cycling_choices_wraps() {
+        let mut f = form();
+        f.cycle(Field::Resolution, true);
+        assert_eq!(f.resolution, Resolution::P1080);
+        f.cycle(Field::Resolution, true);
+        assert_eq!(f.resolution, Resolution::P480);
+        f.cycle(Field::Ratio, false);
+        assert_eq!(f.ratio, Ratio::Adaptive);
+        f.cycle(Field::Copies, false);
+        assert_eq!(f.copies, "1", "never below one");
+        f.cycle(Field::Watermark, true);
+        assert!(f.watermark);
+    }
+
+    #[test]
+    fn pastes_lose_control_characters_and_stay_bounded() {
+        assert_eq!(clean_paste("a\u{1b}[2Jb\r\nc\td"), "a[2Jb\ncd");
+        assert_eq!(clean_paste(&"x".repeat(MAX_TEXT * 2)).len(), MAX_TEXT);
+    }
+}
