@@ -2,3 +2,4 @@
 
 pub mod form;
 pub mod keymap;
+pub mod table;
