@@ -1,6 +1,6 @@
 use std::process::ExitCode;
 
-use clap::{CommandFactory, Parser};
+use clap::Parser;
 use reel::cli::{Cli, Command, download, list, models, show, sim, submit, wait};
 use reel::config;
 
@@ -34,11 +34,7 @@ async fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Some(Command::Show(args)) => show::run(&args, &settings, &mut out)?,
         Some(Command::Models(args)) => models::run(&args, &settings.catalog, &mut out)?,
         Some(Command::Sim(args)) => sim::run(&args, settings.catalog).await?,
-        None => {
-            // The dashboard is the next milestone; until it lands, show what there is.
-            Cli::command().print_long_help()?;
-            println!("\nThe dashboard is not built yet: run `reel sim` to try the simulator.");
-        }
+        None => return reel::tui::event_loop::run(settings).await,
     }
     Ok(ExitCode::SUCCESS)
 }

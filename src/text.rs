@@ -59,6 +59,12 @@ pub fn clock(seconds: i64) -> String {
     }
 }
 
+/// A Unix-ms time as local `HH:MM:SS`.
+pub fn local_clock(ms: i64) -> String {
+    let ts = jiff::Timestamp::from_millisecond(ms).unwrap_or(jiff::Timestamp::UNIX_EPOCH);
+    ts.to_zoned(jiff::tz::TimeZone::system()).strftime("%H:%M:%S").to_string()
+}
+
 /// A Unix-ms time as local `YYYY-MM-DD HH:MM:SS`.
 pub fn local_time(ms: i64) -> String {
     let ts = jiff::Timestamp::from_millisecond(ms).unwrap_or(jiff::Timestamp::UNIX_EPOCH);

@@ -7,9 +7,9 @@ use clap::Args;
 
 use super::follow::{finish, follow, stderr_is_tty};
 use super::progress::Board;
-use super::session;
 use super::wait::resolve_all;
 use crate::config::Settings;
+use crate::session;
 use crate::store::{LocalState, TaskRecord};
 
 #[derive(Debug, Args)]

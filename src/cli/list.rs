@@ -4,9 +4,9 @@ use std::io::Write;
 
 use clap::Args;
 
-use super::session::db_path;
 use crate::config::Settings;
 use crate::engine::query;
+use crate::session::db_path;
 use crate::store::{LocalState, TaskRecord};
 use crate::text::{excerpt, local_time};
 

@@ -5,7 +5,6 @@ pub mod follow;
 pub mod list;
 pub mod models;
 pub mod progress;
-pub mod session;
 pub mod show;
 pub mod sim;
 pub mod submit;

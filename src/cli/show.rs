@@ -5,9 +5,9 @@ use std::io::Write;
 use clap::Args;
 use serde_json::json;
 
-use super::session::db_path;
 use crate::config::Settings;
 use crate::engine::query;
+use crate::session::db_path;
 use crate::store::{EventRecord, TaskRecord};
 use crate::text::{clean, local_time, size};
 

@@ -7,9 +7,9 @@ use clap::Args;
 
 use super::follow::{Ended, exit_code, follow, print_tasks, stderr_is_tty};
 use super::progress::Board;
-use super::session;
 use crate::config::{Settings, Target};
 use crate::rules::{Draft, MediaDraft, UnknownModels, validate};
+use crate::session;
 use crate::store::LocalState;
 
 #[derive(Debug, Args)]

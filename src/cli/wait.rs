@@ -7,9 +7,9 @@ use clap::Args;
 
 use super::follow::{finish, follow, stderr_is_tty};
 use super::progress::Board;
-use super::session::{self, db_path};
 use crate::config::Settings;
 use crate::engine::query;
+use crate::session::{self, db_path};
 use crate::store::TaskRecord;
 
 #[derive(Debug, Args)]

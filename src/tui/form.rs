@@ -152,6 +152,7 @@ fn text_area(placeholder: &str) -> TextArea<'static> {
     t.set_placeholder_text(placeholder.to_string());
     t.set_cursor_line_style(ratatui::style::Style::default());
     t.set_max_histories(200);
+    t.set_wrap_mode(ratatui_textarea::WrapMode::WordOrGlyph);
     t
 }
 
@@ -172,6 +173,8 @@ pub struct Form {
     /// The task this form was copied from ("vary").
     pub parent: Option<i64>,
     pub check: Check,
+    /// Set by the first edit or submission: until then a blank prompt is not called an error.
+    pub touched: bool,
 }
 
 impl Form {
@@ -191,6 +194,7 @@ impl Form {
             grid: String::new(),
             parent: None,
             check: Check::default(),
+            touched: false,
         }
     }
 
@@ -217,6 +221,12 @@ impl Form {
             watermark: Some(self.watermark),
             media: self.media.clone(),
         }
+    }
+
+    /// Rows the text of a text area takes when wrapped to `width` columns.
+    pub fn wrapped_rows(area: &TextArea<'_>, width: u16) -> u16 {
+        let w = usize::from(width.max(1));
+        area.lines().iter().map(|l| l.chars().count().max(1).div_ceil(w) as u16).sum()
     }
 
     /// Checks every variant the form would send, with the shared rules.
@@ -317,6 +327,7 @@ impl Form {
             .collect();
         self.media_cursor = 0;
         self.parent = Some(t.id);
+        self.touched = true;
     }
 
     /// ← and → on a choice field.

@@ -225,6 +225,7 @@ impl Keymap {
             b(HelpView, Key::plain(K::Esc), CloseOverlay, "close the help", Some("close")),
             b(HelpView, Key::ch('q'), CloseOverlay, "close the help", None),
             b(HelpView, Key::ch('?'), CloseOverlay, "close the help", None),
+            b(HelpView, Key::plain(K::F(1)), CloseOverlay, "close the help", None),
             b(HelpView, Key::plain(K::Up), Up, "scroll", None),
             b(HelpView, Key::plain(K::Down), Down, "scroll", None),
             b(Picker, Key::plain(K::Up), Up, "previous model", None),

@@ -1,5 +1,12 @@
 //! The dashboard: state → update → view over the engine.
 
+pub mod app;
+pub mod effects;
+pub mod event_loop;
 pub mod form;
 pub mod keymap;
+pub mod layout;
 pub mod table;
+pub mod terminal;
+pub mod theme;
+pub mod views;

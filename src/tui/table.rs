@@ -179,7 +179,11 @@ impl Table {
 
     /// The marked tasks, or the selected one when nothing is marked.
     pub fn targets(&self) -> Vec<i64> {
-        if self.marks.is_empty() { self.selected_id().into_iter().collect() } else { self.marks.iter().copied().collect() }
+        if self.marks.is_empty() {
+            self.selected_id().into_iter().collect()
+        } else {
+            self.marks.iter().copied().collect()
+        }
     }
 
     fn visible(&self, row: &Row) -> bool {
@@ -205,7 +209,8 @@ impl Table {
     /// Position of `id` in the view under a sort whose key never changes (by creation).
     fn slot(&self, row: &Row) -> Result<usize, usize> {
         let sort = self.prefs.sort;
-        self.view.binary_search_by(|id| self.rows.get(id).map_or(std::cmp::Ordering::Less, |other| order(sort, other, row)))
+        self.view
+            .binary_search_by(|id| self.rows.get(id).map_or(std::cmp::Ordering::Less, |other| order(sort, other, row)))
     }
 
     /// Adds or updates a task. Under the default sorts this costs a hash lookup and, when the

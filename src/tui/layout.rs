@@ -1,0 +1,105 @@
+//! Where everything goes, as a pure function of the terminal size and the form's content:
+//! the view draws into these areas and mouse clicks are matched against them.
+
+use ratatui::layout::{Constraint, Layout, Rect};
+
+use super::form::{Field, Form};
+
+/// Media items listed under the Media field before it scrolls.
+pub const MEDIA_ROWS: u16 = 3;
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Areas {
+    pub header: Rect,
+    pub form: Rect,
+    pub fields: Vec<(Field, Rect)>,
+    pub summary: Rect,
+    pub problems: Rect,
+    pub table: Rect,
+    pub detail: Rect,
+    pub status: Rect,
+    pub footer: Rect,
+}
+
+impl Areas {
+    pub fn field(&self, field: Field) -> Rect {
+        self.fields.iter().find(|(f, _)| *f == field).map(|(_, r)| *r).unwrap_or_default()
+    }
+}
+
+/// Width of the compose pane: roomy on wide terminals, never below 34 columns.
+fn form_width(total: u16) -> u16 {
+    if total >= 140 { 56 } else { (total * 2 / 5).max(34).min(total) }
+}
+
+pub fn areas(area: Rect, form: &Form) -> Areas {
+    let [header, body, status, footer] =
+        Layout::vertical([Constraint::Length(1), Constraint::Min(0), Constraint::Length(1), Constraint::Length(1)])
+            .areas(area);
+    let [form_area, right] =
+        Layout::horizontal([Constraint::Length(form_width(body.width)), Constraint::Min(0)]).areas(body);
+    let detail_h = (right.height * 2 / 5).clamp(6.min(right.height), 16);
+    let [table, detail] = Layout::vertical([Constraint::Min(0), Constraint::Length(detail_h)]).areas(right);
+
+    // Inside the compose block (one-cell border).
+    let inner = Rect {
+        x: form_area.x + 1,
+        y: form_area.y + 1,
+        width: form_area.width.saturating_sub(2),
+        height: form_area.height.saturating_sub(2),
+    };
+    let media_rows = (form.media.len() as u16).min(MEDIA_ROWS);
+    let fixed = 3 + 8 + media_rows + 1;
+    let prompt_lines = Form::wrapped_rows(&form.prompt, inner.width.saturating_sub(2));
+    let prompt_h = (prompt_lines + 2).clamp(4, 10).min(inner.height.saturating_sub(fixed).max(3));
+    let rows = [
+        (Field::Prompt, prompt_h),
+        (Field::Negative, 3),
+        (Field::Model, 1),
+        (Field::Seconds, 1),
+        (Field::Resolution, 1),
+        (Field::Ratio, 1),
+        (Field::Watermark, 1),
+        (Field::Media, 1 + media_rows),
+        (Field::Copies, 1),
+        (Field::Grid, 1),
+    ];
+    let mut y = inner.y;
+    let bottom = inner.y + inner.height;
+    let mut fields = Vec::new();
+    for (field, h) in rows {
+        let h = h.min(bottom.saturating_sub(y));
+        fields.push((field, Rect { x: inner.x, y, width: inner.width, height: h }));
+        y += h;
+    }
+    let summary = Rect { x: inner.x, y, width: inner.width, height: u16::from(y < bottom) };
+    y += summary.height;
+    let problems = Rect { x: inner.x, y, width: inner.width, height: bottom.saturating_sub(y) };
+    Areas { header, form: form_area, fields, summary, problems, table, detail, status, footer }
+}
+
+/// Whether a cell lies in a rectangle.
+pub fn hit(r: Rect, column: u16, row: u16) -> bool {
+    column >= r.x && column < r.x + r.width && row >= r.y && row < r.y + r.height
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::rules::Catalog;
+
+    #[test]
+    fn every_part_fits_at_80_by_24_and_nothing_overlaps() {
+        let form = Form::new(&Catalog::builtin());
+        for (w, h) in [(80, 24), (160, 48), (100, 30)] {
+            let a = areas(Rect::new(0, 0, w, h), &form);
+            for (f, r) in &a.fields {
+                assert!(r.height >= 1, "{f:?} hidden at {w}x{h}");
+                assert!(r.y + r.height <= a.form.y + a.form.height);
+            }
+            assert!(a.table.height >= 5 && a.detail.height >= 5, "{w}x{h}: {:?} {:?}", a.table, a.detail);
+            assert_eq!(a.footer.y, h - 1);
+            assert!(a.form.width + a.table.width == w);
+        }
+    }
+}

@@ -1,0 +1,66 @@
+//! Colours and styles, in one place.
+
+use ratatui::style::{Color, Modifier, Style};
+
+use crate::store::LocalState;
+
+pub fn title() -> Style {
+    Style::default().add_modifier(Modifier::BOLD)
+}
+
+pub fn focused_border() -> Style {
+    Style::default().fg(Color::Cyan)
+}
+
+pub fn border() -> Style {
+    Style::default().fg(Color::DarkGray)
+}
+
+pub fn label() -> Style {
+    Style::default().fg(Color::Gray)
+}
+
+pub fn focused_label() -> Style {
+    Style::default().fg(Color::Black).bg(Color::Cyan)
+}
+
+pub fn error() -> Style {
+    Style::default().fg(Color::Red)
+}
+
+pub fn warn() -> Style {
+    Style::default().fg(Color::Yellow)
+}
+
+pub fn ok() -> Style {
+    Style::default().fg(Color::Green)
+}
+
+pub fn dim() -> Style {
+    Style::default().fg(Color::DarkGray)
+}
+
+pub fn demo() -> Style {
+    Style::default().fg(Color::Black).bg(Color::Yellow).add_modifier(Modifier::BOLD)
+}
+
+pub fn selected() -> Style {
+    Style::default().add_modifier(Modifier::REVERSED)
+}
+
+pub fn key() -> Style {
+    Style::default().fg(Color::Cyan).add_modifier(Modifier::BOLD)
+}
+
+pub fn state(s: LocalState) -> Style {
+    match s {
+        LocalState::Downloaded => ok(),
+        LocalState::Failed
+        | LocalState::Rejected
+        | LocalState::Lost
+        | LocalState::Expired
+        | LocalState::DownloadFailed => error(),
+        LocalState::SubmitUnknown | LocalState::Stalled | LocalState::Unrecognized => warn(),
+        _ => Style::default().fg(Color::Cyan),
+    }
+}

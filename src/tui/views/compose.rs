@@ -1,0 +1,135 @@
+use ratatui::Frame;
+use ratatui::text::{Line, Span};
+use ratatui::widgets::{Block, Borders, Paragraph, Wrap};
+
+use crate::text::{clean, excerpt};
+use crate::tui::app::{App, Focus};
+use crate::tui::form::Field;
+use crate::tui::layout::{Areas, MEDIA_ROWS};
+use crate::tui::theme;
+
+fn focused(app: &App, f: Field) -> bool {
+    app.overlay.is_none() && app.focus == Focus::Form(f)
+}
+
+/// The problem to show beside a field: a blank prompt is not an error before the first edit.
+fn problem(app: &App, field: Field) -> Option<&str> {
+    if field == Field::Prompt && !app.form.touched {
+        return None;
+    }
+    app.form.check.first_problem(field)
+}
+
+/// "Label  value  ✗ problem" on one line.
+fn line<'a>(app: &App, field: Field, value: String, width: u16) -> Line<'a> {
+    let label_style = if focused(app, field) { theme::focused_label() } else { theme::label() };
+    let mut spans = vec![Span::styled(format!("{:<10}", field.label()), label_style), Span::raw(" ")];
+    let used = 11 + value.chars().count();
+    spans.push(Span::raw(value));
+    if let Some(p) = problem(app, field) {
+        let room = (width as usize).saturating_sub(used + 3);
+        if room > 3 {
+            spans.push(Span::styled(format!("  ✗ {}", excerpt(p, room)), theme::error()));
+        }
+    }
+    Line::from(spans)
+}
+
+fn text_block<'a>(app: &App, field: Field, title: &'a str) -> Block<'a> {
+    let style = if focused(app, field) { theme::focused_border() } else { theme::border() };
+    let mut b = Block::default().borders(Borders::ALL).border_style(style).title(Span::styled(title, theme::label()));
+    if let Some(p) = problem(app, field) {
+        b = b.title_bottom(Span::styled(format!(" ✗ {} ", excerpt(p, 60)), theme::error()));
+    }
+    b
+}
+
+pub fn draw(frame: &mut Frame, a: &Areas, app: &App) {
+    let in_form = matches!(app.focus, Focus::Form(_));
+    let title = match app.form.parent {
+        Some(p) => format!(" Compose (varying task {p}) "),
+        None => " Compose ".to_string(),
+    };
+    let block = Block::default()
+        .borders(Borders::ALL)
+        .border_style(if in_form { theme::focused_border() } else { theme::border() })
+        .title(Span::styled(title, theme::title()));
+    frame.render_widget(block, a.form);
+    let f = &app.form;
+
+    for (field, area, title, text) in [
+        (Field::Prompt, a.field(Field::Prompt), " Prompt ", &f.prompt),
+        (Field::Negative, a.field(Field::Negative), " Negative ", &f.negative),
+    ] {
+        let block = text_block(app, field, title);
+        let inner = block.inner(area);
+        frame.render_widget(block, area);
+        frame.render_widget(text, inner);
+    }
+
+    let w = a.form.width.saturating_sub(2);
+    let room = (w as usize).saturating_sub(11);
+    let singles = [
+        (Field::Model, excerpt(f.model_id(), room)),
+        (Field::Seconds, if focused(app, Field::Seconds) { format!("{}▏", f.seconds) } else { f.seconds.clone() }),
+        (Field::Resolution, format!("◂ {} ▸", f.resolution)),
+        (Field::Ratio, format!("◂ {} ▸", f.ratio)),
+        (Field::Watermark, if f.watermark { "[x] on".into() } else { "[ ] off".into() }),
+        (Field::Copies, if focused(app, Field::Copies) { format!("{}▏", f.copies) } else { f.copies.clone() }),
+        (
+            Field::Grid,
+            match (f.grid.is_empty(), focused(app, Field::Grid)) {
+                (true, false) => "off (e.g. 16:9 9:16 5 10)".into(),
+                (_, true) => format!("{}▏", clean(&f.grid)),
+                (false, false) => clean(&f.grid),
+            },
+        ),
+    ];
+    for (field, value) in singles {
+        let area = a.field(field);
+        let style = if field == Field::Grid && f.grid.is_empty() && !focused(app, field) {
+            theme::dim()
+        } else {
+            Default::default()
+        };
+        frame.render_widget(Paragraph::new(line(app, field, value, w)).style(style), area);
+    }
+
+    let media_area = a.field(Field::Media);
+    let mut lines = vec![line(
+        app,
+        Field::Media,
+        if f.media.is_empty() {
+            "none (a to add)".into()
+        } else {
+            format!("{} item(s): Enter edits, x removes", f.media.len())
+        },
+        w,
+    )];
+    let start = f.media_cursor.saturating_sub(MEDIA_ROWS as usize - 1);
+    for (i, m) in f.media.iter().enumerate().skip(start).take(MEDIA_ROWS as usize) {
+        let marker = if i == f.media_cursor && focused(app, Field::Media) { "›" } else { " " };
+        let secs = m.seconds.as_deref().map(|s| format!(" {s}s")).unwrap_or_default();
+        let text = format!("  {marker} {} {}{secs}", m.kind, clean(&m.url));
+        lines.push(Line::raw(excerpt(&text, w as usize)));
+    }
+    frame.render_widget(Paragraph::new(lines), media_area);
+
+    let c = &f.check;
+    let summary = if !f.touched {
+        Line::styled("Type a prompt, then Ctrl-S to send", theme::dim())
+    } else if c.plan.is_empty() {
+        Line::styled(format!("{} task(s) · fix the marked fields to send", c.count), theme::dim())
+    } else {
+        Line::from(vec![
+            Span::styled(format!("{} task{}", c.count, if c.count == 1 { "" } else { "s" }), theme::title()),
+            Span::raw(format!(" · billed {} · cost {}", c.billed, c.cost)),
+        ])
+    };
+    frame.render_widget(Paragraph::new(summary), a.summary);
+
+    let shown = c.problems.iter().filter(|(field, _)| *field != Field::Prompt || f.touched);
+    let mut notes: Vec<Line> = shown.map(|(_, p)| Line::styled(format!("✗ {p}"), theme::error())).collect();
+    notes.extend(c.warnings.iter().map(|w| Line::styled(format!("! {w}"), theme::warn())));
+    frame.render_widget(Paragraph::new(notes).wrap(Wrap { trim: true }), a.problems);
+}

@@ -1,0 +1,32 @@
+use ratatui::Frame;
+use ratatui::layout::Rect;
+use ratatui::text::{Line, Span};
+use ratatui::widgets::Paragraph;
+
+use crate::engine::Health;
+use crate::text::{clean, excerpt};
+use crate::tui::app::App;
+use crate::tui::theme;
+
+pub fn draw(frame: &mut Frame, area: Rect, app: &App) {
+    let h = &app.header;
+    let mut spans = vec![Span::styled(" reel ", theme::title())];
+    if h.demo {
+        spans.push(Span::styled(" DEMO: simulator ", theme::demo()));
+    }
+    let n = app.table.len();
+    let running = app.table.running();
+    spans.push(Span::styled(format!("  {n} task{}, {running} running", if n == 1 { "" } else { "s" }), theme::label()));
+    let health_style = match h.health {
+        Health::Ok => theme::ok(),
+        Health::RateLimited => theme::warn(),
+        Health::Failing | Health::Unreachable => theme::error(),
+    };
+    spans.push(Span::raw("  service "));
+    spans.push(Span::styled(h.health.to_string(), health_style));
+    if let Some(p) = &h.profile {
+        spans.push(Span::styled(format!("  {}", excerpt(p, 16)), theme::label()));
+    }
+    spans.push(Span::styled(format!("  {}", excerpt(&clean(&h.base_url), 48)), theme::dim()));
+    frame.render_widget(Paragraph::new(Line::from(spans)), area);
+}
