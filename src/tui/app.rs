@@ -691,3 +691,7 @@ impl App {
 fn plural(n: usize) -> &'static str {
     if n == 1 { "" } else { "s" }
 }
+
+#[cfg(test)]
+#[path = "app_tests.rs"]
+mod tests;

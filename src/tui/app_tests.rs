@@ -1,0 +1,326 @@
+use crossterm::event::{KeyCode, KeyEvent, KeyModifiers, MouseButton, MouseEvent, MouseEventKind};
+
+use super::*;
+use crate::store::fixtures::record;
+use crate::tui::table::{Filter, Sort};
+
+const NOW: i64 = 1_800_000_010_000;
+
+fn app() -> App {
+    let header = Header { profile: None, base_url: "http://127.0.0.1:8787/".into(), demo: true, health: Health::Ok };
+    let actions =
+        vec![UserAction { key: 'm', name: "mpv".into(), command: vec!["mpv".into(), "--fs".into(), "{path}".into()] }];
+    App::new(Catalog::builtin(), Pricing::default(), actions, header, Prefs::default(), NOW, (120, 32))
+}
+
+fn key(app: &mut App, code: KeyCode) -> Vec<Effect> {
+    app.update(Action::Key(KeyEvent::new(code, KeyModifiers::NONE)), NOW)
+}
+
+fn ctrl(app: &mut App, c: char) -> Vec<Effect> {
+    app.update(Action::Key(KeyEvent::new(KeyCode::Char(c), KeyModifiers::CONTROL)), NOW)
+}
+
+fn typed(app: &mut App, text: &str) {
+    for c in text.chars() {
+        key(app, KeyCode::Char(c));
+    }
+}
+
+fn task(app: &mut App, id: i64, state: LocalState) -> Vec<Effect> {
+    let mut r = record(id, state);
+    r.created_at = NOW - 1000 * (100 - id);
+    if state == LocalState::Downloaded {
+        r.file_path = Some(format!("/videos/{id}.mp4"));
+        r.url = Some(format!("http://127.0.0.1:1/{id}.mp4"));
+    }
+    app.update(Action::Engine(Event::Task(Box::new(TaskUpdate { record: r, eta_ms: None }))), NOW)
+}
+
+/// The effects of an action, without the timeline loads a changed selection brings.
+fn acts(effects: Vec<Effect>) -> Vec<Effect> {
+    effects.into_iter().filter(|e| !matches!(e, Effect::LoadTimeline(_))).collect()
+}
+
+fn status(app: &App) -> String {
+    app.status.as_ref().map(|s| s.text.clone()).unwrap_or_default()
+}
+
+#[test]
+fn the_prompt_has_the_focus_at_start_and_takes_typing() {
+    let mut a = app();
+    assert_eq!(a.focus, Focus::Form(Field::Prompt));
+    typed(&mut a, "a fox? q");
+    assert_eq!(a.form.prompt_text(), "a fox? q", "? and q are typed, not commands, in text");
+    assert!(a.form.check.is_clean());
+}
+
+#[test]
+fn an_empty_prompt_is_refused_with_its_message_and_nothing_is_sent() {
+    let mut a = app();
+    let effects = ctrl(&mut a, 's');
+    assert!(effects.iter().all(|e| !matches!(e, Effect::Submit { .. })), "{effects:?}");
+    assert_eq!(status(&a), "Not sent: prompt is required and must not be blank");
+    assert_eq!(a.focus, Focus::Form(Field::Prompt));
+}
+
+#[test]
+fn ctrl_s_submits_copies_and_grids_and_keeps_the_form() {
+    let mut a = app();
+    typed(&mut a, "a fox");
+    let effects = ctrl(&mut a, 's');
+    assert!(matches!(&effects[..], [Effect::Submit { plan, copies: 1, parent: None }] if plan.len() == 1));
+    a.form.copies = "2".into();
+    a.form.grid = "16:9 9:16 4 8".into();
+    a.form.recheck(&Catalog::builtin(), &Pricing::default());
+    let effects = ctrl(&mut a, 's');
+    assert!(matches!(&effects[..], [Effect::Submit { plan, copies: 2, .. }] if plan.len() == 4));
+    assert_eq!(status(&a), "Sending 8 tasks…");
+    assert_eq!(a.form.prompt_text(), "a fox", "the form keeps its content");
+}
+
+#[test]
+fn tab_walks_every_field_then_the_table_and_back() {
+    let mut a = app();
+    let mut seen = vec![a.focus];
+    for _ in 0..Field::ALL.len() {
+        key(&mut a, KeyCode::Tab);
+        seen.push(a.focus);
+    }
+    assert_eq!(seen.last(), Some(&Focus::Table));
+    key(&mut a, KeyCode::Tab);
+    assert_eq!(a.focus, Focus::Form(Field::Prompt), "wraps");
+    key(&mut a, KeyCode::BackTab);
+    assert_eq!(a.focus, Focus::Table);
+}
+
+#[test]
+fn choices_cycle_toggle_and_pick() {
+    let mut a = app();
+    a.focus = Focus::Form(Field::Resolution);
+    key(&mut a, KeyCode::Right);
+    assert_eq!(a.form.resolution, crate::rules::Resolution::P1080);
+    a.focus = Focus::Form(Field::Watermark);
+    key(&mut a, KeyCode::Char(' '));
+    assert!(a.form.watermark);
+    a.focus = Focus::Form(Field::Model);
+    key(&mut a, KeyCode::Enter);
+    assert_eq!(a.overlay, Some(Overlay::Picker { cursor: 0 }));
+    key(&mut a, KeyCode::Down);
+    key(&mut a, KeyCode::Enter);
+    assert_eq!((a.overlay.clone(), a.form.model), (None, 1));
+    assert_eq!(a.form.model_id(), "acme/aurora-3.0/image-to-video");
+    assert!(a.form.check.first_problem(Field::Media).is_some(), "image-to-video wants a first frame");
+}
+
+#[test]
+fn number_fields_replace_on_first_key_after_tab() {
+    let mut a = app();
+    a.focus = Focus::Form(Field::Model);
+    key(&mut a, KeyCode::Tab);
+    assert_eq!(a.focus, Focus::Form(Field::Seconds));
+    typed(&mut a, "12");
+    assert_eq!(a.form.seconds, "12");
+    key(&mut a, KeyCode::Backspace);
+    assert_eq!(a.form.seconds, "1");
+    assert!(a.form.check.first_problem(Field::Seconds).is_some());
+}
+
+#[test]
+fn media_items_are_added_edited_and_removed() {
+    let mut a = app();
+    typed(&mut a, "image 1 walks");
+    a.focus = Focus::Form(Field::Media);
+    key(&mut a, KeyCode::Char('a'));
+    assert!(matches!(a.overlay, Some(Overlay::Media(_))));
+    key(&mut a, KeyCode::Down);
+    typed(&mut a, "https://x.org/a.png");
+    key(&mut a, KeyCode::Enter);
+    assert_eq!(a.form.media.len(), 1);
+    assert_eq!(a.form.media[0].url, "https://x.org/a.png");
+    assert!(a.form.check.first_problem(Field::Media).is_some_and(|p| p.contains("text-to-video")));
+    key(&mut a, KeyCode::Enter);
+    key(&mut a, KeyCode::Right);
+    assert!(matches!(&a.overlay, Some(Overlay::Media(m)) if m.index == Some(0)));
+    key(&mut a, KeyCode::Esc);
+    key(&mut a, KeyCode::Char('x'));
+    assert!(a.form.media.is_empty());
+}
+
+#[test]
+fn help_opens_from_anywhere_and_closes() {
+    let mut a = app();
+    key(&mut a, KeyCode::F(1));
+    assert_eq!(a.scope(), Scope::HelpView);
+    key(&mut a, KeyCode::Esc);
+    assert_eq!(a.overlay, None);
+    key(&mut a, KeyCode::Esc);
+    assert_eq!(a.focus, Focus::Table, "Esc leaves the form");
+    key(&mut a, KeyCode::Char('?'));
+    assert_eq!(a.scope(), Scope::HelpView);
+    key(&mut a, KeyCode::F(1));
+    assert_eq!(a.overlay, None);
+}
+
+#[test]
+fn quitting_from_the_table_and_anywhere() {
+    let mut a = app();
+    assert_eq!(ctrl(&mut a, 'c'), vec![Effect::Quit]);
+    let mut a = app();
+    key(&mut a, KeyCode::Esc);
+    assert_eq!(key(&mut a, KeyCode::Char('q')), vec![Effect::Quit]);
+    assert!(a.quit);
+}
+
+#[test]
+fn engine_events_fill_the_table_and_ring_when_tasks_end() {
+    let mut a = app();
+    assert!(!a.animating());
+    task(&mut a, 1, LocalState::Queued);
+    task(&mut a, 2, LocalState::InProgress);
+    assert!(a.animating());
+    assert_eq!(a.table.view, vec![2, 1]);
+    assert!(task(&mut a, 1, LocalState::InProgress).is_empty());
+    let e = task(&mut a, 1, LocalState::Downloaded);
+    assert_eq!(e, vec![Effect::Bell, Effect::Notify("Task 1 downloaded".into())]);
+    let e = task(&mut a, 2, LocalState::Failed);
+    assert!(e.contains(&Effect::Notify("All tasks are done".into())), "{e:?}");
+    a.update(Action::Engine(Event::Health(Health::RateLimited)), NOW);
+    assert_eq!(a.header.health, Health::RateLimited);
+    task(&mut a, 3, LocalState::Downloading);
+    a.update(Action::Engine(Event::Transfer { id: 3, bytes: 50, total: Some(100), rate: 10.0 }), NOW);
+    assert_eq!(a.table.row(3).and_then(|r| r.transfer).map(|t| t.bytes), Some(50));
+    a.update(Action::Engine(Event::Trouble("disk full \u{1b}[2J".into())), NOW);
+    assert_eq!(status(&a), "disk full [2J", "server and system text is cleaned");
+}
+
+#[test]
+fn table_navigation_marks_sort_filter_and_search() {
+    let mut a = app();
+    for id in 1..=5 {
+        task(&mut a, id, if id % 2 == 0 { LocalState::Downloaded } else { LocalState::Failed });
+    }
+    a.focus = Focus::Table;
+    a.table.selected = 0;
+    key(&mut a, KeyCode::Char('j'));
+    key(&mut a, KeyCode::Down);
+    assert_eq!(a.table.selected, 2);
+    key(&mut a, KeyCode::Char(' '));
+    assert_eq!(a.table.marks.len(), 1);
+    let e = key(&mut a, KeyCode::Char('s'));
+    assert_eq!(a.table.prefs.sort, Sort::Oldest);
+    assert_eq!(e, vec![Effect::SavePrefs(a.table.prefs)]);
+    key(&mut a, KeyCode::Char('f'));
+    key(&mut a, KeyCode::Char('f'));
+    assert_eq!(a.table.prefs.filter, Filter::Saved);
+    assert_eq!(a.table.view, vec![2, 4]);
+    key(&mut a, KeyCode::Char('f'));
+    key(&mut a, KeyCode::Char('f'));
+    key(&mut a, KeyCode::Char('/'));
+    assert_eq!(a.scope(), Scope::Searching);
+    typed(&mut a, "zzz");
+    assert!(a.table.view.is_empty());
+    key(&mut a, KeyCode::Esc);
+    assert_eq!((a.table.view.len(), a.table.marks.len()), (5, 0));
+    key(&mut a, KeyCode::End);
+    assert_eq!(a.table.selected, 4);
+    key(&mut a, KeyCode::Home);
+    assert_eq!(a.table.selected, 0);
+}
+
+#[test]
+fn actions_on_the_selected_or_marked_tasks() {
+    let mut a = app();
+    task(&mut a, 1, LocalState::Downloaded);
+    task(&mut a, 2, LocalState::SubmitUnknown);
+    task(&mut a, 3, LocalState::Stalled);
+    a.focus = Focus::Table;
+    let pos = |a: &App, id: i64| a.table.view.iter().position(|v| *v == id).expect("shown");
+    a.table.selected = pos(&a, 1);
+    assert_eq!(acts(key(&mut a, KeyCode::Char('o'))), vec![Effect::Open("/videos/1.mp4".into())]);
+    assert_eq!(acts(key(&mut a, KeyCode::Char('y'))), vec![Effect::Copy("/videos/1.mp4".into())]);
+    assert_eq!(
+        a.update(Action::Key(KeyEvent::new(KeyCode::Char('Y'), KeyModifiers::SHIFT)), NOW),
+        vec![Effect::Copy("http://127.0.0.1:1/1.mp4".into())]
+    );
+    assert_eq!(
+        acts(key(&mut a, KeyCode::Char('m'))),
+        vec![Effect::Run(vec!["mpv".into(), "--fs".into(), "/videos/1.mp4".into()])]
+    );
+    assert_eq!(acts(key(&mut a, KeyCode::Char('d'))), vec![Effect::Download(1)]);
+    assert!(matches!(&acts(key(&mut a, KeyCode::Char('r')))[..], [Effect::Submit { parent: Some(1), .. }]));
+    a.table.selected = pos(&a, 2);
+    assert_eq!(
+        acts(key(&mut a, KeyCode::Char('r'))),
+        vec![Effect::Resend(2)],
+        "an unknown submission is resent, not duplicated"
+    );
+    assert!(acts(key(&mut a, KeyCode::Char('o'))).is_empty());
+    assert!(status(&a).contains("no saved file"), "{}", status(&a));
+    a.table.selected = pos(&a, 3);
+    assert_eq!(acts(key(&mut a, KeyCode::Char('c'))), vec![Effect::Recheck(3)]);
+    key(&mut a, KeyCode::Char('e'));
+    assert_eq!((a.focus, a.form.parent), (Focus::Form(Field::Prompt), Some(3)));
+    assert_eq!(a.form.prompt_text(), record(3, LocalState::Stalled).prompt);
+}
+
+#[test]
+fn paste_and_editor_text_are_cleaned_and_bounded() {
+    let mut a = app();
+    a.update(Action::Paste("a fox\u{1b}[31m\r\nin snow\u{7}".into()), NOW);
+    assert_eq!(a.form.prompt_text(), "a fox[31m\nin snow");
+    a.update(Action::Paste("x".repeat(100_000)), NOW);
+    assert!(a.form.prompt_text().len() <= 20_000 + 20);
+    let e = ctrl(&mut a, 'e');
+    assert!(matches!(&e[..], [Effect::Edit { field: Field::Prompt, .. }]));
+    a.update(Action::Edited(Field::Prompt, Ok("from the editor\n".into())), NOW);
+    assert_eq!(a.form.prompt_text(), "from the editor");
+    a.update(Action::Edited(Field::Prompt, Err("vi exited".into())), NOW);
+    assert_eq!(status(&a), "vi exited");
+}
+
+#[test]
+fn mouse_clicks_select_and_the_wheel_scrolls() {
+    let mut a = app();
+    for id in 1..=20 {
+        task(&mut a, id, LocalState::Downloaded);
+    }
+    a.table.selected = 0;
+    let areas = crate::tui::layout::areas(Rect::new(0, 0, 120, 32), &a.form);
+    let click = |col, row| {
+        Action::Mouse(MouseEvent {
+            kind: MouseEventKind::Down(MouseButton::Left),
+            column: col,
+            row,
+            modifiers: KeyModifiers::NONE,
+        })
+    };
+    a.update(click(areas.table.x + 5, areas.table.y + 2 + 3), NOW);
+    assert_eq!((a.focus, a.table.selected), (Focus::Table, 3));
+    let wheel = Action::Mouse(MouseEvent {
+        kind: MouseEventKind::ScrollDown,
+        column: areas.table.x + 5,
+        row: areas.table.y + 4,
+        modifiers: KeyModifiers::NONE,
+    });
+    a.update(wheel, NOW);
+    assert_eq!(a.table.selected, 6);
+    let seconds = areas.field(Field::Seconds);
+    a.update(click(seconds.x + 2, seconds.y), NOW);
+    assert_eq!(a.focus, Focus::Form(Field::Seconds));
+}
+
+#[test]
+fn selection_changes_load_the_timeline_and_ticks_advance_spinners() {
+    let mut a = app();
+    let e = task(&mut a, 1, LocalState::Queued);
+    assert_eq!(e, vec![Effect::LoadTimeline(1)]);
+    a.update(Action::Timeline(1, vec![]), NOW);
+    let f = a.frame;
+    a.update(Action::Tick, NOW + 100);
+    assert_eq!((a.frame, a.now_ms), (f + 1, NOW + 100));
+    a.update(Action::Resize(80, 24), NOW);
+    assert_eq!(a.size, (80, 24));
+    a.update(Action::Loaded(vec![record(7, LocalState::InProgress)]), NOW);
+    assert!(a.table.row(7).is_some());
+}
