@@ -4,7 +4,7 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Borders, Paragraph, Wrap};
 
 use crate::api::types::message_of;
-use crate::text::{clean, clock, local_clock, size};
+use crate::text::{clean, clock, excerpt, local_clock, size};
 use crate::tui::app::App;
 use crate::tui::theme;
 
@@ -25,12 +25,33 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &App) {
     let t = &row.record;
     let mut lines = vec![Line::from(vec![
         Span::styled(format!("Task {} ", t.id), theme::title()),
-        Span::styled(t.remote_id.as_deref().map(clean).unwrap_or_else(|| "(not accepted)".into()), theme::dim()),
+        Span::styled(
+            t.remote_id.as_deref().map(|r| excerpt(r, 40)).unwrap_or_else(|| "(not accepted)".into()),
+            theme::dim(),
+        ),
         Span::raw("  "),
         Span::styled(t.state.to_string(), theme::state(t.state)),
     ])];
     if let Some(p) = t.parent_id {
         lines.push(field("Parent", format!("task {p}")));
+    }
+    if t.state.is_polled() || t.state.needs_download() {
+        let mut parts = Vec::new();
+        if let Some(p) = t.progress {
+            parts.push(format!("{p:.0}% done"));
+        }
+        if let Some(eta) = row.eta_ms.filter(|e| *e > app.now_ms) {
+            parts.push(format!("about {} left", clock((eta - app.now_ms) / 1000)));
+        }
+        if let Some(x) = row.transfer {
+            parts.push(format!("{} of {} saved", size(x.bytes), x.total.map_or("?".into(), size)));
+        }
+        if let (Some(d), true) = (t.url_deadline, t.state.needs_download()) {
+            parts.push(format!("URL good for {}", clock((d - app.now_ms).max(0) / 1000)));
+        }
+        if !parts.is_empty() {
+            lines.push(field("Progress", parts.join(" · ")));
+        }
     }
     lines.push(field("Model", clean(&t.model)));
     lines.push(field("Prompt", clean(&t.prompt)));

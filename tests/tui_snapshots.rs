@@ -1,0 +1,191 @@
+//! The dashboard drawn on ratatui's TestBackend, compared with reviewed snapshots (insta).
+//! Times are injected, so the screens are the same on every machine.
+
+use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
+use ratatui::Terminal;
+use ratatui::backend::TestBackend;
+use reel::config::Pricing;
+use reel::engine::{Event, Health, TaskUpdate};
+use reel::rules::Catalog;
+use reel::store::fixtures::record;
+use reel::store::{LocalState, TaskRecord};
+use reel::tui::app::{Action, App, Focus, Header};
+use reel::tui::form::Field;
+use reel::tui::table::Prefs;
+use reel::tui::views;
+use serde_json::json;
+
+const NOW: i64 = 1_800_000_100_000;
+
+fn app(demo: bool) -> App {
+    let header = Header {
+        profile: (!demo).then(|| "work".to_string()),
+        base_url: "http://127.0.0.1:8787/".into(),
+        demo,
+        health: Health::Ok,
+    };
+    let pricing = Pricing {
+        currency: "$".into(),
+        per_second: [("acme/aurora-3.0/text-to-video".to_string(), 0.08)].into_iter().collect(),
+    };
+    App::new(Catalog::builtin(), pricing, vec![], header, Prefs::default(), NOW, (120, 32))
+}
+
+fn screen(app: &App, width: u16, height: u16) -> String {
+    let mut terminal = Terminal::new(TestBackend::new(width, height)).expect("terminal");
+    terminal.draw(|f| views::draw(f, app)).expect("draw");
+    let buffer = terminal.backend().buffer();
+    let mut out = String::new();
+    for y in 0..height {
+        let mut line = String::new();
+        let mut x = 0;
+        while x < width {
+            let symbol = buffer[(x, y)].symbol();
+            line.push_str(symbol);
+            // A double-width character covers the next cell too.
+            x += unicode_width::UnicodeWidthStr::width(symbol).max(1) as u16;
+        }
+        out.push_str(line.trim_end());
+        out.push('\n');
+    }
+    assert!(!out.chars().any(|c| c.is_control() && c != '\n'), "a control character reached the screen");
+    out
+}
+
+fn key(app: &mut App, code: KeyCode) {
+    app.update(Action::Key(KeyEvent::new(code, KeyModifiers::NONE)), NOW);
+}
+
+fn typed(app: &mut App, text: &str) {
+    for c in text.chars() {
+        key(app, KeyCode::Char(c));
+    }
+}
+
+fn tab_to(app: &mut App, field: Field) {
+    while app.focus != Focus::Form(field) {
+        key(app, KeyCode::Tab);
+    }
+}
+
+fn put(app: &mut App, r: TaskRecord, eta_ms: Option<i64>) {
+    app.update(Action::Engine(Event::Task(Box::new(TaskUpdate { record: r, eta_ms }))), NOW);
+}
+
+fn task(id: i64, state: LocalState, prompt: &str, age_s: i64) -> TaskRecord {
+    let mut r = record(id, state);
+    r.prompt = prompt.into();
+    r.created_at = NOW - age_s * 1000;
+    r.submitted_at = Some(r.created_at);
+    r.remote_created_at = Some(r.created_at / 1000);
+    r
+}
+
+fn busy_app() -> App {
+    let mut a = app(false);
+    put(&mut a, task(1, LocalState::Submitting, "a lighthouse in a storm, waves crashing", 1), None);
+    let mut q = task(2, LocalState::Queued, "a red fox running through fresh snow at dawn", 12);
+    q.progress = Some(0.0);
+    put(&mut a, q, Some(NOW + 95_000));
+    let mut p = task(3, LocalState::InProgress, "slow pan over a neon city at night, rain", 70);
+    p.progress = Some(42.0);
+    put(&mut a, p, Some(NOW + 40_000));
+    let mut d = task(4, LocalState::Downloading, "a paper boat drifting down a gutter stream", 130);
+    d.url = Some("http://127.0.0.1:8787/files/task_4.mp4".into());
+    d.url_deadline = Some(NOW + 3_500_000);
+    put(&mut a, d, None);
+    a.update(Action::Engine(Event::Transfer { id: 4, bytes: 600_000, total: Some(1_000_000), rate: 2_000_000.0 }), NOW);
+    let mut done = task(5, LocalState::Downloaded, "macro shot of a dew drop on a leaf", 200);
+    done.finished_at = Some(NOW - 20_000);
+    done.file_path = Some("/home/me/.local/share/reel/videos/2027-01-15/5-macro-shot-of-a-dew-drop.mp4".into());
+    done.file_size = Some(1_234_567);
+    put(&mut a, done, None);
+    let mut failed = task(6, LocalState::Failed, "a crowd at a concert \u{1b}[31m", 300);
+    failed.finished_at = Some(NOW - 100_000);
+    failed.error =
+        Some(json!({"code": "content_policy", "message": "The prompt was flagged \u{1b}[2J by the content filter."}));
+    put(&mut a, failed, None);
+    a
+}
+
+#[test]
+fn empty_demo_dashboard() {
+    insta::assert_snapshot!(screen(&app(true), 120, 32));
+}
+
+#[test]
+fn validation_errors_beside_their_fields() {
+    let mut a = app(false);
+    typed(&mut a, "a fox");
+    tab_to(&mut a, Field::Seconds);
+    typed(&mut a, "99");
+    tab_to(&mut a, Field::Grid);
+    typed(&mut a, "16:9 wide");
+    insta::assert_snapshot!(screen(&a, 120, 32));
+}
+
+#[test]
+fn grid_preview_counts_tasks_billing_and_cost() {
+    let mut a = app(false);
+    typed(&mut a, "a fox in the snow");
+    tab_to(&mut a, Field::Copies);
+    typed(&mut a, "2");
+    tab_to(&mut a, Field::Grid);
+    typed(&mut a, "16:9 9:16 5 10");
+    insta::assert_snapshot!(screen(&a, 120, 32));
+}
+
+#[test]
+fn running_tasks() {
+    let mut a = busy_app();
+    a.focus = Focus::Table;
+    a.table.selected = 2;
+    insta::assert_snapshot!(screen(&a, 160, 40));
+}
+
+#[test]
+fn a_failed_task_selected() {
+    let mut a = busy_app();
+    a.focus = Focus::Table;
+    a.table.selected = a.table.view.iter().position(|id| *id == 6).expect("shown");
+    insta::assert_snapshot!(screen(&a, 120, 32));
+}
+
+#[test]
+fn a_downloaded_task_selected() {
+    let mut a = busy_app();
+    a.focus = Focus::Table;
+    a.table.selected = a.table.view.iter().position(|id| *id == 5).expect("shown");
+    insta::assert_snapshot!(screen(&a, 120, 32));
+}
+
+#[test]
+fn help_overlay() {
+    let mut a = app(false);
+    key(&mut a, KeyCode::F(1));
+    insta::assert_snapshot!(screen(&a, 120, 32));
+}
+
+#[test]
+fn smallest_supported_terminal() {
+    let mut a = busy_app();
+    a.focus = Focus::Table;
+    insta::assert_snapshot!(screen(&a, 80, 24));
+}
+
+#[test]
+fn hostile_and_wide_text_cannot_break_the_layout() {
+    let mut a = app(false);
+    let mut r = task(1, LocalState::Failed, &format!("桜の木の下で 🎬 {}", "very long ".repeat(50)), 30);
+    r.remote_id = Some(format!("task_\u{1b}]52;c;{}\u{7}", "A".repeat(300)));
+    r.error = Some(json!({"message": format!("\u{1b}[2J\u{1b}[H{}", "x".repeat(5000))}));
+    r.model = "evil/\u{9b}31m-3.0/text-to-video".into();
+    put(&mut a, r, None);
+    a.update(Action::Paste("日本語のプロンプト\u{1b}[31m".repeat(20)), NOW);
+    a.focus = Focus::Table;
+    for (w, h) in [(80, 24), (120, 32)] {
+        let s = screen(&a, w, h);
+        assert!(s.lines().all(|l| l.chars().count() <= w as usize), "a line is wider than the terminal");
+    }
+    insta::assert_snapshot!(screen(&a, 120, 32));
+}
