@@ -455,7 +455,13 @@ impl Runner {
             Next::Poll(d) => Some(now_ms() + d.as_millis() as i64),
             _ => None,
         };
-        self.persist(&record, step.event.as_deref()).await?;
+        // Most polls of a long render change nothing anyone sees: keep their bookkeeping
+        // (poll count, times) in memory rather than writing and announcing every one.
+        let seen = |r: &TaskRecord| (r.state, r.remote_status.clone(), r.progress, r.url.clone(), r.remote_id.clone());
+        let changed = step.event.is_some() || self.tasks.get(&id).is_none_or(|t| seen(&t.record) != seen(&record));
+        if changed {
+            self.persist(&record, step.event.as_deref()).await?;
+        }
         if let Some(t) = self.tasks.get_mut(&id) {
             t.record = record;
         }

@@ -14,10 +14,10 @@ use super::app::{Action, App, Header};
 use super::effects::{self, Context};
 use super::{terminal, views};
 use crate::config::{Settings, Target};
-use crate::engine::{Event, Health, now_ms, query};
+use crate::engine::{Health, now_ms, query};
 use crate::session::{self, db_path};
 
-/// Spinners and clocks move at most this often.
+/// Spinners and clocks move at most this often, and engine news is drawn at most this often.
 const TICK: Duration = Duration::from_millis(100);
 
 fn action_of(input: Input) -> Option<Action> {
@@ -66,20 +66,31 @@ pub async fn run(settings: Settings) -> anyhow::Result<ExitCode> {
     }
 
     let mut input = EventStream::new();
-    let mut dirty = true;
+    // Whether the screen is out of date, and whether it must be redrawn at once (the user did
+    // something) or may wait for the next frame slot (the engine reported something).
+    let (mut dirty, mut urgent) = (true, true);
+    let mut last_draw = tokio::time::Instant::now();
     let outcome: std::io::Result<()> = loop {
-        if dirty {
+        if dirty && (urgent || last_draw.elapsed() >= TICK) {
             if let Err(e) = term.draw(|f| views::draw(f, &app)) {
                 break Err(e);
             }
-            dirty = false;
+            (dirty, urgent) = (false, false);
+            last_draw = tokio::time::Instant::now();
         }
         let animating = app.animating();
+        let next_frame = last_draw + TICK;
         let first = tokio::select! {
-            Some(Ok(ev)) = input.next() => action_of(ev),
+            Some(Ok(ev)) = input.next() => {
+                urgent = true;
+                action_of(ev)
+            }
             Some(ev) = events.recv() => Some(Action::Engine(ev)),
-            Some(a) = results.recv() => Some(a),
-            () = tokio::time::sleep(TICK), if animating => Some(Action::Tick),
+            Some(a) = results.recv() => {
+                urgent = true;
+                Some(a)
+            }
+            () = tokio::time::sleep_until(next_frame), if animating || dirty => Some(Action::Tick),
         };
         // Take everything already waiting before drawing again.
         let mut batch: Vec<Action> = first.into_iter().collect();
@@ -91,14 +102,12 @@ pub async fn run(settings: Settings) -> anyhow::Result<ExitCode> {
         }
         let mut failed = None;
         for action in batch {
-            let ticks = matches!(action, Action::Tick);
-            let quiet = matches!(action, Action::Engine(Event::Transfer { .. })) && !app.animating();
             for effect in app.update(action, now_ms()) {
                 if let Err(e) = effects::perform(effect, &cx, &mut term).await {
                     failed = Some(e);
                 }
             }
-            dirty |= ticks || !quiet;
+            dirty = true;
         }
         if let Some(e) = failed {
             break Err(e);

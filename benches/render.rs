@@ -1,0 +1,78 @@
+//! The dashboard's cost with 100,000 tasks in the table: one full frame at 160x48, and one
+//! engine event applied to that state (the work between two frames).
+
+use std::hint::black_box;
+
+use criterion::{Criterion, criterion_group, criterion_main};
+use ratatui::Terminal;
+use ratatui::backend::TestBackend;
+use reel::config::Pricing;
+use reel::engine::{Event, Health, TaskUpdate};
+use reel::rules::Catalog;
+use reel::store::fixtures::record;
+use reel::store::{LocalState, TaskRecord};
+use reel::tui::app::{Action, App, Focus, Header};
+use reel::tui::table::Prefs;
+use reel::tui::views;
+
+const TASKS: i64 = 100_000;
+const NOW: i64 = 1_800_000_100_000;
+
+fn task(id: i64) -> TaskRecord {
+    let state = match id % 5 {
+        0 => LocalState::Downloaded,
+        1 => LocalState::InProgress,
+        2 => LocalState::Queued,
+        3 => LocalState::Failed,
+        _ => LocalState::Downloading,
+    };
+    let mut r = record(id, state);
+    r.created_at = NOW - (TASKS - id) * 1000;
+    r.prompt = format!("task {id}: a red fox running through fresh snow at dawn, cinematic, golden light");
+    r.progress = Some((id % 100) as f64);
+    r
+}
+
+fn loaded_app() -> App {
+    let header = Header { profile: None, base_url: "http://127.0.0.1:8787/".into(), demo: false, health: Health::Ok };
+    let mut app = App::new(Catalog::builtin(), Pricing::default(), vec![], header, Prefs::default(), NOW, (160, 48));
+    app.update(Action::Loaded((1..=TASKS).map(task).collect()), NOW);
+    app.focus = Focus::Table;
+    app.table.selected = 50_000;
+    app
+}
+
+fn bench(c: &mut Criterion) {
+    let mut app = loaded_app();
+    assert_eq!(app.table.view.len(), TASKS as usize);
+    let mut terminal = Terminal::new(TestBackend::new(160, 48)).expect("terminal");
+
+    c.bench_function("render: full frame 160x48, 100k tasks", |b| {
+        b.iter(|| {
+            terminal.draw(|f| views::draw(f, black_box(&app))).expect("draw");
+        })
+    });
+
+    let mut n = 0i64;
+    c.bench_function("update: one engine event (progress), 100k tasks", |b| {
+        b.iter(|| {
+            n += 1;
+            let mut r = task(1 + 5 * (n % 20_000));
+            r.progress = Some((n % 100) as f64);
+            black_box(app.update(Action::Engine(Event::Task(Box::new(TaskUpdate { record: r, eta_ms: None }))), NOW));
+        })
+    });
+
+    c.bench_function("update: one engine event (state change), 100k tasks", |b| {
+        b.iter(|| {
+            n += 1;
+            let id = 2 + 5 * (n % 20_000);
+            let mut r = task(id);
+            r.state = if n % 2 == 0 { LocalState::InProgress } else { LocalState::Queued };
+            black_box(app.update(Action::Engine(Event::Task(Box::new(TaskUpdate { record: r, eta_ms: None }))), NOW));
+        })
+    });
+}
+
+criterion_group!(benches, bench);
+criterion_main!(benches);

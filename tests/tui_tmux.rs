@@ -1,0 +1,116 @@
+//! The whole program as a user runs it: the real binary in tmux against the simulator on
+//! 127.0.0.1, driven with send-keys and read with capture-pane.
+
+mod common;
+
+use std::path::Path;
+use std::process::Command;
+use std::time::{Duration, Instant};
+
+use common::*;
+use reel::sim::SimHandle;
+
+/// One tmux server per test (its own socket), killed on drop.
+struct Tmux {
+    socket: String,
+}
+
+impl Tmux {
+    fn run(&self, args: &[&str]) -> String {
+        let out =
+            Command::new("tmux").args(["-L", &self.socket]).args(args).output().expect("tmux runs (install tmux)");
+        String::from_utf8_lossy(&out.stdout).into_owned()
+    }
+
+    fn keys(&self, keys: &[&str]) {
+        let mut args = vec!["send-keys", "-t", "reel"];
+        args.extend_from_slice(keys);
+        self.run(&args);
+    }
+
+    fn screen(&self) -> String {
+        self.run(&["capture-pane", "-p", "-t", "reel"])
+    }
+
+    /// Waits until the screen shows `text`.
+    fn wait_for(&self, text: &str, limit: Duration) -> String {
+        let deadline = Instant::now() + limit;
+        loop {
+            let s = self.screen();
+            if s.contains(text) {
+                return s;
+            }
+            assert!(Instant::now() < deadline, "\"{text}\" never appeared; the screen:\n{s}");
+            std::thread::sleep(Duration::from_millis(100));
+        }
+    }
+}
+
+impl Drop for Tmux {
+    fn drop(&mut self) {
+        let _ = Command::new("tmux").args(["-L", &self.socket, "kill-server"]).output();
+    }
+}
+
+fn start(sim: &SimHandle, data: &Path, config: &Path) -> Tmux {
+    let tmux = Tmux { socket: format!("reel-test-{}", std::process::id()) };
+    let command = format!(
+        "REEL_BASE_URL={} REEL_API_KEY={} REEL_DATA_DIR={} REEL_CONFIG={} {}; echo reel-exited-$?; sleep 30",
+        sim.base_url(),
+        sim.api_key(),
+        data.display(),
+        config.display(),
+        env!("CARGO_BIN_EXE_reel")
+    );
+    tmux.run(&["new-session", "-d", "-s", "reel", "-x", "120", "-y", "32", &command]);
+    tmux
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn type_submit_watch_it_finish_and_find_the_file() {
+    let sim = common::start(fast_config()).await;
+    let dir = tempfile::tempdir().expect("tempdir");
+    let data = dir.path().join("data");
+    let config = dir.path().join("config.toml");
+    std::fs::write(
+        &config,
+        "[engine]\nfirst_poll_secs = 0.2\npoll_interval_secs = 0.2\nmax_poll_interval_secs = 0.5\n",
+    )
+    .expect("config");
+    let tmux = start(&sim, &data, &config);
+    tmux.wait_for("Compose", Duration::from_secs(20));
+
+    // An empty prompt is refused with its message, and nothing reaches the server.
+    tmux.keys(&["C-s"]);
+    tmux.wait_for("Not sent: prompt is required", Duration::from_secs(5));
+    assert!(sim.requests().is_empty(), "a request left for an empty prompt: {:?}", sim.requests());
+
+    // The prompt has the focus: type at once, then send.
+    tmux.keys(&["-l", "a red fox running through fresh snow"]);
+    tmux.keys(&["C-s"]);
+    let screen = tmux.wait_for("downloaded", Duration::from_secs(30));
+    assert!(screen.contains("saved"), "{screen}");
+    let screen = tmux.wait_for("File", Duration::from_secs(5));
+    assert!(screen.contains("a red fox running through fresh snow"), "{screen}");
+
+    let videos: Vec<_> =
+        walk(&data.join("videos")).into_iter().filter(|p| p.extension().is_some_and(|e| e == "mp4")).collect();
+    assert_eq!(videos.len(), 1, "{videos:?}");
+    let remote = sim.requests().iter().find_map(|r| r.task_id.clone()).expect("a task");
+    assert_eq!(std::fs::read(&videos[0]).expect("read"), sim.video_bytes(&remote).expect("served").to_vec());
+
+    // Esc leaves the form, q quits, and the terminal is given back.
+    tmux.keys(&["Escape"]);
+    tmux.keys(&["q"]);
+    let screen = tmux.wait_for("reel-exited-0", Duration::from_secs(10));
+    assert!(!screen.contains("Compose"), "the alternate screen was left: {screen}");
+}
+
+fn walk(dir: &Path) -> Vec<std::path::PathBuf> {
+    let mut out = Vec::new();
+    for entry in std::fs::read_dir(dir).into_iter().flatten().flatten() {
+        let p = entry.path();
+        if p.is_dir() { out.extend(walk(&p)) } else { out.push(p) }
+    }
+    out
+}
