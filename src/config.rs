@@ -31,6 +31,22 @@ pub struct ConfigFile {
     /// Extra keys in the task table: `[[actions]] key = "m", name = "mpv", command = ["mpv", "{path}"]`.
     #[serde(default)]
     pub actions: Vec<crate::tui::keymap::UserAction>,
+    #[serde(default)]
+    pub budget: Budget,
+}
+
+/// `[budget]`: spending past `daily` (in the pricing currency, priced models only) asks first.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Budget {
+    pub daily: Option<f64>,
+}
+
+impl Budget {
+    /// Whether adding `planned` to `spent` goes past the daily budget.
+    pub fn exceeded(&self, spent: f64, planned: f64) -> bool {
+        self.daily.is_some_and(|d| spent + planned > d + 1e-9)
+    }
 }
 
 /// `[pricing]`: what a billed second costs per model; models without a price are "unpriced".
@@ -190,6 +206,7 @@ pub struct Settings {
     pub engine: EngineSettings,
     pub pricing: Pricing,
     pub actions: Vec<crate::tui::keymap::UserAction>,
+    pub budget: Budget,
     /// Things the user should know but that do not stop the program.
     pub warnings: Vec<String>,
 }
@@ -268,6 +285,7 @@ pub fn resolve(
         engine: e,
         pricing: file.pricing.clone(),
         actions: file.actions.clone(),
+        budget: file.budget,
         warnings: Vec::new(),
     })
 }

@@ -1,7 +1,7 @@
 use std::process::ExitCode;
 
 use clap::Parser;
-use reel::cli::{Cli, Command, download, list, models, show, sim, submit, wait};
+use reel::cli::{Cli, Command, download, history, list, models, show, sim, submit, wait};
 use reel::config;
 
 #[tokio::main]
@@ -32,6 +32,7 @@ async fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Some(Command::Download(args)) => return download::run(&args, &settings, &mut out).await,
         Some(Command::List(args)) => list::run(&args, &settings, &mut out)?,
         Some(Command::Show(args)) => show::run(&args, &settings, &mut out)?,
+        Some(Command::History(args)) => history::run(&args, &settings, &mut out)?,
         Some(Command::Models(args)) => models::run(&args, &settings.catalog, &mut out)?,
         Some(Command::Sim(args)) => sim::run(&args, settings.catalog).await?,
         None => return reel::tui::event_loop::run(settings).await,

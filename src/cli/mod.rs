@@ -2,6 +2,7 @@
 
 pub mod download;
 pub mod follow;
+pub mod history;
 pub mod list;
 pub mod models;
 pub mod progress;
@@ -39,6 +40,8 @@ pub enum Command {
     Show(show::ShowArgs),
     /// Fetch a task's file again.
     Download(download::DownloadArgs),
+    /// Search past tasks, see the ledger, export everything.
+    History(history::HistoryArgs),
     /// Run the API simulator on 127.0.0.1 (for trying reel, demos and tests).
     Sim(sim::SimArgs),
     /// List the models reel knows: the built-in catalog plus the config's.

@@ -42,6 +42,9 @@ pub struct SubmitArgs {
     /// Wait until the tasks end and their files are saved.
     #[arg(long)]
     pub wait: bool,
+    /// Send even past the daily budget of the config's [budget].
+    #[arg(long)]
+    pub yes: bool,
     #[arg(long)]
     pub json: bool,
 }
@@ -91,6 +94,24 @@ pub async fn run(args: &SubmitArgs, settings: &Settings, out: &mut impl Write) -
     };
     for w in &valid.warnings {
         eprintln!("reel: warning: {w}");
+    }
+    if settings.budget.daily.is_some() {
+        let spent = crate::engine::query::spent_today(&crate::session::db_path(settings), &settings.pricing)?;
+        let planned = valid
+            .billing
+            .total()
+            .and_then(|b| settings.pricing.cost(&valid.model.to_string(), b * f64::from(args.count)))
+            .unwrap_or(0.0);
+        if settings.budget.exceeded(spent, planned) && !args.yes {
+            let p = &settings.pricing;
+            eprintln!(
+                "reel: this adds {} to the {} spent today, past the daily budget of {}; add --yes to send anyway",
+                p.format(planned),
+                p.format(spent),
+                p.format(settings.budget.daily.unwrap_or_default())
+            );
+            return Ok(ExitCode::from(2));
+        }
     }
     if settings.target == Target::Demo {
         eprintln!(

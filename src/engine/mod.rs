@@ -5,6 +5,7 @@
 pub mod download;
 pub mod files;
 pub mod health;
+pub mod ledger;
 pub mod query;
 pub mod recover;
 mod run;
@@ -99,6 +100,12 @@ pub enum Command {
         id: i64,
         reply: Reply<()>,
     },
+    /// Forget a task (its events go with it); with `remove_file`, delete its video and sidecar.
+    Delete {
+        id: i64,
+        remove_file: bool,
+        reply: Reply<TaskRecord>,
+    },
     Shutdown,
 }
 
@@ -186,6 +193,10 @@ impl Engine {
 
     pub async fn download(&self, id: i64) -> Result<(), EngineError> {
         self.ask(|reply| Command::Download { id, reply }).await
+    }
+
+    pub async fn delete(&self, id: i64, remove_file: bool) -> Result<TaskRecord, EngineError> {
+        self.ask(|reply| Command::Delete { id, remove_file, reply }).await
     }
 
     /// Stops the engine; downloads under way resume at the next start.

@@ -553,6 +553,9 @@ impl Runner {
             Command::Download { id, reply } => {
                 let _ = reply.send(self.redownload(id).await);
             }
+            Command::Delete { id, remove_file, reply } => {
+                let _ = reply.send(self.delete(id, remove_file).await);
+            }
             Command::Shutdown => {}
         }
     }
@@ -637,6 +640,26 @@ impl Runner {
         r.url_refreshes = 0;
         self.track(r, Job::Poll, Instant::now());
         Ok(())
+    }
+
+    async fn delete(&mut self, id: i64, remove_file: bool) -> Result<TaskRecord, EngineError> {
+        if let Some(t) = self.tasks.get(&id) {
+            return Err(EngineError::NotApplicable { id, state: t.record.state, action: "deleting it while it runs" });
+        }
+        let task =
+            self.store.write(move |c| crate::store::history::delete(c, id)).await?.ok_or(EngineError::NoTask(id))?;
+        if remove_file && let Some(path) = &task.file_path {
+            let path = std::path::PathBuf::from(path);
+            for p in [path.with_extension("json"), path] {
+                match tokio::fs::remove_file(&p).await {
+                    Ok(()) => {}
+                    // Moved or deleted already: that is what the user wants anyway.
+                    Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+                    Err(source) => return Err(EngineError::Io { path: p, source }),
+                }
+            }
+        }
+        Ok(task)
     }
 
     async fn redownload(&mut self, id: i64) -> Result<(), EngineError> {

@@ -3,6 +3,7 @@
 
 #[doc(hidden)]
 pub mod fixtures;
+pub mod history;
 pub mod schema;
 pub mod state;
 pub mod tasks;

@@ -82,6 +82,11 @@ pub const MIGRATIONS: &[&str] = &[
         INSERT INTO tasks_fts(rowid, prompt, negative_prompt) VALUES (new.id, new.prompt, new.negative_prompt);
     END;
     "#,
+    // 2: history filters.
+    r#"
+    -- History filtered by model, newest first (keyset on id): WHERE model = ? AND id < ?.
+    CREATE INDEX tasks_by_model ON tasks(model);
+    "#,
 ];
 
 pub fn version(conn: &Connection) -> Result<usize, StoreError> {

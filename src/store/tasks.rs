@@ -39,7 +39,7 @@ pub struct NewTask {
 }
 
 /// One row of `tasks`. Times ending in `_at` are Unix milliseconds unless named `remote_`.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct TaskRecord {
     pub id: i64,
     pub parent_id: Option<i64>,
@@ -93,11 +93,16 @@ const COLUMNS: &str = "id, parent_id, remote_id, idempotency_key, profile, base_
     file_size, sha256, poll_count, poll_failures, last_polled_at, next_poll_at, download_attempts, url_refreshes, \
     updated_at";
 
+/// The column list with a table alias, for joins.
+pub(crate) fn prefixed_columns(alias: &str) -> String {
+    COLUMNS.split(',').map(|c| format!("{alias}.{}", c.trim())).collect::<Vec<_>>().join(", ")
+}
+
 fn bad_column(i: usize, e: impl std::error::Error + Send + Sync + 'static) -> rusqlite::Error {
     rusqlite::Error::FromSqlConversionFailure(i, rusqlite::types::Type::Text, Box::new(e))
 }
 
-fn from_row(r: &Row<'_>) -> rusqlite::Result<TaskRecord> {
+pub(crate) fn from_row(r: &Row<'_>) -> rusqlite::Result<TaskRecord> {
     let media: String = r.get(13)?;
     let state: String = r.get(15)?;
     let error: Option<String> = r.get(25)?;

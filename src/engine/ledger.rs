@@ -1,0 +1,194 @@
+//! The cost and time ledger: pure arithmetic over the store's per-day, per-model rows.
+
+use serde::Serialize;
+use std::collections::BTreeMap;
+
+use crate::config::Pricing;
+use crate::store::history::LedgerRow;
+
+/// Money for some billed seconds. Seconds of models without a price are kept apart and shown
+/// as unpriced, never counted as free.
+#[derive(Debug, Clone, Copy, PartialEq, Default, Serialize)]
+pub struct Cost {
+    /// What the priced seconds cost.
+    pub amount: f64,
+    /// Billed seconds of models without a price.
+    pub unpriced_seconds: f64,
+    /// A priced model took part.
+    pub priced: bool,
+    /// A model without a price took part.
+    pub unpriced: bool,
+}
+
+impl Cost {
+    fn of(pricing: &Pricing, model: &str, seconds: f64) -> Cost {
+        match pricing.cost(model, seconds) {
+            Some(amount) => Cost { amount, priced: true, ..Cost::default() },
+            None => Cost { unpriced_seconds: seconds, unpriced: true, ..Cost::default() },
+        }
+    }
+
+    fn add(self, other: Cost) -> Cost {
+        Cost {
+            amount: self.amount + other.amount,
+            unpriced_seconds: self.unpriced_seconds + other.unpriced_seconds,
+            priced: self.priced || other.priced,
+            unpriced: self.unpriced || other.unpriced,
+        }
+    }
+
+    /// The priced part, for budgets.
+    pub fn amount(self) -> f64 {
+        self.amount
+    }
+
+    pub fn show(self, pricing: &Pricing) -> String {
+        match (self.priced, self.unpriced) {
+            (_, false) => pricing.format(self.amount),
+            (false, true) => "unpriced".into(),
+            (true, true) => format!("{} + {:.0} s unpriced", pricing.format(self.amount), self.unpriced_seconds),
+        }
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Line {
+    /// A day (YYYY-MM-DD) or a model id.
+    pub key: String,
+    pub tasks: u64,
+    pub succeeded: u64,
+    pub failed: u64,
+    /// Succeeded over finished (succeeded + failed), when any finished.
+    pub success_rate: Option<f64>,
+    /// Render time percentiles in seconds (per model only).
+    pub p50: Option<f64>,
+    pub p90: Option<f64>,
+    pub billed_seconds: f64,
+    pub cost: Cost,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Ledger {
+    pub days: Vec<Line>,
+    pub models: Vec<Line>,
+    pub total: Line,
+}
+
+/// Nearest-rank percentile: the smallest value with at least `q` of the values at or below it.
+pub fn percentile(values: &[f64], q: f64) -> Option<f64> {
+    if values.is_empty() {
+        return None;
+    }
+    let mut sorted = values.to_vec();
+    sorted.sort_by(f64::total_cmp);
+    let rank = ((q * sorted.len() as f64).ceil() as usize).clamp(1, sorted.len());
+    Some(sorted[rank - 1])
+}
+
+fn line(key: String) -> Line {
+    Line {
+        key,
+        tasks: 0,
+        succeeded: 0,
+        failed: 0,
+        success_rate: None,
+        p50: None,
+        p90: None,
+        billed_seconds: 0.0,
+        cost: Cost::default(),
+    }
+}
+
+fn add(l: &mut Line, r: &LedgerRow, cost: Cost) {
+    l.cost = l.cost.add(cost);
+    l.tasks += r.tasks;
+    l.succeeded += r.succeeded;
+    l.failed += r.failed;
+    l.billed_seconds += r.billed_seconds;
+    let finished = l.succeeded + l.failed;
+    l.success_rate = (finished > 0).then(|| l.succeeded as f64 / finished as f64);
+}
+
+pub fn compute(rows: &[LedgerRow], times: &BTreeMap<String, Vec<f64>>, pricing: &Pricing) -> Ledger {
+    let mut days: BTreeMap<String, Line> = BTreeMap::new();
+    let mut models: BTreeMap<String, Line> = BTreeMap::new();
+    let mut total = line("total".into());
+    for r in rows {
+        let cost = Cost::of(pricing, &r.model, r.billed_seconds);
+        add(days.entry(r.day.clone()).or_insert_with(|| line(r.day.clone())), r, cost);
+        add(models.entry(r.model.clone()).or_insert_with(|| line(r.model.clone())), r, cost);
+        add(&mut total, r, cost);
+    }
+    let mut all_times = Vec::new();
+    for (model, l) in models.iter_mut() {
+        if let Some(t) = times.get(model) {
+            l.p50 = percentile(t, 0.5);
+            l.p90 = percentile(t, 0.9);
+            all_times.extend_from_slice(t);
+        }
+    }
+    total.p50 = percentile(&all_times, 0.5);
+    total.p90 = percentile(&all_times, 0.9);
+    Ledger { days: days.into_values().collect(), models: models.into_values().collect(), total }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn row(day: &str, model: &str, tasks: u64, ok: u64, failed: u64, billed: f64) -> LedgerRow {
+        LedgerRow { day: day.into(), model: model.into(), tasks, succeeded: ok, failed, billed_seconds: billed }
+    }
+
+    #[test]
+    fn percentiles_by_nearest_rank() {
+        let v = [30.0, 10.0, 20.0, 40.0, 50.0, 60.0, 70.0, 80.0, 90.0, 100.0];
+        assert_eq!(percentile(&v, 0.5), Some(50.0));
+        assert_eq!(percentile(&v, 0.9), Some(90.0));
+        assert_eq!(percentile(&[7.0], 0.9), Some(7.0));
+        assert_eq!(percentile(&[], 0.5), None);
+        assert_eq!(percentile(&[1.0, 2.0, 3.0], 0.5), Some(2.0));
+    }
+
+    #[test]
+    fn ledger_figures_match_hand_computed_values() {
+        let pricing = Pricing {
+            currency: "$".into(),
+            per_second: [("a/x-3.0/text-to-video".to_string(), 0.1)].into_iter().collect(),
+        };
+        let rows = vec![
+            row("2026-11-20", "a/x-3.0/text-to-video", 4, 3, 1, 30.0),
+            row("2026-11-20", "b/y-2.7/text-to-video", 2, 2, 0, 20.0),
+            row("2026-11-21", "a/x-3.0/text-to-video", 5, 5, 0, 50.0),
+        ];
+        let times = [
+            ("a/x-3.0/text-to-video".to_string(), vec![60.0, 120.0, 90.0, 30.0, 150.0, 100.0, 80.0, 70.0]),
+            ("b/y-2.7/text-to-video".to_string(), vec![200.0, 100.0]),
+        ]
+        .into_iter()
+        .collect();
+        let l = compute(&rows, &times, &pricing);
+
+        // Per day: the 20th has 6 tasks, 5 of 6 finished well; $3.00 priced and 20 s unpriced.
+        assert_eq!(l.days.len(), 2);
+        let d20 = &l.days[0];
+        assert_eq!((d20.tasks, d20.succeeded, d20.failed), (6, 5, 1));
+        assert_eq!(d20.success_rate, Some(5.0 / 6.0));
+        assert_eq!(d20.billed_seconds, 50.0);
+        assert_eq!(d20.cost.show(&pricing), "$3.00 + 20 s unpriced");
+        assert_eq!(l.days[1].cost.show(&pricing), "$5.00");
+
+        // Per model: a rendered 8 (sorted 30 60 70 80 90 100 120 150): p50 = 4th = 80, p90 = 8th = 150.
+        let a = &l.models[0];
+        assert_eq!((a.tasks, a.succeeded, a.failed, a.billed_seconds), (9, 8, 1, 80.0));
+        assert_eq!((a.p50, a.p90), (Some(80.0), Some(150.0)));
+        assert_eq!(a.cost.show(&pricing), "$8.00");
+        let b = &l.models[1];
+        assert_eq!((b.p50, b.p90), (Some(100.0), Some(200.0)));
+        assert_eq!(b.cost.show(&pricing), "unpriced", "never shown as 0");
+
+        assert_eq!((l.total.tasks, l.total.billed_seconds), (11, 100.0));
+        assert_eq!(l.total.cost.show(&pricing), "$8.00 + 20 s unpriced");
+        assert_eq!(l.total.cost.amount(), 8.0);
+    }
+}

@@ -1,0 +1,194 @@
+//! History queries over the whole journal: pages of tasks (search, filters, keyset paging),
+//! lineage, deletion, and the per-day and per-model ledger.
+
+use std::collections::BTreeMap;
+
+use rusqlite::{Connection, params_from_iter, types::Value as Sql};
+use serde::{Deserialize, Serialize};
+
+use super::StoreError;
+use super::state::LocalState;
+use super::tasks::{self, TaskRecord};
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+pub enum Order {
+    #[default]
+    Newest,
+    Oldest,
+}
+
+/// What the history shows. Text is matched against prompts and negative prompts by prefix.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct HistoryQuery {
+    pub text: String,
+    pub model: Option<String>,
+    pub state: Option<LocalState>,
+    /// Unix ms, inclusive.
+    pub since: Option<i64>,
+    /// Unix ms, exclusive.
+    pub until: Option<i64>,
+    pub order: Order,
+}
+
+/// An FTS5 query from user text: every word must appear, each as a prefix ("red fo" finds
+/// "red fox"). Words are quoted, so nothing the user types is FTS syntax.
+pub fn fts_query(text: &str) -> Option<String> {
+    let words: Vec<String> = text
+        .split(|c: char| !c.is_alphanumeric())
+        .filter(|w| !w.is_empty())
+        .map(|w| format!("\"{}\"*", w.replace('"', "\"\"")))
+        .collect();
+    (!words.is_empty()).then(|| words.join(" "))
+}
+
+/// The id range that a date range covers: ids grow with creation time, so a date bound is an
+/// id bound, found through the creation-time index.
+fn id_bounds(conn: &Connection, q: &HistoryQuery) -> Result<(Option<i64>, Option<i64>), StoreError> {
+    let lookup = |sql: &str, at: i64| -> Result<Option<i64>, StoreError> {
+        Ok(conn.query_row(sql, [at], |r| r.get::<_, Option<i64>>(0))?)
+    };
+    let low = match q.since {
+        Some(at) => Some(lookup("SELECT min(id) FROM tasks WHERE created_at >= ?1", at)?.unwrap_or(i64::MAX)),
+        None => None,
+    };
+    let high = match q.until {
+        Some(at) => Some(lookup("SELECT min(id) FROM tasks WHERE created_at >= ?1", at)?.unwrap_or(i64::MAX)),
+        None => None,
+    };
+    Ok((low, high))
+}
+
+/// One page of history after `cursor` (the last id of the previous page), in the query's order.
+pub fn page(
+    conn: &Connection,
+    q: &HistoryQuery,
+    cursor: Option<i64>,
+    limit: usize,
+) -> Result<Vec<TaskRecord>, StoreError> {
+    let (low, high) = id_bounds(conn, q)?;
+    let mut conditions: Vec<&str> = Vec::new();
+    let mut args: Vec<Sql> = Vec::new();
+    let fts = fts_query(&q.text);
+    if let Some(m) = &fts {
+        conditions.push("tasks_fts MATCH ?");
+        args.push(Sql::Text(m.clone()));
+    }
+    if let Some(model) = &q.model {
+        conditions.push("t.model = ?");
+        args.push(Sql::Text(model.clone()));
+    }
+    if let Some(state) = q.state {
+        conditions.push("t.state = ?");
+        args.push(Sql::Text(state.as_str().into()));
+    }
+    if let Some(low) = low {
+        conditions.push("t.id >= ?");
+        args.push(Sql::Integer(low));
+    }
+    if let Some(high) = high {
+        conditions.push("t.id < ?");
+        args.push(Sql::Integer(high));
+    }
+    if let Some(c) = cursor {
+        conditions.push(if q.order == Order::Newest { "t.id < ?" } else { "t.id > ?" });
+        args.push(Sql::Integer(c));
+    }
+    args.push(Sql::Integer(limit.min(10_000) as i64));
+    let direction = if q.order == Order::Newest { "DESC" } else { "ASC" };
+    let from = if fts.is_some() { "tasks_fts f JOIN tasks t ON t.id = f.rowid" } else { "tasks t" };
+    let order_by = if fts.is_some() { "f.rowid" } else { "t.id" };
+    let filter = if conditions.is_empty() { String::new() } else { format!("WHERE {}", conditions.join(" AND ")) };
+    // Only fixed fragments are joined here; every value the user gave is a bound parameter.
+    let sql =
+        format!("SELECT {} FROM {from} {filter} ORDER BY {order_by} {direction} LIMIT ?", tasks::prefixed_columns("t"));
+    let mut stmt = conn.prepare_cached(&sql)?;
+    let rows = stmt.query_map(params_from_iter(args), tasks::from_row)?.collect::<Result<Vec<_>, _>>()?;
+    Ok(rows)
+}
+
+/// The tasks derived from a task, oldest first.
+pub fn children(conn: &Connection, id: i64) -> Result<Vec<TaskRecord>, StoreError> {
+    let sql = format!("SELECT {} FROM tasks t WHERE t.parent_id = ?1 ORDER BY t.id", tasks::prefixed_columns("t"));
+    let mut stmt = conn.prepare_cached(&sql)?;
+    let rows = stmt.query_map([id], tasks::from_row)?.collect::<Result<Vec<_>, _>>()?;
+    Ok(rows)
+}
+
+/// Every model that appears in the journal, for the model filter.
+pub fn models(conn: &Connection) -> Result<Vec<String>, StoreError> {
+    let mut stmt = conn.prepare_cached("SELECT DISTINCT model FROM tasks ORDER BY model")?;
+    let rows = stmt.query_map([], |r| r.get(0))?.collect::<Result<Vec<String>, _>>()?;
+    Ok(rows)
+}
+
+/// Deletes a task and (by cascade) its events; children keep existing with no parent. Returns
+/// the row as it was, so the caller can remove the file if asked.
+pub fn delete(conn: &Connection, id: i64) -> Result<Option<TaskRecord>, StoreError> {
+    let task = tasks::get(conn, id)?;
+    if task.is_some() {
+        conn.execute("DELETE FROM tasks WHERE id = ?1", [id])?;
+    }
+    Ok(task)
+}
+
+/// One (day, model) cell of the ledger.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct LedgerRow {
+    /// Local date, YYYY-MM-DD.
+    pub day: String,
+    pub model: String,
+    pub tasks: u64,
+    /// The service finished rendering them (whether or not the file was saved since).
+    pub succeeded: u64,
+    /// The service reported failure, refused them, or lost them.
+    pub failed: u64,
+    /// Billed seconds of the tasks the service rendered.
+    pub billed_seconds: f64,
+}
+
+/// The raw ledger since a time: one row per day and model, and render times per model.
+pub fn ledger_rows(
+    conn: &Connection,
+    since: Option<i64>,
+) -> Result<(Vec<LedgerRow>, BTreeMap<String, Vec<f64>>), StoreError> {
+    let since = since.unwrap_or(i64::MIN);
+    let mut stmt = conn.prepare_cached(
+        "SELECT date(created_at / 1000, 'unixepoch', 'localtime') AS day, model, count(*), \
+         sum(remote_completed_at IS NOT NULL), sum(state IN ('failed', 'rejected', 'lost')), \
+         total(CASE WHEN remote_completed_at IS NOT NULL THEN billed_seconds END) \
+         FROM tasks WHERE created_at >= ?1 GROUP BY day, model ORDER BY day, model",
+    )?;
+    let rows = stmt
+        .query_map([since], |r| {
+            Ok(LedgerRow {
+                day: r.get(0)?,
+                model: r.get(1)?,
+                tasks: r.get::<_, i64>(2)? as u64,
+                succeeded: r.get::<_, i64>(3)? as u64,
+                failed: r.get::<_, i64>(4)? as u64,
+                billed_seconds: r.get(5)?,
+            })
+        })?
+        .collect::<Result<Vec<_>, _>>()?;
+    let mut stmt = conn.prepare_cached(
+        "SELECT model, remote_completed_at - remote_created_at FROM tasks \
+         WHERE created_at >= ?1 AND remote_completed_at IS NOT NULL AND remote_created_at IS NOT NULL",
+    )?;
+    let mut times: BTreeMap<String, Vec<f64>> = BTreeMap::new();
+    for row in stmt.query_map([since], |r| Ok((r.get::<_, String>(0)?, r.get::<_, i64>(1)?)))? {
+        let (model, secs) = row?;
+        times.entry(model).or_default().push(secs.max(0) as f64);
+    }
+    Ok((rows, times))
+}
+
+/// Every task, oldest first, in batches (for export).
+pub fn all(conn: &Connection, mut each: impl FnMut(TaskRecord) -> Result<(), StoreError>) -> Result<(), StoreError> {
+    let sql = format!("SELECT {} FROM tasks t ORDER BY t.id", tasks::prefixed_columns("t"));
+    let mut stmt = conn.prepare(&sql)?;
+    let mut rows = stmt.query([])?;
+    while let Some(row) = rows.next()? {
+        each(tasks::from_row(row)?)?;
+    }
+    Ok(())
+}
