@@ -174,7 +174,7 @@ pub fn ledger_rows(
         "SELECT model, remote_completed_at - remote_created_at FROM tasks \
          WHERE created_at >= ?1 AND remote_completed_at IS NOT NULL AND remote_created_at IS NOT NULL",
     )?;
-    let mut times: BTreeMap<String, Vec<f64>> = BTreeMap::new();
+    let mut times = RenderTimes::new();
     for row in stmt.query_map([since], |r| Ok((r.get::<_, String>(0)?, r.get::<_, i64>(1)?)))? {
         let (model, secs) = row?;
         times.entry(model).or_default().push(secs.max(0) as f64);
