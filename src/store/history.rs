@@ -146,11 +146,11 @@ pub struct LedgerRow {
     pub billed_seconds: f64,
 }
 
+/// Render times in seconds, per model.
+pub type RenderTimes = BTreeMap<String, Vec<f64>>;
+
 /// The raw ledger since a time: one row per day and model, and render times per model.
-pub fn ledger_rows(
-    conn: &Connection,
-    since: Option<i64>,
-) -> Result<(Vec<LedgerRow>, BTreeMap<String, Vec<f64>>), StoreError> {
+pub fn ledger_rows(conn: &Connection, since: Option<i64>) -> Result<(Vec<LedgerRow>, RenderTimes), StoreError> {
     let since = since.unwrap_or(i64::MIN);
     let mut stmt = conn.prepare_cached(
         "SELECT date(created_at / 1000, 'unixepoch', 'localtime') AS day, model, count(*), \
