@@ -35,7 +35,16 @@ fn task(id: i64) -> TaskRecord {
 
 fn loaded_app() -> App {
     let header = Header { profile: None, base_url: "http://127.0.0.1:8787/".into(), demo: false, health: Health::Ok };
-    let mut app = App::new(Catalog::builtin(), Pricing::default(), vec![], header, Prefs::default(), NOW, (160, 48));
+    let mut app = App::new(
+        Catalog::builtin(),
+        Pricing::default(),
+        vec![],
+        Default::default(),
+        header,
+        Prefs::default(),
+        NOW,
+        (160, 48),
+    );
     app.update(Action::Loaded((1..=TASKS).map(task).collect()), NOW);
     app.focus = Focus::Table;
     app.table.selected = 50_000;

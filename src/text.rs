@@ -59,6 +59,12 @@ pub fn clock(seconds: i64) -> String {
     }
 }
 
+/// The start (Unix ms) of the local day that `ms` falls in.
+pub fn local_day_start(ms: i64) -> i64 {
+    let ts = jiff::Timestamp::from_millisecond(ms).unwrap_or(jiff::Timestamp::UNIX_EPOCH);
+    ts.to_zoned(jiff::tz::TimeZone::system()).start_of_day().map_or(ms, |d| d.timestamp().as_millisecond())
+}
+
 /// A Unix-ms time as local `HH:MM:SS`.
 pub fn local_clock(ms: i64) -> String {
     let ts = jiff::Timestamp::from_millisecond(ms).unwrap_or(jiff::Timestamp::UNIX_EPOCH);

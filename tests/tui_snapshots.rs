@@ -17,7 +17,16 @@ use serde_json::json;
 
 const NOW: i64 = 1_800_000_100_000;
 
+/// Dates on screen are local: pin the zone once, before anything formats a time.
+fn utc() {
+    static ONCE: std::sync::Once = std::sync::Once::new();
+    // SAFETY: every test calls this first, and Once makes the others wait until it is done, so
+    // no thread reads the environment while it changes.
+    ONCE.call_once(|| unsafe { std::env::set_var("TZ", "UTC") });
+}
+
 fn app(demo: bool) -> App {
+    utc();
     let header = Header {
         profile: (!demo).then(|| "work".to_string()),
         base_url: "http://127.0.0.1:8787/".into(),
@@ -28,7 +37,7 @@ fn app(demo: bool) -> App {
         currency: "$".into(),
         per_second: [("acme/aurora-3.0/text-to-video".to_string(), 0.08)].into_iter().collect(),
     };
-    App::new(Catalog::builtin(), pricing, vec![], header, Prefs::default(), NOW, (120, 32))
+    App::new(Catalog::builtin(), pricing, vec![], Default::default(), header, Prefs::default(), NOW, (120, 32))
 }
 
 fn screen(app: &App, width: u16, height: u16) -> String {
@@ -187,5 +196,68 @@ fn hostile_and_wide_text_cannot_break_the_layout() {
         let s = screen(&a, w, h);
         assert!(s.lines().all(|l| l.chars().count() <= w as usize), "a line is wider than the terminal");
     }
+    insta::assert_snapshot!(screen(&a, 120, 32));
+}
+
+fn history_app() -> App {
+    use reel::engine::query::HistoryRow;
+    let mut a = app(false);
+    a.focus = Focus::Table;
+    a.update(Action::Key(KeyEvent::new(KeyCode::Char('H'), KeyModifiers::SHIFT)), NOW);
+    let generation = a.history.generation;
+    let mut parent = task(10, LocalState::Downloaded, "a red fox in fresh snow", 3000);
+    parent.file_path = Some("/videos/10-a-red-fox.mp4".into());
+    parent.file_size = Some(2_000_000);
+    let mut child = task(11, LocalState::Downloaded, "a red fox in deep snow at dusk", 2000);
+    child.parent_id = Some(10);
+    child.seconds = 10;
+    child.file_path = Some("/videos/11-a-red-fox.mp4".into());
+    let failed = task(12, LocalState::Failed, "a blue whale under ice", 1000);
+    let rows = vec![
+        HistoryRow { record: failed, file_present: None },
+        HistoryRow { record: child.clone(), file_present: Some(false) },
+        HistoryRow { record: parent.clone(), file_present: Some(true) },
+    ];
+    a.update(Action::HistoryPage(generation, Ok(rows)), NOW);
+    a.update(Action::Key(KeyEvent::new(KeyCode::Down, KeyModifiers::NONE)), NOW);
+    a.update(Action::Lineage(11, Some(parent), vec![]), NOW);
+    a
+}
+
+#[test]
+fn history_with_lineage_and_a_missing_file() {
+    insta::assert_snapshot!(screen(&history_app(), 120, 32));
+}
+
+#[test]
+fn history_ledger() {
+    use reel::engine::ledger;
+    use reel::store::history::LedgerRow;
+    let mut a = history_app();
+    a.update(Action::Key(KeyEvent::new(KeyCode::Char('L'), KeyModifiers::SHIFT)), NOW);
+    let rows = vec![
+        LedgerRow {
+            day: "2027-01-14".into(),
+            model: "acme/aurora-3.0/text-to-video".into(),
+            tasks: 4,
+            succeeded: 3,
+            failed: 1,
+            billed_seconds: 30.0,
+        },
+        LedgerRow {
+            day: "2027-01-15".into(),
+            model: "acme/aurora-2.7/text-to-video".into(),
+            tasks: 2,
+            succeeded: 2,
+            failed: 0,
+            billed_seconds: 20.0,
+        },
+    ];
+    let times = [("acme/aurora-3.0/text-to-video".to_string(), vec![60.0, 90.0, 120.0])].into_iter().collect();
+    let pricing = Pricing {
+        currency: "$".into(),
+        per_second: [("acme/aurora-3.0/text-to-video".to_string(), 0.08)].into_iter().collect(),
+    };
+    a.update(Action::Ledger(ledger::compute(&rows, &times, &pricing)), NOW);
     insta::assert_snapshot!(screen(&a, 120, 32));
 }

@@ -5,12 +5,16 @@ use crossterm::event::{KeyCode, KeyEvent, KeyEventKind, KeyModifiers, MouseButto
 use ratatui::layout::Rect;
 
 use super::form::{Field, Form, MediaEditor, clean_paste};
+use super::history::{History, cycle};
 use super::keymap::{Cmd, Keymap, Scope, UserAction};
 use super::layout::{self, hit};
 use super::table::{Prefs, Table, Transfer, is_running};
-use crate::config::Pricing;
+use crate::config::{Budget, Pricing};
+use crate::engine::ledger::Ledger;
+use crate::engine::query::HistoryRow;
 use crate::engine::{Event, Health, TaskUpdate};
 use crate::rules::{Catalog, Draft, MediaDraft, UnknownModels, ValidSubmission, validate};
+use crate::store::history::{HistoryQuery, Order};
 use crate::store::{EventRecord, LocalState, TaskRecord};
 use crate::text::clean;
 
@@ -20,11 +24,27 @@ pub enum Focus {
     Table,
 }
 
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Screen {
+    Dashboard,
+    History,
+}
+
+/// A question the user must answer before reel goes on.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Question {
+    /// Delete this task's record (and, with f, its file)?
+    Delete(i64),
+    /// Send although today's spending would pass the daily budget?
+    Budget { plan: Vec<ValidSubmission>, copies: u32, parent: Option<i64>, planned: f64 },
+}
+
 #[derive(Debug, Clone, PartialEq)]
 pub enum Overlay {
     Help { scroll: u16 },
     Picker { cursor: usize },
     Media(MediaEditor),
+    Confirm(Question),
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -65,6 +85,13 @@ pub enum Action {
     Edited(Field, Result<String, String>),
     /// An effect reported back (a copy, a command, an engine action).
     Report(Result<String, String>),
+    HistoryPage(u64, Result<Vec<HistoryRow>, String>),
+    Lineage(i64, Option<TaskRecord>, Vec<TaskRecord>),
+    Ledger(Ledger),
+    Models(Vec<String>),
+    Deleted(Result<TaskRecord, String>),
+    /// What today's tasks cost so far.
+    Spent(f64),
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -83,9 +110,18 @@ pub enum Effect {
     Notify(String),
     Suspend,
     Quit,
+    HistoryPage { generation: u64, query: HistoryQuery, cursor: Option<i64> },
+    Lineage(i64),
+    LoadLedger(Option<i64>),
+    LoadModels,
+    Delete { id: i64, remove_file: bool },
+    Reveal(String),
+    LoadSpent,
 }
 
 pub struct App {
+    pub screen: Screen,
+    pub history: History,
     pub focus: Focus,
     pub form: Form,
     pub table: Table,
@@ -103,7 +139,11 @@ pub struct App {
     catalog: Catalog,
     pricing: Pricing,
     actions: Vec<UserAction>,
+    budget: Budget,
+    /// Today's spending so far (priced models only), for the daily budget.
+    pub spent_today: f64,
     last_selected: Option<i64>,
+    last_lineage: Option<i64>,
     /// Just tabbed into a one-line field: the first character typed replaces its value.
     replace_on_type: bool,
 }
@@ -141,10 +181,12 @@ pub fn resubmission(t: &TaskRecord, catalog: &Catalog) -> Result<ValidSubmission
 }
 
 impl App {
+    #[allow(clippy::too_many_arguments)]
     pub fn new(
         catalog: Catalog,
         pricing: Pricing,
         actions: Vec<UserAction>,
+        budget: Budget,
         header: Header,
         prefs: Prefs,
         now_ms: i64,
@@ -160,7 +202,10 @@ impl App {
              REEL_API_KEY, or add a profile to the config file (see README)."
                 .to_string()
         });
+        let history = History { filters: prefs.history.clone(), ..History::default() };
         App {
+            screen: Screen::Dashboard,
+            history,
             focus: Focus::Form(Field::Prompt),
             form,
             table: Table::new(prefs),
@@ -176,9 +221,22 @@ impl App {
             catalog,
             pricing,
             actions,
+            budget,
+            spent_today: 0.0,
             last_selected: None,
+            last_lineage: None,
             replace_on_type: false,
         }
+    }
+
+    /// The price table, for views that show costs.
+    pub fn pricing_ref(&self) -> Pricing {
+        self.pricing.clone()
+    }
+
+    /// What the event loop does first: learn today's spending (for the daily budget).
+    pub fn initial_effects(&self) -> Vec<Effect> {
+        if self.budget.daily.is_some() { vec![Effect::LoadSpent] } else { Vec::new() }
     }
 
     /// The scope whose keys apply now.
@@ -187,6 +245,9 @@ impl App {
             (Some(Overlay::Help { .. }), _) => Scope::HelpView,
             (Some(Overlay::Picker { .. }), _) => Scope::Picker,
             (Some(Overlay::Media(_)), _) => Scope::MediaEditor,
+            (Some(Overlay::Confirm(_)), _) => Scope::Confirm,
+            (None, _) if self.screen == Screen::History && self.history.typing => Scope::HistorySearch,
+            (None, _) if self.screen == Screen::History => Scope::History,
             (None, Focus::Table) if self.table.searching => Scope::Searching,
             (None, Focus::Table) => Scope::Table,
             (None, Focus::Form(f)) => f.scope(),
@@ -259,6 +320,41 @@ impl App {
                 self.say(Level::Info, message);
                 Vec::new()
             }
+            Action::HistoryPage(generation, Ok(rows)) => {
+                self.history.add_page(generation, rows);
+                Vec::new()
+            }
+            Action::HistoryPage(_, Err(e)) => {
+                self.history.loading = false;
+                self.say(Level::Error, e);
+                Vec::new()
+            }
+            Action::Lineage(id, parent, children) => {
+                self.history.lineage = Some((id, parent, children));
+                Vec::new()
+            }
+            Action::Ledger(ledger) => {
+                self.history.ledger = Some(ledger);
+                Vec::new()
+            }
+            Action::Models(models) => {
+                self.history.models = models;
+                Vec::new()
+            }
+            Action::Deleted(Ok(t)) => {
+                self.history.rows.retain(|r| r.record.id != t.id);
+                self.history.move_by(0);
+                self.say(Level::Info, format!("Deleted the record of task {}", t.id));
+                Vec::new()
+            }
+            Action::Deleted(Err(e)) => {
+                self.say(Level::Error, e);
+                Vec::new()
+            }
+            Action::Spent(amount) => {
+                self.spent_today = amount;
+                Vec::new()
+            }
             Action::Edited(field, Ok(text)) => {
                 let text = clean_paste(&text);
                 let area = if field == Field::Negative { &mut self.form.negative } else { &mut self.form.prompt };
@@ -283,7 +379,195 @@ impl App {
             self.last_selected = Some(id);
             effects.push(Effect::LoadTimeline(id));
         }
+        if self.screen == Screen::History {
+            if let Some(cursor) = self.history.wants_more() {
+                self.history.loading = true;
+                let query = self.history.filters.query(crate::text::local_day_start(self.now_ms));
+                effects.push(Effect::HistoryPage { generation: self.history.generation, query, cursor });
+            }
+            if let Some(id) = self.history.selected_row().map(|r| r.record.id)
+                && self.last_lineage != Some(id)
+            {
+                self.last_lineage = Some(id);
+                effects.push(Effect::Lineage(id));
+            }
+        }
         effects
+    }
+
+    fn prefs(&self) -> Prefs {
+        Prefs { history: self.history.filters.clone(), ..self.table.prefs.clone() }
+    }
+
+    /// Starts the history over after a filter changed, and remembers the filters.
+    fn requery(&mut self) -> Vec<Effect> {
+        let generation = self.history.restart();
+        self.last_lineage = None;
+        let query = self.history.filters.query(crate::text::local_day_start(self.now_ms));
+        let mut effects =
+            vec![Effect::HistoryPage { generation, query, cursor: None }, Effect::SavePrefs(self.prefs())];
+        if self.history.show_ledger {
+            effects
+                .push(Effect::LoadLedger(self.history.filters.span.since(crate::text::local_day_start(self.now_ms))));
+        }
+        effects
+    }
+
+    fn history_command(&mut self, cmd: Cmd) -> Option<Vec<Effect>> {
+        let page = (self.size.1 / 2).max(1) as isize;
+        let h = &mut self.history;
+        let effects = match cmd {
+            Cmd::ShowHistory => {
+                self.screen = Screen::Dashboard;
+                Vec::new()
+            }
+            Cmd::Up | Cmd::Down | Cmd::PageUp | Cmd::PageDown | Cmd::Top | Cmd::Bottom => {
+                h.move_by(match cmd {
+                    Cmd::Up => -1,
+                    Cmd::Down => 1,
+                    Cmd::PageUp => -page,
+                    Cmd::PageDown => page,
+                    Cmd::Top => isize::MIN / 2,
+                    _ => isize::MAX / 2,
+                });
+                Vec::new()
+            }
+            Cmd::Search => {
+                h.typing = true;
+                Vec::new()
+            }
+            Cmd::CloseOverlay => {
+                h.typing = false;
+                Vec::new()
+            }
+            Cmd::ClearSelection => {
+                h.typing = false;
+                h.filters.text.clear();
+                self.requery()
+            }
+            Cmd::CycleModel => {
+                h.filters.model = cycle(&h.filters.model, &h.models);
+                self.requery()
+            }
+            Cmd::Filter => {
+                h.filters.state = cycle(&h.filters.state, &LocalState::ALL);
+                self.requery()
+            }
+            Cmd::CycleSpan => {
+                h.filters.span = h.filters.span.next();
+                self.requery()
+            }
+            Cmd::Sort => {
+                h.filters.order = if h.filters.order == Order::Newest { Order::Oldest } else { Order::Newest };
+                self.requery()
+            }
+            Cmd::ToggleLedger => {
+                h.show_ledger = !h.show_ledger;
+                let since = h.filters.span.since(crate::text::local_day_start(self.now_ms));
+                if h.show_ledger { vec![Effect::LoadLedger(since)] } else { Vec::new() }
+            }
+            Cmd::Open | Cmd::Reveal | Cmd::CopyPrompt | Cmd::Resubmit | Cmd::Vary | Cmd::Download | Cmd::Delete => {
+                let Some(row) = h.selected_row() else {
+                    self.say(Level::Warn, "No task selected");
+                    return Some(Vec::new());
+                };
+                let t = row.record.clone();
+                let file = t.file_path.clone().filter(|_| row.file_present == Some(true));
+                match cmd {
+                    Cmd::Open | Cmd::Reveal => match file {
+                        Some(p) if cmd == Cmd::Open => vec![Effect::Open(p)],
+                        Some(p) => {
+                            let dir = std::path::Path::new(&p).parent().map(|d| d.display().to_string()).unwrap_or(p);
+                            vec![Effect::Reveal(dir)]
+                        }
+                        None => {
+                            self.say(
+                                Level::Warn,
+                                format!("Task {} has no file here (it is missing or was never saved)", t.id),
+                            );
+                            Vec::new()
+                        }
+                    },
+                    Cmd::CopyPrompt => vec![Effect::Copy(t.prompt.clone())],
+                    Cmd::Download => vec![Effect::Download(t.id)],
+                    Cmd::Delete => {
+                        self.overlay = Some(Overlay::Confirm(Question::Delete(t.id)));
+                        Vec::new()
+                    }
+                    Cmd::Vary => {
+                        self.form.load(&t);
+                        self.recheck();
+                        self.screen = Screen::Dashboard;
+                        self.focus = Focus::Form(Field::Prompt);
+                        self.say(
+                            Level::Info,
+                            format!("Copied task {} into the form; the next submission records it as parent", t.id),
+                        );
+                        Vec::new()
+                    }
+                    _ => match resubmission(&t, &self.catalog) {
+                        Ok(v) => self.guarded(vec![v], 1, Some(t.id)),
+                        Err(e) => {
+                            self.say(Level::Error, format!("Task {} cannot be run again: {e}", t.id));
+                            Vec::new()
+                        }
+                    },
+                }
+            }
+            _ => return None,
+        };
+        Some(effects)
+    }
+
+    fn answer(&mut self, cmd: Cmd) -> Vec<Effect> {
+        let Some(Overlay::Confirm(q)) = self.overlay.take() else { return Vec::new() };
+        match (q, cmd) {
+            (Question::Delete(id), Cmd::Yes) => vec![Effect::Delete { id, remove_file: false }],
+            (Question::Delete(id), Cmd::YesWithFile) => vec![Effect::Delete { id, remove_file: true }],
+            (Question::Budget { plan, copies, parent, planned }, Cmd::Yes) => {
+                self.spent_today += planned;
+                vec![Effect::Submit { plan, copies, parent }]
+            }
+            (q @ Question::Budget { .. }, Cmd::YesWithFile) => {
+                self.overlay = Some(Overlay::Confirm(q));
+                Vec::new()
+            }
+            _ => {
+                self.say(Level::Info, "Nothing was done");
+                Vec::new()
+            }
+        }
+    }
+
+    /// The priced cost of a plan (unpriced models count 0 here and are shown as unpriced elsewhere).
+    fn planned_cost(&self, plan: &[ValidSubmission], copies: u32) -> f64 {
+        plan.iter()
+            .filter_map(|v| {
+                v.billing.total().and_then(|b| self.pricing.cost(&v.model.to_string(), b * f64::from(copies)))
+            })
+            .sum()
+    }
+
+    /// A submission, or the budget question when it would pass today's budget.
+    fn guarded(&mut self, plan: Vec<ValidSubmission>, copies: u32, parent: Option<i64>) -> Vec<Effect> {
+        let planned = self.planned_cost(&plan, copies);
+        if self.budget.exceeded(self.spent_today, planned) {
+            let p = &self.pricing;
+            let daily = self.budget.daily.unwrap_or_default();
+            self.say(
+                Level::Warn,
+                format!(
+                    "This adds {} to the {} spent today, past the daily budget of {}. Send anyway? y / n",
+                    p.format(planned),
+                    p.format(self.spent_today),
+                    p.format(daily)
+                ),
+            );
+            self.overlay = Some(Overlay::Confirm(Question::Budget { plan, copies, parent, planned }));
+            return Vec::new();
+        }
+        self.spent_today += planned;
+        vec![Effect::Submit { plan, copies, parent }]
     }
 
     /// Only the focused text area shows a cursor.
@@ -301,6 +585,18 @@ impl App {
     fn key(&mut self, ev: KeyEvent) -> Vec<Effect> {
         match self.keymap.lookup(self.scope(), &ev) {
             Some(cmd) => self.command(cmd),
+            None if self.scope() == Scope::HistorySearch => {
+                let plain = !ev.modifiers.intersects(KeyModifiers::CONTROL | KeyModifiers::ALT);
+                match ev.code {
+                    KeyCode::Char(c) if plain && !c.is_control() => self.history.filters.text.push(c),
+                    KeyCode::Backspace => {
+                        self.history.filters.text.pop();
+                    }
+                    _ => return Vec::new(),
+                }
+                self.history.filters.text.truncate(200);
+                self.requery()
+            }
             None => {
                 self.typed(ev);
                 Vec::new()
@@ -405,6 +701,15 @@ impl App {
     }
 
     fn command(&mut self, cmd: Cmd) -> Vec<Effect> {
+        if matches!(self.overlay, Some(Overlay::Confirm(_))) {
+            return self.answer(cmd);
+        }
+        if self.screen == Screen::History
+            && self.overlay.is_none()
+            && let Some(effects) = self.history_command(cmd)
+        {
+            return effects;
+        }
         match cmd {
             Cmd::Quit | Cmd::ForceQuit => return self.quit_effects(),
             Cmd::Help => self.overlay = Some(Overlay::Help { scroll: 0 }),
@@ -453,7 +758,7 @@ impl App {
                     self.table.prefs.filter = self.table.prefs.filter.next();
                 }
                 self.table.rebuild();
-                let p = self.table.prefs;
+                let p = self.prefs();
                 self.say(Level::Info, format!("Showing {} tasks, {}", p.filter.label(), p.sort.label()));
                 return vec![Effect::SavePrefs(p)];
             }
@@ -466,6 +771,16 @@ impl App {
             }
             Cmd::Open | Cmd::CopyPath | Cmd::CopyUrl | Cmd::UserAction(_) => return self.on_selected(cmd),
             Cmd::Resubmit | Cmd::Vary | Cmd::Download | Cmd::Recheck => return self.on_targets(cmd),
+            Cmd::ShowHistory => {
+                self.screen = Screen::History;
+                let mut effects = vec![Effect::LoadModels];
+                if self.history.rows.is_empty() {
+                    effects.extend(self.requery());
+                }
+                return effects;
+            }
+            Cmd::Yes | Cmd::YesWithFile | Cmd::No => return self.answer(cmd),
+            Cmd::ToggleLedger | Cmd::CycleModel | Cmd::CycleSpan | Cmd::CopyPrompt | Cmd::Reveal | Cmd::Delete => {}
         }
         Vec::new()
     }
@@ -534,7 +849,7 @@ impl App {
                 let last = self.form.models.len().saturating_sub(1);
                 *cursor = if cmd == Cmd::Down { (*cursor + 1).min(last) } else { cursor.saturating_sub(1) };
             }
-            Some(Overlay::Media(_)) => {}
+            Some(Overlay::Media(_) | Overlay::Confirm(_)) => {}
             None => match cmd {
                 Cmd::Up => self.table.move_by(-1),
                 Cmd::Down => self.table.move_by(1),
@@ -557,7 +872,7 @@ impl App {
         let (plan, copies, count) = (check.plan.clone(), check.copies, check.count);
         self.say(Level::Info, format!("Sending {count} task{}…", plural(count)));
         let parent = self.form.parent;
-        vec![Effect::Submit { plan, copies, parent }]
+        self.guarded(plan, copies, parent)
     }
 
     fn on_selected(&mut self, cmd: Cmd) -> Vec<Effect> {
@@ -598,7 +913,7 @@ impl App {
             match cmd {
                 Cmd::Resubmit if t.state == LocalState::SubmitUnknown => effects.push(Effect::Resend(t.id)),
                 Cmd::Resubmit => match resubmission(t, &self.catalog) {
-                    Ok(v) => effects.push(Effect::Submit { plan: vec![v], copies: 1, parent: Some(t.id) }),
+                    Ok(v) => effects.extend(self.guarded(vec![v], 1, Some(t.id))),
                     Err(e) => self.say(Level::Error, format!("Task {} cannot be sent again: {e}", t.id)),
                 },
                 Cmd::Download => effects.push(Effect::Download(t.id)),

@@ -1,6 +1,7 @@
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers, MouseButton, MouseEvent, MouseEventKind};
 
 use super::*;
+use crate::config::Budget;
 use crate::store::fixtures::record;
 use crate::tui::table::{Filter, Sort};
 
@@ -10,7 +11,16 @@ fn app() -> App {
     let header = Header { profile: None, base_url: "http://127.0.0.1:8787/".into(), demo: true, health: Health::Ok };
     let actions =
         vec![UserAction { key: 'm', name: "mpv".into(), command: vec!["mpv".into(), "--fs".into(), "{path}".into()] }];
-    App::new(Catalog::builtin(), Pricing::default(), actions, header, Prefs::default(), NOW, (120, 32))
+    App::new(
+        Catalog::builtin(),
+        Pricing::default(),
+        actions,
+        Default::default(),
+        header,
+        Prefs::default(),
+        NOW,
+        (120, 32),
+    )
 }
 
 fn key(app: &mut App, code: KeyCode) -> Vec<Effect> {
@@ -209,7 +219,7 @@ fn table_navigation_marks_sort_filter_and_search() {
     assert_eq!(a.table.marks.len(), 1);
     let e = key(&mut a, KeyCode::Char('s'));
     assert_eq!(a.table.prefs.sort, Sort::Oldest);
-    assert_eq!(e, vec![Effect::SavePrefs(a.table.prefs)]);
+    assert!(matches!(&e[..], [Effect::SavePrefs(p)] if p.sort == Sort::Oldest));
     key(&mut a, KeyCode::Char('f'));
     key(&mut a, KeyCode::Char('f'));
     assert_eq!(a.table.prefs.filter, Filter::Saved);
@@ -323,4 +333,80 @@ fn selection_changes_load_the_timeline_and_ticks_advance_spinners() {
     assert_eq!(a.size, (80, 24));
     a.update(Action::Loaded(vec![record(7, LocalState::InProgress)]), NOW);
     assert!(a.table.row(7).is_some());
+}
+
+#[test]
+fn history_opens_pages_filters_and_asks_before_deleting() {
+    use crate::engine::query::HistoryRow;
+    let mut a = app();
+    a.focus = Focus::Table;
+    let e = a.update(Action::Key(KeyEvent::new(KeyCode::Char('H'), KeyModifiers::SHIFT)), NOW);
+    assert_eq!(a.screen, Screen::History);
+    assert!(e.contains(&Effect::LoadModels));
+    let generation = a.history.generation;
+    assert!(e.iter().any(|x| matches!(x, Effect::HistoryPage { cursor: None, generation: g, .. } if *g == generation)));
+    let rows: Vec<HistoryRow> =
+        (1..=3).map(|i| HistoryRow { record: record(i, LocalState::Downloaded), file_present: Some(i != 2) }).collect();
+    let e = a.update(Action::HistoryPage(generation, Ok(rows)), NOW);
+    assert_eq!(e, vec![Effect::Lineage(1)], "a short page means no more pages; the selection's lineage loads");
+    // Typing a search starts the query over, newest results only for the current text.
+    key(&mut a, KeyCode::Char('/'));
+    assert_eq!(a.scope(), Scope::HistorySearch);
+    let e = key(&mut a, KeyCode::Char('f'));
+    assert!(e.iter().any(|x| matches!(x, Effect::HistoryPage { query, .. } if query.text == "f")));
+    assert!(e.iter().any(|x| matches!(x, Effect::SavePrefs(p) if p.history.text == "f")), "the query is remembered");
+    key(&mut a, KeyCode::Enter);
+    let stale = a.update(Action::HistoryPage(generation, Ok(vec![])), NOW);
+    assert!(stale.is_empty() || a.history.rows.is_empty());
+    let g = a.history.generation;
+    let rows: Vec<HistoryRow> =
+        (1..=2).map(|i| HistoryRow { record: record(i, LocalState::Downloaded), file_present: Some(i == 1) }).collect();
+    a.update(Action::HistoryPage(g, Ok(rows)), NOW);
+    let e = key(&mut a, KeyCode::Char('t'));
+    assert!(e.iter().any(|x| matches!(x, Effect::HistoryPage { query, .. } if query.since.is_some())));
+    // Actions: a missing file is said so, not an error.
+    let g = a.history.generation;
+    a.update(
+        Action::HistoryPage(
+            g,
+            Ok(vec![HistoryRow { record: record(2, LocalState::Downloaded), file_present: Some(false) }]),
+        ),
+        NOW,
+    );
+    assert!(acts(key(&mut a, KeyCode::Char('o'))).is_empty());
+    assert!(status(&a).contains("missing"), "{}", status(&a));
+    assert!(
+        matches!(&acts(key(&mut a, KeyCode::Char('y')))[..], [Effect::Copy(p)] if *p == record(2, LocalState::Downloaded).prompt)
+    );
+    key(&mut a, KeyCode::Char('x'));
+    assert_eq!(a.scope(), Scope::Confirm);
+    assert_eq!(key(&mut a, KeyCode::Char('f')), vec![Effect::Delete { id: 2, remove_file: true }]);
+    a.update(Action::Deleted(Ok(record(2, LocalState::Downloaded))), NOW);
+    assert!(a.history.rows.is_empty());
+    let e = key(&mut a, KeyCode::Char('L'));
+    assert!(matches!(&e[..], [Effect::LoadLedger(_)]));
+    key(&mut a, KeyCode::Esc);
+    assert_eq!(a.screen, Screen::Dashboard);
+}
+
+#[test]
+fn past_the_daily_budget_the_dashboard_asks_first() {
+    let header = Header { profile: None, base_url: "http://127.0.0.1:8787/".into(), demo: false, health: Health::Ok };
+    let pricing = Pricing {
+        currency: "$".into(),
+        per_second: [("acme/aurora-3.0/text-to-video".to_string(), 0.5)].into_iter().collect(),
+    };
+    let budget = Budget { daily: Some(3.0) };
+    let mut a = App::new(Catalog::builtin(), pricing, vec![], budget, header, Prefs::default(), NOW, (120, 32));
+    assert_eq!(a.initial_effects(), vec![Effect::LoadSpent]);
+    a.update(Action::Spent(1.0), NOW);
+    typed(&mut a, "a fox");
+    // 5 s at $0.50 is $2.50: $1.00 + $2.50 passes $3.00.
+    assert!(ctrl(&mut a, 's').is_empty());
+    assert_eq!(a.scope(), Scope::Confirm);
+    assert!(status(&a).contains("past the daily budget of $3.00"), "{}", status(&a));
+    assert!(key(&mut a, KeyCode::Char('n')).is_empty());
+    ctrl(&mut a, 's');
+    assert!(matches!(&key(&mut a, KeyCode::Char('y'))[..], [Effect::Submit { .. }]));
+    assert!((a.spent_today - 3.5).abs() < 1e-9);
 }

@@ -17,6 +17,7 @@ use crate::engine::{Engine, query};
 
 pub struct Context {
     pub engine: Arc<Engine>,
+    pub pricing: crate::config::Pricing,
     pub db: PathBuf,
     pub data_dir: PathBuf,
     pub actions: UnboundedSender<Action>,
@@ -153,6 +154,55 @@ pub async fn perform(effect: Effect, cx: &Context, term: &mut Term) -> std::io::
         }
         Effect::Suspend => terminal::suspend(term)?,
         Effect::Quit => {}
+        Effect::HistoryPage { generation, query, cursor } => {
+            let db = cx.db.clone();
+            tokio::task::spawn_blocking(move || {
+                let page = query::history(&db, &query, cursor, super::history::PAGE).map_err(|e| e.to_string());
+                let _ = tx.send(Action::HistoryPage(generation, page));
+            });
+        }
+        Effect::Lineage(id) => {
+            let db = cx.db.clone();
+            tokio::task::spawn_blocking(move || {
+                if let Ok((parent, children)) = query::lineage(&db, id) {
+                    let _ = tx.send(Action::Lineage(id, parent, children));
+                }
+            });
+        }
+        Effect::LoadLedger(since) => {
+            let (db, pricing) = (cx.db.clone(), cx.pricing.clone());
+            tokio::task::spawn_blocking(move || match query::ledger(&db, since, &pricing) {
+                Ok(l) => drop(tx.send(Action::Ledger(l))),
+                Err(e) => drop(tx.send(Action::Report(Err(e.to_string())))),
+            });
+        }
+        Effect::LoadModels => {
+            let db = cx.db.clone();
+            tokio::task::spawn_blocking(move || {
+                if let Ok(models) = query::models(&db) {
+                    let _ = tx.send(Action::Models(models));
+                }
+            });
+        }
+        Effect::LoadSpent => {
+            let (db, pricing) = (cx.db.clone(), cx.pricing.clone());
+            tokio::task::spawn_blocking(move || {
+                if let Ok(spent) = query::spent_today(&db, &pricing) {
+                    let _ = tx.send(Action::Spent(spent));
+                }
+            });
+        }
+        Effect::Delete { id, remove_file } => {
+            let engine = cx.engine.clone();
+            tokio::spawn(async move {
+                let result = engine.delete(id, remove_file).await.map_err(|e| e.to_string());
+                let _ = tx.send(Action::Deleted(result));
+            });
+        }
+        Effect::Reveal(dir) => {
+            let opener = if cfg!(target_os = "macos") { "open" } else { "xdg-open" };
+            report(tx, spawn(&[opener.to_string(), dir.clone()]).map(|()| format!("Opening {dir}")));
+        }
     }
     Ok(())
 }

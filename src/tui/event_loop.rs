@@ -36,8 +36,13 @@ pub async fn run(settings: Settings) -> anyhow::Result<ExitCode> {
     let engine = Arc::new(engine);
     let db = db_path(&settings);
     let (tx, mut results) = mpsc::unbounded_channel::<Action>();
-    let cx =
-        Context { engine: engine.clone(), db: db.clone(), data_dir: settings.data_dir.clone(), actions: tx.clone() };
+    let cx = Context {
+        engine: engine.clone(),
+        pricing: settings.pricing.clone(),
+        db: db.clone(),
+        data_dir: settings.data_dir.clone(),
+        actions: tx.clone(),
+    };
 
     let header = Header {
         profile: settings.profile.clone(),
@@ -51,6 +56,7 @@ pub async fn run(settings: Settings) -> anyhow::Result<ExitCode> {
         settings.catalog.clone(),
         settings.pricing.clone(),
         settings.actions.clone(),
+        settings.budget,
         header,
         effects::load_prefs(&settings.data_dir),
         now_ms(),
@@ -65,6 +71,9 @@ pub async fn run(settings: Settings) -> anyhow::Result<ExitCode> {
         });
     }
 
+    for effect in app.initial_effects() {
+        effects::perform(effect, &cx, &mut term).await?;
+    }
     let mut input = EventStream::new();
     // Whether the screen is out of date, and whether it must be redrawn at once (the user did
     // something) or may wait for the next frame slot (the engine reported something).

@@ -45,6 +45,16 @@ pub enum Cmd {
     Recheck,
     /// The n-th action of the config's `[[actions]]`.
     UserAction(usize),
+    ShowHistory,
+    ToggleLedger,
+    CycleModel,
+    CycleSpan,
+    CopyPrompt,
+    Reveal,
+    Delete,
+    Yes,
+    YesWithFile,
+    No,
 }
 
 /// Where a binding applies. Global bindings apply everywhere unless a narrower one takes the key.
@@ -63,6 +73,11 @@ pub enum Scope {
     HelpView,
     Picker,
     MediaEditor,
+    History,
+    /// Typing a search in the history.
+    HistorySearch,
+    /// A yes/no question (deleting a record, going past the daily budget).
+    Confirm,
 }
 
 impl Scope {
@@ -77,6 +92,9 @@ impl Scope {
             Scope::HelpView => "Help",
             Scope::Picker => "Model list",
             Scope::MediaEditor => "Media item",
+            Scope::History => "History",
+            Scope::HistorySearch => "History search",
+            Scope::Confirm => "Questions",
         }
     }
 }
@@ -220,6 +238,38 @@ impl Keymap {
             b(Table, Key::ch('e'), Vary, "copy into the form to vary it", Some("vary")),
             b(Table, Key::ch('d'), Download, "download the file again", None),
             b(Table, Key::ch('c'), Recheck, "check a stalled, expired, lost or failed download again", None),
+            b(Table, Key::ch('H'), ShowHistory, "history of every task", Some("history")),
+            b(History, Key::ch('H'), ShowHistory, "back to the dashboard", Some("back")),
+            b(History, Key::plain(K::Esc), ShowHistory, "back to the dashboard", None),
+            b(History, Key::ch('q'), Quit, "quit", Some("quit")),
+            b(History, Key::ch('?'), Help, "this help", None),
+            b(History, Key::plain(K::Up), Up, "previous task", None),
+            b(History, Key::ch('k'), Up, "previous task", None),
+            b(History, Key::plain(K::Down), Down, "next task", None),
+            b(History, Key::ch('j'), Down, "next task", None),
+            b(History, Key::plain(K::PageUp), PageUp, "a page up", None),
+            b(History, Key::plain(K::PageDown), PageDown, "a page down", None),
+            b(History, Key::plain(K::Home), Top, "first task", None),
+            b(History, Key::plain(K::End), Bottom, "last loaded task", None),
+            b(History, Key::ch('/'), Search, "search prompts (words match by prefix)", Some("search")),
+            b(History, Key::ch('m'), CycleModel, "filter by model", Some("model")),
+            b(History, Key::ch('f'), Filter, "filter by state", Some("state")),
+            b(History, Key::ch('t'), CycleSpan, "date range: all, today, 7 days, 30 days", Some("dates")),
+            b(History, Key::ch('s'), Sort, "newest or oldest first", None),
+            b(History, Key::ch('L'), ToggleLedger, "the cost and time ledger", Some("ledger")),
+            b(History, Key::ch('o'), Open, "open the video", None),
+            b(History, Key::ch('v'), Reveal, "reveal the video's folder", None),
+            b(History, Key::ch('y'), CopyPrompt, "copy the prompt", None),
+            b(History, Key::ch('r'), Resubmit, "run it again as is", Some("again")),
+            b(History, Key::ch('e'), Vary, "copy into the form to vary it", Some("vary")),
+            b(History, Key::ch('d'), Download, "download the file again", None),
+            b(History, Key::ch('x'), Delete, "delete the record (asks first)", None),
+            b(HistorySearch, Key::plain(K::Enter), CloseOverlay, "keep the search", Some("keep")),
+            b(HistorySearch, Key::plain(K::Esc), ClearSelection, "drop the search", Some("drop")),
+            b(Confirm, Key::ch('y'), Yes, "yes", Some("yes")),
+            b(Confirm, Key::ch('f'), YesWithFile, "delete the record and the file", None),
+            b(Confirm, Key::ch('n'), No, "no", Some("no")),
+            b(Confirm, Key::plain(K::Esc), No, "no", None),
             b(Searching, Key::plain(K::Enter), CloseOverlay, "keep the search", Some("keep")),
             b(Searching, Key::plain(K::Esc), ClearSelection, "drop the search", Some("drop")),
             b(HelpView, Key::plain(K::Esc), CloseOverlay, "close the help", Some("close")),

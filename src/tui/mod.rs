@@ -4,6 +4,7 @@ pub mod app;
 pub mod effects;
 pub mod event_loop;
 pub mod form;
+pub mod history;
 pub mod keymap;
 pub mod layout;
 pub mod table;

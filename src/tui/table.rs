@@ -115,11 +115,13 @@ impl Row {
     }
 }
 
-/// Table preferences kept between runs.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+/// Screen preferences kept between runs.
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
 pub struct Prefs {
     pub sort: Sort,
     pub filter: Filter,
+    #[serde(default)]
+    pub history: super::history::Filters,
 }
 
 #[derive(Debug, Default)]

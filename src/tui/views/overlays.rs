@@ -4,7 +4,7 @@ use ratatui::widgets::{Block, Borders, Clear, Paragraph};
 
 use super::help::centered;
 use crate::rules::ModelId;
-use crate::tui::app::App;
+use crate::tui::app::{App, Question};
 use crate::tui::form::MediaEditor;
 use crate::tui::theme;
 
@@ -45,4 +45,35 @@ pub fn media(frame: &mut Frame, m: &MediaEditor) {
     let block = Block::default().borders(Borders::ALL).border_style(theme::focused_border()).title(title);
     frame.render_widget(Clear, area);
     frame.render_widget(Paragraph::new(lines).block(block), area);
+}
+
+pub fn confirm(frame: &mut Frame, app: &App, q: &Question) {
+    let area = centered(frame.area(), 72, 6);
+    let lines = match q {
+        Question::Delete(id) => vec![
+            Line::raw(format!(" Delete the record of task {id}? Its timeline goes with it.")),
+            Line::raw(""),
+            Line::from(vec![
+                Span::styled(" y ", theme::key()),
+                Span::raw("record only   "),
+                Span::styled(" f ", theme::key()),
+                Span::raw("record and video file   "),
+                Span::styled(" n ", theme::key()),
+                Span::raw("keep it"),
+            ]),
+        ],
+        Question::Budget { .. } => vec![
+            Line::raw(format!(" {}", app.status.as_ref().map(|s| s.text.as_str()).unwrap_or("Past the daily budget."))),
+            Line::raw(""),
+            Line::from(vec![
+                Span::styled(" y ", theme::key()),
+                Span::raw("send anyway   "),
+                Span::styled(" n ", theme::key()),
+                Span::raw("do not send"),
+            ]),
+        ],
+    };
+    let block = Block::default().borders(Borders::ALL).border_style(theme::focused_border()).title(" Are you sure? ");
+    frame.render_widget(Clear, area);
+    frame.render_widget(Paragraph::new(lines).wrap(ratatui::widgets::Wrap { trim: false }).block(block), area);
 }

@@ -1,0 +1,243 @@
+//! The history screen: filters, the list of every past task, the selected task with its
+//! lineage (and what changed from its parent), and the ledger.
+
+use ratatui::Frame;
+use ratatui::layout::{Constraint, Layout, Rect};
+use ratatui::text::{Line, Span};
+use ratatui::widgets::{Bar, BarChart, BarGroup, Block, Borders, Cell, Paragraph, Row, Table, TableState, Wrap};
+
+use super::tasks::offset;
+use crate::engine::ledger::Line as LedgerLine;
+use crate::store::history::Order;
+use crate::text::{clean, excerpt, local_time, size};
+use crate::tui::app::App;
+use crate::tui::history::{Piece, settings_diff, word_diff};
+use crate::tui::theme;
+
+pub fn draw(frame: &mut Frame, area: Rect, app: &App) {
+    let [filters, rest] = Layout::vertical([Constraint::Length(1), Constraint::Min(0)]).areas(area);
+    let h = &app.history;
+    let f = &h.filters;
+    let search = if h.typing {
+        format!("/{}▏", clean(&f.text))
+    } else if f.text.is_empty() {
+        "/ to search".into()
+    } else {
+        format!("/{}", clean(&f.text))
+    };
+    let order = if f.order == Order::Newest { "newest first" } else { "oldest first" };
+    let line = Line::from(vec![
+        Span::styled(" History ", theme::title()),
+        Span::styled(search, if h.typing { theme::focused_label() } else { theme::label() }),
+        Span::raw(format!(
+            "   model {} · state {} · {} · {}{}",
+            f.model.as_deref().map(|m| excerpt(m, 32)).unwrap_or_else(|| "any".into()),
+            f.state.map(|s| s.to_string()).unwrap_or_else(|| "any".into()),
+            f.span.label(),
+            order,
+            if h.loading { " · loading…" } else { "" },
+        )),
+    ]);
+    frame.render_widget(Paragraph::new(line), filters);
+
+    let [list, below] = Layout::vertical([Constraint::Percentage(55), Constraint::Min(0)]).areas(rest);
+    draw_list(frame, list, app);
+    if h.show_ledger {
+        ledger(frame, below, app);
+    } else {
+        detail(frame, below, app);
+    }
+}
+
+fn draw_list(frame: &mut Frame, area: Rect, app: &App) {
+    let h = &app.history;
+    let more = if h.done { "" } else { "+" };
+    let title = format!(" {}{more} tasks ", h.rows.len());
+    let block = Block::default()
+        .borders(Borders::ALL)
+        .border_style(theme::focused_border())
+        .title(Span::styled(title, theme::title()));
+    let wide = area.width >= 110;
+    let start = offset(h.selected, h.rows.len(), area);
+    let visible = area.height.saturating_sub(3) as usize;
+    let rows: Vec<Row> = h.rows[start..]
+        .iter()
+        .take(visible)
+        .map(|r| {
+            let t = &r.record;
+            let file = match r.file_present {
+                Some(true) => Span::styled("saved", theme::ok()),
+                Some(false) => Span::styled("missing", theme::warn()),
+                None => Span::raw("-"),
+            };
+            let mut cells = vec![
+                Cell::from(local_time(t.created_at)),
+                Cell::from(Span::styled(t.state.to_string(), theme::state(t.state))),
+                Cell::from(format!("{:>3} s", t.seconds)),
+                Cell::from(format!("{} {}", t.resolution, t.ratio)),
+            ];
+            if wide {
+                cells.insert(1, Cell::from(excerpt(&t.model, 32)));
+            }
+            cells.push(Cell::from(excerpt(&t.prompt, 120)));
+            cells.push(Cell::from(file));
+            Row::new(cells)
+        })
+        .collect();
+    let mut widths =
+        vec![Constraint::Length(19), Constraint::Length(15), Constraint::Length(5), Constraint::Length(11)];
+    let mut header = vec!["date", "state", "sec", "size"];
+    if wide {
+        widths.insert(1, Constraint::Length(32));
+        header.insert(1, "model");
+    }
+    widths.extend([Constraint::Min(10), Constraint::Length(7)]);
+    header.extend(["prompt", "file"]);
+    let table = Table::new(rows, widths)
+        .header(Row::new(header).style(theme::dim()))
+        .block(block)
+        .row_highlight_style(theme::selected());
+    let mut state = TableState::default();
+    if !h.rows.is_empty() {
+        state.select(Some(h.selected - start));
+    }
+    frame.render_stateful_widget(table, area, &mut state);
+    if h.rows.is_empty() && !h.loading {
+        let hint = if h.filters.text.is_empty() { "No tasks yet" } else { "No task matches" };
+        let r = Rect { x: area.x + 2, y: area.y + 2, width: area.width.saturating_sub(4), height: 1 };
+        frame.render_widget(Paragraph::new(Line::styled(hint, theme::dim())), r);
+    }
+}
+
+fn field<'a>(name: &'a str, value: String) -> Line<'a> {
+    Line::from(vec![Span::styled(format!("{name:<9}"), theme::label()), Span::raw(value)])
+}
+
+fn detail(frame: &mut Frame, area: Rect, app: &App) {
+    let block = Block::default()
+        .borders(Borders::ALL)
+        .border_style(theme::border())
+        .title(Span::styled(" Task ", theme::title()));
+    let Some(row) = app.history.selected_row() else {
+        frame.render_widget(Paragraph::new("").block(block), area);
+        return;
+    };
+    let t = &row.record;
+    let mut lines = vec![Line::from(vec![
+        Span::styled(format!("Task {} ", t.id), theme::title()),
+        Span::styled(t.remote_id.as_deref().map(|r| excerpt(r, 40)).unwrap_or_default(), theme::dim()),
+        Span::raw("  "),
+        Span::styled(t.state.to_string(), theme::state(t.state)),
+    ])];
+    lines.push(field("Model", clean(&t.model)));
+    lines.push(field("Prompt", clean(&t.prompt)));
+    if let Some(n) = &t.negative_prompt {
+        lines.push(field("Negative", clean(n)));
+    }
+    lines.push(field(
+        "Settings",
+        format!(
+            "{} s · {} · {} · billed {}",
+            t.seconds,
+            t.resolution,
+            t.ratio,
+            t.billed_seconds.map_or("unknown".into(), |b| format!("{b} s"))
+        ),
+    ));
+    match (&t.file_path, row.file_present) {
+        (Some(p), Some(true)) => lines
+            .push(field("File", format!("{} ({})", clean(p), t.file_size.map(|s| size(s as u64)).unwrap_or_default()))),
+        (Some(p), _) => lines.push(Line::from(vec![
+            Span::styled(format!("{:<9}", "File"), theme::label()),
+            Span::styled(format!("missing: {}", clean(p)), theme::warn()),
+        ])),
+        _ => {}
+    }
+    if let Some(e) = &t.error {
+        let message = crate::api::types::message_of(e).unwrap_or_else(|| e.to_string());
+        lines.push(Line::from(vec![
+            Span::styled(format!("{:<9}", "Error"), theme::label()),
+            Span::styled(clean(&message), theme::error()),
+        ]));
+    }
+    if let Some((id, parent, children)) = &app.history.lineage
+        && *id == t.id
+    {
+        if let Some(p) = parent {
+            lines.push(field("Parent", format!("task {} · {}", p.id, excerpt(&p.prompt, 60))));
+            let mut spans = vec![Span::styled(format!("{:<9}", "Changed"), theme::label())];
+            for piece in word_diff(&p.prompt, &t.prompt) {
+                match piece {
+                    Piece::Same(w) => spans.push(Span::raw(format!("{} ", clean(&w)))),
+                    Piece::Added(w) => spans.push(Span::styled(format!("+{} ", clean(&w)), theme::ok())),
+                    Piece::Removed(w) => spans.push(Span::styled(format!("-{} ", clean(&w)), theme::error())),
+                }
+            }
+            lines.push(Line::from(spans));
+            let settings = settings_diff(p, t);
+            if !settings.is_empty() {
+                lines.push(field("", clean(&settings.join(" · "))));
+            }
+        }
+        if !children.is_empty() {
+            let list: Vec<String> = children.iter().map(|c| format!("task {}", c.id)).collect();
+            lines.push(field("Children", list.join(", ")));
+        }
+    }
+    frame.render_widget(Paragraph::new(lines).wrap(Wrap { trim: false }).block(block), area);
+}
+
+fn ledger_row(l: &LedgerLine, app: &App) -> Row<'static> {
+    let pct = l.success_rate.map_or("-".into(), |r| format!("{:.0}%", r * 100.0));
+    let secs = |v: Option<f64>| v.map_or("-".into(), |s| format!("{s:.0} s"));
+    Row::new(vec![
+        Cell::from(excerpt(&l.key, 34)),
+        Cell::from(l.tasks.to_string()),
+        Cell::from(pct),
+        Cell::from(secs(l.p50)),
+        Cell::from(secs(l.p90)),
+        Cell::from(format!("{:.0} s", l.billed_seconds)),
+        Cell::from(l.cost.show(&app.pricing_ref())),
+    ])
+}
+
+fn ledger(frame: &mut Frame, area: Rect, app: &App) {
+    let block = Block::default()
+        .borders(Borders::ALL)
+        .border_style(theme::border())
+        .title(Span::styled(format!(" Ledger · {} ", app.history.filters.span.label()), theme::title()));
+    let Some(l) = &app.history.ledger else {
+        frame.render_widget(Paragraph::new(Line::styled("Adding up…", theme::dim())).block(block), area);
+        return;
+    };
+    let inner = block.inner(area);
+    frame.render_widget(block, area);
+    let [table_area, chart_area] = Layout::horizontal([Constraint::Min(90), Constraint::Percentage(25)]).areas(inner);
+    let mut rows: Vec<Row> = l.models.iter().map(|m| ledger_row(m, app)).collect();
+    rows.push(ledger_row(&l.total, app).style(theme::title()));
+    let widths = [
+        Constraint::Min(24),
+        Constraint::Length(6),
+        Constraint::Length(8),
+        Constraint::Length(6),
+        Constraint::Length(6),
+        Constraint::Length(8),
+        Constraint::Length(24),
+    ];
+    let header = Row::new(["model", "tasks", "success", "p50", "p90", "billed", "cost"]).style(theme::dim());
+    frame.render_widget(Table::new(rows, widths).header(header), table_area);
+    // Tasks per day, the most recent days that fit.
+    let fit = (chart_area.width / 6).max(1) as usize;
+    let days = &l.days[l.days.len().saturating_sub(fit)..];
+    let bars: Vec<Bar> = days
+        .iter()
+        .map(|d| Bar::default().value(d.tasks).label(Line::raw(d.key.get(5..).unwrap_or(&d.key).to_string())))
+        .collect();
+    let chart = BarChart::default()
+        .block(Block::default().title(Span::styled("tasks per day", theme::dim())))
+        .data(BarGroup::default().bars(&bars))
+        .bar_width(5)
+        .bar_gap(1)
+        .bar_style(theme::ok());
+    frame.render_widget(chart, chart_area);
+}
