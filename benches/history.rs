@@ -46,7 +46,14 @@ fn build(db: &Path) {
     conn.pragma_update(None, "synchronous", "OFF").expect("pragma");
     let mut rng = fastrand::Rng::with_seed(1);
     let started = Instant::now();
-    let states = [LocalState::Downloaded, LocalState::Downloaded, LocalState::Downloaded, LocalState::Failed, LocalState::Expired, LocalState::Rejected];
+    let states = [
+        LocalState::Downloaded,
+        LocalState::Downloaded,
+        LocalState::Downloaded,
+        LocalState::Failed,
+        LocalState::Expired,
+        LocalState::Rejected,
+    ];
     for chunk in 0..TASKS / 10_000 {
         let tx = conn.transaction().expect("tx");
         {
@@ -119,18 +126,38 @@ fn main() {
     std::fs::create_dir_all(&dir).expect("dir");
     let db = dir.join("reel.db");
     let count = |db: &Path| {
-        reel::store::open_reader(db).ok().and_then(|c| c.query_row("SELECT count(*) FROM tasks", [], |r| r.get::<_, i64>(0)).ok())
+        reel::store::open_reader(db)
+            .ok()
+            .and_then(|c| c.query_row("SELECT count(*) FROM tasks", [], |r| r.get::<_, i64>(0)).ok())
     };
     if count(&db) != Some(TASKS) {
         let _ = std::fs::remove_file(&db);
         eprintln!("building {} (once)…", db.display());
         build(&db);
     }
-    let size: u64 = ["", "-wal", "-shm"].iter().filter_map(|s| std::fs::metadata(format!("{}{s}", db.display())).ok()).map(|m| m.len()).sum();
+    let size: u64 = ["", "-wal", "-shm"]
+        .iter()
+        .filter_map(|s| std::fs::metadata(format!("{}{s}", db.display())).ok())
+        .map(|m| m.len())
+        .sum();
 
-    let header = Header { profile: None, base_url: "http://127.0.0.1:8787/".into(), demo: false, health: reel::engine::Health::Ok };
+    let header = Header {
+        profile: None,
+        base_url: "http://127.0.0.1:8787/".into(),
+        demo: false,
+        health: reel::engine::Health::Ok,
+    };
     let open = || {
-        let mut app = App::new(reel::rules::Catalog::builtin(), Default::default(), vec![], Default::default(), header.clone(), Default::default(), NOW, (160, 48));
+        let mut app = App::new(
+            reel::rules::Catalog::builtin(),
+            Default::default(),
+            vec![],
+            Default::default(),
+            header.clone(),
+            Default::default(),
+            NOW,
+            (160, 48),
+        );
         app.focus = Focus::Table;
         app
     };
@@ -164,7 +191,12 @@ fn main() {
     // A rare word (few matches across the whole year) is the slow case for a newest-first scan.
     let mut rare = Vec::new();
     for _ in 0..20 {
-        let q = HistoryQuery { text: "scarf".into(), state: Some(LocalState::Rejected), model: Some(MODELS[4].into()), ..Default::default() };
+        let q = HistoryQuery {
+            text: "scarf".into(),
+            state: Some(LocalState::Rejected),
+            model: Some(MODELS[4].into()),
+            ..Default::default()
+        };
         let t = Instant::now();
         query::history(&db, &q, None, reel::tui::history::PAGE).expect("search");
         rare.push(t.elapsed());
@@ -191,9 +223,30 @@ fn main() {
     }
     println!("tasks:                              {TASKS}");
     println!("database size:                      {:.0} MiB", size as f64 / 1048576.0);
-    println!("H to first history frame:           median {}  p95 {}", ms(quantile(first.clone(), 0.5)), ms(quantile(first, 0.95)));
-    println!("one-word search, first page:        median {}  p95 {}  max {}", ms(quantile(search.clone(), 0.5)), ms(quantile(search.clone(), 0.95)), ms(quantile(search, 1.0)));
-    println!("rare word with two filters:         median {}  p95 {}", ms(quantile(rare.clone(), 0.5)), ms(quantile(rare, 0.95)));
-    println!("frame while scrolling (160x48):     median {}  p95 {}", ms(quantile(frames.clone(), 0.5)), ms(quantile(frames, 0.95)));
-    println!("reading the next page of 200:       median {} over {} pages", ms(quantile(with_pages.clone(), 0.5)), with_pages.len());
+    println!(
+        "H to first history frame:           median {}  p95 {}",
+        ms(quantile(first.clone(), 0.5)),
+        ms(quantile(first, 0.95))
+    );
+    println!(
+        "one-word search, first page:        median {}  p95 {}  max {}",
+        ms(quantile(search.clone(), 0.5)),
+        ms(quantile(search.clone(), 0.95)),
+        ms(quantile(search, 1.0))
+    );
+    println!(
+        "rare word with two filters:         median {}  p95 {}",
+        ms(quantile(rare.clone(), 0.5)),
+        ms(quantile(rare, 0.95))
+    );
+    println!(
+        "frame while scrolling (160x48):     median {}  p95 {}",
+        ms(quantile(frames.clone(), 0.5)),
+        ms(quantile(frames, 0.95))
+    );
+    println!(
+        "reading the next page of 200:       median {} over {} pages",
+        ms(quantile(with_pages.clone(), 0.5)),
+        with_pages.len()
+    );
 }
