@@ -78,7 +78,7 @@ fn build(db: &Path) {
                         parent,
                         MODELS[rng.usize(..MODELS.len())],
                         prompt.join(" "),
-                        (rng.u8(..4) == 0).then(|| "blurry, low quality"),
+                        (rng.u8(..4) == 0).then_some("blurry, low quality"),
                         [5, 8, 10, 15][rng.usize(..4)],
                         state.as_str(),
                         created,
