@@ -230,8 +230,8 @@ impl App {
     }
 
     /// The price table, for views that show costs.
-    pub fn pricing_ref(&self) -> Pricing {
-        self.pricing.clone()
+    pub fn pricing_ref(&self) -> &Pricing {
+        &self.pricing
     }
 
     /// What the event loop does first: learn today's spending (for the daily budget).

@@ -197,7 +197,7 @@ fn ledger_row(l: &LedgerLine, app: &App) -> Row<'static> {
         Cell::from(secs(l.p50)),
         Cell::from(secs(l.p90)),
         Cell::from(format!("{:.0} s", l.billed_seconds)),
-        Cell::from(l.cost.show(&app.pricing_ref())),
+        Cell::from(l.cost.show(app.pricing_ref())),
     ])
 }
 
