@@ -44,10 +44,11 @@ pub async fn run(settings: Settings) -> anyhow::Result<ExitCode> {
         actions: tx.clone(),
     };
 
+    let demo = settings.target == Target::Demo;
     let header = Header {
         profile: settings.profile.clone(),
         base_url: session.client.base_url().to_string(),
-        demo: settings.target == Target::Demo,
+        demo,
         health: Health::Ok,
     };
     let mut term = terminal::open()?;
@@ -133,10 +134,15 @@ pub async fn run(settings: Settings) -> anyhow::Result<ExitCode> {
     }
     outcome?;
     if running > 0 {
-        println!(
-            "{running} task{} still running; reel picks them up the next time it starts (or run: reel wait --all).",
-            if running == 1 { " is" } else { "s are" }
-        );
+        let (n, it) =
+            if running == 1 { ("1 task is".to_string(), "it") } else { (format!("{running} tasks are"), "them") };
+        if demo {
+            println!(
+                "{n} still running in the demo simulator, which stops with reel: the next start shows {it} as lost."
+            );
+        } else {
+            println!("{n} still running; reel picks {it} up the next time it starts (or run: reel wait --all).");
+        }
     }
     Ok(ExitCode::SUCCESS)
 }
