@@ -34,7 +34,7 @@ fn main() {
             ..Draft::default()
         };
         let valid = validate(&draft, &Catalog::builtin(), UnknownModels::Warn).expect("valid");
-        let queued = client.submit(&(&valid).into(), None).await.expect("submitted");
+        let queued = client.submit(&reel::engine::journal::request_for(&valid), None).await.expect("submitted");
         let url = loop {
             let t = client.get(&queued.id).await.expect("poll");
             if t.status == Status::Completed {

@@ -6,6 +6,7 @@
 //! - `api`    the HTTP API: wire types, client, downloads, errors
 //! - `engine` the background engine: submission journal, poll scheduler, downloads, recovery
 //! - `store`  the SQLite journal: schema, task rows, events, the writer thread
+//! - `logging` the log file (`tracing`, rotated daily) in the data folder
 //! - `session` wiring: settings → store, client (or the demo simulator), engine
 //! - `sim`    the embedded simulator of the API: a real HTTP server on loopback
 //! - `text`   terminal-safe text: control characters stripped, excerpts, sizes, times
@@ -15,6 +16,7 @@ pub mod api;
 pub mod cli;
 pub mod config;
 pub mod engine;
+pub mod logging;
 pub mod rules;
 pub mod session;
 pub mod sim;

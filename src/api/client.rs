@@ -131,7 +131,7 @@ impl Client {
         value
     }
 
-    async fn send(&self, request: reqwest::RequestBuilder, url: &Url) -> Result<VideoTask, ApiError> {
+    async fn send(&self, method: &str, request: reqwest::RequestBuilder, url: &Url) -> Result<VideoTask, ApiError> {
         let timeout = self.options.request_timeout;
         let response = request
             .header(AUTHORIZATION, self.auth())
@@ -142,6 +142,12 @@ impl Client {
             .map_err(|e| map_transport(e, url, timeout))?;
         let status = response.status().as_u16();
         let retry_after = retry_after_of(response.headers());
+        // Routine poll answers only at debug: a busy engine makes ten a second.
+        if (200..300).contains(&status) && method == "GET" {
+            tracing::debug!(method, path = url.path(), status, "http");
+        } else {
+            tracing::info!(method, path = url.path(), status, retry_after = ?retry_after, "http");
+        }
         let body = response.bytes().await.map_err(|e| map_transport(e, url, timeout))?;
         if !(200..300).contains(&status) {
             return Err(error_for_status(Endpoint::Api, status, retry_after, &body));
@@ -162,7 +168,7 @@ impl Client {
         if let Some(key) = idempotency_key {
             builder = builder.header("Idempotency-Key", key);
         }
-        self.send(builder, &self.videos).await
+        self.send("POST", builder, &self.videos).await
     }
 
     /// `GET /v1/videos/{task_id}`.
@@ -172,7 +178,7 @@ impl Client {
         }
         let url = Url::parse(&format!("{}/{}", self.videos, encode_segment(task_id)))
             .map_err(|e| ApiError::BadUrl { url: task_id.into(), reason: e.to_string() })?;
-        self.send(self.http.get(url.clone()), &url).await
+        self.send("GET", self.http.get(url.clone()), &url).await
     }
 }
 

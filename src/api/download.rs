@@ -47,6 +47,8 @@ impl Client {
         let timeout = self.options.request_timeout;
         let response = request.send().await.map_err(|e| map_transport(e, &parsed, timeout))?;
         let status = response.status();
+        // The path only: a signed URL's query is a credential of sorts.
+        tracing::info!(path = parsed.path(), offset, status = status.as_u16(), "file http");
         let range = response.headers().get(CONTENT_RANGE).and_then(|v| v.to_str().ok()).map(str::to_string);
         match status {
             StatusCode::OK => {

@@ -1,10 +1,9 @@
-//! Wire types: the submission body we send (strict) and the task we read back (tolerant).
+//! Wire types: the submission body we send (strict; built only by `engine::journal` from a
+//! journaled, validated submission) and the task we read back (tolerant).
 
 use serde::Serialize;
 use serde_json::{Map, Value};
 use thiserror::Error;
-
-use crate::rules::ValidSubmission;
 
 /// `POST /v1/videos` body (spec 4.1). Only the spec's fields are ever sent.
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -31,24 +30,6 @@ pub struct MediaItem {
     #[serde(rename = "type")]
     pub kind: String,
     pub url: String,
-}
-
-/// Only a validated submission can become a request: invalid input never reaches the network.
-impl From<&ValidSubmission> for SubmitRequest {
-    fn from(v: &ValidSubmission) -> Self {
-        SubmitRequest {
-            model: v.model.to_string(),
-            prompt: v.prompt.clone(),
-            seconds: v.seconds,
-            metadata: Metadata {
-                resolution: v.resolution.to_string(),
-                ratio: v.ratio.to_string(),
-                watermark: v.watermark,
-                media: v.media.iter().map(|m| MediaItem { kind: m.kind.to_string(), url: m.url.clone() }).collect(),
-                negative_prompt: v.negative_prompt.clone(),
-            },
-        }
-    }
 }
 
 /// A task status. Values the spec does not name are kept as they came and never taken for success.

@@ -1,12 +1,21 @@
 //! The background engine: submits, polls every outstanding task with one scheduler, records
 //! every change in the store and downloads finished videos at once. The dashboard and the
 //! commands talk to it only through [`Command`]s and [`Event`]s.
+//!
+//! The pure core: `queue` (what to start next), `transition` (what an answer does to a task),
+//! `manual` (what a user's request does), `schedule` (intervals, back-off, budget), `health`,
+//! `recover`, `journal` (submission → row → request body). The I/O shell: `run` (the loop),
+//! `commands`, `download`, `files`, `query` (read-only connections).
 
+mod commands;
 pub mod download;
 pub mod files;
 pub mod health;
+pub mod journal;
 pub mod ledger;
+pub mod manual;
 pub mod query;
+pub mod queue;
 pub mod recover;
 mod run;
 pub use run::now_ms;

@@ -4,6 +4,7 @@ use std::time::Duration;
 
 use serde_json::{Value, json};
 
+use super::download::{FetchError, Saved};
 use super::schedule::{PollPolicy, backoff, interval};
 use crate::api::types::message_of;
 use crate::api::{ApiError, Status, VideoTask};
@@ -14,6 +15,8 @@ use crate::store::{LocalState, TaskRecord};
 pub enum Next {
     Poll(Duration),
     Download,
+    /// Try the download again after this long.
+    RetryDownload(Duration),
     /// Submission only: send the POST again after this long (it provably did not take effect).
     Resend(Duration),
     Stop,
@@ -201,6 +204,52 @@ pub fn after_submit(r: &TaskRecord, result: &Result<VideoTask, ApiError>, attemp
             r.error = Some(error_json(err));
             r.finished_at = Some(ctx.now_ms);
             Step { record: r, event: Some(detail), next: Next::Stop }
+        }
+    }
+}
+
+/// A download attempt's end. `max_attempts` failed attempts (not counting the one URL refresh)
+/// make the task `download_failed`; a URL that stopped working is re-fetched from the service
+/// once, then the task is `expired`.
+pub fn after_download(r: &TaskRecord, result: &Result<Saved, FetchError>, max_attempts: u32, ctx: &Ctx) -> Step {
+    let mut r = r.clone();
+    r.updated_at = ctx.now_ms;
+    match result {
+        Ok(saved) => {
+            r.state = LocalState::Downloaded;
+            r.file_path = Some(saved.path.to_string_lossy().into_owned());
+            r.file_size = Some(saved.size as i64);
+            r.sha256 = Some(saved.sha256.clone());
+            r.finished_at = Some(ctx.now_ms);
+            r.progress = Some(100.0);
+            let detail = format!("saved {} ({} bytes)", saved.path.display(), saved.size);
+            Step { record: r, event: Some(detail), next: Next::Stop }
+        }
+        Err(FetchError::Gone(e)) if r.url_refreshes == 0 => {
+            r.url_refreshes += 1;
+            r.state = LocalState::Completed;
+            let detail = format!("{e}; asking the service for a fresh URL");
+            Step { record: r, event: Some(detail), next: Next::Poll(Duration::ZERO) }
+        }
+        Err(FetchError::Gone(e)) => {
+            r.state = LocalState::Expired;
+            r.finished_at = Some(ctx.now_ms);
+            let message = format!("{e}, and a fresh poll did not give a working URL; the file was not saved");
+            r.error = Some(json!({ "message": message }));
+            Step { record: r, event: Some(message), next: Next::Stop }
+        }
+        Err(FetchError::Retry(message)) => {
+            r.download_attempts += 1;
+            if r.download_attempts >= i64::from(max_attempts) {
+                r.state = LocalState::DownloadFailed;
+                r.finished_at = Some(ctx.now_ms);
+                r.error = Some(json!({ "message": message }));
+                let detail = format!("gave up after {} attempts: {message}", r.download_attempts);
+                Step { record: r, event: Some(detail), next: Next::Stop }
+            } else {
+                let wait = backoff(&ctx.policy, r.download_attempts as u32, ctx.jitter);
+                Step { record: r, event: None, next: Next::RetryDownload(wait) }
+            }
         }
     }
 }

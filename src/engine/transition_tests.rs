@@ -267,3 +267,32 @@ fn submission_answers_table() {
         "the server's body is kept as it came"
     );
 }
+
+#[test]
+fn download_outcomes_table() {
+    use std::path::PathBuf;
+    let saved = || Ok(Saved { path: PathBuf::from("/v/1.mp4"), size: 3, sha256: "abc".into() });
+    let gone = || Err(FetchError::Gone(ApiError::UrlGone { status: 410 }));
+    let retry = || Err(FetchError::Retry("reset".into()));
+    // (name, url refreshes so far, attempts so far, outcome, state after, next)
+    type Case = (&'static str, i64, i64, Result<Saved, FetchError>, LocalState, Next);
+    let cases: Vec<Case> = vec![
+        ("saved", 0, 0, saved(), LocalState::Downloaded, Next::Stop),
+        ("url dead: refresh once", 0, 0, gone(), LocalState::Completed, Next::Poll(Duration::ZERO)),
+        ("url dead again: expired", 1, 0, gone(), LocalState::Expired, Next::Stop),
+        ("broken: retry later", 0, 0, retry(), LocalState::Downloading, Next::RetryDownload(Duration::from_secs(2))),
+        ("broken too often: give up", 0, 2, retry(), LocalState::DownloadFailed, Next::Stop),
+    ];
+    for (name, refreshes, attempts, result, state, next) in cases {
+        let mut r = record(LocalState::Downloading);
+        r.url_refreshes = refreshes;
+        r.download_attempts = attempts;
+        let step = after_download(&r, &result, 3, &ctx());
+        assert_eq!((step.record.state, step.next), (state, next), "{name}");
+        assert_eq!(step.event.is_some(), state != LocalState::Downloading, "{name}: an event per state change");
+        if state == LocalState::Downloaded {
+            assert_eq!(step.record.sha256.as_deref(), Some("abc"));
+            assert_eq!(step.record.file_size, Some(3));
+        }
+    }
+}

@@ -79,6 +79,50 @@ pub struct TaskRecord {
     pub updated_at: i64,
 }
 
+impl TaskRecord {
+    /// The row as `insert` writes it for `t`, before anything else happens to it.
+    pub fn journaled(id: i64, t: NewTask, state: LocalState) -> TaskRecord {
+        TaskRecord {
+            id,
+            parent_id: t.parent_id,
+            remote_id: None,
+            idempotency_key: t.idempotency_key,
+            profile: t.profile,
+            base_url: t.base_url,
+            model: t.model,
+            prompt: t.prompt,
+            negative_prompt: t.negative_prompt,
+            seconds: t.seconds,
+            resolution: t.resolution,
+            ratio: t.ratio,
+            watermark: t.watermark,
+            media: t.media,
+            billed_seconds: t.billed_seconds,
+            state,
+            remote_status: None,
+            progress: None,
+            created_at: t.created_at,
+            submitted_at: None,
+            remote_created_at: None,
+            remote_completed_at: None,
+            finished_at: None,
+            url: None,
+            url_deadline: None,
+            error: None,
+            file_path: None,
+            file_size: None,
+            sha256: None,
+            poll_count: 0,
+            poll_failures: 0,
+            last_polled_at: None,
+            next_poll_at: None,
+            download_attempts: 0,
+            url_refreshes: 0,
+            updated_at: t.created_at,
+        }
+    }
+}
+
 /// One row of `events`.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct EventRecord {

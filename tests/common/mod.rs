@@ -35,7 +35,7 @@ pub fn client_with(sim: &SimHandle, key: &str, options: ClientOptions) -> Client
 
 pub fn request(draft: &Draft) -> SubmitRequest {
     let valid = validate(draft, &Catalog::builtin(), UnknownModels::Warn).expect("a valid draft");
-    SubmitRequest::from(&valid)
+    reel::engine::journal::request_for(&valid)
 }
 
 pub fn simple_request(prompt: &str) -> SubmitRequest {

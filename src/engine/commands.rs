@@ -1,0 +1,131 @@
+//! The engine's answers to commands: journal new submissions, send again, check again,
+//! download again, delete. The decisions are in `manual.rs`; this is their I/O.
+
+use std::path::PathBuf;
+
+use super::journal::{self, Origin};
+use super::manual::{self, Recheck};
+use super::queue::Job;
+use super::run::{Runner, now};
+use super::{Command, EngineError};
+use crate::rules::ValidSubmission;
+use crate::store::TaskRecord;
+use crate::store::tasks::{self, NewTask};
+
+fn idempotency_key(rng: &mut fastrand::Rng) -> String {
+    (0..32).map(|_| format!("{:x}", rng.u8(..16))).collect()
+}
+
+impl Runner {
+    pub(super) async fn command(&mut self, command: Command) {
+        match command {
+            Command::Submit { submission, count, parent, reply } => {
+                let _ = reply.send(self.submit(&submission, count, parent).await);
+            }
+            Command::Resend { id, reply } => {
+                let _ = reply.send(self.resend(id).await);
+            }
+            Command::Recheck { id, reply } => {
+                let _ = reply.send(self.recheck(id).await);
+            }
+            Command::Download { id, reply } => {
+                let _ = reply.send(self.redownload(id).await);
+            }
+            Command::Delete { id, remove_file, reply } => {
+                let _ = reply.send(self.delete(id, remove_file).await);
+            }
+            Command::Shutdown => {}
+        }
+    }
+
+    async fn submit(
+        &mut self,
+        s: &ValidSubmission,
+        count: u32,
+        parent: Option<i64>,
+    ) -> Result<Vec<TaskRecord>, EngineError> {
+        let now = now();
+        let rows: Vec<NewTask> = (0..count.max(1))
+            .map(|_| {
+                let origin = Origin {
+                    parent_id: parent,
+                    idempotency_key: idempotency_key(&mut self.rng),
+                    profile: self.cfg.profile.clone(),
+                    base_url: self.client.base_url().to_string(),
+                    created_at: now.ms,
+                };
+                journal::new_task(s, origin)
+            })
+            .collect();
+        let records = self
+            .store
+            .write(move |c| {
+                let tx = c.transaction()?;
+                let out = rows.iter().map(|r| tasks::insert(&tx, r)).collect::<Result<Vec<_>, _>>()?;
+                tx.commit()?;
+                Ok(out)
+            })
+            .await?;
+        tracing::info!(count = records.len(), model = %s.model, "journaled new tasks");
+        for r in &records {
+            self.emit(r);
+            self.queue.track(r.clone(), Job::Send, now.at);
+        }
+        Ok(records)
+    }
+
+    async fn load(&self, id: i64) -> Result<TaskRecord, EngineError> {
+        if let Some(r) = self.queue.get(id) {
+            return Ok(r.clone());
+        }
+        self.store.read(move |c| tasks::get(c, id)).await?.ok_or(EngineError::NoTask(id))
+    }
+
+    /// Journals a row the user's request changed, then works on it.
+    async fn take_up(&mut self, record: TaskRecord, event: &str, job: Job) -> Result<(), EngineError> {
+        let now = now();
+        self.write(vec![super::queue::Write { record: record.clone(), event: Some(event.into()), sidecar: false }])
+            .await?;
+        self.queue.track(record, job, now.at);
+        Ok(())
+    }
+
+    async fn resend(&mut self, id: i64) -> Result<(), EngineError> {
+        let r = manual::resend(&self.load(id).await?, now().ms)?;
+        self.take_up(r, manual::RESENT, Job::Send).await
+    }
+
+    async fn recheck(&mut self, id: i64) -> Result<(), EngineError> {
+        match manual::recheck(&self.load(id).await?)? {
+            Recheck::Download => self.redownload(id).await,
+            Recheck::Poll(r) => {
+                self.queue.track(*r, Job::Poll, now().at);
+                Ok(())
+            }
+        }
+    }
+
+    async fn redownload(&mut self, id: i64) -> Result<(), EngineError> {
+        let (r, job) = manual::redownload(&self.load(id).await?, self.queue.is_busy(id), now().ms)?;
+        self.take_up(r, manual::DOWNLOAD_REQUESTED, job).await
+    }
+
+    async fn delete(&mut self, id: i64, remove_file: bool) -> Result<TaskRecord, EngineError> {
+        manual::deletable(id, self.queue.get(id).map(|r| r.state))?;
+        let task =
+            self.store.write(move |c| crate::store::history::delete(c, id)).await?.ok_or(EngineError::NoTask(id))?;
+        tracing::info!(task = id, remove_file, "deleted");
+        if remove_file && let Some(path) = &task.file_path {
+            let path = PathBuf::from(path);
+            for p in [path.with_extension("json"), path] {
+                match tokio::fs::remove_file(&p).await {
+                    Ok(()) => {}
+                    // Moved or deleted already: that is what the user wants anyway.
+                    Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+                    Err(source) => return Err(EngineError::Io { path: p, source }),
+                }
+            }
+        }
+        Ok(task)
+    }
+}

@@ -1,0 +1,457 @@
+//! The engine's pure core: the tasks it works on, what each waits for, and what to start next.
+//!
+//! No I/O, no clock and no runtime: the shell (`run.rs`) passes the time in, performs the
+//! [`Plan`]s that come out (writes first, then requests) and feeds each answer back. The same
+//! core runs in virtual time in the polling benchmark.
+
+use std::cmp::Reverse;
+use std::collections::{BinaryHeap, HashMap};
+use std::time::{Duration, Instant};
+
+use super::download::{FetchError, Saved};
+use super::health::{Health, HealthTracker};
+use super::recover::{Recovery, Resume};
+use super::schedule::{PollPolicy, RateWindow, RenderStats};
+use super::transition::{self, Ctx, Next, Step};
+use crate::api::{ApiError, VideoTask};
+use crate::store::{LocalState, TaskRecord};
+
+/// A moment, as both the monotonic clock (for waiting) and Unix milliseconds (for rows).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Now {
+    pub at: Instant,
+    pub ms: i64,
+}
+
+impl Now {
+    pub fn after(self, d: Duration) -> Now {
+        Now { at: self.at + d, ms: self.ms + d.as_millis() as i64 }
+    }
+}
+
+/// What a tracked task waits for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Job {
+    Send,
+    Poll,
+    Download,
+}
+
+/// The limits the core keeps to.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Limits {
+    pub policy: PollPolicy,
+    /// URL lifetime assumed when the service does not say.
+    pub url_ttl: Duration,
+    /// API requests under way at once.
+    pub max_in_flight: usize,
+    /// Downloads at once.
+    pub max_downloads: usize,
+    /// Failed download attempts (not counting the one URL refresh) before `download_failed`.
+    pub download_attempts: u32,
+}
+
+/// Work the shell starts now.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Start {
+    /// POST the task (built from its row by `journal::request`).
+    Send {
+        id: i64,
+        record: TaskRecord,
+    },
+    Poll {
+        id: i64,
+        remote_id: String,
+    },
+    /// Fetch `url` to the task's file.
+    Download {
+        id: i64,
+        url: String,
+        record: TaskRecord,
+    },
+}
+
+/// A row to write and announce; `sidecar` asks for the file's sidecar to be written first.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Write {
+    pub record: TaskRecord,
+    /// `Some` records an event (the state changed); an empty text records it without detail.
+    pub event: Option<String>,
+    pub sidecar: bool,
+}
+
+/// What the shell does after a decision: write these rows, then start this work, then wake up
+/// at `wake` (or at the next answer or command).
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Plan {
+    pub writes: Vec<Write>,
+    pub starts: Vec<Start>,
+    pub wake: Option<Instant>,
+    /// The service's health, when it changed.
+    pub health: Option<Health>,
+    /// A request or transfer failed and is tried again after this long: (task, delay, why).
+    pub retry: Option<(i64, Duration, String)>,
+}
+
+struct Tracked {
+    record: TaskRecord,
+    job: Job,
+    /// Bumped on every reschedule; heap entries with an older value are stale.
+    generation: u64,
+    busy: bool,
+    /// Sends that provably did not take effect.
+    send_failures: u32,
+}
+
+type Due = BinaryHeap<Reverse<(Instant, u64, i64)>>;
+
+/// The retry a failed request leads to, for the log.
+fn retry_of(id: i64, next: &Next, err: Option<&impl std::fmt::Display>) -> Option<(i64, Duration, String)> {
+    let delay = match next {
+        Next::Poll(d) | Next::Resend(d) | Next::RetryDownload(d) => *d,
+        Next::Download | Next::Stop => return None,
+    };
+    err.map(|e| (id, delay, e.to_string()))
+}
+
+fn soonest(wake: &mut Option<Instant>, t: Instant) {
+    *wake = Some(wake.map_or(t, |w| w.min(t)));
+}
+
+pub struct Queue {
+    limits: Limits,
+    tasks: HashMap<i64, Tracked>,
+    /// API work (sends and polls) by due time.
+    due: Due,
+    /// Download starts and retries by due time.
+    due_downloads: Due,
+    /// Downloads ready to start, most urgent URL deadline first.
+    ready: BinaryHeap<Reverse<(i64, i64)>>,
+    generation: u64,
+    api_in_flight: usize,
+    downloads_running: usize,
+    polled: usize,
+    budget: RateWindow,
+    health: HealthTracker,
+    stats: RenderStats,
+    rng: fastrand::Rng,
+}
+
+/// Whether a row changed in a way someone can see; polls that change nothing else are kept in
+/// memory only.
+fn visibly_changed(a: &TaskRecord, b: &TaskRecord) -> bool {
+    a.state != b.state
+        || a.remote_status != b.remote_status
+        || a.progress != b.progress
+        || a.url != b.url
+        || a.remote_id != b.remote_id
+        || a.download_attempts != b.download_attempts
+        || a.url_refreshes != b.url_refreshes
+}
+
+impl Queue {
+    pub fn new(limits: Limits, stats: RenderStats, rng: fastrand::Rng) -> Queue {
+        Queue {
+            budget: RateWindow::new(limits.policy.budget_per_sec),
+            limits,
+            tasks: HashMap::new(),
+            due: BinaryHeap::new(),
+            due_downloads: BinaryHeap::new(),
+            ready: BinaryHeap::new(),
+            generation: 0,
+            api_in_flight: 0,
+            downloads_running: 0,
+            polled: 0,
+            health: HealthTracker::default(),
+            stats,
+            rng,
+        }
+    }
+
+    // ---- what the shell and the commands may ask
+
+    pub fn get(&self, id: i64) -> Option<&TaskRecord> {
+        self.tasks.get(&id).map(|t| &t.record)
+    }
+
+    /// A request or transfer for the task is under way.
+    pub fn is_busy(&self, id: i64) -> bool {
+        self.tasks.get(&id).is_some_and(|t| t.busy)
+    }
+
+    pub fn tracked(&self) -> usize {
+        self.tasks.len()
+    }
+
+    pub fn health(&self) -> Health {
+        self.health.health()
+    }
+
+    /// (API requests, downloads) under way.
+    pub fn running(&self) -> (usize, usize) {
+        (self.api_in_flight, self.downloads_running)
+    }
+
+    /// When a polled task should finish, judging by its model's history.
+    pub fn eta_ms(&self, r: &TaskRecord) -> Option<i64> {
+        if !r.state.is_polled() {
+            return None;
+        }
+        let start = r.remote_created_at.map(|c| c * 1000).or(r.submitted_at)?;
+        self.stats.expected(&r.model).map(|d| start + d.as_millis() as i64)
+    }
+
+    // ---- bookkeeping
+
+    /// Works on `record` from now on: `job` at `at`.
+    pub fn track(&mut self, record: TaskRecord, job: Job, at: Instant) {
+        let id = record.id;
+        let tracked = Tracked { record, job, generation: 0, busy: false, send_failures: 0 };
+        if job == Job::Poll {
+            self.polled += 1;
+        }
+        if let Some(old) = self.tasks.insert(id, tracked)
+            && old.job == Job::Poll
+        {
+            self.polled -= 1;
+        }
+        self.schedule(id, job, at);
+    }
+
+    /// Resumes what an earlier run left unfinished; returns the rows recovery changed.
+    pub fn recover(&mut self, plans: Vec<Recovery>, now: Now) -> Vec<Write> {
+        let mut writes = Vec::new();
+        for plan in plans {
+            if let Some(event) = plan.event {
+                writes.push(Write { record: plan.record.clone(), event: Some(event), sidecar: false });
+            }
+            match plan.resume {
+                Resume::Poll => self.track(plan.record, Job::Poll, now.at),
+                Resume::Download => self.track(plan.record, Job::Download, now.at),
+                Resume::Nothing => {}
+            }
+        }
+        writes
+    }
+
+    fn schedule(&mut self, id: i64, job: Job, at: Instant) {
+        self.generation += 1;
+        let generation = self.generation;
+        let Some(t) = self.tasks.get_mut(&id) else { return };
+        match (t.job == Job::Poll, job == Job::Poll) {
+            (false, true) => self.polled += 1,
+            (true, false) => self.polled -= 1,
+            _ => {}
+        }
+        t.job = job;
+        t.generation = generation;
+        let entry = Reverse((at, generation, id));
+        if job == Job::Download { self.due_downloads.push(entry) } else { self.due.push(entry) }
+    }
+
+    fn untrack(&mut self, id: i64) {
+        if let Some(t) = self.tasks.remove(&id)
+            && t.job == Job::Poll
+        {
+            self.polled -= 1;
+        }
+    }
+
+    fn is_current(&self, generation: u64, id: i64) -> bool {
+        self.tasks.get(&id).is_some_and(|t| t.generation == generation && !t.busy)
+    }
+
+    fn ctx(&mut self, record: &TaskRecord, now: Now) -> Ctx {
+        let started = record.remote_created_at.map(|c| c * 1000).or(record.submitted_at).unwrap_or(now.ms);
+        let expected_left = self
+            .stats
+            .early(&record.model)
+            .map(|d| d.as_millis() as i64 - (now.ms - started))
+            .filter(|left| *left > 0)
+            .map(|left| Duration::from_millis(left as u64));
+        Ctx {
+            now_ms: now.ms,
+            policy: self.limits.policy,
+            url_ttl: self.limits.url_ttl,
+            in_flight: self.polled.max(1),
+            expected_left,
+            jitter: self.rng.f64(),
+        }
+    }
+
+    // ---- starting work
+
+    /// Starts whatever is due and allowed at `now`.
+    pub fn next(&mut self, now: Now) -> Plan {
+        let mut plan = Plan::default();
+
+        while let Some(&Reverse((at, generation, id))) = self.due_downloads.peek() {
+            if !self.is_current(generation, id) {
+                self.due_downloads.pop();
+            } else if at > now.at {
+                soonest(&mut plan.wake, at);
+                break;
+            } else {
+                self.due_downloads.pop();
+                let deadline = self.tasks.get(&id).and_then(|t| t.record.url_deadline).unwrap_or(i64::MAX);
+                self.ready.push(Reverse((deadline, id)));
+            }
+        }
+        while self.downloads_running < self.limits.max_downloads {
+            let Some(Reverse((_, id))) = self.ready.pop() else { break };
+            if self.tasks.get(&id).is_some_and(|t| t.job == Job::Download && !t.busy) {
+                self.start_download(id, now, &mut plan);
+            }
+        }
+
+        let paused = self.health.paused_until(now.at);
+        while let Some(&Reverse((at, generation, id))) = self.due.peek() {
+            if !self.is_current(generation, id) {
+                self.due.pop();
+                continue;
+            }
+            if at > now.at {
+                soonest(&mut plan.wake, at);
+                break;
+            }
+            if let Some(until) = paused {
+                soonest(&mut plan.wake, until);
+                break;
+            }
+            if self.api_in_flight >= self.limits.max_in_flight {
+                break;
+            }
+            if let Err(free) = self.budget.try_acquire(now.at) {
+                soonest(&mut plan.wake, free);
+                break;
+            }
+            self.due.pop();
+            self.start_request(id, &mut plan);
+        }
+        plan
+    }
+
+    fn start_request(&mut self, id: i64, plan: &mut Plan) {
+        let Some(t) = self.tasks.get_mut(&id) else { return };
+        t.busy = true;
+        self.api_in_flight += 1;
+        plan.starts.push(match t.job {
+            Job::Send => Start::Send { id, record: t.record.clone() },
+            Job::Poll | Job::Download => Start::Poll { id, remote_id: t.record.remote_id.clone().unwrap_or_default() },
+        });
+    }
+
+    fn start_download(&mut self, id: i64, now: Now, plan: &mut Plan) {
+        let Some(t) = self.tasks.get_mut(&id) else { return };
+        let Some(url) = t.record.url.clone() else {
+            // No URL: ask the service again.
+            self.schedule(id, Job::Poll, now.at);
+            return;
+        };
+        t.busy = true;
+        self.downloads_running += 1;
+        if t.record.state != LocalState::Downloading {
+            t.record.state = LocalState::Downloading;
+            t.record.updated_at = now.ms;
+            plan.writes.push(Write { record: t.record.clone(), event: Some(String::new()), sidecar: false });
+        }
+        plan.starts.push(Start::Download { id, url, record: t.record.clone() });
+    }
+
+    // ---- answers
+
+    fn note_health(&mut self, result: &Result<VideoTask, ApiError>, now: Now) -> Option<Health> {
+        match result {
+            Ok(_) => self.health.success(),
+            Err(e) => {
+                let jitter = self.rng.f64();
+                self.health.failure(e, now.at, &self.limits.policy, jitter)
+            }
+        }
+    }
+
+    /// The answer to a POST.
+    pub fn sent(&mut self, id: i64, result: &Result<VideoTask, ApiError>, now: Now) -> Plan {
+        self.api_in_flight -= 1;
+        let health = self.note_health(result, now);
+        let Some(t) = self.tasks.get_mut(&id) else { return Plan { health, ..Plan::default() } };
+        t.busy = false;
+        if let Err(e) = result
+            && transition::safe_to_resend(e)
+            && !matches!(e, ApiError::RateLimited { .. })
+        {
+            t.send_failures += 1;
+        }
+        let (record, attempts) = (t.record.clone(), t.send_failures);
+        let ctx = self.ctx(&record, now);
+        let step = transition::after_submit(&record, result, attempts, &ctx);
+        let retry = retry_of(id, &step.next, result.as_ref().err());
+        Plan { health, retry, ..self.apply(id, step, now) }
+    }
+
+    /// The answer to a poll.
+    pub fn polled(&mut self, id: i64, result: &Result<VideoTask, ApiError>, now: Now) -> Plan {
+        self.api_in_flight -= 1;
+        let health = self.note_health(result, now);
+        let Some(t) = self.tasks.get_mut(&id) else { return Plan { health, ..Plan::default() } };
+        t.busy = false;
+        let record = t.record.clone();
+        let ctx = self.ctx(&record, now);
+        let step = transition::after_poll(&record, result, &ctx);
+        if step.record.state == LocalState::Completed
+            && record.state != LocalState::Completed
+            && let (Some(c), Some(d)) = (step.record.remote_created_at, step.record.remote_completed_at)
+        {
+            self.stats.record(&step.record.model, (d - c).max(0) as f64);
+        }
+        let retry = retry_of(id, &step.next, result.as_ref().err());
+        Plan { health, retry, ..self.apply(id, step, now) }
+    }
+
+    /// The end of a download attempt.
+    pub fn fetched(&mut self, id: i64, result: &Result<Saved, FetchError>, now: Now) -> Plan {
+        self.downloads_running -= 1;
+        let Some(t) = self.tasks.get_mut(&id) else { return Plan::default() };
+        t.busy = false;
+        let record = t.record.clone();
+        let ctx = self.ctx(&record, now);
+        let step = transition::after_download(&record, result, self.limits.download_attempts, &ctx);
+        let saved = step.record.state == LocalState::Downloaded;
+        let retry = retry_of(id, &step.next, result.as_ref().err());
+        let mut plan = Plan { retry, ..self.apply(id, step, now) };
+        if saved && let Some(w) = plan.writes.first_mut() {
+            w.sidecar = true;
+        }
+        plan
+    }
+
+    fn apply(&mut self, id: i64, step: Step, now: Now) -> Plan {
+        let mut record = step.record;
+        record.next_poll_at = match step.next {
+            Next::Poll(d) => Some(now.ms + d.as_millis() as i64),
+            _ => None,
+        };
+        // Most polls of a long render change nothing anyone sees: keep their bookkeeping
+        // (poll count, times) in memory rather than writing and announcing every one.
+        let changed = step.event.is_some() || self.tasks.get(&id).is_none_or(|t| visibly_changed(&t.record, &record));
+        let mut plan = Plan::default();
+        if changed {
+            plan.writes.push(Write { record: record.clone(), event: step.event, sidecar: false });
+        }
+        if let Some(t) = self.tasks.get_mut(&id) {
+            t.record = record;
+        }
+        match step.next {
+            Next::Poll(d) => self.schedule(id, Job::Poll, now.at + d),
+            Next::Resend(d) => self.schedule(id, Job::Send, now.at + d),
+            Next::Download => self.schedule(id, Job::Download, now.at),
+            Next::RetryDownload(d) => self.schedule(id, Job::Download, now.at + d),
+            Next::Stop => self.untrack(id),
+        }
+        plan
+    }
+}
+
+#[cfg(test)]
+#[path = "queue_tests.rs"]
+mod tests;

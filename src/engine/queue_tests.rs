@@ -1,0 +1,300 @@
+//! The pure core without a runtime or a network: time is a value, answers are made up.
+
+use std::path::PathBuf;
+
+use serde_json::json;
+
+use super::*;
+use crate::api::ErrorBody;
+use crate::engine::recover;
+use crate::store::fixtures::record;
+
+const T0: i64 = 1_800_000_010_000;
+
+fn limits() -> Limits {
+    Limits {
+        policy: PollPolicy::default(),
+        url_ttl: Duration::from_secs(3600),
+        max_in_flight: 16,
+        max_downloads: 4,
+        download_attempts: 3,
+    }
+}
+
+fn queue(limits: Limits) -> (Queue, Now) {
+    (Queue::new(limits, RenderStats::default(), fastrand::Rng::with_seed(7)), Now { at: Instant::now(), ms: T0 })
+}
+
+fn answer(id: &str, status: &str) -> Result<VideoTask, ApiError> {
+    let mut body = json!({"id": id, "object": "video", "status": status, "created_at": T0 / 1000 - 10});
+    if status == "completed" {
+        body["url"] = json!("http://127.0.0.1:1/f.mp4");
+        body["completed_at"] = json!(T0 / 1000);
+    }
+    Ok(VideoTask::from_json(body).expect("decodes"))
+}
+
+fn polled(id: i64) -> TaskRecord {
+    record(id, LocalState::InProgress)
+}
+
+fn completed(id: i64, deadline: i64) -> TaskRecord {
+    TaskRecord {
+        url: Some(format!("http://127.0.0.1:1/{id}.mp4")),
+        url_deadline: Some(deadline),
+        ..record(id, LocalState::Completed)
+    }
+}
+
+fn ids(plan: &Plan) -> Vec<i64> {
+    plan.starts
+        .iter()
+        .map(|s| match s {
+            Start::Send { id, .. } | Start::Poll { id, .. } | Start::Download { id, .. } => *id,
+        })
+        .collect()
+}
+
+fn kinds(plan: &Plan) -> Vec<&'static str> {
+    plan.starts
+        .iter()
+        .map(|s| match s {
+            Start::Send { .. } => "send",
+            Start::Poll { .. } => "poll",
+            Start::Download { .. } => "download",
+        })
+        .collect()
+}
+
+fn saved(id: i64) -> Result<Saved, FetchError> {
+    Ok(Saved { path: PathBuf::from(format!("/v/{id}.mp4")), size: 10, sha256: "ab".into() })
+}
+
+#[test]
+fn nothing_to_do_means_no_wake_up() {
+    let (mut q, now) = queue(limits());
+    assert_eq!(q.next(now), Plan::default());
+}
+
+#[test]
+fn due_work_starts_and_future_work_sets_the_wake_up() {
+    let (mut q, now) = queue(limits());
+    q.track(polled(1), Job::Poll, now.at);
+    q.track(polled(2), Job::Poll, now.at + Duration::from_secs(3));
+    q.track(TaskRecord { remote_id: None, ..record(3, LocalState::Submitting) }, Job::Send, now.at);
+    let plan = q.next(now);
+    assert_eq!((ids(&plan), kinds(&plan)), (vec![1, 3], vec!["poll", "send"]));
+    assert_eq!(plan.wake, Some(now.at + Duration::from_secs(3)));
+    assert!(q.is_busy(1) && !q.is_busy(2));
+    assert_eq!(q.running(), (2, 0));
+    let later = q.next(now.after(Duration::from_secs(3)));
+    assert_eq!(ids(&later), vec![2]);
+}
+
+#[test]
+fn a_rescheduled_task_leaves_only_stale_entries_behind() {
+    let (mut q, now) = queue(limits());
+    // Tracked twice (a re-check while it waits): only the newer schedule may start it.
+    q.track(polled(1), Job::Poll, now.at + Duration::from_secs(10));
+    q.track(polled(1), Job::Poll, now.at + Duration::from_secs(1));
+    assert_eq!(q.next(now).wake, Some(now.at + Duration::from_secs(1)));
+    assert_eq!(ids(&q.next(now.after(Duration::from_secs(1)))), vec![1]);
+    // The stale entry at 10 s never starts it a second time, even once it is due.
+    assert!(q.next(now.after(Duration::from_secs(10))).starts.is_empty());
+    // A busy task is not started again whatever is due.
+    q.track(polled(2), Job::Poll, now.at);
+    let first = q.next(now);
+    assert_eq!(ids(&first), vec![2]);
+    assert!(q.next(now).starts.is_empty());
+}
+
+#[test]
+fn the_request_budget_and_the_in_flight_limit_hold() {
+    let cases = [
+        // (tasks due, budget per second, in-flight limit, started now)
+        (5, 10, 16, 5),
+        (30, 10, 16, 10),
+        (30, 10, 4, 4),
+        (30, 100, 16, 16),
+        (3, 1, 16, 1),
+    ];
+    for (n, budget, in_flight, want) in cases {
+        let mut l = limits();
+        l.policy.budget_per_sec = budget;
+        l.max_in_flight = in_flight;
+        let (mut q, now) = queue(l);
+        for id in 0..n {
+            q.track(polled(id), Job::Poll, now.at);
+        }
+        let plan = q.next(now);
+        assert_eq!(plan.starts.len(), want, "{n} due, budget {budget}, in flight {in_flight}");
+        if (budget as usize) < in_flight && n > i64::from(budget) {
+            assert!(plan.wake.is_some_and(|w| w > now.at), "says when the budget frees");
+        }
+    }
+}
+
+#[test]
+fn the_budget_frees_after_its_window_and_never_more_in_any_window() {
+    let (mut q, now) = queue(limits());
+    for id in 0..100 {
+        q.track(polled(id), Job::Poll, now.at);
+    }
+    let mut started = Vec::new();
+    let mut t = now;
+    while t.at < now.at + Duration::from_secs(5) {
+        let plan = q.next(t);
+        for id in ids(&plan) {
+            started.push(t.at);
+            // Answer at once so the in-flight limit never binds.
+            q.polled(id, &answer("x", "in_progress"), t);
+        }
+        t = t.after(Duration::from_millis(50));
+    }
+    for (i, a) in started.iter().enumerate() {
+        let in_window = started[i..].iter().take_while(|b| b.duration_since(*a) < Duration::from_secs(1)).count();
+        assert!(in_window <= 10, "{in_window} requests in one second");
+    }
+    assert!(started.len() >= 40, "the budget is used: {}", started.len());
+}
+
+#[test]
+fn downloads_start_by_url_deadline_within_the_download_limit() {
+    let (mut q, now) = queue(limits());
+    for (id, deadline) in [(1, 9_000), (2, 3_000), (3, 7_000), (4, 1_000), (5, 5_000), (6, 2_000)] {
+        q.track(completed(id, T0 + deadline), Job::Download, now.at);
+    }
+    let plan = q.next(now);
+    assert_eq!(ids(&plan), vec![4, 6, 2, 5], "most urgent first, four at once");
+    assert_eq!(plan.writes.len(), 4, "each is journaled as downloading before it starts");
+    assert!(plan.writes.iter().all(|w| w.record.state == LocalState::Downloading));
+    assert!(q.next(now).starts.is_empty(), "the limit holds");
+    let done = q.fetched(2, &saved(2), now);
+    assert_eq!(done.writes.len(), 1);
+    assert!(done.writes[0].sidecar && done.writes[0].record.state == LocalState::Downloaded);
+    assert_eq!(ids(&q.next(now)), vec![3], "a freed slot goes to the next deadline");
+}
+
+#[test]
+fn a_download_without_url_asks_the_service_again() {
+    let (mut q, now) = queue(limits());
+    q.track(TaskRecord { url: None, ..record(1, LocalState::Completed) }, Job::Download, now.at);
+    let plan = q.next(now);
+    assert_eq!(kinds(&plan), vec!["poll"]);
+}
+
+#[test]
+fn failed_downloads_back_off_then_give_up_and_dead_urls_are_refreshed_once() {
+    let (mut q, now) = queue(limits());
+    q.track(completed(1, T0 + 60_000), Job::Download, now.at);
+    let mut t = now;
+    for attempt in 1..=3 {
+        let plan = q.next(t);
+        assert_eq!(ids(&plan), vec![1], "attempt {attempt}");
+        let after = q.fetched(1, &Err(FetchError::Retry("reset".into())), t);
+        assert_eq!(after.writes.len(), 1, "the attempt count is journaled");
+        let r = &after.writes[0].record;
+        assert_eq!(r.download_attempts, attempt);
+        if attempt < 3 {
+            assert_eq!(r.state, LocalState::Downloading);
+            assert!(q.next(t).starts.is_empty(), "it waits before the next attempt");
+        } else {
+            assert_eq!(r.state, LocalState::DownloadFailed);
+        }
+        t = t.after(Duration::from_secs(300));
+    }
+    assert_eq!(q.tracked(), 0);
+
+    let gone = || Err(FetchError::Gone(ApiError::UrlGone { status: 403 }));
+    q.track(completed(2, T0 + 60_000), Job::Download, now.at);
+    q.next(now);
+    let refreshed = q.fetched(2, &gone(), now);
+    assert_eq!(refreshed.writes[0].record.state, LocalState::Completed);
+    assert_eq!(kinds(&q.next(now)), vec!["poll"], "a fresh URL is asked for at once");
+    let again = q.polled(2, &answer("task_00000002", "completed"), now);
+    assert_eq!(again.writes[0].record.state, LocalState::Completed);
+    q.next(now);
+    let expired = q.fetched(2, &gone(), now);
+    assert_eq!(expired.writes[0].record.state, LocalState::Expired);
+}
+
+#[test]
+fn a_429_pauses_every_request_until_retry_after() {
+    let (mut q, now) = queue(limits());
+    for id in 0..3 {
+        q.track(polled(id), Job::Poll, now.at);
+    }
+    q.next(now);
+    let limited = Err(ApiError::RateLimited { retry_after: Some(Duration::from_secs(30)), body: ErrorBody::Empty });
+    let plan = q.polled(0, &limited, now);
+    assert_eq!(plan.health, Some(Health::RateLimited));
+    q.polled(1, &answer("a", "in_progress"), now);
+    q.polled(2, &answer("b", "in_progress"), now);
+    // Task 1 and 2 are due again in 5 s; nothing may go out before the pause ends.
+    let during = q.next(now.after(Duration::from_secs(10)));
+    assert!(during.starts.is_empty());
+    assert_eq!(during.wake, Some(now.at + Duration::from_secs(30)));
+    let after = q.next(now.after(Duration::from_secs(30)));
+    assert_eq!(after.starts.len(), 3);
+}
+
+#[test]
+fn polls_that_change_nothing_visible_are_not_written() {
+    let (mut q, now) = queue(limits());
+    q.track(polled(1), Job::Poll, now.at);
+    q.next(now);
+    let same = q.polled(1, &answer("task_00000001", "in_progress"), now);
+    // The first answer records the remote status; the second changes nothing anyone sees.
+    assert_eq!(same.writes.len(), 1);
+    let t = now.after(Duration::from_secs(6));
+    q.next(t);
+    assert!(q.polled(1, &answer("task_00000001", "in_progress"), t).writes.is_empty());
+    assert_eq!(q.get(1).map(|r| r.poll_count), Some(2), "the count is kept in memory");
+}
+
+#[test]
+fn a_send_is_repeated_only_when_it_provably_did_not_take_effect() {
+    let refused = || Err(ApiError::Connect { endpoint: "x".into(), detail: "refused".into() });
+    let reset = || Err(ApiError::Network { detail: "reset".into() });
+    type Case = (&'static str, Vec<Result<VideoTask, ApiError>>, LocalState);
+    let cases: [Case; 3] = [
+        ("accepted", vec![answer("r1", "queued")], LocalState::Queued),
+        ("refused three times", vec![refused(), refused(), refused()], LocalState::Rejected),
+        ("answer lost", vec![reset()], LocalState::SubmitUnknown),
+    ];
+    for (name, answers, want) in cases {
+        let (mut q, now) = queue(limits());
+        q.track(TaskRecord { remote_id: None, ..record(1, LocalState::Submitting) }, Job::Send, now.at);
+        let mut t = now;
+        let mut last = None;
+        for a in answers {
+            let plan = q.next(t);
+            assert_eq!(kinds(&plan), vec!["send"], "{name}");
+            last = q.sent(1, &a, t).writes.pop();
+            t = t.after(Duration::from_secs(600));
+        }
+        assert_eq!(last.map(|w| w.record.state), Some(want), "{name}");
+    }
+}
+
+#[test]
+fn restart_recovery_resumes_polls_and_downloads_and_settles_the_rest() {
+    let (mut q, now) = queue(limits());
+    let here = "http://127.0.0.1:1/";
+    let rows = vec![
+        record(1, LocalState::Submitting),
+        polled(2),
+        completed(3, T0 + 1_000),
+        TaskRecord { state: LocalState::Downloading, ..completed(4, T0 + 500) },
+        record(5, LocalState::Downloaded),
+        TaskRecord { base_url: "http://127.0.0.1:2/".into(), ..polled(6) },
+    ];
+    let plans = rows.into_iter().map(|r| recover::plan(r, here, now.ms)).collect();
+    let writes = q.recover(plans, now);
+    assert_eq!(writes.len(), 1);
+    assert_eq!((writes[0].record.id, writes[0].record.state), (1, LocalState::SubmitUnknown));
+    let plan = q.next(now);
+    assert_eq!((ids(&plan), kinds(&plan)), (vec![4, 3, 2], vec!["download", "download", "poll"]));
+    assert_eq!(plan.writes.len(), 1, "only the one not yet downloading is journaled again");
+    assert_eq!(q.tracked(), 3, "another service's task waits for its profile");
+}
