@@ -48,7 +48,9 @@ fn main() {
         for round in 0..ROUNDS {
             let path = dir.path().join(format!("reel-{round}.mp4"));
             let t = Instant::now();
-            let saved = download::fetch(&client, &url, &path, &|_, _| {}).await.expect("downloaded");
+            let saved = download::fetch(&client, &url, &path, download::StallRule::default(), &|_, _| {})
+                .await
+                .expect("downloaded");
             reel_rates.push(saved.size as f64 / t.elapsed().as_secs_f64());
             size = saved.size;
 

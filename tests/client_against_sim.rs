@@ -24,7 +24,7 @@ async fn happy_path_to_a_downloaded_file_whose_bytes_match() {
     assert!(done.completed_at >= done.created_at);
     let url = done.url.clone().expect("a completed task has a url");
 
-    let mut download = client.open_download(&url, 0).await.expect("download opens");
+    let mut download = client.open_download(&url, 0, &Default::default()).await.expect("download opens");
     assert_eq!(download.start, 0);
     let mut bytes = Vec::new();
     while let Some(chunk) = download.chunk().await.expect("no transfer error") {
@@ -241,7 +241,7 @@ async fn a_truncated_download_resumes_with_range_to_matching_bytes() {
     let expected = sim.video_bytes(&done.id).expect("file");
 
     sim.set_faults(Faults { truncate: 1.0, ..Faults::default() });
-    let mut first = client.open_download(&url, 0).await.expect("opens");
+    let mut first = client.open_download(&url, 0, &Default::default()).await.expect("opens");
     let mut bytes = Vec::new();
     let failure = loop {
         match first.chunk().await {
@@ -254,7 +254,7 @@ async fn a_truncated_download_resumes_with_range_to_matching_bytes() {
     assert!(!bytes.is_empty() && bytes.len() < expected.len(), "got {} of {}", bytes.len(), expected.len());
 
     sim.set_faults(no_faults());
-    let mut rest = client.open_download(&url, bytes.len() as u64).await.expect("resumes");
+    let mut rest = client.open_download(&url, bytes.len() as u64, &Default::default()).await.expect("resumes");
     assert_eq!(rest.start, bytes.len() as u64);
     assert_eq!(rest.total, Some(expected.len() as u64));
     while let Some(chunk) = rest.chunk().await.expect("no error") {
@@ -264,7 +264,7 @@ async fn a_truncated_download_resumes_with_range_to_matching_bytes() {
     let ranged = sim.requests().into_iter().filter(|r| r.path.starts_with("/files/") && r.status == 206).count();
     assert_eq!(ranged, 1);
 
-    let past = client.open_download(&url, expected.len() as u64).await.expect_err("nothing left");
+    let past = client.open_download(&url, expected.len() as u64, &Default::default()).await.expect_err("nothing left");
     assert!(matches!(past, ApiError::RangeNotSatisfiable { total: Some(t), .. } if t == expected.len() as u64));
 }
 
@@ -274,13 +274,16 @@ async fn an_expired_url_answers_gone() {
     let client = client_for(&sim);
     let done = completed_task(&client).await;
     tokio::time::sleep(Duration::from_millis(400)).await;
-    let err = client.open_download(&done.url.clone().expect("url"), 0).await.expect_err("expired");
+    let err = client.open_download(&done.url.clone().expect("url"), 0, &Default::default()).await.expect_err("expired");
     assert!(matches!(err, ApiError::UrlGone { status: 403 }), "{err:?}");
     assert!(!err.is_transient());
     let again = client.get(&done.id).await.expect("poll");
     assert_eq!(again.url, done.url, "without --fresh-urls the URL stays the same");
     let tampered = done.url.clone().expect("url").replace("sig=", "sig=0");
-    assert!(matches!(client.open_download(&tampered, 0).await, Err(ApiError::UrlGone { status: 403 })));
+    assert!(matches!(
+        client.open_download(&tampered, 0, &Default::default()).await,
+        Err(ApiError::UrlGone { status: 403 })
+    ));
 }
 
 #[tokio::test]
@@ -291,7 +294,7 @@ async fn fresh_urls_give_a_working_url_after_expiry() {
     tokio::time::sleep(Duration::from_millis(400)).await;
     let again = client.get(&done.id).await.expect("poll");
     assert_ne!(again.url, done.url);
-    client.open_download(&again.url.expect("url"), 0).await.expect("the fresh URL works");
+    client.open_download(&again.url.expect("url"), 0, &Default::default()).await.expect("the fresh URL works");
 }
 
 #[tokio::test]

@@ -11,23 +11,57 @@ use super::error::{ApiError, Endpoint, error_for_status, parse_retry_after};
 use super::key::ApiKey;
 use super::types::{SubmitRequest, VideoTask};
 
-/// Timeouts. The request timeout bounds one API call; downloads are bounded per read instead,
-/// since a large file may take longer than any one call should.
+/// Timeouts and limits. The request timeout bounds one API call, body included; downloads are
+/// bounded per read instead (and by the engine's stall check), since a large file may take
+/// longer than any one call should.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct ClientOptions {
     pub connect_timeout: Duration,
     pub request_timeout: Duration,
+    /// Longest wait a `Retry-After` can impose; longer ones are cut to this.
+    pub max_retry_after: Duration,
 }
 
 impl Default for ClientOptions {
     fn default() -> Self {
-        ClientOptions { connect_timeout: Duration::from_secs(10), request_timeout: Duration::from_secs(30) }
+        ClientOptions {
+            connect_timeout: Duration::from_secs(10),
+            request_timeout: Duration::from_secs(30),
+            max_retry_after: Duration::from_secs(300),
+        }
     }
+}
+
+/// Longest API answer read: a task is a few hundred bytes, an error body a few kilobytes.
+pub const MAX_ANSWER_BYTES: u64 = 1 << 20;
+/// Redirects followed: API requests only within their origin, file downloads anywhere over
+/// http(s), never with the key.
+const MAX_REDIRECTS: usize = 5;
+
+fn redirect_policy(same_origin_only: bool) -> reqwest::redirect::Policy {
+    reqwest::redirect::Policy::custom(move |attempt| {
+        let next = attempt.url();
+        let refusal = if attempt.previous().len() > MAX_REDIRECTS {
+            Some(format!("more than {MAX_REDIRECTS} redirects (a loop?)"))
+        } else if !matches!(next.scheme(), "http" | "https") {
+            Some(format!("a redirect to a {} URL", next.scheme()))
+        } else if same_origin_only && attempt.previous().first().is_some_and(|first| first.origin() != next.origin()) {
+            Some(format!("a redirect to another origin ({}), not followed", next.origin().ascii_serialization()))
+        } else {
+            None
+        };
+        match refusal {
+            Some(why) => attempt.error(why),
+            None => attempt.follow(),
+        }
+    })
 }
 
 #[derive(Clone)]
 pub struct Client {
-    pub(super) http: reqwest::Client,
+    http: reqwest::Client,
+    /// For result files: its own redirect policy, and no Authorization header is ever added.
+    pub(super) files: reqwest::Client,
     base: Url,
     videos: Url,
     key: ApiKey,
@@ -77,7 +111,7 @@ pub fn encode_segment(id: &str) -> String {
 }
 
 pub(super) fn map_transport(err: reqwest::Error, endpoint: &Url, timeout: Duration) -> ApiError {
-    let (connect, timed_out) = (err.is_connect(), err.is_timeout());
+    let (connect, timed_out, redirect) = (err.is_connect(), err.is_timeout(), err.is_redirect());
     let err = err.without_url();
     let detail = {
         let mut text = err.to_string();
@@ -89,7 +123,9 @@ pub(super) fn map_transport(err: reqwest::Error, endpoint: &Url, timeout: Durati
         }
         text
     };
-    if connect {
+    if redirect {
+        ApiError::Redirect { detail }
+    } else if connect {
         let endpoint = format!("{}://{}", endpoint.scheme(), endpoint.authority());
         ApiError::Connect { endpoint, detail }
     } else if timed_out {
@@ -99,9 +135,30 @@ pub(super) fn map_transport(err: reqwest::Error, endpoint: &Url, timeout: Durati
     }
 }
 
-pub(super) fn retry_after_of(headers: &HeaderMap) -> Option<Duration> {
+/// `Retry-After` in either form, cut to `cap`.
+pub(super) fn retry_after_of(headers: &HeaderMap, cap: Duration) -> Option<Duration> {
     let value = headers.get(RETRY_AFTER)?.to_str().ok()?;
-    parse_retry_after(value, SystemTime::now())
+    parse_retry_after(value, SystemTime::now()).map(|d| d.min(cap))
+}
+
+/// Reads a body up to `limit` bytes; a longer (or endless) one is an error, not memory growth.
+pub(super) async fn read_capped(
+    mut response: reqwest::Response,
+    limit: u64,
+    url: &Url,
+    timeout: Duration,
+) -> Result<Vec<u8>, ApiError> {
+    if response.content_length().is_some_and(|n| n > limit) {
+        return Err(ApiError::TooLarge { limit });
+    }
+    let mut body = Vec::new();
+    while let Some(chunk) = response.chunk().await.map_err(|e| map_transport(e, url, timeout))? {
+        if (body.len() + chunk.len()) as u64 > limit {
+            return Err(ApiError::TooLarge { limit });
+        }
+        body.extend_from_slice(&chunk);
+    }
+    Ok(body)
 }
 
 impl Client {
@@ -110,13 +167,16 @@ impl Client {
         let base = normalize_base_url(base_url)?;
         let videos =
             base.join("v1/videos").map_err(|e| ApiError::BadUrl { url: base_url.into(), reason: e.to_string() })?;
-        let http = reqwest::Client::builder()
-            .connect_timeout(options.connect_timeout)
-            .read_timeout(options.request_timeout)
-            .user_agent(concat!("reel/", env!("CARGO_PKG_VERSION")))
-            .build()
-            .map_err(|e| ApiError::Network { detail: e.to_string() })?;
-        Ok(Client { http, base, videos, key, options })
+        let build = |same_origin_only: bool| {
+            reqwest::Client::builder()
+                .connect_timeout(options.connect_timeout)
+                .read_timeout(options.request_timeout)
+                .redirect(redirect_policy(same_origin_only))
+                .user_agent(concat!("reel/", env!("CARGO_PKG_VERSION")))
+                .build()
+                .map_err(|e| ApiError::Network { detail: e.to_string() })
+        };
+        Ok(Client { http: build(true)?, files: build(false)?, base, videos, key, options })
     }
 
     /// The base URL as used, always ending in `/`.
@@ -141,14 +201,14 @@ impl Client {
             .await
             .map_err(|e| map_transport(e, url, timeout))?;
         let status = response.status().as_u16();
-        let retry_after = retry_after_of(response.headers());
+        let retry_after = retry_after_of(response.headers(), self.options.max_retry_after);
         // Routine poll answers only at debug: a busy engine makes ten a second.
         if (200..300).contains(&status) && method == "GET" {
             tracing::debug!(method, path = url.path(), status, "http");
         } else {
             tracing::info!(method, path = url.path(), status, retry_after = ?retry_after, "http");
         }
-        let body = response.bytes().await.map_err(|e| map_transport(e, url, timeout))?;
+        let body = read_capped(response, MAX_ANSWER_BYTES, url, timeout).await?;
         if !(200..300).contains(&status) {
             return Err(error_for_status(Endpoint::Api, status, retry_after, &body));
         }

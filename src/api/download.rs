@@ -2,11 +2,35 @@
 
 use bytes::Bytes;
 use reqwest::StatusCode;
-use reqwest::header::{CONTENT_RANGE, RANGE};
+use reqwest::header::{CONTENT_RANGE, ETAG, HeaderMap, IF_RANGE, LAST_MODIFIED, RANGE};
+use serde::{Deserialize, Serialize};
 use url::Url;
 
-use super::client::{Client, map_transport, retry_after_of};
+use super::client::{Client, MAX_ANSWER_BYTES, map_transport, read_capped, retry_after_of};
 use super::error::{ApiError, Endpoint, error_for_status};
+
+/// What identifies one version of a file, so that a resume is refused by the server (it sends
+/// the whole file instead) when the file changed (`If-Range`).
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Validator {
+    /// A strong ETag (weak ones cannot be used with If-Range).
+    pub etag: Option<String>,
+    pub last_modified: Option<String>,
+}
+
+impl Validator {
+    fn of(headers: &HeaderMap) -> Validator {
+        let text = |name| headers.get(name).and_then(|v: &reqwest::header::HeaderValue| v.to_str().ok());
+        Validator {
+            etag: text(ETAG).filter(|e| !e.starts_with("W/")).map(str::to_string),
+            last_modified: text(LAST_MODIFIED).map(str::to_string),
+        }
+    }
+
+    fn if_range(&self) -> Option<&str> {
+        self.etag.as_deref().or(self.last_modified.as_deref())
+    }
+}
 
 /// An open download. `start` is the offset of the first byte this stream yields.
 #[derive(Debug)]
@@ -16,10 +40,13 @@ pub struct Download {
     pub start: u64,
     /// Size of the whole file, when the server says.
     pub total: Option<u64>,
+    /// Bytes this answer carries, when the server says.
+    pub length: Option<u64>,
+    pub validator: Validator,
 }
 
-/// `Content-Range: bytes first-last/total` → (first, total).
-pub fn parse_content_range(value: &str) -> Option<(u64, Option<u64>)> {
+/// `Content-Range: bytes first-last/total` → (first, last, total).
+pub fn parse_content_range(value: &str) -> Option<(u64, u64, Option<u64>)> {
     let rest = value.trim().strip_prefix("bytes")?.trim_start();
     let (range, total) = rest.split_once('/')?;
     let total = match total.trim() {
@@ -28,21 +55,25 @@ pub fn parse_content_range(value: &str) -> Option<(u64, Option<u64>)> {
     };
     let (first, last) = range.split_once('-')?;
     let (first, last): (u64, u64) = (first.trim().parse().ok()?, last.trim().parse().ok()?);
-    (first <= last).then_some((first, total))
+    (first <= last && total.is_none_or(|t| last < t)).then_some((first, last, total))
 }
 
 impl Client {
-    /// Opens `url` from byte `offset`. No Authorization header is sent: file URLs live on
-    /// another host (a CDN), which must never see the API key.
-    pub async fn open_download(&self, url: &str, offset: u64) -> Result<Download, ApiError> {
+    /// Opens `url` from byte `offset`; with `validator` (from an earlier answer for the same
+    /// file) the server sends the whole file instead if it changed. No Authorization header is
+    /// sent: file URLs live on another host (a CDN), which must never see the API key.
+    pub async fn open_download(&self, url: &str, offset: u64, validator: &Validator) -> Result<Download, ApiError> {
         let bad = |reason: &str| ApiError::BadUrl { url: url.chars().take(200).collect(), reason: reason.into() };
         let parsed = Url::parse(url).map_err(|e| bad(&e.to_string()))?;
         if !matches!(parsed.scheme(), "http" | "https") {
             return Err(bad("only http and https URLs are downloaded"));
         }
-        let mut request = self.http.get(parsed.clone());
+        let mut request = self.files.get(parsed.clone());
         if offset > 0 {
             request = request.header(RANGE, format!("bytes={offset}-"));
+            if let Some(v) = validator.if_range() {
+                request = request.header(IF_RANGE, v);
+            }
         }
         let timeout = self.options.request_timeout;
         let response = request.send().await.map_err(|e| map_transport(e, &parsed, timeout))?;
@@ -50,28 +81,38 @@ impl Client {
         // The path only: a signed URL's query is a credential of sorts.
         tracing::info!(path = parsed.path(), offset, status = status.as_u16(), "file http");
         let range = response.headers().get(CONTENT_RANGE).and_then(|v| v.to_str().ok()).map(str::to_string);
+        let validator = Validator::of(response.headers());
+        let length = response.content_length();
         match status {
-            StatusCode::OK => {
-                let total = response.content_length();
-                Ok(Download { response, url: parsed, start: 0, total })
-            }
+            StatusCode::OK => Ok(Download { response, url: parsed, start: 0, total: length, length, validator }),
             StatusCode::PARTIAL_CONTENT => {
-                let (first, total) = range
+                let bad_range = |detail: String| ApiError::BadRange { detail };
+                let (first, last, total) = range
                     .as_deref()
                     .and_then(parse_content_range)
-                    .ok_or_else(|| ApiError::BadRange { detail: format!("Content-Range {range:?}") })?;
+                    .ok_or_else(|| bad_range(format!("Content-Range {range:?}")))?;
                 if first != offset {
-                    return Err(ApiError::BadRange { detail: format!("bytes from {first} when {offset} was asked") });
+                    return Err(bad_range(format!("bytes from {first} when {offset} was asked")));
                 }
-                Ok(Download { response, url: parsed, start: first, total })
+                if let Some(total) = total
+                    && last + 1 != total
+                {
+                    return Err(bad_range(format!(
+                        "bytes {first}-{last} of {total} when all from {offset} were asked"
+                    )));
+                }
+                if length.is_some_and(|n| n != last - first + 1) {
+                    return Err(bad_range(format!("Content-Range {first}-{last} with Content-Length {length:?}")));
+                }
+                Ok(Download { response, url: parsed, start: first, total, length, validator })
             }
             StatusCode::RANGE_NOT_SATISFIABLE => {
                 let total = range.as_deref().and_then(|r| r.trim().strip_prefix("bytes */")?.parse().ok());
                 Err(ApiError::RangeNotSatisfiable { offset, total })
             }
             _ => {
-                let retry_after = retry_after_of(response.headers());
-                let body = response.bytes().await.unwrap_or_default();
+                let retry_after = retry_after_of(response.headers(), self.options.max_retry_after);
+                let body = read_capped(response, MAX_ANSWER_BYTES, &parsed, timeout).await.unwrap_or_default();
                 Err(error_for_status(Endpoint::File, status.as_u16(), retry_after, &body))
             }
         }
@@ -92,10 +133,11 @@ mod tests {
     #[test]
     fn content_ranges() {
         let cases = [
-            ("bytes 100-199/1000", Some((100, Some(1000)))),
-            ("bytes 0-0/1", Some((0, Some(1)))),
-            ("bytes 5-9/*", Some((5, None))),
-            ("bytes  7-8/9", Some((7, Some(9)))),
+            ("bytes 100-199/1000", Some((100, 199, Some(1000)))),
+            ("bytes 0-0/1", Some((0, 0, Some(1)))),
+            ("bytes 5-9/*", Some((5, 9, None))),
+            ("bytes  7-8/9", Some((7, 8, Some(9)))),
+            ("bytes 7-9/9", None),
             ("bytes 9-5/10", None),
             ("items 0-1/2", None),
             ("bytes */1000", None),

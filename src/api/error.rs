@@ -105,6 +105,12 @@ pub enum ApiError {
     BadRange { detail: String },
     #[error("\"{url}\" cannot be used: {reason}")]
     BadUrl { url: String, reason: String },
+    #[error("the answer is larger than {limit} bytes; reel stopped reading it")]
+    TooLarge { limit: u64 },
+    #[error("the server redirected the request: {detail}")]
+    Redirect { detail: String },
+    #[error("the file server refused the download (HTTP {status}); trying again would not help")]
+    FileRefused { status: u16 },
 }
 
 impl ApiError {
@@ -123,7 +129,14 @@ impl ApiError {
                 | ApiError::Network { .. }
                 | ApiError::Timeout { .. }
                 | ApiError::Undecodable { .. }
+                | ApiError::TooLarge { .. }
         )
+    }
+
+    /// True when trying the same request again cannot help: a URL that is not http(s), a
+    /// redirect loop or one to another origin, a file refused with a 4xx.
+    pub fn is_permanent(&self) -> bool {
+        matches!(self, ApiError::BadUrl { .. } | ApiError::Redirect { .. } | ApiError::FileRefused { .. })
     }
 
     /// How long the server asked us to wait, if it did.
@@ -163,6 +176,7 @@ pub fn error_for_status(endpoint: Endpoint, status: u16, retry_after: Option<Dur
         (Endpoint::Api, 404) => ApiError::NotFound { body },
         (_, 500..=599) => ApiError::Server { status, message, retry_after },
         (_, 408) => ApiError::Timeout { after: Duration::ZERO },
+        (Endpoint::File, 400..=499) => ApiError::FileRefused { status },
         _ => ApiError::Rejected { status, message, body },
     }
 }
@@ -210,6 +224,10 @@ mod tests {
             (File, 403, "UrlGone"),
             (File, 404, "UrlGone"),
             (File, 410, "UrlGone"),
+            (File, 400, "FileRefused"),
+            (File, 416, "FileRefused"),
+            (File, 451, "FileRefused"),
+            (File, 408, "Timeout"),
             (File, 429, "RateLimited"),
             (File, 502, "Server"),
         ];

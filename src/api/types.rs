@@ -43,9 +43,10 @@ pub enum Status {
 }
 
 impl Status {
-    /// Spec values match regardless of case and surrounding space; anything else is `Other`.
+    /// Spec values match exactly as the spec writes them (`" Completed "`, `"COMPLETED"` and
+    /// `"done"` are not `completed`); anything else is `Other`, kept as it came.
     pub fn parse(text: &str) -> Status {
-        match text.trim().to_ascii_lowercase().as_str() {
+        match text {
             "queued" => Status::Queued,
             "in_progress" => Status::InProgress,
             "completed" => Status::Completed,
@@ -94,9 +95,10 @@ pub enum DecodeError {
     NotObject,
     #[error("the task has no \"id\"")]
     MissingId,
-    #[error("the task has no \"status\"")]
-    MissingStatus,
 }
+
+/// How an answer without a `status` is shown.
+pub const MISSING_STATUS: &str = "(no status)";
 
 /// A Unix time in seconds from an integer, a float or a numeric string; milliseconds are scaled.
 fn timestamp(v: Option<&Value>) -> Option<i64> {
@@ -144,10 +146,11 @@ impl VideoTask {
     pub fn from_json(raw: Value) -> Result<VideoTask, DecodeError> {
         let obj = task_object(&raw).ok_or(DecodeError::NotObject)?;
         let id = text(obj.get("id")).ok_or(DecodeError::MissingId)?;
+        // A status of another type, or none, is unrecognized, never an error: the task exists.
         let status = match obj.get("status") {
             Some(Value::String(s)) => Status::parse(s),
-            Some(Value::Null) | None => return Err(DecodeError::MissingStatus),
             Some(other) => Status::Other(other.to_string()),
+            None => Status::Other(MISSING_STATUS.to_string()),
         };
         let task = VideoTask {
             id,
@@ -203,8 +206,17 @@ mod tests {
     #[test]
     fn tolerates_what_other_servers_send() {
         let cases: Vec<(Value, Status)> = vec![
-            (json!({"id": "a", "status": "IN_PROGRESS", "extra": {"x": 1}}), Status::InProgress),
-            (json!({"id": 7, "status": " completed "}), Status::Completed),
+            (json!({"id": "a", "status": "in_progress", "extra": {"x": 1}}), Status::InProgress),
+            (json!({"id": 7, "status": "completed", "url": "https://cdn/x"}), Status::Completed),
+            (json!({"id": "a", "status": "IN_PROGRESS"}), Status::Other("IN_PROGRESS".into())),
+            (json!({"id": "a", "status": " Completed "}), Status::Other(" Completed ".into())),
+            (json!({"id": "a", "status": "completed "}), Status::Other("completed ".into())),
+            (json!({"id": "a", "status": "COMPLETED"}), Status::Other("COMPLETED".into())),
+            (json!({"id": "a", "status": "SUCCEEDED"}), Status::Other("SUCCEEDED".into())),
+            (json!({"id": "a", "status": "done", "url": "https://cdn/x"}), Status::Other("done".into())),
+            (json!({"id": "a", "status": null}), Status::Other("null".into())),
+            (json!({"id": "a", "status": true}), Status::Other("true".into())),
+            (json!({"id": "a"}), Status::Other(MISSING_STATUS.into())),
             (json!({"data": {"id": "a", "status": "failed", "error": {"code": "nsfw"}}}), Status::Failed),
             (json!({"id": "a", "status": "processing"}), Status::Other("processing".into())),
             (json!({"id": "a", "status": 3}), Status::Other("3".into())),
@@ -234,7 +246,6 @@ mod tests {
         assert_eq!(VideoTask::from_json(json!([1])), Err(DecodeError::NotObject));
         assert_eq!(VideoTask::from_json(json!({"status": "queued"})), Err(DecodeError::MissingId));
         assert_eq!(VideoTask::from_json(json!({"id": ""})), Err(DecodeError::MissingId));
-        assert_eq!(VideoTask::from_json(json!({"id": "a"})), Err(DecodeError::MissingStatus));
     }
 
     #[test]

@@ -87,9 +87,11 @@ impl HealthTracker {
                 }
                 self.count(Health::Failing, now, policy, jitter)
             }
-            ApiError::Timeout { .. } | ApiError::Undecodable { .. } | ApiError::Unauthorized { .. } => {
-                self.count(Health::Failing, now, policy, jitter)
-            }
+            ApiError::Timeout { .. }
+            | ApiError::Undecodable { .. }
+            | ApiError::TooLarge { .. }
+            | ApiError::Redirect { .. }
+            | ApiError::Unauthorized { .. } => self.count(Health::Failing, now, policy, jitter),
             _ => None,
         }
     }

@@ -45,6 +45,8 @@ pub struct EngineConfig {
     pub max_downloads: usize,
     /// Download attempts (not counting the one URL refresh) before `download_failed`.
     pub download_attempts: u32,
+    /// When a transfer counts as stalled and is cut.
+    pub stall: download::StallRule,
     /// API requests under way at once.
     pub max_in_flight: usize,
     /// `<data dir>/videos`.
@@ -60,6 +62,7 @@ impl EngineConfig {
             url_ttl: Duration::from_secs(3600),
             max_downloads: 4,
             download_attempts: 6,
+            stall: download::StallRule::default(),
             max_in_flight: 16,
             videos_dir,
             profile: None,

@@ -205,7 +205,7 @@ impl Runner {
                     return;
                 }
                 let path = self.cfg.videos_dir.join(rel);
-                let events = self.events.clone();
+                let (events, stall) = (self.events.clone(), self.cfg.stall);
                 tokio::spawn(async move {
                     let started = Instant::now();
                     let first: Mutex<Option<u64>> = Mutex::new(None);
@@ -215,7 +215,7 @@ impl Runner {
                         let rate = if secs > 0.0 { (bytes - base.min(bytes)) as f64 / secs } else { 0.0 };
                         let _ = events.send(Event::Transfer { id, bytes, total, rate });
                     };
-                    let result = download::fetch(&client, &url, &path, &progress).await;
+                    let result = download::fetch(&client, &url, &path, stall, &progress).await;
                     match &result {
                         Ok(saved) => tracing::info!(task = id, bytes = saved.size, "download saved"),
                         Err(e) => tracing::warn!(task = id, error = %e, "download attempt failed"),

@@ -192,6 +192,7 @@ pub fn after_submit(r: &TaskRecord, result: &Result<VideoTask, ApiError>, attemp
                     | ApiError::Unauthorized { .. }
                     | ApiError::NotFound { .. }
                     | ApiError::BadUrl { .. }
+                    | ApiError::Redirect { .. }
             ) {
                 (LocalState::Rejected, err.to_string())
             } else {
@@ -237,6 +238,13 @@ pub fn after_download(r: &TaskRecord, result: &Result<Saved, FetchError>, max_at
             let message = format!("{e}, and a fresh poll did not give a working URL; the file was not saved");
             r.error = Some(json!({ "message": message }));
             Step { record: r, event: Some(message), next: Next::Stop }
+        }
+        Err(FetchError::Fatal(message)) => {
+            r.download_attempts += 1;
+            r.state = LocalState::DownloadFailed;
+            r.finished_at = Some(ctx.now_ms);
+            r.error = Some(json!({ "message": message }));
+            Step { record: r, event: Some(format!("not retried: {message}")), next: Next::Stop }
         }
         Err(FetchError::Retry(message)) => {
             r.download_attempts += 1;

@@ -282,6 +282,14 @@ fn download_outcomes_table() {
         ("url dead again: expired", 1, 0, gone(), LocalState::Expired, Next::Stop),
         ("broken: retry later", 0, 0, retry(), LocalState::Downloading, Next::RetryDownload(Duration::from_secs(2))),
         ("broken too often: give up", 0, 2, retry(), LocalState::DownloadFailed, Next::Stop),
+        (
+            "cannot work: give up at once",
+            0,
+            0,
+            Err(FetchError::Fatal("ftp".into())),
+            LocalState::DownloadFailed,
+            Next::Stop,
+        ),
     ];
     for (name, refreshes, attempts, result, state, next) in cases {
         let mut r = record(LocalState::Downloading);
