@@ -82,7 +82,7 @@ async fn submit_wait_list_show_and_download() {
     let shown: Value = serde_json::from_str(&out).expect("json");
     let states: Vec<&str> =
         shown["events"].as_array().expect("events").iter().filter_map(|e| e["state"].as_str()).collect();
-    assert_eq!(states.first(), Some(&"submitting"));
+    assert_eq!(states.get(..2), Some(&["waiting", "submitting"][..]), "journaled, then sent");
     assert_eq!(states.last(), Some(&"downloaded"));
     let (code, out, _) = run(&env, &sim, &["show", &remote]).await;
     assert_eq!(code, 0);

@@ -126,7 +126,7 @@ pub async fn run(args: &SubmitArgs, settings: &Settings, out: &mut impl Write) -
     let ended = if args.wait {
         follow(&mut events, &mut board, Board::done).await
     } else {
-        follow(&mut events, &mut board, |b| b.records().iter().all(|r| r.state != LocalState::Submitting)).await
+        follow(&mut events, &mut board, |b| b.records().iter().all(|r| !r.state.is_sending())).await
     };
     engine.shutdown().await;
     let records = board.records();

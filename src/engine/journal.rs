@@ -61,7 +61,7 @@ pub fn request(r: &TaskRecord) -> SubmitRequest {
 
 /// The body a submission would be sent with, through the journal's mapping.
 pub fn request_for(s: &ValidSubmission) -> SubmitRequest {
-    request(&TaskRecord::journaled(0, new_task(s, Origin::default()), LocalState::Submitting))
+    request(&TaskRecord::journaled(0, new_task(s, Origin::default()), LocalState::Waiting))
 }
 
 /// A task's parameters as a draft, to validate again (send again as is) or to edit (vary).
@@ -124,7 +124,7 @@ mod tests {
     fn a_journaled_task_validates_back_to_the_same_submission() {
         for d in drafts() {
             let s = valid(&d);
-            let row = TaskRecord::journaled(3, new_task(&s, Origin::default()), LocalState::Submitting);
+            let row = TaskRecord::journaled(3, new_task(&s, Origin::default()), LocalState::Waiting);
             let again = validate(&draft(&row), &Catalog::builtin(), UnknownModels::Reject).expect("still valid");
             assert_eq!(again, s, "{d:?}");
         }

@@ -17,7 +17,7 @@ pub fn resend(r: &TaskRecord, now_ms: i64) -> Result<TaskRecord, EngineError> {
         return Err(EngineError::NotApplicable { id: r.id, state: r.state, action: "sending it again" });
     }
     let mut r = r.clone();
-    r.state = LocalState::Submitting;
+    r.state = LocalState::Waiting;
     r.error = None;
     r.finished_at = None;
     r.updated_at = now_ms;
@@ -103,7 +103,7 @@ mod tests {
             let ok = matches!(state, LocalState::SubmitUnknown | LocalState::Rejected);
             assert_eq!(got.is_ok(), ok, "{state}");
             if let Ok(r) = got {
-                assert_eq!((r.state, r.error, r.finished_at, r.updated_at), (LocalState::Submitting, None, None, 7));
+                assert_eq!((r.state, r.error, r.finished_at, r.updated_at), (LocalState::Waiting, None, None, 7));
             }
         }
     }

@@ -71,6 +71,14 @@ pub enum Start {
     },
 }
 
+impl Start {
+    pub fn id(&self) -> i64 {
+        match self {
+            Start::Send { id, .. } | Start::Poll { id, .. } | Start::Download { id, .. } => *id,
+        }
+    }
+}
+
 /// A row to write and announce; `sidecar` asks for the file's sidecar to be written first.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Write {
@@ -226,6 +234,7 @@ impl Queue {
                 writes.push(Write { record: plan.record.clone(), event: Some(event), sidecar: false });
             }
             match plan.resume {
+                Resume::Send => self.track(plan.record, Job::Send, now.at),
                 Resume::Poll => self.track(plan.record, Job::Poll, now.at),
                 Resume::Download => self.track(plan.record, Job::Download, now.at),
                 Resume::Nothing => {}
@@ -326,15 +335,21 @@ impl Queue {
                 break;
             }
             self.due.pop();
-            self.start_request(id, &mut plan);
+            self.start_request(id, now, &mut plan);
         }
         plan
     }
 
-    fn start_request(&mut self, id: i64, plan: &mut Plan) {
+    fn start_request(&mut self, id: i64, now: Now, plan: &mut Plan) {
         let Some(t) = self.tasks.get_mut(&id) else { return };
         t.busy = true;
         self.api_in_flight += 1;
+        if t.job == Job::Send && t.record.state != LocalState::Submitting {
+            // Journaled before the POST leaves: only a task in this state can be ambiguous.
+            t.record.state = LocalState::Submitting;
+            t.record.updated_at = now.ms;
+            plan.writes.push(Write { record: t.record.clone(), event: Some(String::new()), sidecar: false });
+        }
         plan.starts.push(match t.job {
             Job::Send => Start::Send { id, record: t.record.clone() },
             Job::Poll | Job::Download => Start::Poll { id, remote_id: t.record.remote_id.clone().unwrap_or_default() },
@@ -356,6 +371,23 @@ impl Queue {
             plan.writes.push(Write { record: t.record.clone(), event: Some(String::new()), sidecar: false });
         }
         plan.starts.push(Start::Download { id, url, record: t.record.clone() });
+    }
+
+    /// A start the shell could not perform (its row could not be journaled first): the task
+    /// waits and is tried again at `at`.
+    pub fn not_started(&mut self, id: i64, at: Instant) {
+        let Some(t) = self.tasks.get_mut(&id) else { return };
+        if !t.busy {
+            return;
+        }
+        t.busy = false;
+        let job = t.job;
+        if job == Job::Download {
+            self.downloads_running -= 1;
+        } else {
+            self.api_in_flight -= 1;
+        }
+        self.schedule(id, job, at);
     }
 
     // ---- answers

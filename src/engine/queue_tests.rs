@@ -298,3 +298,25 @@ fn restart_recovery_resumes_polls_and_downloads_and_settles_the_rest() {
     assert_eq!(plan.writes.len(), 1, "only the one not yet downloading is journaled again");
     assert_eq!(q.tracked(), 3, "another service's task waits for its profile");
 }
+
+#[test]
+fn a_batch_is_submitting_only_as_far_as_its_posts_have_left() {
+    let mut l = limits();
+    l.policy.budget_per_sec = 4;
+    let (mut q, now) = queue(l);
+    for id in 1..=10 {
+        q.track(TaskRecord { remote_id: None, ..record(id, LocalState::Waiting) }, Job::Send, now.at);
+    }
+    let plan = q.next(now);
+    assert_eq!(ids(&plan), vec![1, 2, 3, 4]);
+    let journaled: Vec<(i64, LocalState)> = plan.writes.iter().map(|w| (w.record.id, w.record.state)).collect();
+    assert_eq!(journaled, (1..=4).map(|id| (id, LocalState::Submitting)).collect::<Vec<_>>());
+    assert!((5..=10).all(|id| q.get(id).map(|r| r.state) == Some(LocalState::Waiting)));
+    // A send whose row could not be journaled does not leave, and is tried again later.
+    q.not_started(4, now.at + Duration::from_secs(2));
+    assert_eq!(q.running(), (3, 0));
+    assert!(q.next(now.after(Duration::from_secs(1))).starts.iter().all(|s| s.id() != 4), "not before its time");
+    let started: Vec<i64> =
+        (2..6).flat_map(|s| ids(&q.next(now.after(Duration::from_millis(1100 * s))))).collect();
+    assert!(started.contains(&4), "{started:?}");
+}

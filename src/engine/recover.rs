@@ -4,6 +4,8 @@ use crate::store::{LocalState, TaskRecord};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Resume {
+    /// Never sent: send it now.
+    Send,
     Poll,
     Download,
     Nothing,
@@ -37,6 +39,7 @@ pub fn plan(record: TaskRecord, base_url: &str, now_ms: i64) -> Recovery {
         return Recovery { record: r, event: Some(message.into()), resume: Resume::Nothing };
     }
     match record.state {
+        LocalState::Waiting => Recovery { record, event: None, resume: Resume::Send },
         LocalState::Submitting => {
             let mut r = record;
             r.state = LocalState::SubmitUnknown;
@@ -68,6 +71,7 @@ mod tests {
     #[test]
     fn every_unfinished_state_has_a_plan() {
         let cases = [
+            (LocalState::Waiting, LocalState::Waiting, Resume::Send),
             (LocalState::Submitting, LocalState::SubmitUnknown, Resume::Nothing),
             (LocalState::Queued, LocalState::Queued, Resume::Poll),
             (LocalState::InProgress, LocalState::InProgress, Resume::Poll),

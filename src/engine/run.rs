@@ -118,7 +118,13 @@ impl Runner {
             let _ = self.events.send(Event::Health(h));
         }
         if let Err(e) = self.write(plan.writes).await {
+            // Nothing may leave unless its row says so: the work waits and is tried again.
             self.trouble(&e);
+            let later = Instant::now() + self.cfg.policy.backoff_base;
+            for start in &plan.starts {
+                self.queue.not_started(start.id(), later);
+            }
+            return;
         }
         for start in plan.starts {
             self.launch(start);

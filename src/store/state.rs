@@ -8,7 +8,10 @@ use serde::{Deserialize, Serialize};
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum LocalState {
-    /// Written before the POST leaves.
+    /// Journaled, waiting for its turn to be sent: nothing has left the machine yet, so it can
+    /// always be sent after a crash without any risk of paying twice.
+    Waiting,
+    /// Written just before its own POST is handed to the network.
     Submitting,
     /// The POST may or may not have reached the service; never resubmitted unless asked.
     SubmitUnknown,
@@ -34,7 +37,8 @@ pub enum LocalState {
 }
 
 impl LocalState {
-    pub const ALL: [LocalState; 14] = [
+    pub const ALL: [LocalState; 15] = [
+        LocalState::Waiting,
         LocalState::Submitting,
         LocalState::SubmitUnknown,
         LocalState::Rejected,
@@ -53,6 +57,7 @@ impl LocalState {
 
     pub fn as_str(self) -> &'static str {
         match self {
+            LocalState::Waiting => "waiting",
             LocalState::Submitting => "submitting",
             LocalState::SubmitUnknown => "submit_unknown",
             LocalState::Rejected => "rejected",
@@ -68,6 +73,11 @@ impl LocalState {
             LocalState::DownloadFailed => "download_failed",
             LocalState::Lost => "lost",
         }
+    }
+
+    /// Not yet accepted by the service: waiting to be sent, or its POST under way.
+    pub fn is_sending(self) -> bool {
+        matches!(self, LocalState::Waiting | LocalState::Submitting)
     }
 
     /// The service still works on it: the scheduler polls it.
@@ -125,7 +135,7 @@ mod tests {
     fn every_state_round_trips_and_belongs_to_exactly_one_phase() {
         for s in LocalState::ALL {
             assert_eq!(s.as_str().parse::<LocalState>(), Ok(s));
-            let phases = [s == LocalState::Submitting, s.is_polled(), s.needs_download(), s.is_settled()];
+            let phases = [s.is_sending(), s.is_polled(), s.needs_download(), s.is_settled()];
             assert_eq!(phases.iter().filter(|p| **p).count(), 1, "{s}");
         }
         assert!("done".parse::<LocalState>().is_err());

@@ -211,12 +211,12 @@ pub fn insert(conn: &Connection, t: &NewTask) -> Result<TaskRecord, StoreError> 
             t.watermark,
             media,
             t.billed_seconds,
-            LocalState::Submitting.as_str(),
+            LocalState::Waiting.as_str(),
             t.created_at,
         ],
     )?;
     let id = conn.last_insert_rowid();
-    add_event(conn, id, t.created_at, LocalState::Submitting.as_str(), None)?;
+    add_event(conn, id, t.created_at, LocalState::Waiting.as_str(), None)?;
     get(conn, id)?.ok_or(StoreError::Missing(id))
 }
 
@@ -407,14 +407,14 @@ mod tests {
     fn insert_save_get_round_trip() {
         let conn = db();
         let mut t = insert(&conn, &new_task("a fox")).expect("insert");
-        assert_eq!((t.state, t.media.len(), t.billed_seconds), (LocalState::Submitting, 1, Some(8.0)));
+        assert_eq!((t.state, t.media.len(), t.billed_seconds), (LocalState::Waiting, 1, Some(8.0)));
         t.remote_id = Some("task_abc".into());
         t.state = LocalState::Failed;
         t.error = Some(serde_json::json!({"code": "x", "message": "m"}));
         t.updated_at = 2_000;
         save(&conn, &t).expect("save");
         assert_eq!(get(&conn, t.id).expect("get"), Some(t.clone()));
-        assert_eq!(events(&conn, t.id).expect("events")[0].state, "submitting");
+        assert_eq!(events(&conn, t.id).expect("events")[0].state, "waiting");
         t.id = 999;
         assert!(matches!(save(&conn, &t), Err(StoreError::Missing(999))));
     }
