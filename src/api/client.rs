@@ -96,6 +96,25 @@ pub fn normalize_base_url(text: &str) -> Result<Url, ApiError> {
     Ok(url)
 }
 
+/// Longest task id reel uses in a path.
+pub const MAX_TASK_ID: usize = 1024;
+
+/// Why a task id given by the service cannot identify a task safely, if it cannot: empty,
+/// `.` or `..` (a path step, not a segment), too long, or carrying control characters.
+pub fn unusable_task_id(id: &str) -> Option<String> {
+    if id.is_empty() {
+        Some("the task id is empty".into())
+    } else if id == "." || id == ".." {
+        Some(format!("the task id \"{id}\" is a path step"))
+    } else if id.len() > MAX_TASK_ID {
+        Some(format!("the task id is {} bytes long (more than {MAX_TASK_ID})", id.len()))
+    } else if id.chars().any(char::is_control) {
+        Some("the task id contains control characters".into())
+    } else {
+        None
+    }
+}
+
 /// `{task_id}` as one path segment: anything outside the unreserved set is percent-encoded,
 /// so an id can never change the path.
 pub fn encode_segment(id: &str) -> String {
@@ -233,8 +252,8 @@ impl Client {
 
     /// `GET /v1/videos/{task_id}`.
     pub async fn get(&self, task_id: &str) -> Result<VideoTask, ApiError> {
-        if task_id.is_empty() {
-            return Err(ApiError::BadUrl { url: String::new(), reason: "the task id is empty".into() });
+        if let Some(reason) = unusable_task_id(task_id) {
+            return Err(ApiError::BadUrl { url: task_id.chars().take(64).collect(), reason });
         }
         let url = Url::parse(&format!("{}/{}", self.videos, encode_segment(task_id)))
             .map_err(|e| ApiError::BadUrl { url: task_id.into(), reason: e.to_string() })?;
@@ -261,6 +280,27 @@ mod tests {
         for (input, want) in cases {
             let got = normalize_base_url(input).ok().map(|u| u.to_string());
             assert_eq!(got.as_deref(), want, "{input}");
+        }
+    }
+
+    #[test]
+    fn unusable_task_ids_are_named() {
+        let long = "a".repeat(MAX_TASK_ID + 1);
+        let cases = [
+            ("task_1", false),
+            ("a/b", false),
+            ("%2e%2e", false),
+            ("...", false),
+            ("", true),
+            (".", true),
+            ("..", true),
+            (long.as_str(), true),
+            ("a\u{1b}]52;c;x\u{7}", true),
+            ("a\u{9b}b", true),
+            ("a\nb", true),
+        ];
+        for (id, bad) in cases {
+            assert_eq!(unusable_task_id(id).is_some(), bad, "{id:?}");
         }
     }
 

@@ -106,6 +106,10 @@ impl Runner {
     }
 
     async fn redownload(&mut self, id: i64) -> Result<(), EngineError> {
+        if self.queue.get(id).is_some_and(|r| r.state.needs_download()) {
+            // Already on its way (a download a crash interrupted resumes by itself).
+            return Ok(());
+        }
         let (r, job) = manual::redownload(&self.load(id).await?, self.queue.is_busy(id), now().ms)?;
         self.take_up(r, manual::DOWNLOAD_REQUESTED, job).await
     }

@@ -402,8 +402,9 @@ impl Queue {
         }
     }
 
-    /// The answer to a POST.
-    pub fn sent(&mut self, id: i64, result: &Result<VideoTask, ApiError>, now: Now) -> Plan {
+    /// The answer to a POST. `duplicate_of` is another task that already has the id the
+    /// service answered with, if one does.
+    pub fn sent(&mut self, id: i64, result: &Result<VideoTask, ApiError>, duplicate_of: Option<i64>, now: Now) -> Plan {
         self.api_in_flight -= 1;
         let health = self.note_health(result, now);
         let Some(t) = self.tasks.get_mut(&id) else { return Plan { health, ..Plan::default() } };
@@ -416,7 +417,10 @@ impl Queue {
         }
         let (record, attempts) = (t.record.clone(), t.send_failures);
         let ctx = self.ctx(&record, now);
-        let step = transition::after_submit(&record, result, attempts, &ctx);
+        let step = match (result, duplicate_of) {
+            (Ok(task), Some(other)) => transition::duplicate_id(&record, &task.id, other, &ctx),
+            _ => transition::after_submit(&record, result, attempts, &ctx),
+        };
         let retry = retry_of(id, &step.next, result.as_ref().err());
         Plan { health, retry, ..self.apply(id, step, now) }
     }

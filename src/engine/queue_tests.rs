@@ -270,7 +270,7 @@ fn a_send_is_repeated_only_when_it_provably_did_not_take_effect() {
         for a in answers {
             let plan = q.next(t);
             assert_eq!(kinds(&plan), vec!["send"], "{name}");
-            last = q.sent(1, &a, t).writes.pop();
+            last = q.sent(1, &a, None, t).writes.pop();
             t = t.after(Duration::from_secs(600));
         }
         assert_eq!(last.map(|w| w.record.state), Some(want), "{name}");
@@ -316,7 +316,28 @@ fn a_batch_is_submitting_only_as_far_as_its_posts_have_left() {
     q.not_started(4, now.at + Duration::from_secs(2));
     assert_eq!(q.running(), (3, 0));
     assert!(q.next(now.after(Duration::from_secs(1))).starts.iter().all(|s| s.id() != 4), "not before its time");
-    let started: Vec<i64> =
-        (2..6).flat_map(|s| ids(&q.next(now.after(Duration::from_millis(1100 * s))))).collect();
+    let started: Vec<i64> = (2..6).flat_map(|s| ids(&q.next(now.after(Duration::from_millis(1100 * s))))).collect();
     assert!(started.contains(&4), "{started:?}");
+}
+
+#[test]
+fn unusable_or_duplicate_ids_are_reported_on_the_task_and_never_polled() {
+    let long = "x".repeat(100_000);
+    for (name, id, dup) in [
+        ("dot dot", "..", None),
+        ("dot", ".", None),
+        ("too long", long.as_str(), None),
+        ("escape", "t\u{1b}]0;title\u{7}", None),
+        ("duplicate", "task_same", Some(9)),
+    ] {
+        let (mut q, now) = queue(limits());
+        q.track(TaskRecord { remote_id: None, ..record(1, LocalState::Waiting) }, Job::Send, now.at);
+        q.next(now);
+        let plan = q.sent(1, &answer(id, "queued"), dup, now);
+        let w = plan.writes.last().expect("journaled");
+        assert_eq!(w.record.state, LocalState::Lost, "{name}");
+        assert!(w.event.as_deref().is_some_and(|e| e.contains("id")), "{name}: {:?}", w.event);
+        assert_eq!(q.tracked(), 0, "{name}: never polled");
+        assert!(w.record.remote_id.as_deref() != Some(id) || dup.is_some(), "{name}");
+    }
 }

@@ -96,7 +96,10 @@ impl Runner {
                 Some(outcome) = self.outcomes.recv() => {
                     let now = now();
                     let plan = match outcome {
-                        Outcome::Sent { id, result } => self.queue.sent(id, &result, now),
+                        Outcome::Sent { id, result } => {
+                            let duplicate_of = self.holder_of(id, &result).await;
+                            self.queue.sent(id, &result, duplicate_of, now)
+                        }
                         Outcome::Polled { id, result } => self.queue.polled(id, &result, now),
                         Outcome::Fetched { id, result } => self.queue.fetched(id, &result, now),
                     };
@@ -106,6 +109,17 @@ impl Runner {
             }
         }
         tracing::info!(unfinished = self.queue.tracked(), "engine stopped");
+    }
+
+    /// Another task of the same service that already has the id a POST was answered with.
+    async fn holder_of(&self, id: i64, result: &Result<VideoTask, ApiError>) -> Option<i64> {
+        let remote = result.as_ref().ok()?.id.clone();
+        let base_url = self.client.base_url().to_string();
+        let found = self.store.read(move |c| tasks::holder_of(c, &remote, &base_url, id)).await;
+        found.unwrap_or_else(|e| {
+            self.trouble(&e);
+            None
+        })
     }
 
     /// Writes the plan's rows, then starts its work.

@@ -6,6 +6,7 @@ use serde_json::{Value, json};
 
 use super::download::{FetchError, Saved};
 use super::schedule::{PollPolicy, backoff, interval};
+use crate::api::client::unusable_task_id;
 use crate::api::types::message_of;
 use crate::api::{ApiError, Status, VideoTask};
 use crate::store::{LocalState, TaskRecord};
@@ -165,6 +166,19 @@ pub fn after_submit(r: &TaskRecord, result: &Result<VideoTask, ApiError>, attemp
     let mut r = r.clone();
     r.updated_at = ctx.now_ms;
     match result {
+        Ok(task) if unusable_task_id(&task.id).is_some() => {
+            let why = unusable_task_id(&task.id).unwrap_or_default();
+            let shown: String = task.id.chars().take(80).flat_map(char::escape_debug).collect();
+            let message = format!(
+                "the service accepted the task but answered with an id reel cannot use safely ({why}: \"{shown}\"); \
+                 it cannot be followed"
+            );
+            r.state = LocalState::Lost;
+            r.submitted_at = Some(ctx.now_ms);
+            r.finished_at = Some(ctx.now_ms);
+            r.error = Some(json!({ "message": message, "id": shown }));
+            Step { record: r, event: Some(message), next: Next::Stop }
+        }
         Ok(task) => {
             r.remote_id = Some(task.id.clone());
             r.submitted_at = Some(ctx.now_ms);
@@ -207,6 +221,21 @@ pub fn after_submit(r: &TaskRecord, result: &Result<VideoTask, ApiError>, attemp
             Step { record: r, event: Some(detail), next: Next::Stop }
         }
     }
+}
+
+/// The service gave this task the id of another task (`other`): it is followed there, once.
+pub fn duplicate_id(r: &TaskRecord, remote_id: &str, other: i64, ctx: &Ctx) -> Step {
+    let mut r = r.clone();
+    let message = format!(
+        "the service gave this task the same id as task {other} ({}); it is followed there, not twice",
+        remote_id.chars().flat_map(char::escape_debug).take(80).collect::<String>()
+    );
+    r.state = LocalState::Lost;
+    r.submitted_at = Some(ctx.now_ms);
+    r.finished_at = Some(ctx.now_ms);
+    r.updated_at = ctx.now_ms;
+    r.error = Some(json!({ "message": message, "duplicate_of": other }));
+    Step { record: r, event: Some(message), next: Next::Stop }
 }
 
 /// A download attempt's end. `max_attempts` failed attempts (not counting the one URL refresh)

@@ -311,6 +311,13 @@ pub fn unfinished(conn: &Connection) -> Result<Vec<TaskRecord>, StoreError> {
     )
 }
 
+/// Another task of `base_url` that has `remote_id` (not `except`), if one does.
+pub fn holder_of(conn: &Connection, remote_id: &str, base_url: &str, except: i64) -> Result<Option<i64>, StoreError> {
+    let mut stmt =
+        conn.prepare_cached("SELECT id FROM tasks WHERE remote_id = ?1 AND base_url = ?2 AND id != ?3 LIMIT 1")?;
+    Ok(stmt.query_row(params![remote_id, base_url, except], |r| r.get(0)).optional()?)
+}
+
 pub fn events(conn: &Connection, task_id: i64) -> Result<Vec<EventRecord>, StoreError> {
     let mut stmt = conn.prepare_cached("SELECT at, state, detail FROM events WHERE task_id = ?1 ORDER BY at, id")?;
     let rows = stmt
