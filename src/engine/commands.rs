@@ -34,6 +34,9 @@ impl Runner {
             Command::Delete { id, remove_file, reply } => {
                 let _ = reply.send(self.delete(id, remove_file).await);
             }
+            Command::Activity { reply } => {
+                let _ = reply.send(Ok(self.activity()));
+            }
             Command::Shutdown => {}
         }
     }

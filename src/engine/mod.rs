@@ -9,6 +9,8 @@
 
 mod commands;
 pub mod download;
+mod local;
+pub use local::LocalEngine;
 pub mod files;
 pub mod health;
 pub mod journal;
@@ -18,17 +20,17 @@ pub mod query;
 pub mod queue;
 pub mod recover;
 mod run;
+pub mod service;
 pub use run::now_ms;
 pub mod schedule;
 pub mod transition;
 
-use std::fs::File;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::time::Duration;
 
+use serde::{Deserialize, Serialize};
 use thiserror::Error;
 use tokio::sync::{mpsc, oneshot};
-use tokio::task::JoinHandle;
 
 use crate::api::Client;
 use crate::rules::ValidSubmission;
@@ -84,9 +86,14 @@ pub enum EngineError {
     NoTask(i64),
     #[error("task {id} is {state}; {action} does not apply")]
     NotApplicable { id: i64, state: LocalState, action: &'static str },
+    /// The engine process answered with an error.
+    #[error("{0}")]
+    Remote(String),
+    #[error("the engine process: {0}")]
+    Service(#[from] service::ServiceError),
 }
 
-type Reply<T> = oneshot::Sender<Result<T, EngineError>>;
+pub(crate) type Reply<T> = oneshot::Sender<Result<T, EngineError>>;
 
 #[derive(Debug)]
 pub enum Command {
@@ -118,17 +125,34 @@ pub enum Command {
         remove_file: bool,
         reply: Reply<TaskRecord>,
     },
+    /// What the engine is working on.
+    Activity {
+        reply: Reply<Activity>,
+    },
     Shutdown,
 }
 
+/// What the engine is working on.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct Activity {
+    /// Tasks being sent, polled or downloaded.
+    pub unfinished: usize,
+    pub requests_in_flight: usize,
+    pub downloads: usize,
+    pub health: Health,
+    /// Until when every request waits after a 429 (Unix ms), if it does.
+    pub paused_until_ms: Option<i64>,
+}
+
 /// A task changed; `eta_ms` is when it should finish, judging by the model's history.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct TaskUpdate {
     pub record: TaskRecord,
     pub eta_ms: Option<i64>,
 }
 
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "event", content = "data", rename_all = "snake_case")]
 pub enum Event {
     Task(Box<TaskUpdate>),
     /// Download progress: bytes on disk, the file's size if known, bytes per second.
@@ -143,46 +167,22 @@ pub enum Event {
     Trouble(String),
 }
 
-pub struct Engine {
-    commands: mpsc::UnboundedSender<Command>,
-    task: Option<JoinHandle<()>>,
-    _lock: File,
-}
-
-/// Takes the data folder's lock so that two engines never work on the same tasks.
-fn lock(path: &Path) -> Result<File, EngineError> {
-    let file = File::options()
-        .create(true)
-        .truncate(false)
-        .write(true)
-        .open(path)
-        .map_err(|source| EngineError::Io { path: path.to_path_buf(), source })?;
-    match file.try_lock() {
-        Ok(()) => Ok(file),
-        Err(std::fs::TryLockError::WouldBlock) => Err(EngineError::Busy(path.parent().unwrap_or(path).to_path_buf())),
-        Err(std::fs::TryLockError::Error(source)) => Err(EngineError::Io { path: path.to_path_buf(), source }),
-    }
+/// The engine as the dashboard and the commands see it: in this process, or the data folder's
+/// engine process over its socket. Both take the same commands and send the same events.
+pub enum Engine {
+    Local(LocalEngine),
+    Remote(service::RemoteEngine),
 }
 
 impl Engine {
-    /// Resumes every unfinished task from the store and starts working.
+    /// Starts an engine in this process: it resumes every unfinished task from the store.
     pub async fn start(
         config: EngineConfig,
         client: Client,
         store: Store,
     ) -> Result<(Engine, mpsc::UnboundedReceiver<Event>), EngineError> {
-        let lock = lock(&store.path().with_extension("lock"))?;
-        let (commands, commands_rx) = mpsc::unbounded_channel();
-        let (events, events_rx) = mpsc::unbounded_channel();
-        let runner = run::Runner::start(config, client, store, events, commands_rx).await?;
-        let task = tokio::spawn(runner.run());
-        Ok((Engine { commands, task: Some(task), _lock: lock }, events_rx))
-    }
-
-    async fn ask<T>(&self, make: impl FnOnce(Reply<T>) -> Command) -> Result<T, EngineError> {
-        let (tx, rx) = oneshot::channel();
-        self.commands.send(make(tx)).map_err(|_| EngineError::Stopped)?;
-        rx.await.map_err(|_| EngineError::Stopped)?
+        let (local, events) = LocalEngine::start(config, client, store).await?;
+        Ok((Engine::Local(local), events))
     }
 
     /// Journals the tasks (they exist once this returns) and queues their submission.
@@ -192,36 +192,58 @@ impl Engine {
         count: u32,
         parent: Option<i64>,
     ) -> Result<Vec<TaskRecord>, EngineError> {
-        self.ask(|reply| Command::Submit { submission: Box::new(submission), count, parent, reply }).await
+        match self {
+            Engine::Local(e) => e.submit(submission, count, parent).await,
+            Engine::Remote(e) => e.submit(&submission, count, parent).await,
+        }
     }
 
     pub async fn resend(&self, id: i64) -> Result<(), EngineError> {
-        self.ask(|reply| Command::Resend { id, reply }).await
+        match self {
+            Engine::Local(e) => e.resend(id).await,
+            Engine::Remote(e) => e.done(service::Request::Resend { id }).await,
+        }
     }
 
     pub async fn recheck(&self, id: i64) -> Result<(), EngineError> {
-        self.ask(|reply| Command::Recheck { id, reply }).await
+        match self {
+            Engine::Local(e) => e.recheck(id).await,
+            Engine::Remote(e) => e.done(service::Request::Recheck { id }).await,
+        }
     }
 
     pub async fn download(&self, id: i64) -> Result<(), EngineError> {
-        self.ask(|reply| Command::Download { id, reply }).await
+        match self {
+            Engine::Local(e) => e.download(id).await,
+            Engine::Remote(e) => e.done(service::Request::Download { id }).await,
+        }
     }
 
     pub async fn delete(&self, id: i64, remove_file: bool) -> Result<TaskRecord, EngineError> {
-        self.ask(|reply| Command::Delete { id, remove_file, reply }).await
-    }
-
-    /// Stops the engine; downloads under way resume at the next start.
-    pub async fn shutdown(mut self) {
-        let _ = self.commands.send(Command::Shutdown);
-        if let Some(task) = self.task.take() {
-            let _ = task.await;
+        match self {
+            Engine::Local(e) => e.delete(id, remove_file).await,
+            Engine::Remote(e) => e.delete(id, remove_file).await,
         }
     }
-}
 
-impl Drop for Engine {
-    fn drop(&mut self) {
-        let _ = self.commands.send(Command::Shutdown);
+    pub async fn activity(&self) -> Result<Activity, EngineError> {
+        match self {
+            Engine::Local(e) => e.activity().await,
+            Engine::Remote(e) => e.status().await.map(|s| s.activity()),
+        }
+    }
+
+    /// Whether work goes on after this process ends (the engine is a process of its own).
+    pub fn outlives_this_process(&self) -> bool {
+        matches!(self, Engine::Remote(_))
+    }
+
+    /// An engine in this process stops (downloads under way resume at the next start); the
+    /// engine process goes on working, this client only detaches.
+    pub async fn shutdown(self) {
+        match self {
+            Engine::Local(e) => e.shutdown().await,
+            Engine::Remote(e) => e.detach().await,
+        }
     }
 }

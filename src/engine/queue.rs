@@ -195,6 +195,11 @@ impl Queue {
         self.health.health()
     }
 
+    /// No request starts before this (after a 429 or repeated failures).
+    pub fn paused_until(&self, now: Instant) -> Option<Instant> {
+        self.health.paused_until(now)
+    }
+
     /// (API requests, downloads) under way.
     pub fn running(&self) -> (usize, usize) {
         (self.api_in_flight, self.downloads_running)

@@ -145,6 +145,20 @@ impl Runner {
         }
     }
 
+    pub(super) fn activity(&self) -> super::Activity {
+        let now = now();
+        let (requests_in_flight, downloads) = self.queue.running();
+        let paused_until_ms =
+            self.queue.paused_until(now.at).map(|t| now.ms + t.duration_since(now.at).as_millis() as i64);
+        super::Activity {
+            unfinished: self.queue.tracked(),
+            requests_in_flight,
+            downloads,
+            health: self.queue.health(),
+            paused_until_ms,
+        }
+    }
+
     pub(super) fn trouble(&self, e: &dyn std::error::Error) {
         tracing::error!(error = %e, "engine trouble");
         let _ = self.events.send(Event::Trouble(e.to_string()));

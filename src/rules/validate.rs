@@ -2,7 +2,7 @@
 
 use std::fmt;
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use thiserror::Error;
 
 use super::billing::{Billing, billing};
@@ -15,7 +15,7 @@ pub const DEFAULT_SECONDS: i64 = 5;
 
 /// What a user (or a request body) supplied, before any check. Text stays text so that every
 /// mistake can be named with the value that was given.
-#[derive(Debug, Clone, Default, PartialEq)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct Draft {
     pub model: String,
     pub prompt: String,
@@ -28,7 +28,7 @@ pub struct Draft {
     pub media: Vec<MediaDraft>,
 }
 
-#[derive(Debug, Clone, Default, PartialEq)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct MediaDraft {
     pub kind: String,
     pub url: String,

@@ -1,0 +1,218 @@
+//! A client's side of the socket: requests with their replies, and the engine's events as the
+//! same `Event` stream an engine in this process gives.
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
+
+use futures_util::{SinkExt as _, StreamExt as _};
+use tokio::io::{AsyncRead, AsyncWrite};
+use tokio::sync::{mpsc, oneshot};
+use tokio::task::JoinHandle;
+use tokio_util::codec::{FramedRead, FramedWrite, LinesCodec};
+
+use super::ServiceError;
+use super::protocol::{self, Answer, FromEngine, MAX_LINE, PROTOCOL, Request, Status, ToEngine};
+use crate::engine::journal::{self, Origin};
+use crate::engine::{EngineError, Event};
+use crate::rules::ValidSubmission;
+use crate::store::{LocalState, TaskRecord};
+
+type Pending = Arc<Mutex<HashMap<u64, oneshot::Sender<Result<Answer, String>>>>>;
+
+pub struct RemoteEngine {
+    outgoing: mpsc::UnboundedSender<ToEngine>,
+    pending: Pending,
+    seq: AtomicU64,
+    welcome: Status,
+    reader: JoinHandle<()>,
+    writer: JoinHandle<()>,
+}
+
+/// Why the engine turned a client away.
+pub(super) enum Hello {
+    Attached(Box<RemoteEngine>, mpsc::UnboundedReceiver<Event>),
+    /// It is of another version; `replaceable` when it exits now for a new one.
+    Refused {
+        reason: String,
+        replaceable: bool,
+    },
+}
+
+#[cfg(unix)]
+async fn open(
+    path: &Path,
+) -> Result<(Box<dyn AsyncRead + Send + Unpin>, Box<dyn AsyncWrite + Send + Unpin>), ServiceError> {
+    use std::io::ErrorKind;
+    match tokio::net::UnixStream::connect(path).await {
+        Ok(stream) => {
+            let (r, w) = stream.into_split();
+            Ok((Box::new(r), Box::new(w)))
+        }
+        Err(e) if matches!(e.kind(), ErrorKind::NotFound | ErrorKind::ConnectionRefused) => {
+            Err(ServiceError::NotRunning(path.to_path_buf()))
+        }
+        Err(source) => Err(ServiceError::Io { path: path.to_path_buf(), source }),
+    }
+}
+
+#[cfg(not(unix))]
+async fn open(
+    _: &Path,
+) -> Result<(Box<dyn AsyncRead + Send + Unpin>, Box<dyn AsyncWrite + Send + Unpin>), ServiceError> {
+    Err(ServiceError::Unsupported)
+}
+
+fn protocol_error(e: impl std::fmt::Display) -> ServiceError {
+    ServiceError::Protocol(e.to_string())
+}
+
+impl RemoteEngine {
+    /// Connects to the engine at `socket` and says hello.
+    pub(super) async fn connect(socket: &Path) -> Result<Hello, ServiceError> {
+        let (read, write) = open(socket).await?;
+        let mut lines = FramedRead::new(read, LinesCodec::new_with_max_length(MAX_LINE));
+        let mut sink = FramedWrite::new(write, LinesCodec::new_with_max_length(MAX_LINE));
+        let hello = ToEngine::Hello { protocol: PROTOCOL, version: env!("CARGO_PKG_VERSION").to_string() };
+        let io = |source: std::io::Error| ServiceError::Io { path: socket.to_path_buf(), source };
+        sink.send(protocol::encode(&hello).map_err(protocol_error)?).await.map_err(|e| match e {
+            tokio_util::codec::LinesCodecError::Io(e) => io(e),
+            other => protocol_error(other),
+        })?;
+        let first = match lines.next().await {
+            Some(Ok(line)) => line,
+            Some(Err(e)) => return Err(protocol_error(e)),
+            None => return Err(ServiceError::NotRunning(socket.to_path_buf())),
+        };
+        let welcome = match protocol::decode::<FromEngine>(&first).map_err(protocol_error)? {
+            FromEngine::Welcome { protocol, status } if protocol == PROTOCOL => *status,
+            FromEngine::Welcome { protocol, .. } => {
+                return Ok(Hello::Refused {
+                    reason: format!("it speaks protocol {protocol} and this reel {PROTOCOL}"),
+                    replaceable: false,
+                });
+            }
+            FromEngine::Refused { reason, replaceable } => return Ok(Hello::Refused { reason, replaceable }),
+            other => return Err(ServiceError::Protocol(format!("expected a welcome, got {other:?}"))),
+        };
+
+        let pending: Pending = Arc::default();
+        let (events_tx, events) = mpsc::unbounded_channel();
+        let reader = tokio::spawn(read_loop(lines, pending.clone(), events_tx, socket.to_path_buf()));
+        let (outgoing, mut queue) = mpsc::unbounded_channel::<ToEngine>();
+        let writer = tokio::spawn(async move {
+            while let Some(message) = queue.recv().await {
+                let Ok(line) = protocol::encode(&message) else { continue };
+                if sink.send(line).await.is_err() {
+                    break;
+                }
+            }
+        });
+        let engine = RemoteEngine { outgoing, pending, seq: AtomicU64::new(1), welcome, reader, writer };
+        Ok(Hello::Attached(Box::new(engine), events))
+    }
+
+    /// What the engine said when this client attached.
+    pub fn welcome(&self) -> &Status {
+        &self.welcome
+    }
+
+    async fn ask(&self, request: Request) -> Result<Answer, EngineError> {
+        let seq = self.seq.fetch_add(1, Ordering::Relaxed);
+        let (tx, rx) = oneshot::channel();
+        self.pending.lock().unwrap_or_else(|e| e.into_inner()).insert(seq, tx);
+        self.outgoing.send(ToEngine::Request { seq, request }).map_err(|_| EngineError::Stopped)?;
+        rx.await.map_err(|_| EngineError::Stopped)?.map_err(EngineError::Remote)
+    }
+
+    fn unexpected(answer: &Answer) -> EngineError {
+        EngineError::Remote(format!("the engine answered {answer:?}"))
+    }
+
+    pub async fn submit(
+        &self,
+        s: &ValidSubmission,
+        count: u32,
+        parent: Option<i64>,
+    ) -> Result<Vec<TaskRecord>, EngineError> {
+        // The draft of the journal's own mapping: the engine validates it again.
+        let draft =
+            journal::draft(&TaskRecord::journaled(0, journal::new_task(s, Origin::default()), LocalState::Waiting));
+        match self.ask(Request::Submit { draft, count, parent }).await? {
+            Answer::Tasks(t) => Ok(t),
+            other => Err(Self::unexpected(&other)),
+        }
+    }
+
+    /// A request whose answer is only that it was done.
+    pub async fn done(&self, request: Request) -> Result<(), EngineError> {
+        match self.ask(request).await? {
+            Answer::Done => Ok(()),
+            other => Err(Self::unexpected(&other)),
+        }
+    }
+
+    pub async fn delete(&self, id: i64, remove_file: bool) -> Result<TaskRecord, EngineError> {
+        match self.ask(Request::Delete { id, remove_file }).await? {
+            Answer::Task(t) => Ok(*t),
+            other => Err(Self::unexpected(&other)),
+        }
+    }
+
+    pub async fn status(&self) -> Result<Status, EngineError> {
+        match self.ask(Request::Status).await? {
+            Answer::Status(s) => Ok(*s),
+            other => Err(Self::unexpected(&other)),
+        }
+    }
+
+    /// Asks the engine to stop; without `force` it refuses while tasks are unfinished.
+    pub async fn stop(&self, force: bool) -> Result<(), EngineError> {
+        self.done(Request::Stop { force }).await
+    }
+
+    /// Leaves the engine working; pending requests are answered before the connection closes.
+    pub async fn detach(self) {
+        drop(self.outgoing);
+        let _ = self.writer.await;
+        self.reader.abort();
+    }
+}
+
+async fn read_loop(
+    mut lines: FramedRead<Box<dyn AsyncRead + Send + Unpin>, LinesCodec>,
+    pending: Pending,
+    events: mpsc::UnboundedSender<Event>,
+    socket: PathBuf,
+) {
+    let mut stopping = false;
+    while let Some(Ok(line)) = lines.next().await {
+        match protocol::decode::<FromEngine>(&line) {
+            Ok(FromEngine::Reply { seq, result }) => {
+                if let Some(tx) = pending.lock().unwrap_or_else(|e| e.into_inner()).remove(&seq) {
+                    let _ = tx.send(result);
+                }
+            }
+            Ok(FromEngine::Event { event }) => {
+                let _ = events.send(event);
+            }
+            Ok(FromEngine::Lagged) => {
+                let _ = events.send(Event::Trouble(
+                    "some engine events were missed; the views catch up with the next change".into(),
+                ));
+            }
+            Ok(FromEngine::Stopping) => stopping = true,
+            Ok(other) => tracing::warn!(message = ?other, "unexpected message from the engine"),
+            Err(e) => tracing::warn!(error = %e, "unreadable message from the engine"),
+        }
+    }
+    if !stopping {
+        tracing::warn!(socket = %socket.display(), "the engine process went away");
+        let _ = events.send(Event::Trouble(
+            "the engine process stopped; nothing is lost, and the next reel command starts it again".into(),
+        ));
+    }
+    // Requests still waiting learn that the engine is gone.
+    pending.lock().unwrap_or_else(|e| e.into_inner()).clear();
+}

@@ -1,0 +1,69 @@
+//! One engine per data folder, in a process of its own, shared by the dashboard and every
+//! command (as a tmux server is). It listens on a Unix socket in the data folder (mode 0600,
+//! same user only), keeps working while any task is unfinished, attached client or not, and
+//! exits after a grace period once nothing is unfinished and no client is attached.
+//!
+//! `protocol` holds the messages, `server` the engine process's side, `client` the clients'
+//! side, `spawn` the start of an engine process by the first client that needs one.
+
+mod client;
+pub mod protocol;
+mod server;
+mod spawn;
+
+use std::path::{Path, PathBuf};
+
+use sha2::{Digest, Sha256};
+use thiserror::Error;
+
+pub use client::RemoteEngine;
+pub use protocol::{Request, Served, Status};
+pub use server::{ServeOptions, serve};
+pub use spawn::{Launch, connect_or_start};
+
+use super::Activity;
+use crate::api::ApiKey;
+
+/// The socket of a data folder's engine.
+pub fn socket_path(data_dir: &Path) -> PathBuf {
+    data_dir.join("engine.sock")
+}
+
+/// A short fingerprint of an API key, to tell two keys apart without revealing either.
+pub fn key_id(key: &ApiKey) -> String {
+    Sha256::digest(key.expose().as_bytes()).iter().take(6).map(|b| format!("{b:02x}")).collect()
+}
+
+#[derive(Debug, Error)]
+pub enum ServiceError {
+    #[error("no engine is running on {0}")]
+    NotRunning(PathBuf),
+    #[error("cannot use the engine socket {path}: {source}")]
+    Io { path: PathBuf, source: std::io::Error },
+    #[error("the engine sent something reel cannot read: {0}")]
+    Protocol(String),
+    #[error("the engine refused this reel: {0}")]
+    Refused(String),
+    #[error(
+        "the running engine does not serve what this reel would: {0}; stop it with `reel engine stop`, or use another REEL_DATA_DIR"
+    )]
+    Mismatch(String),
+    #[error("cannot start the engine process ({exe}): {source}")]
+    Spawn { exe: PathBuf, source: std::io::Error },
+    #[error("the engine process did not answer within {0} s; see its log in the data folder's logs/")]
+    NoAnswer(u64),
+    #[error("engine processes need Unix domain sockets, which this platform lacks; use --no-service")]
+    Unsupported,
+}
+
+impl Status {
+    pub fn activity(&self) -> Activity {
+        Activity {
+            unfinished: self.unfinished,
+            requests_in_flight: self.requests_in_flight,
+            downloads: self.downloads,
+            health: self.health,
+            paused_until_ms: self.paused_until_ms,
+        }
+    }
+}

@@ -1,0 +1,211 @@
+//! The messages between a client and the engine process: JSON, one message a line, versioned.
+//! A client opens with `Hello`; the engine answers `Welcome` (or `Refused`), then both sides
+//! send as they please: requests and their replies (matched by `seq`), and every engine event.
+
+use serde::{Deserialize, Serialize};
+
+use super::super::{Event, Health};
+use crate::rules::Draft;
+use crate::store::TaskRecord;
+
+/// Bumped whenever a message changes shape; a client and an engine must agree on it.
+pub const PROTOCOL: u32 = 1;
+/// Longest line either side reads: a task row is a few kilobytes.
+pub const MAX_LINE: usize = 4 << 20;
+
+/// Who an engine works for. A client attaches only to an engine that serves what it would
+/// serve itself, so that nobody's tasks silently go to another account.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Served {
+    pub profile: Option<String>,
+    /// `None` in demo mode: the embedded simulator's address is the engine's own.
+    pub base_url: Option<String>,
+    /// A short fingerprint of the API key (sha256, 12 hex digits), never the key.
+    pub key_id: Option<String>,
+}
+
+impl Served {
+    /// How `other` (the engine) differs from `self` (the client), in words; `None` if it does not.
+    pub fn difference(&self, other: &Served) -> Option<String> {
+        let show = |v: &Option<String>| v.clone().unwrap_or_else(|| "none (demo)".into());
+        if self.base_url != other.base_url {
+            Some(format!("it serves {} and this reel {}", show(&other.base_url), show(&self.base_url)))
+        } else if self.profile != other.profile {
+            let p = |v: &Option<String>| v.clone().unwrap_or_else(|| "no profile".into());
+            Some(format!("it serves profile {} and this reel {}", p(&other.profile), p(&self.profile)))
+        } else if self.key_id != other.key_id {
+            Some("it uses another API key than this reel would".into())
+        } else {
+            None
+        }
+    }
+}
+
+/// What the engine is doing, for `reel engine status` and the decision to exit.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Status {
+    pub pid: u32,
+    pub version: String,
+    pub started_at_ms: i64,
+    pub socket: String,
+    pub clients: usize,
+    /// Tasks the engine works on (sending, polling, downloading).
+    pub unfinished: usize,
+    pub requests_in_flight: usize,
+    pub downloads: usize,
+    pub health: Health,
+    /// Until when every request waits after a 429 (Unix ms), if it does.
+    pub paused_until_ms: Option<i64>,
+    pub serves: Served,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "request", rename_all = "snake_case")]
+pub enum Request {
+    /// Validated again by the engine: it trusts no client.
+    Submit {
+        draft: Draft,
+        count: u32,
+        parent: Option<i64>,
+    },
+    Resend {
+        id: i64,
+    },
+    Recheck {
+        id: i64,
+    },
+    Download {
+        id: i64,
+    },
+    Delete {
+        id: i64,
+        remove_file: bool,
+    },
+    Status,
+    /// Stop the engine; without `force` it refuses while tasks are unfinished.
+    Stop {
+        force: bool,
+    },
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "answer", content = "value", rename_all = "snake_case")]
+pub enum Answer {
+    Tasks(Vec<TaskRecord>),
+    Task(Box<TaskRecord>),
+    Done,
+    Status(Box<Status>),
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+pub enum ToEngine {
+    Hello { protocol: u32, version: String },
+    Request { seq: u64, request: Request },
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+pub enum FromEngine {
+    Welcome {
+        protocol: u32,
+        status: Box<Status>,
+    },
+    /// The engine will not serve this client; `replaceable` when it is idle and exits now so
+    /// that the client can start an engine of its own version.
+    Refused {
+        reason: String,
+        replaceable: bool,
+    },
+    Reply {
+        seq: u64,
+        result: Result<Answer, String>,
+    },
+    Event {
+        event: Event,
+    },
+    /// Events were dropped for this client (it read too slowly): read the store again.
+    Lagged,
+    /// The engine is stopping.
+    Stopping,
+}
+
+/// One message as a line of JSON (without the newline).
+pub fn encode<T: Serialize>(message: &T) -> Result<String, serde_json::Error> {
+    serde_json::to_string(message)
+}
+
+pub fn decode<'a, T: Deserialize<'a>>(line: &'a str) -> Result<T, serde_json::Error> {
+    serde_json::from_str(line)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::engine::TaskUpdate;
+    use crate::store::LocalState;
+    use crate::store::fixtures::record;
+
+    #[test]
+    fn every_message_round_trips() {
+        let served = Served { profile: Some("work".into()), base_url: Some("https://a/".into()), key_id: None };
+        let status = Status {
+            pid: 7,
+            version: "0.1.0".into(),
+            started_at_ms: 1,
+            socket: "/tmp/s".into(),
+            clients: 2,
+            unfinished: 3,
+            requests_in_flight: 1,
+            downloads: 0,
+            health: Health::RateLimited,
+            paused_until_ms: Some(99),
+            serves: served,
+        };
+        let to: Vec<ToEngine> = vec![
+            ToEngine::Hello { protocol: PROTOCOL, version: "0.1.0".into() },
+            ToEngine::Request {
+                seq: 1,
+                request: Request::Submit {
+                    draft: Draft { prompt: "p".into(), ..Draft::default() },
+                    count: 2,
+                    parent: None,
+                },
+            },
+            ToEngine::Request { seq: 2, request: Request::Stop { force: true } },
+        ];
+        for m in to {
+            assert_eq!(decode::<ToEngine>(&encode(&m).expect("encodes")).expect("decodes"), m);
+        }
+        let from: Vec<FromEngine> = vec![
+            FromEngine::Welcome { protocol: PROTOCOL, status: Box::new(status.clone()) },
+            FromEngine::Refused { reason: "old".into(), replaceable: true },
+            FromEngine::Reply { seq: 3, result: Ok(Answer::Tasks(vec![record(1, LocalState::Waiting)])) },
+            FromEngine::Reply { seq: 4, result: Err("no task 9".into()) },
+            FromEngine::Reply { seq: 5, result: Ok(Answer::Status(Box::new(status))) },
+            FromEngine::Event {
+                event: Event::Task(Box::new(TaskUpdate { record: record(2, LocalState::Queued), eta_ms: Some(5) })),
+            },
+            FromEngine::Event { event: Event::Transfer { id: 1, bytes: 2, total: None, rate: 0.5 } },
+            FromEngine::Lagged,
+            FromEngine::Stopping,
+        ];
+        for m in from {
+            let line = encode(&m).expect("encodes");
+            assert!(!line.contains('\n'), "one line");
+            assert_eq!(decode::<FromEngine>(&line).expect("decodes"), m);
+        }
+    }
+
+    #[test]
+    fn a_different_target_is_named() {
+        let a = Served { profile: Some("work".into()), base_url: Some("https://a/".into()), key_id: Some("k1".into()) };
+        assert_eq!(a.difference(&a.clone()), None);
+        let other_url = Served { base_url: Some("https://b/".into()), ..a.clone() };
+        assert!(a.difference(&other_url).is_some_and(|d| d.contains("https://b/")));
+        let other_key = Served { key_id: Some("k2".into()), ..a.clone() };
+        assert!(a.difference(&other_key).is_some_and(|d| d.contains("API key")));
+        let demo = Served { profile: Some("demo".into()), base_url: None, key_id: None };
+        assert!(a.difference(&demo).is_some_and(|d| d.contains("demo")));
+    }
+}
