@@ -99,6 +99,13 @@ pub struct SimArgs {
     /// Probability of a file download that stops halfway.
     #[arg(long, value_parser = probability, default_value = "0")]
     pub fault_truncate: f64,
+    #[command(flatten)]
+    pub hostile: Box<HostileArgs>,
+}
+
+/// The hostile behaviours' flags (boxed in `SimArgs`: there are many).
+#[derive(Debug, Args)]
+pub struct HostileArgs {
     /// Send Retry-After as an HTTP date instead of seconds (429s and storms).
     #[arg(long)]
     pub retry_after_date: bool,
@@ -229,17 +236,18 @@ impl SimArgs {
                 slow_delay: self.slow_secs,
                 malformed: self.fault_malformed,
                 truncate: self.fault_truncate,
-                retry_after_http_date: self.retry_after_date,
             },
-            hostile: self.hostile(),
+            hostile: self.hostile.hostile(),
             seed: self.seed,
             id_prefix: "task_".into(),
             file_rate: self.file_rate,
             catalog,
         })
     }
+}
 
-    fn hostile(&self) -> Hostile {
+impl HostileArgs {
+    pub fn hostile(&self) -> Hostile {
         Hostile {
             trickle: self.hostile_trickle,
             trickle_head: self.trickle_bytes,
@@ -264,6 +272,7 @@ impl SimArgs {
             api_redirect_same: self.hostile_api_redirect_same,
             api_redirect_status: self.api_redirect_status,
             storm: self.storm_secs.map(|lasting| Storm { after: self.storm_after_secs, lasting }),
+            retry_after_date: self.retry_after_date,
             tasks: self.hostile_tasks,
             task_status: self.hostile_status,
             task_id: self.hostile_id,
@@ -399,7 +408,7 @@ mod tests {
         assert_eq!(h.tasks, Trigger::Every(2));
         assert_eq!(h.api_redirect_status, 308);
         assert_eq!(h.storm, Some(Storm { after: Duration::from_secs(5), lasting: Duration::from_secs(30) }));
-        assert!(c.faults.retry_after_http_date);
+        assert!(h.retry_after_date);
     }
 
     #[test]

@@ -9,8 +9,6 @@ pub struct Faults {
     /// HTTP 429 with `Retry-After: retry_after`.
     pub rate_limit: f64,
     pub retry_after: Duration,
-    /// Send `Retry-After` (of 429s and storms) as an HTTP date instead of seconds.
-    pub retry_after_http_date: bool,
     /// The connection is closed without an answer (after a submission is recorded).
     pub drop: f64,
     /// The answer is held back for `slow_delay` first.
@@ -28,7 +26,6 @@ impl Default for Faults {
             server_error: 0.0,
             rate_limit: 0.0,
             retry_after: Duration::from_secs(1),
-            retry_after_http_date: false,
             drop: 0.0,
             slow: 0.0,
             slow_delay: Duration::from_secs(2),

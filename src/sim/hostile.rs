@@ -32,7 +32,7 @@ impl Trigger {
             Trigger::Never => false,
             Trigger::Always => true,
             Trigger::First(k) => n <= k,
-            Trigger::Every(k) => k > 0 && n % k == 0,
+            Trigger::Every(k) => k > 0 && n.is_multiple_of(k),
             Trigger::Chance(p) => p > 0.0 && roll() < p,
         }
     }
@@ -302,6 +302,8 @@ pub struct Hostile {
     pub api_redirect_status: u16,
     /// Every API and file request answered 429 during a window.
     pub storm: Option<Storm>,
+    /// `Retry-After` (of 429 faults and storms) as an HTTP date instead of seconds.
+    pub retry_after_date: bool,
 
     // Task content, decided at submission for the tasks `tasks` selects.
     pub tasks: Trigger,
@@ -343,6 +345,7 @@ impl Default for Hostile {
             api_redirect_same: Trigger::Never,
             api_redirect_status: 307,
             storm: None,
+            retry_after_date: false,
             tasks: Trigger::Always,
             task_status: None,
             task_id: None,

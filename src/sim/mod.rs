@@ -132,7 +132,8 @@ impl SimHandle {
         self.state.set_faults(faults);
     }
 
-    /// Changes the hostile behaviours while running; a storm's window starts now. Task content
+    /// Changes the hostile behaviours while running; triggers count again from zero and a
+    /// storm's window starts now. Task content
     /// (status, id, url, progress, strings) applies to tasks submitted from now on.
     pub fn set_hostile(&self, hostile: Hostile) {
         self.state.set_hostile(hostile);

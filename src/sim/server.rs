@@ -118,7 +118,8 @@ fn api_redirect(state: &State, hostile: &Hostile, req: &Request<Incoming>) -> Op
 
 async fn answer(conn: &Conn, req: Request<Incoming>, ep: Endpoint, fault: Option<Fault>) -> Answer {
     let state = &conn.state;
-    let (hostile, http_date) = (state.hostile(), state.faults().retry_after_http_date);
+    let hostile = state.hostile();
+    let http_date = hostile.retry_after_date;
     let faultable = ep.is_api() || matches!(ep, Endpoint::File { .. });
     if let Some(left) = state.storm_left().filter(|_| faultable) {
         return Answer::labelled(rate_limited(left, http_date), "storm");
@@ -134,14 +135,13 @@ async fn answer(conn: &Conn, req: Request<Incoming>, ep: Endpoint, fault: Option
     }
     let query = req.uri().query().unwrap_or("").to_string();
     let main = conn.origin == Origin::Main;
-    if ep.is_api() && main && query_param(&query, "hop").is_none() {
-        if let Some((location, label)) = api_redirect(state, &hostile, &req) {
-            let status = StatusCode::from_u16(hostile.api_redirect_status)
-                .ok()
-                .filter(StatusCode::is_redirection)
-                .unwrap_or(StatusCode::TEMPORARY_REDIRECT);
-            return Answer::labelled(Reply::redirect(status, &location), label);
-        }
+    let redirectable = ep.is_api() && main && query_param(&query, "hop").is_none();
+    if let Some((location, label)) = redirectable.then(|| api_redirect(state, &hostile, &req)).flatten() {
+        let status = StatusCode::from_u16(hostile.api_redirect_status)
+            .ok()
+            .filter(StatusCode::is_redirection)
+            .unwrap_or(StatusCode::TEMPORARY_REDIRECT);
+        return Answer::labelled(Reply::redirect(status, &location), label);
     }
     match ep {
         Endpoint::Submit | Endpoint::Get(_) | Endpoint::List if !api::authorized(state, &req) => {

@@ -172,8 +172,9 @@ impl State {
         *lock(&self.hostile)
     }
 
-    /// Changes the hostile behaviours; a storm's window starts counting now.
+    /// Changes the hostile behaviours; triggers count, and a storm's window runs, from now.
     pub fn set_hostile(&self, hostile: Hostile) {
+        lock(&self.counts).clear();
         *lock(&self.storm) = storm_window(&hostile);
         *lock(&self.hostile) = hostile;
     }
