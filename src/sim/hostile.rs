@@ -1,8 +1,8 @@
 //! Hostile behaviours: answers in the right shapes with adversarial content, each off by default.
 //!
 //! Request-level behaviours carry a [`Trigger`] counted per behaviour over the requests it could
-//! apply to; task-level content (status, id, url, progress, strings) is chosen at submission for
-//! the tasks that `tasks` selects.
+//! apply to (counts restart whenever the configuration is replaced); task-level content (status,
+//! id, url, progress, strings) is chosen at submission for the tasks that `tasks` selects.
 
 use std::fmt;
 use std::str::FromStr;

@@ -1,8 +1,13 @@
 //! The embedded simulator of the API: a real HTTP server on 127.0.0.1, for the demo and the tests.
+//!
+//! `server` takes connections and runs every request through the fault and hostile layers;
+//! `routes` maps paths to endpoints; `api`, `files` and `media` answer; `reply` and `raw` put
+//! answers on the wire; `faults` and `hostile` say what goes wrong; `state`, `lifecycle`,
+//! `range` and `video` hold tasks, their timelines, byte ranges and result files.
 
 mod api;
 pub mod faults;
-pub mod files;
+mod files;
 pub mod hostile;
 pub mod lifecycle;
 mod media;
