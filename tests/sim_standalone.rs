@@ -179,3 +179,30 @@ fn reel_models_lists_the_catalog() {
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(err.contains("line 3") && err.contains("famliy"), "{err}");
 }
+
+#[test]
+fn reel_sim_flags_turn_hostile_behaviours_on() {
+    let sim = start_sim(&["--hostile-status", "padded", "--hostile-id", "slash", "--hostile-file-410", "always"]);
+    assert!(sim.banner.contains("Second listener"), "{}", sim.banner);
+    let auth = "Authorization: Bearer sim-key";
+    let videos = format!("{}/v1/videos", sim.base);
+    let body = r#"{"model": "acme/aurora-3.0/text-to-video", "prompt": "a red fox in snow", "seconds": 4}"#;
+    let (status, text) = curl(&[&videos, "-H", auth, "-H", "Content-Type: application/json", "-d", body]);
+    assert_eq!(status, 200, "{text}");
+    let queued: Value = serde_json::from_str(&text).expect("json");
+    assert_eq!(queued["id"], "a/b");
+    let deadline = Instant::now() + Duration::from_secs(10);
+    let done = loop {
+        let (status, text) = curl(&[&format!("{videos}/a%2Fb"), "-H", auth]);
+        assert_eq!(status, 200, "{text}");
+        let task: Value = serde_json::from_str(&text).expect("json");
+        if task["url"].is_string() {
+            break task;
+        }
+        assert!(Instant::now() < deadline, "no url in time: {task}");
+        std::thread::sleep(Duration::from_millis(100));
+    };
+    assert_eq!(done["status"], " Completed ");
+    let (status, _) = curl(&["-o", "/dev/null", done["url"].as_str().expect("url")]);
+    assert_eq!(status, 410);
+}

@@ -5,7 +5,11 @@ use std::time::Duration;
 use clap::Args;
 
 use crate::rules::Catalog;
-use crate::sim::{DEFAULT_API_KEY, Faults, LifecycleConfig, SimConfig, SimHandle};
+use crate::sim::hostile::Named;
+use crate::sim::{
+    DEFAULT_API_KEY, Faults, Hostile, HostileId, HostileProgress, HostileStatus, HostileUrl, LifecycleConfig, Origin,
+    SimConfig, SimHandle, Storm, Trigger,
+};
 
 fn probability(text: &str) -> Result<f64, String> {
     match text.parse::<f64>() {
@@ -21,6 +25,21 @@ fn seconds(text: &str) -> Result<Duration, String> {
     }
 }
 
+const DOWNLOADS: &str = "Hostile downloads (WHEN: never, always, first:N, every:N, 0..1)";
+const ANSWERS: &str = "Hostile API answers (WHEN: never, always, first:N, every:N, 0..1)";
+const TASKS: &str = "Hostile task content (WHEN: never, always, first:N, every:N, 0..1)";
+const MEDIA: &str = "Media (/media/NAME.mp4?seconds=N, NAME.png, NAME.wav?seconds=N)";
+
+fn redirect_status(text: &str) -> Result<u16, String> {
+    match text {
+        "307" => Ok(307),
+        "308" => Ok(308),
+        _ => Err(format!("\"{text}\" is not 307 or 308")),
+    }
+}
+
+/// WHEN values: never, always, first:N (the first N times), every:N (every Nth time) or a
+/// probability from 0 to 1; counted per behaviour over the requests (or tasks) it can apply to.
 #[derive(Debug, Args)]
 pub struct SimArgs {
     /// Port on 127.0.0.1; 0 picks a free one.
@@ -80,6 +99,116 @@ pub struct SimArgs {
     /// Probability of a file download that stops halfway.
     #[arg(long, value_parser = probability, default_value = "0")]
     pub fault_truncate: f64,
+    #[command(flatten)]
+    pub hostile: Box<HostileArgs>,
+}
+
+/// The hostile behaviours' flags (boxed in `SimArgs`: there are many).
+#[derive(Debug, Args)]
+pub struct HostileArgs {
+    /// Send Retry-After as an HTTP date instead of seconds (429s and storms).
+    #[arg(long)]
+    pub retry_after_date: bool,
+    /// Answer every API and file request 429 for this many seconds (a 429 storm).
+    #[arg(long, value_parser = seconds, value_name = "SECS")]
+    pub storm_secs: Option<Duration>,
+    /// Seconds from start until the 429 storm begins.
+    #[arg(long, value_parser = seconds, default_value = "0", value_name = "SECS")]
+    pub storm_after_secs: Duration,
+
+    /// Downloads that send --trickle-bytes, then stall (or drip, with --trickle-every-secs).
+    #[arg(long, value_name = "WHEN", default_value = "never", help_heading = DOWNLOADS)]
+    pub hostile_trickle: Trigger,
+    /// Bytes a trickling download sends before it stalls.
+    #[arg(long, default_value_t = 1024, value_name = "BYTES", help_heading = DOWNLOADS)]
+    pub trickle_bytes: u64,
+    /// After stalling, send one byte every this many seconds (default: nothing more).
+    #[arg(long, value_parser = seconds, value_name = "SECS", help_heading = DOWNLOADS)]
+    pub trickle_every_secs: Option<Duration>,
+    /// Answer a Range request 200 with the whole file.
+    #[arg(long, value_name = "WHEN", default_value = "never", help_heading = DOWNLOADS)]
+    pub hostile_range_ignored: Trigger,
+    /// Answer `Range: bytes=N-` 206 with a Content-Range of N- but the bytes from 0.
+    #[arg(long, value_name = "WHEN", default_value = "never", help_heading = DOWNLOADS)]
+    pub hostile_range_lying: Trigger,
+    /// Answer a Range request 206 with another range than the one asked.
+    #[arg(long, value_name = "WHEN", default_value = "never", help_heading = DOWNLOADS)]
+    pub hostile_range_mismatch: Trigger,
+    /// Change the file (bytes, ETag, Last-Modified) just before answering.
+    #[arg(long, value_name = "WHEN", default_value = "never", help_heading = DOWNLOADS)]
+    pub hostile_file_changes: Trigger,
+    /// Send more bytes than the Content-Length says (raw on the socket).
+    #[arg(long, value_name = "WHEN", default_value = "never", help_heading = DOWNLOADS)]
+    pub hostile_overlong: Trigger,
+    /// Answer a file request 403 Forbidden.
+    #[arg(long, value_name = "WHEN", default_value = "never", help_heading = DOWNLOADS)]
+    pub hostile_file_403: Trigger,
+    /// Answer a file request 410 Gone.
+    #[arg(long, value_name = "WHEN", default_value = "never", help_heading = DOWNLOADS)]
+    pub hostile_file_410: Trigger,
+    /// Redirect a file URL in a loop (302 between it and itself with hop=1).
+    #[arg(long, value_name = "WHEN", default_value = "never", help_heading = DOWNLOADS)]
+    pub hostile_file_redirect_loop: Trigger,
+    /// Redirect a file URL to another path on the same origin (/mirror/files/...).
+    #[arg(long, value_name = "WHEN", default_value = "never", help_heading = DOWNLOADS)]
+    pub hostile_file_redirect_path: Trigger,
+    /// Redirect a file URL to the second listener (another port on 127.0.0.1).
+    #[arg(long, value_name = "WHEN", default_value = "never", help_heading = DOWNLOADS)]
+    pub hostile_file_redirect_origin: Trigger,
+
+    /// Answer a task GET 200 with JSON that never ends ([[[[...).
+    #[arg(long, value_name = "WHEN", default_value = "never", help_heading = ANSWERS)]
+    pub hostile_endless: Trigger,
+    /// Answer a task GET 200 with a task followed by spaces that never end.
+    #[arg(long, value_name = "WHEN", default_value = "never", help_heading = ANSWERS)]
+    pub hostile_endless_spaces: Trigger,
+    /// Answer a task GET with valid JSON of --huge-bytes.
+    #[arg(long, value_name = "WHEN", default_value = "never", help_heading = ANSWERS)]
+    pub hostile_huge: Trigger,
+    /// Size of a huge answer, in bytes.
+    #[arg(long, default_value_t = 50 * 1024 * 1024, value_name = "BYTES", help_heading = ANSWERS)]
+    pub huge_bytes: u64,
+    /// Answer a task GET one byte at a time, headers included (raw on the socket).
+    #[arg(long, value_name = "WHEN", default_value = "never", help_heading = ANSWERS)]
+    pub hostile_slow_bytes: Trigger,
+    /// Milliseconds between the bytes of a byte-at-a-time answer.
+    #[arg(long, default_value_t = 100, value_name = "MS", help_heading = ANSWERS)]
+    pub slow_bytes_ms: u64,
+    /// Redirect POSTs and GETs to the same path on the second listener (another origin).
+    #[arg(long, value_name = "WHEN", default_value = "never", help_heading = ANSWERS)]
+    pub hostile_api_redirect_origin: Trigger,
+    /// Redirect POSTs and GETs to the same path with hop=1 (same origin).
+    #[arg(long, value_name = "WHEN", default_value = "never", help_heading = ANSWERS)]
+    pub hostile_api_redirect_same: Trigger,
+    /// Status of API redirects: 307 or 308.
+    #[arg(long, value_parser = redirect_status, default_value = "307", help_heading = ANSWERS)]
+    pub api_redirect_status: u16,
+
+    /// Which tasks get the hostile task content below.
+    #[arg(long, value_name = "WHEN", default_value = "always", help_heading = TASKS)]
+    pub hostile_tasks: Trigger,
+    /// Status sent once done, with a url: padded, succeeded, done, upper, number, null, missing, escape.
+    #[arg(long, value_parser = HostileStatus::parse_name, help_heading = TASKS)]
+    pub hostile_status: Option<HostileStatus>,
+    /// Task id handed out: empty, dot, dotdot, slash, encoded-dotdot, huge, control, duplicate.
+    #[arg(long, value_parser = HostileId::parse_name, help_heading = TASKS)]
+    pub hostile_id: Option<HostileId>,
+    /// Result url with another scheme: ftp, file, javascript.
+    #[arg(long, value_parser = HostileUrl::parse_name, help_heading = TASKS)]
+    pub hostile_url: Option<HostileUrl>,
+    /// Progress that is not a percent: negative, over, nan, text.
+    #[arg(long, value_parser = HostileProgress::parse_name, help_heading = TASKS)]
+    pub hostile_progress: Option<HostileProgress>,
+    /// Terminal control sequences in the error, model and object strings.
+    #[arg(long, help_heading = TASKS)]
+    pub hostile_strings: bool,
+
+    /// Answer HEAD on /media/ with 405.
+    #[arg(long, help_heading = MEDIA)]
+    pub media_head_405: bool,
+    /// Serve /media/ files with the wrong Content-Type.
+    #[arg(long, help_heading = MEDIA)]
+    pub media_wrong_type: bool,
 }
 
 impl SimArgs {
@@ -108,11 +237,51 @@ impl SimArgs {
                 malformed: self.fault_malformed,
                 truncate: self.fault_truncate,
             },
+            hostile: self.hostile.hostile(),
             seed: self.seed,
             id_prefix: "task_".into(),
             file_rate: self.file_rate,
             catalog,
         })
+    }
+}
+
+impl HostileArgs {
+    pub fn hostile(&self) -> Hostile {
+        Hostile {
+            trickle: self.hostile_trickle,
+            trickle_head: self.trickle_bytes,
+            trickle_every: self.trickle_every_secs,
+            range_ignored: self.hostile_range_ignored,
+            range_lying: self.hostile_range_lying,
+            range_mismatch: self.hostile_range_mismatch,
+            file_changes: self.hostile_file_changes,
+            overlong: self.hostile_overlong,
+            file_403: self.hostile_file_403,
+            file_410: self.hostile_file_410,
+            file_redirect_loop: self.hostile_file_redirect_loop,
+            file_redirect_path: self.hostile_file_redirect_path,
+            file_redirect_origin: self.hostile_file_redirect_origin,
+            endless: self.hostile_endless,
+            endless_spaces: self.hostile_endless_spaces,
+            huge: self.hostile_huge,
+            huge_bytes: self.huge_bytes,
+            slow_bytes: self.hostile_slow_bytes,
+            slow_bytes_every: Duration::from_millis(self.slow_bytes_ms),
+            api_redirect_origin: self.hostile_api_redirect_origin,
+            api_redirect_same: self.hostile_api_redirect_same,
+            api_redirect_status: self.api_redirect_status,
+            storm: self.storm_secs.map(|lasting| Storm { after: self.storm_after_secs, lasting }),
+            retry_after_date: self.retry_after_date,
+            tasks: self.hostile_tasks,
+            task_status: self.hostile_status,
+            task_id: self.hostile_id,
+            task_url: self.hostile_url,
+            task_progress: self.hostile_progress,
+            task_strings: self.hostile_strings,
+            media_head_405: self.media_head_405,
+            media_wrong_type: self.media_wrong_type,
+        }
     }
 }
 
@@ -141,13 +310,16 @@ pub async fn run(args: &SimArgs, catalog: Catalog) -> anyhow::Result<()> {
         .await
         .map_err(|e| anyhow::anyhow!("cannot listen on 127.0.0.1:{}: {e}; choose another --port", args.port))?;
     print!("{}", banner(&sim.base_url(), sim.config()));
+    println!("Second listener (the other origin of hostile redirects): {}", sim.other_base_url());
     println!("Serving; Ctrl-C stops.");
     let mut requests = sim.watch_requests();
     loop {
         tokio::select! {
             Some(r) = requests.recv() => {
                 let fault = r.fault.map(|f| format!("  [fault: {f}]")).unwrap_or_default();
-                println!("{} {} -> {}{}", r.method, r.path, r.status, fault);
+                let other = if r.origin == Origin::Other { "  [second listener]" } else { "" };
+                let path = crate::text::excerpt(&r.path, 200);
+                println!("{} {path} -> {}{fault}{other}", r.method, r.status);
             }
             _ = tokio::signal::ctrl_c() => break,
         }
@@ -155,4 +327,96 @@ pub async fn run(args: &SimArgs, catalog: Catalog) -> anyhow::Result<()> {
     println!("Stopped after {} requests and {} tasks.", sim.requests().len(), sim.task_count());
     sim.stop().await;
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use clap::Parser;
+
+    #[derive(Debug, Parser)]
+    struct Cli {
+        #[command(flatten)]
+        sim: SimArgs,
+    }
+
+    fn config(args: &[&str]) -> Result<SimConfig, String> {
+        let cli = Cli::try_parse_from(std::iter::once("sim").chain(args.iter().copied())).map_err(|e| e.to_string())?;
+        cli.sim.config(Catalog::builtin())
+    }
+
+    #[test]
+    fn defaults_are_the_plain_simulator() {
+        let c = config(&[]).expect("defaults parse");
+        assert_eq!(c.hostile, Hostile::default());
+        assert_eq!(c.faults, Faults::default());
+        assert_eq!(c.lifecycle, LifecycleConfig::default());
+    }
+
+    #[test]
+    fn hostile_flags_reach_the_config() {
+        let c = config(&[
+            "--hostile-trickle",
+            "first:2",
+            "--trickle-bytes",
+            "10",
+            "--trickle-every-secs",
+            "0.5",
+            "--hostile-range-lying",
+            "every:3",
+            "--hostile-overlong",
+            "0.5",
+            "--hostile-status",
+            "padded",
+            "--hostile-id",
+            "encoded-dotdot",
+            "--hostile-url",
+            "javascript",
+            "--hostile-progress",
+            "nan",
+            "--hostile-strings",
+            "--hostile-tasks",
+            "every:2",
+            "--hostile-huge",
+            "always",
+            "--huge-bytes",
+            "1000",
+            "--api-redirect-status",
+            "308",
+            "--storm-secs",
+            "30",
+            "--storm-after-secs",
+            "5",
+            "--retry-after-date",
+            "--media-head-405",
+        ])
+        .expect("parses");
+        let h = c.hostile;
+        assert_eq!(
+            (h.trickle, h.trickle_head, h.trickle_every),
+            (Trigger::First(2), 10, Some(Duration::from_millis(500)))
+        );
+        assert_eq!(
+            (h.range_lying, h.overlong, h.huge, h.huge_bytes),
+            (Trigger::Every(3), Trigger::Chance(0.5), Trigger::Always, 1000)
+        );
+        assert_eq!(h.task_status, Some(HostileStatus::Padded));
+        assert_eq!(h.task_id, Some(HostileId::EncodedDotDot));
+        assert_eq!(h.task_url, Some(HostileUrl::Javascript));
+        assert_eq!(h.task_progress, Some(HostileProgress::NaN));
+        assert!(h.task_strings && h.media_head_405 && !h.media_wrong_type);
+        assert_eq!(h.tasks, Trigger::Every(2));
+        assert_eq!(h.api_redirect_status, 308);
+        assert_eq!(h.storm, Some(Storm { after: Duration::from_secs(5), lasting: Duration::from_secs(30) }));
+        assert!(h.retry_after_date);
+    }
+
+    #[test]
+    fn bad_values_are_refused_with_the_choices() {
+        let err = config(&["--hostile-status", "finished"]).expect_err("refused");
+        assert!(err.contains("padded") && err.contains("missing"), "{err}");
+        let err = config(&["--hostile-trickle", "sometimes"]).expect_err("refused");
+        assert!(err.contains("every:N"), "{err}");
+        assert!(config(&["--api-redirect-status", "302"]).is_err());
+    }
 }

@@ -1,8 +1,20 @@
 //! The embedded simulator of the API: a real HTTP server on 127.0.0.1, for the demo and the tests.
+//!
+//! `server` takes connections and runs every request through the fault and hostile layers;
+//! `routes` maps paths to endpoints; `api`, `files` and `media` answer; `reply` and `raw` put
+//! answers on the wire; `faults` and `hostile` say what goes wrong; `state`, `lifecycle`,
+//! `range` and `video` hold tasks, their timelines, byte ranges and result files.
 
+mod api;
 pub mod faults;
+mod files;
+pub mod hostile;
 pub mod lifecycle;
+mod media;
 pub mod range;
+mod raw;
+mod reply;
+pub mod routes;
 pub mod server;
 pub mod state;
 pub mod video;
@@ -17,8 +29,10 @@ use tokio::sync::watch;
 use tokio::task::JoinHandle;
 
 pub use faults::Faults;
+pub use hostile::{Hostile, HostileId, HostileProgress, HostileStatus, HostileUrl, Storm, Trigger};
 pub use lifecycle::LifecycleConfig;
-pub use state::RequestRecord;
+pub use media::{PNG as MEDIA_PNG, WAV_RATE as MEDIA_WAV_RATE};
+pub use state::{Origin, RequestRecord};
 
 use crate::rules::Catalog;
 use state::State;
@@ -37,6 +51,8 @@ pub struct SimConfig {
     /// Send the fields the spec does not name but real providers do: `progress`, `expires_at`.
     pub extensions: bool,
     pub faults: Faults,
+    /// Adversarial answers (all off by default); see [`Hostile`].
+    pub hostile: Hostile,
     /// Makes ids, render times, failures and faults repeatable.
     pub seed: Option<u64>,
     /// Start of every task id; tests set hostile ones (`../../x`) to check clients.
@@ -55,6 +71,7 @@ impl Default for SimConfig {
             fresh_urls: false,
             extensions: true,
             faults: Faults::default(),
+            hostile: Hostile::default(),
             seed: None,
             id_prefix: "task_".into(),
             file_rate: None,
@@ -66,24 +83,40 @@ impl Default for SimConfig {
 /// A running simulator. Dropping it stops the server.
 pub struct SimHandle {
     addr: SocketAddr,
+    other_addr: SocketAddr,
     state: Arc<State>,
     stop: watch::Sender<bool>,
-    task: Option<JoinHandle<()>>,
+    tasks: Vec<JoinHandle<()>>,
 }
 
 impl SimHandle {
-    /// Starts the simulator on 127.0.0.1:`port` (0 picks a free port).
+    /// Starts the simulator on 127.0.0.1:`port` (0 picks a free port), and a second listener on
+    /// a free port: the other origin that hostile redirects point to.
     pub async fn start(config: SimConfig, port: u16) -> std::io::Result<SimHandle> {
         let listener = TcpListener::bind((Ipv4Addr::LOCALHOST, port)).await?;
-        let addr = listener.local_addr()?;
-        let state = Arc::new(State::new(config, format!("http://{addr}/")));
+        let other = TcpListener::bind((Ipv4Addr::LOCALHOST, 0)).await?;
+        let (addr, other_addr) = (listener.local_addr()?, other.local_addr()?);
+        let state = Arc::new(State::new(config, format!("http://{addr}/"), format!("http://{other_addr}/")));
         let (stop, stopped) = watch::channel(false);
-        let task = tokio::spawn(server::serve(listener, state.clone(), stopped));
-        Ok(SimHandle { addr, state, stop, task: Some(task) })
+        let tasks = vec![
+            tokio::spawn(server::serve(listener, state.clone(), Origin::Main, stopped.clone())),
+            tokio::spawn(server::serve(other, state.clone(), Origin::Other, stopped)),
+        ];
+        Ok(SimHandle { addr, other_addr, state, stop, tasks })
     }
 
     pub fn addr(&self) -> SocketAddr {
         self.addr
+    }
+
+    /// The second listener: same service, another origin (cross-origin redirects point here).
+    pub fn other_addr(&self) -> SocketAddr {
+        self.other_addr
+    }
+
+    /// `http://127.0.0.1:OTHER_PORT`.
+    pub fn other_base_url(&self) -> String {
+        format!("http://{}", self.other_addr)
     }
 
     /// `http://127.0.0.1:PORT`, the base URL a client is configured with.
@@ -104,6 +137,17 @@ impl SimHandle {
         self.state.set_faults(faults);
     }
 
+    /// Changes the hostile behaviours while running; triggers count again from zero and a
+    /// storm's window starts now. Task content
+    /// (status, id, url, progress, strings) applies to tasks submitted from now on.
+    pub fn set_hostile(&self, hostile: Hostile) {
+        self.state.set_hostile(hostile);
+    }
+
+    pub fn hostile(&self) -> Hostile {
+        self.state.hostile()
+    }
+
     /// Every request seen so far, in order.
     pub fn requests(&self) -> Vec<RequestRecord> {
         self.state.requests()
@@ -118,15 +162,20 @@ impl SimHandle {
         self.state.task_count()
     }
 
-    /// The exact bytes of a completed task's file, to compare downloads with.
+    /// The exact bytes of a completed task's file as first served, to compare downloads with.
     pub fn video_bytes(&self, task_id: &str) -> Option<Bytes> {
         self.state.get(task_id).map(|t| t.video())
+    }
+
+    /// The bytes of a task's file as served now (after any `Hostile::file_changes`).
+    pub fn current_file_bytes(&self, task_id: &str) -> Option<Bytes> {
+        self.state.get(task_id).map(|t| t.file().1)
     }
 
     /// Stops accepting connections and closes open ones.
     pub async fn stop(mut self) {
         let _ = self.stop.send(true);
-        if let Some(task) = self.task.take() {
+        for task in self.tasks.drain(..) {
             let _ = task.await;
         }
     }
