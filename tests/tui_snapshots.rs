@@ -2,8 +2,8 @@
 //! Times are injected, so the screens are the same on every machine.
 
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
-use ratatui::{Frame, Terminal};
 use ratatui::backend::TestBackend;
+use ratatui::{Frame, Terminal};
 use reel::config::{Budget, Pricing};
 use reel::engine::{Event, Health, TaskUpdate};
 use reel::rules::Catalog;

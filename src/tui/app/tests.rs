@@ -7,8 +7,8 @@ use crate::rules::{Budget, Catalog, Pricing};
 use crate::store::LocalState;
 use crate::store::fixtures::record;
 use crate::tui::form::Field;
-use crate::tui::keymap::{Scope, UserAction};
 use crate::tui::history::SEARCH_SETTLE_MS;
+use crate::tui::keymap::{Scope, UserAction};
 use crate::tui::table::{Filter, Prefs, Sort};
 
 const NOW: i64 = 1_800_000_010_000;
@@ -424,7 +424,8 @@ fn in_history(rows: i64) -> App {
     let mut a = app();
     a.focus = Focus::Table;
     a.update(Action::Key(KeyEvent::new(KeyCode::Char('H'), KeyModifiers::SHIFT)), NOW);
-    let page = (1..=rows).map(|i| HistoryRow { record: record(i, LocalState::Downloaded), file_present: None }).collect();
+    let page =
+        (1..=rows).map(|i| HistoryRow { record: record(i, LocalState::Downloaded), file_present: None }).collect();
     a.update(Action::HistoryPage(a.history.generation, Ok(page)), NOW);
     a
 }
