@@ -114,7 +114,7 @@ fn ms(d: Duration) -> String {
 fn serve(app: &mut App, db: &Path, effects: Vec<Effect>) {
     for e in effects {
         if let Effect::HistoryPage { generation, query, cursor } = e {
-            let page = query::history(db, &query, cursor, reel::tui::history::PAGE).map_err(|e| e.to_string());
+            let page = query::history(db, &query, cursor, reel::tui::history::PAGE).map_err(Into::into);
             let more = app.update(Action::HistoryPage(generation, page), NOW);
             serve(app, db, more);
         }

@@ -1,12 +1,15 @@
 //! The dashboard's cost with 100,000 tasks in the table: one full frame at 160x48, and one
-//! engine event applied to that state (the work between two frames).
+//! engine event applied to that state (the work between two frames); and one frame of the
+//! history screen with 10,000 rows loaded.
 
 use std::hint::black_box;
 
 use criterion::{Criterion, criterion_group, criterion_main};
+use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use ratatui::Terminal;
 use ratatui::backend::TestBackend;
 use reel::config::Pricing;
+use reel::engine::query::HistoryRow;
 use reel::engine::{Event, Health, TaskUpdate};
 use reel::rules::Catalog;
 use reel::store::fixtures::record;
@@ -51,6 +54,17 @@ fn loaded_app() -> App {
     app
 }
 
+/// The history screen with `rows` rows loaded, the selection in the middle.
+fn history_app(rows: i64) -> App {
+    let mut app = loaded_app();
+    app.update(Action::Key(KeyEvent::new(KeyCode::Char('H'), KeyModifiers::SHIFT)), NOW);
+    let page: Vec<HistoryRow> =
+        (1..=rows).map(|id| HistoryRow { record: task(id), file_present: Some(true) }).collect();
+    app.update(Action::HistoryPage(app.history.generation, Ok(page)), NOW);
+    app.history.selected = rows as usize / 2;
+    app
+}
+
 fn bench(c: &mut Criterion) {
     let mut app = loaded_app();
     assert_eq!(app.table.view.len(), TASKS as usize);
@@ -61,6 +75,14 @@ fn bench(c: &mut Criterion) {
             terminal.draw(|f| views::draw(f, black_box(&app))).expect("draw");
         })
     });
+
+    let history = history_app(10_000);
+    c.bench_function("render: history frame 160x48, 10k rows", |b| {
+        b.iter(|| {
+            terminal.draw(|f| views::draw(f, black_box(&history))).expect("draw");
+        })
+    });
+    drop(history);
 
     let mut n = 0i64;
     c.bench_function("update: one engine event (progress), 100k tasks", |b| {

@@ -10,6 +10,9 @@ use thiserror::Error;
 use crate::api::{ApiKey, KeyError};
 use crate::rules::Catalog;
 use crate::rules::catalog::{CatalogError, ModelSpec};
+/// Pricing and the budget are rules; they are read from the config file, so they are named
+/// here too.
+pub use crate::rules::pricing::{Budget, Pricing};
 
 /// The config file as written.
 #[derive(Debug, Clone, Default, PartialEq, Deserialize)]
@@ -28,47 +31,23 @@ pub struct ConfigFile {
     pub engine: EngineSettings,
     #[serde(default)]
     pub pricing: Pricing,
-    /// Extra keys in the task table: `[[actions]] key = "m", name = "mpv", command = ["mpv", "{path}"]`.
+    /// Extra keys in the task table.
     #[serde(default)]
-    pub actions: Vec<crate::tui::keymap::UserAction>,
+    pub actions: Vec<UserAction>,
     #[serde(default)]
     pub budget: Budget,
 }
 
-/// `[budget]`: spending past `daily` (in the pricing currency, priced models only) asks first.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Deserialize)]
+/// A key of the task table that runs a command: `[[actions]] key = "m", name = "mpv",
+/// command = ["mpv", "{path}"]`. Plain data; the dashboard's keymap turns it into a binding.
+#[derive(Debug, Clone, PartialEq, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub struct Budget {
-    pub daily: Option<f64>,
-}
-
-impl Budget {
-    /// Whether adding `planned` to `spent` goes past the daily budget.
-    pub fn exceeded(&self, spent: f64, planned: f64) -> bool {
-        self.daily.is_some_and(|d| spent + planned > d + 1e-9)
-    }
-}
-
-/// `[pricing]`: what a billed second costs per model; models without a price are "unpriced".
-#[derive(Debug, Clone, Default, PartialEq, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct Pricing {
-    /// Written before amounts, such as "$" or "EUR ".
-    #[serde(default)]
-    pub currency: String,
-    #[serde(default)]
-    pub per_second: BTreeMap<String, f64>,
-}
-
-impl Pricing {
-    /// The cost of `billed_seconds` of `model`, if the model has a price.
-    pub fn cost(&self, model: &str, billed_seconds: f64) -> Option<f64> {
-        self.per_second.get(model).map(|p| p * billed_seconds)
-    }
-
-    pub fn format(&self, amount: f64) -> String {
-        format!("{}{amount:.2}", self.currency)
-    }
+pub struct UserAction {
+    pub key: char,
+    pub name: String,
+    /// Program and arguments, run without a shell; `{path}`, `{url}`, `{id}` and `{prompt}`
+    /// are replaced in each argument.
+    pub command: Vec<String>,
 }
 
 /// `[engine]`: polling, the request budget and downloads. Every field has the spec's default.
@@ -122,19 +101,80 @@ pub struct Env {
     pub data_dir: Option<PathBuf>,
     pub profile: Option<String>,
     pub config: Option<PathBuf>,
+    /// REEL_PLAYER: plays a video.
+    pub player: Option<String>,
+    pub visual: Option<String>,
+    pub editor: Option<String>,
 }
 
 impl Env {
-    pub fn from_process() -> Env {
-        let var = |k: &str| std::env::var(k).ok().filter(|v| !v.trim().is_empty());
+    /// The variables as `var` gives them; a blank value counts as unset.
+    pub fn from_lookup(var: impl Fn(&str) -> Option<String>) -> Env {
+        let var = |k: &str| var(k).filter(|v| !v.trim().is_empty());
         Env {
             base_url: var("REEL_BASE_URL"),
             api_key: var("REEL_API_KEY"),
             data_dir: var("REEL_DATA_DIR").map(PathBuf::from),
             profile: var("REEL_PROFILE"),
             config: var("REEL_CONFIG").map(PathBuf::from),
+            player: var("REEL_PLAYER"),
+            visual: var("VISUAL"),
+            editor: var("EDITOR"),
         }
     }
+
+    pub fn from_process() -> Env {
+        Env::from_lookup(|k| std::env::var(k).ok())
+    }
+}
+
+/// Programs reel starts for the user, each a program and its first arguments; the file or
+/// folder is appended as the last argument. No shell is involved.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Programs {
+    /// Plays a video: REEL_PLAYER, else the desktop's opener.
+    pub player: Vec<String>,
+    /// Edits a prompt: VISUAL, else EDITOR, else vi.
+    pub editor: Vec<String>,
+    /// Opens a folder: the desktop's opener.
+    pub opener: Vec<String>,
+}
+
+fn desktop_opener() -> Vec<String> {
+    vec![if cfg!(target_os = "macos") { "open" } else { "xdg-open" }.to_string()]
+}
+
+/// The first candidate that is set and splits (with shell quoting) into a program and its
+/// arguments, else `fallback`. One that cannot be split is passed over with a warning, so a
+/// stray quote never runs something else (such as the file itself).
+fn first_command(
+    candidates: &[(&str, Option<&str>)],
+    fallback: Vec<String>,
+    warnings: &mut Vec<String>,
+) -> Vec<String> {
+    for (name, value) in candidates {
+        let Some(text) = value.filter(|v| !v.trim().is_empty()) else { continue };
+        match shell_words::split(text) {
+            Ok(words) if words.first().is_some_and(|w| !w.trim().is_empty()) => return words,
+            Ok(_) => warnings.push(format!("{name} names no program; it is ignored")),
+            Err(e) => {
+                warnings.push(format!("{name} cannot be split into a program and arguments ({e}); it is ignored"))
+            }
+        }
+    }
+    fallback
+}
+
+/// The player, the editor and the opener from the environment; warnings for values passed over.
+pub fn programs(env: &Env) -> (Programs, Vec<String>) {
+    let mut warnings = Vec::new();
+    let player = first_command(&[("REEL_PLAYER", env.player.as_deref())], desktop_opener(), &mut warnings);
+    let editor = first_command(
+        &[("VISUAL", env.visual.as_deref()), ("EDITOR", env.editor.as_deref())],
+        vec!["vi".to_string()],
+        &mut warnings,
+    );
+    (Programs { player, editor, opener: desktop_opener() }, warnings)
 }
 
 #[derive(Debug, Error)]
@@ -205,8 +245,9 @@ pub struct Settings {
     pub config_path: Option<PathBuf>,
     pub engine: EngineSettings,
     pub pricing: Pricing,
-    pub actions: Vec<crate::tui::keymap::UserAction>,
+    pub actions: Vec<UserAction>,
     pub budget: Budget,
+    pub programs: Programs,
     /// Things the user should know but that do not stop the program.
     pub warnings: Vec<String>,
 }
@@ -276,6 +317,7 @@ pub fn resolve(
     if e.requests_per_second == 0 || e.max_downloads == 0 || positive.iter().any(|v| !v.is_finite() || *v <= 0.0) {
         return Err(ConfigError::Engine);
     }
+    let (programs, warnings) = programs(env);
     Ok(Settings {
         profile: chosen,
         target,
@@ -286,7 +328,8 @@ pub fn resolve(
         pricing: file.pricing.clone(),
         actions: file.actions.clone(),
         budget: file.budget,
-        warnings: Vec::new(),
+        programs,
+        warnings,
     })
 }
 
@@ -445,6 +488,48 @@ mod tests {
         );
         assert_eq!(s.pricing.cost("other", 10.0), None);
         assert_eq!(s.actions[0].command, vec!["mpv", "{path}"]);
+    }
+
+    #[test]
+    fn player_and_editor_from_the_environment() {
+        let opener = desktop_opener();
+        let o = opener[0].as_str();
+        let owned = |v: &[&str]| v.iter().map(|s| s.to_string()).collect::<Vec<_>>();
+        type Case<'a> = (&'a [(&'a str, &'a str)], Vec<&'a str>, Vec<&'a str>, usize);
+        let cases: Vec<Case> = vec![
+            (&[], vec![o], vec!["vi"], 0),
+            (&[("REEL_PLAYER", "mpv --fs"), ("EDITOR", "nano")], vec!["mpv", "--fs"], vec!["nano"], 0),
+            (&[("VISUAL", "code --wait"), ("EDITOR", "nano")], vec![o], vec!["code", "--wait"], 0),
+            // Empty or blank is unset: never run the file itself.
+            (&[("VISUAL", ""), ("EDITOR", "nano -w")], vec![o], vec!["nano", "-w"], 0),
+            (&[("VISUAL", "   "), ("EDITOR", "")], vec![o], vec!["vi"], 0),
+            // Quoting as a shell would read it.
+            (
+                &[("REEL_PLAYER", r#""/Applications/My Player" --title 'a b'"#), ("VISUAL", r#"emacs -nw "#)],
+                vec!["/Applications/My Player", "--title", "a b"],
+                vec!["emacs", "-nw"],
+                0,
+            ),
+            // Unsplittable or program-less values are passed over, with a warning.
+            (&[("VISUAL", "vim 'oops"), ("EDITOR", "nano")], vec![o], vec!["nano"], 1),
+            (&[("REEL_PLAYER", "''"), ("VISUAL", "\"\"")], vec![o], vec!["vi"], 2),
+        ];
+        for (vars, player, editor, warnings) in cases {
+            let env = Env::from_lookup(|k| vars.iter().find(|(name, _)| *name == k).map(|(_, v)| v.to_string()));
+            let (p, w) = programs(&env);
+            assert_eq!((p.player.clone(), p.editor.clone()), (owned(&player), owned(&editor)), "{vars:?}");
+            assert_eq!(w.len(), warnings, "{vars:?}: {w:?}");
+            let s = run("", env, None).expect("ok");
+            assert_eq!(s.programs, p);
+            assert_eq!(s.warnings, w, "warnings reach the settings");
+        }
+    }
+
+    #[test]
+    fn budget_from_the_file() {
+        let s = run("[budget]\ndaily = 2.5\n", Env::default(), None).expect("ok");
+        assert_eq!(s.budget, Budget { daily: Some(2.5) });
+        assert!(parse_file(Path::new("c.toml"), "[budget]\nweekly = 1.0\n").is_err(), "unknown keys are refused");
     }
 
     #[test]

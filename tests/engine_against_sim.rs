@@ -115,7 +115,7 @@ async fn submitted_tasks_end_downloaded_with_matching_bytes() {
     let mut rig = rig(&sim, 50).await;
     let records = rig.engine().submit(submission("a red fox"), 3, None).await.expect("submitted");
     assert_eq!(records.len(), 3);
-    assert!(records.iter().all(|r| r.state == LocalState::Submitting), "journaled before sending");
+    assert!(records.iter().all(|r| r.state == LocalState::Waiting), "journaled, waiting to be sent");
     let ids: Vec<i64> = records.iter().map(|r| r.id).collect();
     rig.settle(&ids, Duration::from_secs(20)).await;
     for id in &ids {

@@ -2,14 +2,14 @@
 //! Times are injected, so the screens are the same on every machine.
 
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
-use ratatui::Terminal;
 use ratatui::backend::TestBackend;
-use reel::config::Pricing;
+use ratatui::{Frame, Terminal};
+use reel::config::{Budget, Pricing};
 use reel::engine::{Event, Health, TaskUpdate};
 use reel::rules::Catalog;
 use reel::store::fixtures::record;
 use reel::store::{LocalState, TaskRecord};
-use reel::tui::app::{Action, App, Focus, Header};
+use reel::tui::app::{Action, App, Focus, Header, Overlay};
 use reel::tui::form::Field;
 use reel::tui::table::Prefs;
 use reel::tui::views;
@@ -26,6 +26,10 @@ fn utc() {
 }
 
 fn app(demo: bool) -> App {
+    with_budget(demo, Budget::default())
+}
+
+fn with_budget(demo: bool, budget: Budget) -> App {
     utc();
     let header = Header {
         profile: (!demo).then(|| "work".to_string()),
@@ -37,12 +41,17 @@ fn app(demo: bool) -> App {
         currency: "$".into(),
         per_second: [("acme/aurora-3.0/text-to-video".to_string(), 0.08)].into_iter().collect(),
     };
-    App::new(Catalog::builtin(), pricing, vec![], Default::default(), header, Prefs::default(), NOW, (120, 32))
+    App::new(Catalog::builtin(), pricing, vec![], budget, header, Prefs::default(), NOW, (120, 32))
 }
 
 fn screen(app: &App, width: u16, height: u16) -> String {
+    drawn(app, width, height, views::draw)
+}
+
+/// The text `draw` puts on a terminal of this size.
+fn drawn(app: &App, width: u16, height: u16, draw: impl Fn(&mut Frame, &App)) -> String {
     let mut terminal = Terminal::new(TestBackend::new(width, height)).expect("terminal");
-    terminal.draw(|f| views::draw(f, app)).expect("draw");
+    terminal.draw(|f| draw(f, app)).expect("draw");
     let buffer = terminal.backend().buffer();
     let mut out = String::new();
     for y in 0..height {
@@ -229,8 +238,7 @@ fn history_with_lineage_and_a_missing_file() {
     insta::assert_snapshot!(screen(&history_app(), 120, 32));
 }
 
-#[test]
-fn history_ledger() {
+fn ledger_app() -> App {
     use reel::engine::ledger;
     use reel::store::history::LedgerRow;
     let mut a = history_app();
@@ -259,5 +267,78 @@ fn history_ledger() {
         per_second: [("acme/aurora-3.0/text-to-video".to_string(), 0.08)].into_iter().collect(),
     };
     a.update(Action::Ledger(ledger::compute(&rows, &times, &pricing)), NOW);
-    insta::assert_snapshot!(screen(&a, 120, 32));
+    a
+}
+
+#[test]
+fn history_ledger() {
+    insta::assert_snapshot!(screen(&ledger_app(), 120, 32));
+}
+
+/// Each pane alone, at the largest and the smallest size it is designed for.
+fn each_size(name: &str, app: &App, draw: impl Fn(&mut Frame, &App)) {
+    for (w, h) in [(160, 48), (80, 24)] {
+        let mut shown = drawn(app, w, h, &draw);
+        shown.insert_str(0, &format!("{name} at {w}x{h}\n"));
+        insta::assert_snapshot!(format!("pane_{name}_{w}x{h}"), shown);
+    }
+}
+
+#[test]
+fn pane_compose() {
+    let mut a = app(false);
+    typed(&mut a, "a fox");
+    tab_to(&mut a, Field::Seconds);
+    typed(&mut a, "99");
+    tab_to(&mut a, Field::Grid);
+    typed(&mut a, "16:9 wide");
+    each_size("compose", &a, |f, app| views::compose::draw(f, &reel::tui::layout::areas(f.area(), &app.form), app));
+}
+
+#[test]
+fn pane_tasks() {
+    let mut a = busy_app();
+    a.focus = Focus::Table;
+    a.table.selected = 2;
+    each_size("tasks", &a, |f, app| views::tasks::draw(f, f.area(), app));
+}
+
+#[test]
+fn pane_detail() {
+    let mut a = busy_app();
+    a.table.selected = a.table.view.iter().position(|id| *id == 6).expect("shown");
+    each_size("detail_failed", &a, |f, app| views::detail::draw(f, f.area(), app));
+    a.table.selected = a.table.view.iter().position(|id| *id == 4).expect("shown");
+    each_size("detail_downloading", &a, |f, app| views::detail::draw(f, f.area(), app));
+}
+
+#[test]
+fn pane_history() {
+    each_size("history", &history_app(), |f, app| views::history::draw(f, f.area(), app));
+    each_size("history_ledger", &ledger_app(), |f, app| views::history::draw(f, f.area(), app));
+}
+
+#[test]
+fn pane_history_search_while_typing() {
+    let mut a = history_app();
+    key(&mut a, KeyCode::Char('/'));
+    typed(&mut a, "red f");
+    assert!(a.animating(), "the search waits for typing to pause");
+    each_size("history_search", &a, |f, app| views::history::draw(f, f.area(), app));
+}
+
+#[test]
+fn pane_help() {
+    let a = app(false);
+    each_size("help", &a, |f, app| views::help::draw(f, app, 0));
+}
+
+#[test]
+fn pane_budget_question() {
+    let mut a = with_budget(false, Budget { daily: Some(1.0) });
+    a.update(Action::Spent(0.75), NOW);
+    typed(&mut a, "a fox");
+    a.update(Action::Key(KeyEvent::new(KeyCode::Char('s'), KeyModifiers::CONTROL)), NOW);
+    let Some(Overlay::Confirm(q)) = a.overlay.clone() else { panic!("no question: {:?}", a.status) };
+    each_size("budget_question", &a, |f, app| views::overlays::confirm(f, app, &q));
 }

@@ -95,21 +95,11 @@ pub async fn run(args: &SubmitArgs, settings: &Settings, out: &mut impl Write) -
     for w in &valid.warnings {
         eprintln!("reel: warning: {w}");
     }
-    if settings.budget.daily.is_some() {
+    if settings.budget.daily.is_some() && !args.yes {
         let spent = crate::engine::query::spent_today(&crate::session::db_path(settings), &settings.pricing)?;
-        let planned = valid
-            .billing
-            .total()
-            .and_then(|b| settings.pricing.cost(&valid.model.to_string(), b * f64::from(args.count)))
-            .unwrap_or(0.0);
-        if settings.budget.exceeded(spent, planned) && !args.yes {
-            let p = &settings.pricing;
-            eprintln!(
-                "reel: this adds {} to the {} spent today, past the daily budget of {}; add --yes to send anyway",
-                p.format(planned),
-                p.format(spent),
-                p.format(settings.budget.daily.unwrap_or_default())
-            );
+        let plan = std::slice::from_ref(&valid);
+        if let Err(over) = crate::rules::check_budget(&settings.budget, &settings.pricing, spent, plan, args.count) {
+            eprintln!("reel: {over}; add --yes to send anyway");
             return Ok(ExitCode::from(2));
         }
     }

@@ -4,6 +4,7 @@ pub mod billing;
 pub mod catalog;
 pub mod model_id;
 pub mod params;
+pub mod pricing;
 pub mod validate;
 pub mod wire;
 
@@ -11,6 +12,7 @@ pub use billing::{Billing, billing};
 pub use catalog::{Catalog, DurationRule, Family, ModelEntry, ModelSpec};
 pub use model_id::{Mode, ModelId, ModelIdError};
 pub use params::{MediaKind, Ratio, Resolution};
+pub use pricing::{Budget, OverBudget, Pricing, check_budget};
 pub use validate::{
     DEFAULT_SECONDS, Draft, Field, Invalid, Media, MediaDraft, UnknownModels, ValidSubmission, Violation, Warning,
     validate,

@@ -1,40 +1,49 @@
 //! Carrying out what `update` asked for: engine commands, files, processes, the clipboard.
 //! Everything slow runs on a task and reports back as an [`Action`].
 
-use std::io::Write;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::Stdio;
 use std::sync::Arc;
 
 use base64::Engine as _;
 use tokio::sync::mpsc::UnboundedSender;
 
-use super::app::{Action, Effect};
+use super::app::{Action, Effect, EffectError};
 use super::form::Field;
 use super::table::Prefs;
-use super::terminal::{self, Term};
+use super::terminal::Console;
+use crate::config::Programs;
 use crate::engine::{Engine, query};
+use crate::rules::Pricing;
 
 pub struct Context {
     pub engine: Arc<Engine>,
-    pub pricing: crate::config::Pricing,
+    pub pricing: Pricing,
+    pub programs: Programs,
     pub db: PathBuf,
     pub data_dir: PathBuf,
     pub actions: UnboundedSender<Action>,
 }
 
-fn prefs_path(data_dir: &std::path::Path) -> PathBuf {
+fn prefs_path(data_dir: &Path) -> PathBuf {
     data_dir.join("ui.json")
 }
 
 /// Sort and filter from the last run (defaults when there is no file or it is unreadable).
-pub fn load_prefs(data_dir: &std::path::Path) -> Prefs {
+pub fn load_prefs(data_dir: &Path) -> Prefs {
     std::fs::read(prefs_path(data_dir)).ok().and_then(|b| serde_json::from_slice(&b).ok()).unwrap_or_default()
 }
 
+/// `program` followed by `args`, as one argv.
+fn with_arg(program: &[String], arg: &str) -> Vec<String> {
+    let mut argv = program.to_vec();
+    argv.push(arg.to_string());
+    argv
+}
+
 /// Starts a program without a shell, detached from the terminal.
-fn spawn(argv: &[String]) -> Result<(), String> {
-    let (program, args) = argv.split_first().ok_or("the command is empty")?;
+fn spawn(argv: &[String]) -> Result<(), EffectError> {
+    let (program, args) = argv.split_first().ok_or(EffectError::EmptyCommand)?;
     tokio::process::Command::new(program)
         .args(args)
         .stdin(Stdio::null())
@@ -42,43 +51,37 @@ fn spawn(argv: &[String]) -> Result<(), String> {
         .stderr(Stdio::null())
         .spawn()
         .map(drop)
-        .map_err(|e| format!("cannot run {program}: {e}"))
+        .map_err(|source| EffectError::Spawn { program: program.clone(), source })
 }
 
-/// `$REEL_PLAYER`, else the desktop's opener.
-fn player(path: &str) -> Vec<String> {
-    let mut argv: Vec<String> = match std::env::var("REEL_PLAYER").ok().filter(|p| !p.trim().is_empty()) {
-        Some(p) => p.split_whitespace().map(str::to_string).collect(),
-        None if cfg!(target_os = "macos") => vec!["open".into()],
-        None => vec!["xdg-open".into()],
-    };
-    argv.push(path.to_string());
-    argv
-}
-
-async fn edit(term: &mut Term, field: Field, text: &str) -> Result<String, String> {
-    let dir = tempfile::Builder::new().prefix("reel-").tempdir().map_err(|e| e.to_string())?;
+/// Runs the editor on the text in a private temporary file, with the terminal handed over.
+async fn edit(console: &mut impl Console, editor: &[String], field: Field, text: &str) -> Result<String, EffectError> {
+    let dir = tempfile::Builder::new().prefix("reel-").tempdir().map_err(EffectError::EditorFile)?;
     let path = dir.path().join(if field == Field::Prompt { "prompt.txt" } else { "negative.txt" });
-    std::fs::write(&path, text).map_err(|e| e.to_string())?;
-    let editor = std::env::var("VISUAL").or_else(|_| std::env::var("EDITOR")).unwrap_or_else(|_| "vi".into());
-    let mut argv: Vec<String> = editor.split_whitespace().map(str::to_string).collect();
-    argv.push(path.to_string_lossy().into_owned());
-    terminal::leave();
-    let status = tokio::process::Command::new(&argv[0]).args(&argv[1..]).status().await;
-    let back = terminal::enter().and_then(|()| term.clear());
-    back.map_err(|e| e.to_string())?;
+    std::fs::write(&path, text).map_err(EffectError::EditorFile)?;
+    let (program, args) = editor.split_first().ok_or(EffectError::EmptyCommand)?;
+    console.release();
+    let status = tokio::process::Command::new(program).args(args).arg(&path).status().await;
+    console.reclaim().map_err(EffectError::Terminal)?;
     match status {
-        Ok(s) if s.success() => std::fs::read_to_string(&path).map_err(|e| e.to_string()),
-        Ok(s) => Err(format!("{} exited with {s}; the text was not changed", argv[0])),
-        Err(e) => Err(format!("cannot run {}: {e} (set $EDITOR)", argv[0])),
+        Ok(s) if s.success() => std::fs::read_to_string(&path).map_err(EffectError::EditorFile),
+        Ok(s) => Err(EffectError::EditorFailed { program: program.clone(), status: s.to_string() }),
+        Err(source) => Err(EffectError::EditorMissing { program: program.clone(), source }),
     }
 }
 
-pub async fn perform(effect: Effect, cx: &Context, term: &mut Term) -> std::io::Result<()> {
+/// Runs `job` on the blocking pool and sends what it returns (SQLite reads stay off the loop).
+fn blocking(tx: UnboundedSender<Action>, job: impl FnOnce() -> Option<Action> + Send + 'static) {
+    tokio::task::spawn_blocking(move || {
+        if let Some(action) = job() {
+            let _ = tx.send(action);
+        }
+    });
+}
+
+pub async fn perform(effect: Effect, cx: &Context, console: &mut impl Console) -> std::io::Result<()> {
     let tx = cx.actions.clone();
-    let report = move |tx: UnboundedSender<Action>, r: Result<String, String>| {
-        let _ = tx.send(Action::Report(r));
-    };
+    let report = |r: Result<String, EffectError>| drop(cx.actions.send(Action::Report(r)));
     match effect {
         Effect::Submit { plan, copies, parent } => {
             let engine = cx.engine.clone();
@@ -88,7 +91,7 @@ pub async fn perform(effect: Effect, cx: &Context, term: &mut Term) -> std::io::
                     match engine.submit(v, copies, parent).await {
                         Ok(records) => all.extend(records),
                         Err(e) => {
-                            let _ = tx.send(Action::Submitted(Err(format!("Not sent: {e}"))));
+                            let _ = tx.send(Action::Submitted(Err(e.into())));
                             return;
                         }
                     }
@@ -104,35 +107,26 @@ pub async fn perform(effect: Effect, cx: &Context, term: &mut Term) -> std::io::
                     Effect::Recheck(_) => (engine.recheck(id).await, "being checked again"),
                     _ => (engine.download(id).await, "being downloaded again"),
                 };
-                report(tx, result.map(|()| format!("Task {id} is {done}")).map_err(|e| e.to_string()));
+                let _ = tx.send(Action::Report(result.map(|()| format!("Task {id} is {done}")).map_err(Into::into)));
             });
         }
         Effect::LoadTimeline(id) => {
             let db = cx.db.clone();
-            tokio::task::spawn_blocking(move || {
-                if let Ok((_, events)) = query::show(&db, id) {
-                    let _ = tx.send(Action::Timeline(id, events));
-                }
-            });
+            blocking(tx, move || query::show(&db, id).ok().map(|(_, events)| Action::Timeline(id, events)));
         }
-        Effect::Open(path) => {
-            let argv = player(&path);
-            report(tx, spawn(&argv).map(|()| format!("Opening {path}")));
-        }
+        Effect::Open(path) => report(spawn(&with_arg(&cx.programs.player, &path)).map(|()| format!("Opening {path}"))),
         Effect::Run(argv) => {
-            let shown = argv.join(" ");
-            report(tx, spawn(&argv).map(|()| format!("Started: {}", crate::text::excerpt(&shown, 80))));
+            let shown = crate::text::excerpt(&argv.join(" "), 80);
+            report(spawn(&argv).map(|()| format!("Started: {shown}")));
         }
         Effect::Copy(text) => {
             // OSC 52: the terminal (and tmux, with set-clipboard on) puts it on the clipboard.
             let encoded = base64::engine::general_purpose::STANDARD.encode(text.as_bytes());
-            let mut out = std::io::stdout();
-            write!(out, "\x1b]52;c;{encoded}\x07")?;
-            out.flush()?;
-            report(tx, Ok(format!("Copied {}", crate::text::excerpt(&text, 80))));
+            console.emit(&format!("\x1b]52;c;{encoded}\x07"))?;
+            report(Ok(format!("Copied {}", crate::text::excerpt(&text, 80))));
         }
         Effect::Edit { field, text } => {
-            let result = edit(term, field, &text).await;
+            let result = edit(console, &cx.programs.editor, field, &text).await;
             let _ = tx.send(Action::Edited(field, result));
         }
         Effect::SavePrefs(prefs) => {
@@ -143,66 +137,48 @@ pub async fn perform(effect: Effect, cx: &Context, term: &mut Term) -> std::io::
                 }
             });
         }
-        Effect::Bell => {
-            let mut out = std::io::stdout();
-            write!(out, "\x07")?;
-            out.flush()?;
-        }
+        Effect::Bell => console.emit("\x07")?,
         Effect::Notify(message) => {
             // Desktop notification where a notifier exists; silently nothing elsewhere.
             let _ = spawn(&["notify-send".into(), "reel".into(), message]);
         }
-        Effect::Suspend => terminal::suspend(term)?,
+        Effect::Suspend => console.suspend()?,
         Effect::Quit => {}
         Effect::HistoryPage { generation, query, cursor } => {
             let db = cx.db.clone();
-            tokio::task::spawn_blocking(move || {
-                let page = query::history(&db, &query, cursor, super::history::PAGE).map_err(|e| e.to_string());
-                let _ = tx.send(Action::HistoryPage(generation, page));
+            blocking(tx, move || {
+                let page = query::history(&db, &query, cursor, super::history::PAGE).map_err(Into::into);
+                Some(Action::HistoryPage(generation, page))
             });
         }
         Effect::Lineage(id) => {
             let db = cx.db.clone();
-            tokio::task::spawn_blocking(move || {
-                if let Ok((parent, children)) = query::lineage(&db, id) {
-                    let _ = tx.send(Action::Lineage(id, parent, children));
-                }
-            });
+            blocking(tx, move || query::lineage(&db, id).ok().map(|(p, children)| Action::Lineage(id, p, children)));
         }
         Effect::LoadLedger(since) => {
             let (db, pricing) = (cx.db.clone(), cx.pricing.clone());
-            tokio::task::spawn_blocking(move || match query::ledger(&db, since, &pricing) {
-                Ok(l) => drop(tx.send(Action::Ledger(l))),
-                Err(e) => drop(tx.send(Action::Report(Err(e.to_string())))),
+            blocking(tx, move || {
+                Some(match query::ledger(&db, since, &pricing) {
+                    Ok(l) => Action::Ledger(l),
+                    Err(e) => Action::Report(Err(e.into())),
+                })
             });
         }
         Effect::LoadModels => {
             let db = cx.db.clone();
-            tokio::task::spawn_blocking(move || {
-                if let Ok(models) = query::models(&db) {
-                    let _ = tx.send(Action::Models(models));
-                }
-            });
+            blocking(tx, move || query::models(&db).ok().map(Action::Models));
         }
         Effect::LoadSpent => {
             let (db, pricing) = (cx.db.clone(), cx.pricing.clone());
-            tokio::task::spawn_blocking(move || {
-                if let Ok(spent) = query::spent_today(&db, &pricing) {
-                    let _ = tx.send(Action::Spent(spent));
-                }
-            });
+            blocking(tx, move || query::spent_today(&db, &pricing).ok().map(Action::Spent));
         }
         Effect::Delete { id, remove_file } => {
             let engine = cx.engine.clone();
             tokio::spawn(async move {
-                let result = engine.delete(id, remove_file).await.map_err(|e| e.to_string());
-                let _ = tx.send(Action::Deleted(result));
+                let _ = tx.send(Action::Deleted(engine.delete(id, remove_file).await.map_err(Into::into)));
             });
         }
-        Effect::Reveal(dir) => {
-            let opener = if cfg!(target_os = "macos") { "open" } else { "xdg-open" };
-            report(tx, spawn(&[opener.to_string(), dir.clone()]).map(|()| format!("Opening {dir}")));
-        }
+        Effect::Reveal(dir) => report(spawn(&with_arg(&cx.programs.opener, &dir)).map(|()| format!("Opening {dir}"))),
     }
     Ok(())
 }

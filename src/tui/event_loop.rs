@@ -1,21 +1,23 @@
 //! The dashboard's loop: terminal input, engine events and effect results in; `update`; a
 //! redraw only when something changed and the queue is drained. A timer exists only while
-//! something animates, so an idle dashboard sleeps.
+//! something animates, so an idle dashboard sleeps. The loop runs on any [`Console`] and any
+//! stream of terminal events, so tests drive the whole dashboard on `TestBackend`.
 
+use std::io;
 use std::process::ExitCode;
 use std::sync::Arc;
 use std::time::Duration;
 
 use crossterm::event::{Event as Input, EventStream};
-use futures_util::StreamExt;
+use futures_util::{Stream, StreamExt};
 use tokio::sync::mpsc;
 
 use super::app::{Action, App, Header};
 use super::effects::{self, Context};
-use super::{terminal, views};
+use super::terminal::{self, Console};
 use crate::config::{Settings, Target};
-use crate::engine::{Health, now_ms, query};
-use crate::session::{self, db_path};
+use crate::engine::{Engine, Event, Health, now_ms, query};
+use crate::session::{self, Session, db_path};
 
 /// Spinners and clocks move at most this often, and engine news is drawn at most this often.
 const TICK: Duration = Duration::from_millis(100);
@@ -30,70 +32,151 @@ fn action_of(input: Input) -> Option<Action> {
     }
 }
 
-pub async fn run(settings: Settings) -> anyhow::Result<ExitCode> {
-    let session = session::open(&settings).await?;
-    let (engine, mut events) = session.start_engine().await?;
-    let engine = Arc::new(engine);
-    let db = db_path(&settings);
-    let (tx, mut results) = mpsc::unbounded_channel::<Action>();
-    let cx = Context {
-        engine: engine.clone(),
-        pricing: settings.pricing.clone(),
-        db: db.clone(),
-        data_dir: settings.data_dir.clone(),
-        actions: tx.clone(),
-    };
+/// The dashboard with its engine running, before it has a screen.
+pub struct Dashboard {
+    settings: Settings,
+    // Kept for as long as the engine runs: in demo mode it holds the simulator.
+    session: Session,
+    engine: Arc<Engine>,
+    events: mpsc::UnboundedReceiver<Event>,
+}
 
-    let demo = settings.target == Target::Demo;
-    let header = Header {
-        profile: settings.profile.clone(),
-        base_url: session.client.base_url().to_string(),
-        demo,
-        health: Health::Ok,
-    };
-    let mut term = terminal::open()?;
-    let size = term.size()?;
-    let mut app = App::new(
-        settings.catalog.clone(),
-        settings.pricing.clone(),
-        settings.actions.clone(),
-        settings.budget,
-        header,
-        effects::load_prefs(&settings.data_dir),
-        now_ms(),
-        (size.width, size.height),
-    );
+/// How the dashboard ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Finished {
+    /// Tasks the engine was still working on.
+    pub running: usize,
+    pub demo: bool,
+}
+
+impl Finished {
+    /// What to tell the user on the way out, if anything.
+    pub fn farewell(&self) -> Option<String> {
+        let n = self.running;
+        if n == 0 {
+            return None;
+        }
+        let (n, it) = if n == 1 { ("1 task is".to_string(), "it") } else { (format!("{n} tasks are"), "them") };
+        Some(if self.demo {
+            format!(
+                "{n} still running in the demo simulator, which stops with reel: the next start shows {it} as lost."
+            )
+        } else {
+            format!("{n} still running; reel picks {it} up the next time it starts (or run: reel wait --all).")
+        })
+    }
+}
+
+impl Dashboard {
+    /// Opens the store and starts the engine (and, in demo mode, the simulator).
+    pub async fn start(settings: &Settings) -> anyhow::Result<Dashboard> {
+        let session = session::open(settings).await?;
+        let (engine, events) = session.start_engine().await?;
+        Ok(Dashboard { settings: settings.clone(), session, engine: Arc::new(engine), events })
+    }
+
+    /// Runs until the user quits or `input` ends, then stops the engine.
+    pub async fn run<C, S>(self, console: &mut C, input: S) -> anyhow::Result<Finished>
+    where
+        C: Console,
+        S: Stream<Item = io::Result<Input>> + Unpin,
     {
-        let tx = tx.clone();
+        let Dashboard { settings, session, engine, events } = self;
+        let demo = settings.target == Target::Demo;
+        let (tx, results) = mpsc::unbounded_channel::<Action>();
+        let cx = Context {
+            engine: engine.clone(),
+            pricing: settings.pricing.clone(),
+            programs: settings.programs.clone(),
+            db: db_path(&settings),
+            data_dir: settings.data_dir.clone(),
+            actions: tx,
+        };
+        let header = Header {
+            profile: settings.profile.clone(),
+            base_url: session.client.base_url().to_string(),
+            demo,
+            health: Health::Ok,
+        };
+        let outcome = async {
+            let app = App::new(
+                settings.catalog.clone(),
+                settings.pricing.clone(),
+                settings.actions.clone(),
+                settings.budget,
+                header,
+                effects::load_prefs(&settings.data_dir),
+                now_ms(),
+                console.size()?,
+            );
+            event_loop(app, &cx, console, input, events, results).await
+        }
+        .await;
+        drop(cx);
+        if let Ok(engine) = Arc::try_unwrap(engine) {
+            engine.shutdown().await;
+        }
+        drop(session);
+        Ok(Finished { running: outcome?.table.running(), demo })
+    }
+}
+
+/// The dashboard on the real terminal; the terminal is given back however it ends.
+pub async fn run(settings: Settings) -> anyhow::Result<ExitCode> {
+    // Started before the terminal is taken, so that a failure prints plainly.
+    let dashboard = Dashboard::start(&settings).await?;
+    let mut tty = terminal::open()?;
+    let finished = dashboard.run(&mut tty, EventStream::new()).await;
+    drop(tty);
+    if let Some(message) = finished?.farewell() {
+        println!("{message}");
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+async fn event_loop<C, S>(
+    mut app: App,
+    cx: &Context,
+    console: &mut C,
+    mut input: S,
+    mut events: mpsc::UnboundedReceiver<Event>,
+    mut results: mpsc::UnboundedReceiver<Action>,
+) -> io::Result<App>
+where
+    C: Console,
+    S: Stream<Item = io::Result<Input>> + Unpin,
+{
+    {
+        let (tx, db) = (cx.actions.clone(), cx.db.clone());
         tokio::task::spawn_blocking(move || {
             if let Ok(records) = query::unfinished(&db) {
                 let _ = tx.send(Action::Loaded(records));
             }
         });
     }
-
     for effect in app.initial_effects() {
-        effects::perform(effect, &cx, &mut term).await?;
+        effects::perform(effect, cx, console).await?;
     }
-    let mut input = EventStream::new();
     // Whether the screen is out of date, and whether it must be redrawn at once (the user did
     // something) or may wait for the next frame slot (the engine reported something).
     let (mut dirty, mut urgent) = (true, true);
     let mut last_draw = tokio::time::Instant::now();
-    let outcome: std::io::Result<()> = loop {
+    loop {
         if dirty && (urgent || last_draw.elapsed() >= TICK) {
-            if let Err(e) = term.draw(|f| views::draw(f, &app)) {
-                break Err(e);
-            }
+            console.draw(&app)?;
             (dirty, urgent) = (false, false);
             last_draw = tokio::time::Instant::now();
         }
         let animating = app.animating();
         let next_frame = last_draw + TICK;
         let first = tokio::select! {
-            Some(Ok(ev)) = input.next() => {
+            input = input.next() => {
                 urgent = true;
-                action_of(ev)
+                match input {
+                    Some(ev) => action_of(ev?),
+                    // The terminal went away: nobody is left to quit.
+                    None => return Ok(app),
+                }
             }
             Some(ev) = events.recv() => Some(Action::Engine(ev)),
             Some(a) = results.recv() => {
@@ -110,39 +193,14 @@ pub async fn run(settings: Settings) -> anyhow::Result<ExitCode> {
         while let Ok(a) = results.try_recv() {
             batch.push(a);
         }
-        let mut failed = None;
         for action in batch {
             for effect in app.update(action, now_ms()) {
-                if let Err(e) = effects::perform(effect, &cx, &mut term).await {
-                    failed = Some(e);
-                }
+                effects::perform(effect, cx, console).await?;
             }
             dirty = true;
         }
-        if let Some(e) = failed {
-            break Err(e);
-        }
         if app.quit {
-            break Ok(());
-        }
-    };
-    terminal::leave();
-    let running = app.table.running();
-    drop(cx);
-    if let Ok(engine) = Arc::try_unwrap(engine) {
-        engine.shutdown().await;
-    }
-    outcome?;
-    if running > 0 {
-        let (n, it) =
-            if running == 1 { ("1 task is".to_string(), "it") } else { (format!("{running} tasks are"), "them") };
-        if demo {
-            println!(
-                "{n} still running in the demo simulator, which stops with reel: the next start shows {it} as lost."
-            );
-        } else {
-            println!("{n} still running; reel picks {it} up the next time it starts (or run: reel wait --all).");
+            return Ok(app);
         }
     }
-    Ok(ExitCode::SUCCESS)
 }

@@ -3,7 +3,7 @@
 
 use ratatui_textarea::TextArea;
 
-use crate::config::Pricing;
+use crate::rules::Pricing;
 use crate::rules::{self, Catalog, Draft, MediaDraft, MediaKind, Ratio, Resolution, UnknownModels, ValidSubmission};
 use crate::store::TaskRecord;
 use crate::text::clean;

@@ -1,5 +1,6 @@
 //! The history screen's model: the query (remembered between runs), pages read from SQLite as
-//! the list scrolls, lineage and the ledger of the selected range.
+//! the list scrolls, lineage and the ledger of the selected range. What the screen shows of a
+//! row or a lineage is worked out here once, when it arrives, not on every frame.
 
 use serde::{Deserialize, Serialize};
 
@@ -7,11 +8,14 @@ use crate::engine::ledger::Ledger;
 use crate::engine::query::HistoryRow;
 use crate::store::history::{HistoryQuery, Order};
 use crate::store::{LocalState, TaskRecord};
+use crate::text::{clean, excerpt, local_time};
 
 /// Rows read per page.
 pub const PAGE: usize = 200;
 /// Read the next page when the selection comes this close to the end.
 const AHEAD: usize = 50;
+/// The search runs once typing has paused this long, not on every key.
+pub const SEARCH_SETTLE_MS: i64 = 150;
 
 /// The date range, relative to now (so "last 7 days" stays true between runs).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
@@ -85,10 +89,60 @@ pub fn cycle<T: Clone + PartialEq>(current: &Option<T>, choices: &[T]) -> Option
     }
 }
 
+/// A history row with the text the list shows, made when its page arrives.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Entry {
+    pub record: TaskRecord,
+    /// `None` when the task never had a file.
+    pub file_present: Option<bool>,
+    /// Local date and time of creation.
+    pub date: String,
+    pub model: String,
+    pub prompt: String,
+}
+
+impl From<HistoryRow> for Entry {
+    fn from(row: HistoryRow) -> Entry {
+        let t = &row.record;
+        let (date, model, prompt) = (local_time(t.created_at), excerpt(&t.model, 32), excerpt(&t.prompt, 120));
+        Entry { record: row.record, file_present: row.file_present, date, model, prompt }
+    }
+}
+
+/// The selected task's parent and children, and what changed from the parent (cleaned for
+/// the screen), worked out once when the lineage arrives.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Lineage {
+    pub id: i64,
+    pub parent: Option<TaskRecord>,
+    pub children: Vec<TaskRecord>,
+    /// The parent's prompt, cut to fit one line.
+    pub parent_prompt: String,
+    /// The prompt's words from the parent's to this task's.
+    pub prompt_diff: Vec<Piece>,
+    /// "name old → new" for each setting that differs, joined.
+    pub settings_diff: String,
+}
+
+impl Lineage {
+    /// `child` is the task itself, when it is among the loaded rows.
+    pub fn new(id: i64, child: Option<&TaskRecord>, parent: Option<TaskRecord>, children: Vec<TaskRecord>) -> Lineage {
+        let (mut parent_prompt, mut prompt_diff, mut settings) = (String::new(), Vec::new(), String::new());
+        if let Some(p) = &parent {
+            parent_prompt = excerpt(&p.prompt, 60);
+            if let Some(c) = child {
+                prompt_diff = word_diff(&p.prompt, &c.prompt).into_iter().map(Piece::cleaned).collect();
+                settings = clean(&settings_diff(p, c).join(" · "));
+            }
+        }
+        Lineage { id, parent, children, parent_prompt, prompt_diff, settings_diff: settings }
+    }
+}
+
 #[derive(Debug, Default)]
 pub struct History {
     pub filters: Filters,
-    pub rows: Vec<HistoryRow>,
+    pub rows: Vec<Entry>,
     pub selected: usize,
     /// No more pages behind the last row.
     pub done: bool,
@@ -96,18 +150,25 @@ pub struct History {
     /// Results of an older query are dropped.
     pub generation: u64,
     pub typing: bool,
+    /// When the search text last changed, while its query has not run yet.
+    pub typed_at: Option<i64>,
+    /// The filters changed since they were last saved.
+    pub unsaved: bool,
     pub models: Vec<String>,
     /// Parent and children of the selected task, once loaded.
-    pub lineage: Option<(i64, Option<TaskRecord>, Vec<TaskRecord>)>,
+    pub lineage: Option<Lineage>,
     pub ledger: Option<Ledger>,
     pub show_ledger: bool,
-    /// The task a delete waits confirmation for.
-    pub confirm_delete: Option<i64>,
 }
 
 impl History {
-    pub fn selected_row(&self) -> Option<&HistoryRow> {
+    pub fn selected_row(&self) -> Option<&Entry> {
         self.rows.get(self.selected)
+    }
+
+    /// The search text changed and its query has not run yet.
+    pub fn search_pending(&self) -> bool {
+        self.typed_at.is_some()
     }
 
     /// Starts over with the current filters; returns the generation of the new query.
@@ -117,6 +178,7 @@ impl History {
         self.selected = 0;
         self.done = false;
         self.loading = true;
+        self.typed_at = None;
         self.lineage = None;
         self.generation
     }
@@ -134,7 +196,7 @@ impl History {
         }
         self.done = rows.len() < PAGE;
         self.loading = false;
-        self.rows.extend(rows);
+        self.rows.extend(rows.into_iter().map(Entry::from));
         true
     }
 
@@ -153,6 +215,17 @@ pub enum Piece {
     Same(String),
     Added(String),
     Removed(String),
+}
+
+impl Piece {
+    /// The same piece with its word made safe for the screen.
+    fn cleaned(self) -> Piece {
+        match self {
+            Piece::Same(w) => Piece::Same(clean(&w)),
+            Piece::Added(w) => Piece::Added(clean(&w)),
+            Piece::Removed(w) => Piece::Removed(clean(&w)),
+        }
+    }
 }
 
 /// Word-level difference from `old` to `new` (longest common subsequence of words).
@@ -236,6 +309,24 @@ mod tests {
         child.seconds = 10;
         child.ratio = "9:16".into();
         assert_eq!(settings_diff(&parent, &child), vec!["seconds 5 → 10", "ratio 16:9 → 9:16"]);
+    }
+
+    #[test]
+    fn a_lineage_is_worked_out_once_and_cleaned() {
+        let mut parent = record(1, LocalState::Downloaded);
+        parent.prompt = "a red fox".into();
+        let mut child = record(2, LocalState::Downloaded);
+        child.prompt = "a \u{1b}[31mblue fox".into();
+        child.seconds = 10;
+        let l = Lineage::new(2, Some(&child), Some(parent.clone()), vec![]);
+        let s = |x: &str| x.to_string();
+        assert_eq!(
+            l.prompt_diff,
+            vec![Piece::Same(s("a")), Piece::Added(s("[31mblue")), Piece::Removed(s("red")), Piece::Same(s("fox"))]
+        );
+        assert_eq!(l.settings_diff, "seconds 5 → 10");
+        let unknown = Lineage::new(2, None, Some(parent), vec![]);
+        assert!(unknown.prompt_diff.is_empty() && unknown.settings_diff.is_empty(), "no child row, no diff");
     }
 
     #[test]

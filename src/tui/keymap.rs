@@ -3,6 +3,9 @@
 
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 
+/// A user-defined action from the config: a key, a name, a command with placeholders.
+pub use crate::config::UserAction;
+
 /// What a key does.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Cmd {
@@ -166,17 +169,6 @@ pub struct Binding {
     pub help: String,
     /// The footer's word for it, when it is shown in the footer of its scope.
     pub footer: Option<String>,
-}
-
-/// A user-defined action from the config: a key, a name, a command with placeholders.
-#[derive(Debug, Clone, PartialEq, serde::Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct UserAction {
-    pub key: char,
-    pub name: String,
-    /// Program and arguments, run without a shell; `{path}`, `{url}`, `{id}` and `{prompt}`
-    /// are replaced in each argument.
-    pub command: Vec<String>,
 }
 
 #[derive(Debug, Clone, PartialEq)]

@@ -78,6 +78,26 @@ pub fn areas(area: Rect, form: &Form) -> Areas {
     Areas { header, form: form_area, fields, summary, problems, table, detail, status, footer }
 }
 
+/// Rows a bordered table with a header line shows.
+pub fn visible_rows(area: Rect) -> usize {
+    area.height.saturating_sub(3) as usize
+}
+
+/// The screen row of a bordered table's first data row (below the border and the header).
+pub fn first_row_y(area: Rect) -> u16 {
+    area.y + 2
+}
+
+/// The first row a table of `len` rows draws: the selection stays in view, centred when the
+/// list scrolls. The view draws from here and a click is matched against it.
+pub fn offset(selected: usize, len: usize, area: Rect) -> usize {
+    let visible = visible_rows(area).max(1);
+    if len <= visible {
+        return 0;
+    }
+    selected.saturating_sub(visible / 2).min(len - visible)
+}
+
 /// Whether a cell lies in a rectangle.
 pub fn hit(r: Rect, column: u16, row: u16) -> bool {
     column >= r.x && column < r.x + r.width && row >= r.y && row < r.y + r.height
@@ -100,6 +120,17 @@ mod tests {
             assert!(a.table.height >= 5 && a.detail.height >= 5, "{w}x{h}: {:?} {:?}", a.table, a.detail);
             assert_eq!(a.footer.y, h - 1);
             assert!(a.form.width + a.table.width == w);
+        }
+    }
+
+    #[test]
+    fn the_offset_keeps_the_selection_in_view() {
+        let area = Rect::new(0, 0, 50, 13); // ten rows
+        let cases = [(0, 5, 0), (4, 5, 0), (0, 100, 0), (5, 100, 0), (6, 100, 1), (50, 100, 45), (99, 100, 90)];
+        for (selected, len, want) in cases {
+            assert_eq!(offset(selected, len, area), want, "{selected} of {len}");
+            let first = offset(selected, len, area);
+            assert!(selected >= first && selected < first + visible_rows(area), "{selected} of {len}");
         }
     }
 }

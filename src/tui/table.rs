@@ -42,7 +42,7 @@ impl Sort {
 pub enum Filter {
     #[default]
     All,
-    /// Submitting, polled or downloading.
+    /// Being sent, polled or downloading.
     Running,
     Saved,
     /// Failed, rejected, lost, expired, stalled, unknown or a failed download.
@@ -80,7 +80,7 @@ impl Filter {
 
 /// The engine still works on it.
 pub fn is_running(s: LocalState) -> bool {
-    s == LocalState::Submitting || (s.is_polled() && s != LocalState::Stalled) || s.needs_download()
+    s.is_sending() || (s.is_polled() && s != LocalState::Stalled) || s.needs_download()
 }
 
 /// Download progress of one task.

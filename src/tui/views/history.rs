@@ -6,12 +6,12 @@ use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Bar, BarChart, BarGroup, Block, Borders, Cell, Paragraph, Row, Table, TableState, Wrap};
 
-use super::tasks::offset;
 use crate::engine::ledger::Line as LedgerLine;
 use crate::store::history::Order;
-use crate::text::{clean, excerpt, local_time, size};
+use crate::text::{clean, excerpt, size};
 use crate::tui::app::App;
-use crate::tui::history::{Piece, settings_diff, word_diff};
+use crate::tui::history::Piece;
+use crate::tui::layout::{offset, visible_rows};
 use crate::tui::theme;
 
 pub fn draw(frame: &mut Frame, area: Rect, app: &App) {
@@ -59,7 +59,7 @@ fn draw_list(frame: &mut Frame, area: Rect, app: &App) {
         .title(Span::styled(title, theme::title()));
     let wide = area.width >= 110;
     let start = offset(h.selected, h.rows.len(), area);
-    let visible = area.height.saturating_sub(3) as usize;
+    let visible = visible_rows(area);
     let rows: Vec<Row> = h.rows[start..]
         .iter()
         .take(visible)
@@ -71,15 +71,15 @@ fn draw_list(frame: &mut Frame, area: Rect, app: &App) {
                 None => Span::raw("-"),
             };
             let mut cells = vec![
-                Cell::from(local_time(t.created_at)),
+                Cell::from(r.date.as_str()),
                 Cell::from(Span::styled(t.state.to_string(), theme::state(t.state))),
                 Cell::from(format!("{:>3} s", t.seconds)),
                 Cell::from(format!("{} {}", t.resolution, t.ratio)),
             ];
             if wide {
-                cells.insert(1, Cell::from(excerpt(&t.model, 32)));
+                cells.insert(1, Cell::from(r.model.as_str()));
             }
-            cells.push(Cell::from(excerpt(&t.prompt, 120)));
+            cells.push(Cell::from(r.prompt.as_str()));
             cells.push(Cell::from(file));
             Row::new(cells)
         })
@@ -160,27 +160,26 @@ fn detail(frame: &mut Frame, area: Rect, app: &App) {
             Span::styled(clean(&message), theme::error()),
         ]));
     }
-    if let Some((id, parent, children)) = &app.history.lineage
-        && *id == t.id
+    if let Some(l) = &app.history.lineage
+        && l.id == t.id
     {
-        if let Some(p) = parent {
-            lines.push(field("Parent", format!("task {} · {}", p.id, excerpt(&p.prompt, 60))));
+        if let Some(p) = &l.parent {
+            lines.push(field("Parent", format!("task {} · {}", p.id, l.parent_prompt)));
             let mut spans = vec![Span::styled(format!("{:<9}", "Changed"), theme::label())];
-            for piece in word_diff(&p.prompt, &t.prompt) {
-                match piece {
-                    Piece::Same(w) => spans.push(Span::raw(format!("{} ", clean(&w)))),
-                    Piece::Added(w) => spans.push(Span::styled(format!("+{} ", clean(&w)), theme::ok())),
-                    Piece::Removed(w) => spans.push(Span::styled(format!("-{} ", clean(&w)), theme::error())),
-                }
+            for piece in &l.prompt_diff {
+                spans.push(match piece {
+                    Piece::Same(w) => Span::raw(format!("{w} ")),
+                    Piece::Added(w) => Span::styled(format!("+{w} "), theme::ok()),
+                    Piece::Removed(w) => Span::styled(format!("-{w} "), theme::error()),
+                });
             }
             lines.push(Line::from(spans));
-            let settings = settings_diff(p, t);
-            if !settings.is_empty() {
-                lines.push(field("", clean(&settings.join(" · "))));
+            if !l.settings_diff.is_empty() {
+                lines.push(field("", l.settings_diff.clone()));
             }
         }
-        if !children.is_empty() {
-            let list: Vec<String> = children.iter().map(|c| format!("task {}", c.id)).collect();
+        if !l.children.is_empty() {
+            let list: Vec<String> = l.children.iter().map(|c| format!("task {}", c.id)).collect();
             lines.push(field("Children", list.join(", ")));
         }
     }

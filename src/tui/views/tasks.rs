@@ -6,24 +6,11 @@ use ratatui::widgets::{Block, Borders, Cell, Row as TableRow, Table, TableState}
 use crate::store::LocalState;
 use crate::text::clock;
 use crate::tui::app::{App, Focus};
+use crate::tui::layout::{offset, visible_rows};
 use crate::tui::table::{Row, is_running};
 use crate::tui::theme;
 
 const SPINNER: [&str; 10] = ["⠋", "⠙", "⠹", "⠸", "⠼", "⠴", "⠦", "⠧", "⠇", "⠏"];
-
-/// Rows the table area shows (border and header line excluded).
-pub fn visible_rows(area: Rect) -> usize {
-    area.height.saturating_sub(3) as usize
-}
-
-/// The first row drawn: the selection stays in view, centred when the list scrolls.
-pub fn offset(selected: usize, len: usize, area: Rect) -> usize {
-    let visible = visible_rows(area).max(1);
-    if len <= visible {
-        return 0;
-    }
-    selected.saturating_sub(visible / 2).min(len - visible)
-}
 
 fn bar(done: u64, total: Option<u64>, width: usize) -> String {
     match total {

@@ -1,9 +1,15 @@
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers, MouseButton, MouseEvent, MouseEventKind};
+use ratatui::layout::Rect;
 
 use super::*;
-use crate::config::Budget;
+use crate::engine::{Event, Health, TaskUpdate};
+use crate::rules::{Budget, Catalog, Pricing};
+use crate::store::LocalState;
 use crate::store::fixtures::record;
-use crate::tui::table::{Filter, Sort};
+use crate::tui::form::Field;
+use crate::tui::history::SEARCH_SETTLE_MS;
+use crate::tui::keymap::{Scope, UserAction};
+use crate::tui::table::{Filter, Prefs, Sort};
 
 const NOW: i64 = 1_800_000_010_000;
 
@@ -285,8 +291,9 @@ fn paste_and_editor_text_are_cleaned_and_bounded() {
     assert!(matches!(&e[..], [Effect::Edit { field: Field::Prompt, .. }]));
     a.update(Action::Edited(Field::Prompt, Ok("from the editor\n".into())), NOW);
     assert_eq!(a.form.prompt_text(), "from the editor");
-    a.update(Action::Edited(Field::Prompt, Err("vi exited".into())), NOW);
-    assert_eq!(status(&a), "vi exited");
+    let failed = EffectError::EditorFailed { program: "vi".into(), status: "exit status: 1".into() };
+    a.update(Action::Edited(Field::Prompt, Err(failed)), NOW);
+    assert_eq!(status(&a), "vi exited with exit status: 1; the text was not changed");
 }
 
 #[test]
@@ -349,13 +356,14 @@ fn history_opens_pages_filters_and_asks_before_deleting() {
         (1..=3).map(|i| HistoryRow { record: record(i, LocalState::Downloaded), file_present: Some(i != 2) }).collect();
     let e = a.update(Action::HistoryPage(generation, Ok(rows)), NOW);
     assert_eq!(e, vec![Effect::Lineage(1)], "a short page means no more pages; the selection's lineage loads");
-    // Typing a search starts the query over, newest results only for the current text.
+    // A search starts the query over once typing pauses; a kept search is remembered.
     key(&mut a, KeyCode::Char('/'));
     assert_eq!(a.scope(), Scope::HistorySearch);
-    let e = key(&mut a, KeyCode::Char('f'));
+    assert!(key(&mut a, KeyCode::Char('f')).is_empty());
+    let e = a.update(Action::Tick, NOW + SEARCH_SETTLE_MS);
     assert!(e.iter().any(|x| matches!(x, Effect::HistoryPage { query, .. } if query.text == "f")));
+    let e = key(&mut a, KeyCode::Enter);
     assert!(e.iter().any(|x| matches!(x, Effect::SavePrefs(p) if p.history.text == "f")), "the query is remembered");
-    key(&mut a, KeyCode::Enter);
     let stale = a.update(Action::HistoryPage(generation, Ok(vec![])), NOW);
     assert!(stale.is_empty() || a.history.rows.is_empty());
     let g = a.history.generation;
@@ -409,4 +417,91 @@ fn past_the_daily_budget_the_dashboard_asks_first() {
     ctrl(&mut a, 's');
     assert!(matches!(&key(&mut a, KeyCode::Char('y'))[..], [Effect::Submit { .. }]));
     assert!((a.spent_today - 3.5).abs() < 1e-9);
+}
+
+fn in_history(rows: i64) -> App {
+    use crate::engine::query::HistoryRow;
+    let mut a = app();
+    a.focus = Focus::Table;
+    a.update(Action::Key(KeyEvent::new(KeyCode::Char('H'), KeyModifiers::SHIFT)), NOW);
+    let page =
+        (1..=rows).map(|i| HistoryRow { record: record(i, LocalState::Downloaded), file_present: None }).collect();
+    a.update(Action::HistoryPage(a.history.generation, Ok(page)), NOW);
+    a
+}
+
+fn pages(effects: &[Effect]) -> Vec<String> {
+    effects
+        .iter()
+        .filter_map(|e| match e {
+            Effect::HistoryPage { query, .. } => Some(query.text.clone()),
+            _ => None,
+        })
+        .collect()
+}
+
+fn saves(effects: &[Effect]) -> usize {
+    effects.iter().filter(|e| matches!(e, Effect::SavePrefs(_))).count()
+}
+
+#[test]
+fn history_search_waits_for_typing_to_pause_and_saves_once() {
+    let mut a = in_history(3);
+    key(&mut a, KeyCode::Char('/'));
+    assert!(!a.animating(), "nothing waits yet");
+    // Keys 100 ms apart: each one pushes the search back; no query, no file written.
+    let mut t = NOW;
+    for c in "fox".chars() {
+        let e = a.update(Action::Key(KeyEvent::new(KeyCode::Char(c), KeyModifiers::NONE)), t);
+        assert!(pages(&e).is_empty() && saves(&e) == 0, "{c}: {e:?}");
+        assert!(a.animating(), "the loop ticks while a search waits");
+        t += 100;
+        assert!(pages(&a.update(Action::Tick, t)).is_empty(), "{c}: still typing");
+    }
+    assert_eq!(a.history.rows.len(), 3, "the old rows stay until the new query runs");
+    // A pause: the query runs once, for the whole text, and the file is not written yet.
+    let e = a.update(Action::Tick, t - 100 + SEARCH_SETTLE_MS);
+    assert_eq!((pages(&e), saves(&e)), (vec!["fox".to_string()], 0));
+    assert!(!a.animating() && a.history.rows.is_empty());
+    assert!(a.update(Action::Tick, t + 1_000).is_empty(), "it runs once");
+    // Enter before the pause runs it at once; the kept search is written once.
+    a.update(Action::Key(KeyEvent::new(KeyCode::Backspace, KeyModifiers::NONE)), t);
+    let e = a.update(Action::Key(KeyEvent::new(KeyCode::Enter, KeyModifiers::NONE)), t + 10);
+    assert_eq!((pages(&e), saves(&e)), (vec!["fo".to_string()], 1));
+    assert!(!a.animating());
+}
+
+#[test]
+fn a_search_not_yet_written_is_written_when_quitting() {
+    for settled in [false, true] {
+        let mut a = in_history(3);
+        key(&mut a, KeyCode::Char('/'));
+        typed(&mut a, "owl");
+        if settled {
+            a.update(Action::Tick, NOW + SEARCH_SETTLE_MS);
+        }
+        let e = ctrl(&mut a, 'c');
+        assert!(matches!(&e[..], [Effect::SavePrefs(p), Effect::Quit] if p.history.text == "owl"), "{e:?}");
+    }
+    let mut a = in_history(3);
+    assert_eq!(ctrl(&mut a, 'c'), vec![Effect::Quit], "nothing to write");
+}
+
+#[test]
+fn effect_errors_reach_the_status_line_as_their_message() {
+    use crate::engine::EngineError;
+    let mut a = app();
+    a.update(Action::Submitted(Err(EngineError::Stopped.into())), NOW);
+    assert_eq!(status(&a), "Not sent: the engine has stopped");
+    a.update(Action::Report(Err(EngineError::NoTask(9).into())), NOW);
+    assert_eq!(status(&a), "no task 9");
+    let missing = std::io::Error::new(std::io::ErrorKind::NotFound, "No such file \u{1b}[2J");
+    a.update(Action::Report(Err(EffectError::Spawn { program: "mpv".into(), source: missing })), NOW);
+    assert_eq!(status(&a), "cannot run mpv: No such file [2J", "cleaned for the screen");
+    let g = a.history.generation;
+    a.history.loading = true;
+    a.update(Action::HistoryPage(g, Err(EngineError::Stopped.into())), NOW);
+    assert!(!a.history.loading);
+    a.update(Action::Deleted(Err(EngineError::NoTask(4).into())), NOW);
+    assert_eq!(status(&a), "no task 4");
 }

@@ -1,0 +1,87 @@
+//! What goes into `update` ([`Action`]: input, engine news, the results of effects) and what
+//! comes out ([`Effect`]: work for the event loop), and the error an effect can end in.
+
+use crossterm::event::{KeyEvent, MouseEvent};
+use thiserror::Error;
+
+use crate::engine::EngineError;
+use crate::engine::Event;
+use crate::engine::ledger::Ledger;
+use crate::engine::query::{HistoryRow, QueryError};
+use crate::rules::ValidSubmission;
+use crate::store::history::HistoryQuery;
+use crate::store::{EventRecord, TaskRecord};
+use crate::tui::form::Field;
+use crate::tui::table::Prefs;
+
+#[derive(Debug)]
+pub enum Action {
+    Key(KeyEvent),
+    Paste(String),
+    Mouse(MouseEvent),
+    Resize(u16, u16),
+    /// Time passes (spinners, elapsed times, countdowns, a search settling).
+    Tick,
+    Engine(Event),
+    /// The unfinished tasks of earlier runs, read at start.
+    Loaded(Vec<TaskRecord>),
+    Timeline(i64, Vec<EventRecord>),
+    Submitted(Result<Vec<TaskRecord>, EffectError>),
+    Edited(Field, Result<String, EffectError>),
+    /// An effect reported back (a copy, a command, an engine action): what to tell the user.
+    Report(Result<String, EffectError>),
+    HistoryPage(u64, Result<Vec<HistoryRow>, EffectError>),
+    Lineage(i64, Option<TaskRecord>, Vec<TaskRecord>),
+    Ledger(Ledger),
+    Models(Vec<String>),
+    Deleted(Result<TaskRecord, EffectError>),
+    /// What today's tasks cost so far.
+    Spent(f64),
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub enum Effect {
+    Submit { plan: Vec<ValidSubmission>, copies: u32, parent: Option<i64> },
+    Resend(i64),
+    Recheck(i64),
+    Download(i64),
+    LoadTimeline(i64),
+    Open(String),
+    Copy(String),
+    Run(Vec<String>),
+    Edit { field: Field, text: String },
+    SavePrefs(Prefs),
+    Bell,
+    Notify(String),
+    Suspend,
+    Quit,
+    HistoryPage { generation: u64, query: HistoryQuery, cursor: Option<i64> },
+    Lineage(i64),
+    LoadLedger(Option<i64>),
+    LoadModels,
+    Delete { id: i64, remove_file: bool },
+    Reveal(String),
+    LoadSpent,
+}
+
+/// Why an effect failed; `Display` is the message the status line shows.
+#[derive(Debug, Error)]
+pub enum EffectError {
+    #[error(transparent)]
+    Engine(#[from] EngineError),
+    /// Reading the journal (history, lineage, the ledger) failed.
+    #[error(transparent)]
+    Query(#[from] QueryError),
+    #[error("the command is empty: give the program first")]
+    EmptyCommand,
+    #[error("cannot run {program}: {source}")]
+    Spawn { program: String, source: std::io::Error },
+    #[error("cannot hand the text to the editor: {0}")]
+    EditorFile(std::io::Error),
+    #[error("cannot run {program}: {source} (set $VISUAL or $EDITOR)")]
+    EditorMissing { program: String, source: std::io::Error },
+    #[error("{program} exited with {status}; the text was not changed")]
+    EditorFailed { program: String, status: String },
+    #[error("cannot take the terminal back from the editor: {0}")]
+    Terminal(std::io::Error),
+}

@@ -1,0 +1,98 @@
+//! News: what the engine reports, and what effects report back when they finish.
+
+use super::{Action, App, Effect, Level, plural};
+use crate::engine::{Event, TaskUpdate};
+use crate::tui::form::{Field, clean_paste};
+use crate::tui::history::Lineage;
+use crate::tui::table::{Transfer, is_running};
+
+impl App {
+    /// Everything but input and time.
+    pub(super) fn news(&mut self, action: Action) -> Vec<Effect> {
+        match action {
+            Action::Engine(event) => return self.engine(event),
+            Action::Loaded(records) => {
+                for record in records {
+                    self.table.upsert(TaskUpdate { record, eta_ms: None });
+                }
+                self.table.rebuild();
+            }
+            Action::Timeline(id, events) => {
+                self.table.timelines.insert(id, events);
+            }
+            Action::Submitted(Ok(records)) => {
+                let n = records.len();
+                for record in records {
+                    self.table.upsert(TaskUpdate { record, eta_ms: None });
+                }
+                self.welcome = None;
+                self.say(
+                    Level::Info,
+                    format!("Sent {n} task{}; the form keeps its text for the next variation", plural(n)),
+                );
+            }
+            Action::Submitted(Err(e)) => self.say_error("Not sent: ", &e),
+            Action::Report(Ok(message)) => self.say(Level::Info, message),
+            Action::Report(Err(e)) | Action::Deleted(Err(e)) | Action::Edited(_, Err(e)) => self.say_error("", &e),
+            Action::HistoryPage(generation, Ok(rows)) => {
+                self.history.add_page(generation, rows);
+            }
+            Action::HistoryPage(generation, Err(e)) => {
+                if generation == self.history.generation {
+                    self.history.loading = false;
+                    self.say_error("", &e);
+                }
+            }
+            Action::Lineage(id, parent, children) => {
+                let child = self.history.rows.iter().find(|r| r.record.id == id).map(|r| &r.record);
+                self.history.lineage = Some(Lineage::new(id, child, parent, children));
+            }
+            Action::Ledger(ledger) => self.history.ledger = Some(ledger),
+            Action::Models(models) => self.history.models = models,
+            Action::Deleted(Ok(t)) => {
+                self.history.rows.retain(|r| r.record.id != t.id);
+                self.history.move_by(0);
+                self.say(Level::Info, format!("Deleted the record of task {}", t.id));
+            }
+            Action::Spent(amount) => self.spent_today = amount,
+            Action::Edited(field, Ok(text)) => {
+                let text = clean_paste(&text);
+                let area = if field == Field::Negative { &mut self.form.negative } else { &mut self.form.prompt };
+                area.select_all();
+                area.cut();
+                area.insert_str(text.trim_end_matches('\n'));
+                self.recheck();
+            }
+            Action::Key(_) | Action::Paste(_) | Action::Mouse(_) | Action::Resize(..) | Action::Tick => {}
+        }
+        Vec::new()
+    }
+
+    fn engine(&mut self, event: Event) -> Vec<Effect> {
+        match event {
+            Event::Task(update) => {
+                let id = update.record.id;
+                let before = self.table.row(id).map(|r| r.record.state);
+                let after = update.record.state;
+                let busy_before = self.table.running() > 0;
+                self.table.upsert(*update);
+                self.welcome = None;
+                let mut effects = Vec::new();
+                if before.is_some_and(is_running) && !is_running(after) {
+                    effects.push(Effect::Bell);
+                    effects.push(Effect::Notify(format!("Task {id} {after}")));
+                    if busy_before && self.table.running() == 0 {
+                        effects.push(Effect::Notify("All tasks are done".into()));
+                    }
+                }
+                return effects;
+            }
+            Event::Transfer { id, bytes, total, rate } => {
+                self.table.set_transfer(id, Transfer { bytes, total, rate });
+            }
+            Event::Health(h) => self.header.health = h,
+            Event::Trouble(message) => self.say(Level::Error, crate::text::clean(&message)),
+        }
+        Vec::new()
+    }
+}

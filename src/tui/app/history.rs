@@ -1,0 +1,195 @@
+//! Commands of the history screen: opening and leaving it, filters, the search as you type
+//! (run once the typing settles), paging, lineage and actions on the selected task.
+
+use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
+
+use super::{App, Effect, Level, Overlay, Question, Screen};
+use crate::store::LocalState;
+use crate::store::history::Order;
+use crate::text::local_day_start;
+use crate::tui::history::{SEARCH_SETTLE_MS, cycle};
+use crate::tui::keymap::Cmd;
+
+impl App {
+    pub(super) fn open_history(&mut self) -> Vec<Effect> {
+        self.screen = Screen::History;
+        let mut effects = vec![Effect::LoadModels];
+        if self.history.rows.is_empty() {
+            effects.extend(self.requery(true));
+        }
+        effects
+    }
+
+    fn leave_history(&mut self) -> Vec<Effect> {
+        self.screen = Screen::Dashboard;
+        if self.history.unsaved { vec![self.save_prefs()] } else { Vec::new() }
+    }
+
+    /// Starts the history over after a filter changed; with `save`, remembers the filters now,
+    /// else they are remembered when the search is kept or the screen is left.
+    fn requery(&mut self, save: bool) -> Vec<Effect> {
+        let generation = self.history.restart();
+        self.last_lineage = None;
+        let today = local_day_start(self.now_ms);
+        let query = self.history.filters.query(today);
+        let mut effects = vec![Effect::HistoryPage { generation, query, cursor: None }];
+        if save {
+            effects.push(self.save_prefs());
+        } else {
+            self.history.unsaved = true;
+        }
+        if self.history.show_ledger {
+            effects.push(Effect::LoadLedger(self.history.filters.span.since(today)));
+        }
+        effects
+    }
+
+    /// A key typed into the history search: the query waits until typing pauses.
+    pub(super) fn search_typed(&mut self, ev: KeyEvent) {
+        let plain = !ev.modifiers.intersects(KeyModifiers::CONTROL | KeyModifiers::ALT);
+        let text = &mut self.history.filters.text;
+        match ev.code {
+            KeyCode::Char(c) if plain && !c.is_control() => text.push(c),
+            KeyCode::Backspace => {
+                text.pop();
+            }
+            _ => return,
+        }
+        text.truncate(200);
+        self.history.typed_at = Some(self.now_ms);
+    }
+
+    /// On a tick: runs the search once the typing has paused long enough.
+    pub(super) fn settle_search(&mut self) -> Vec<Effect> {
+        match self.history.typed_at {
+            Some(at) if self.now_ms - at >= SEARCH_SETTLE_MS => self.requery(false),
+            _ => Vec::new(),
+        }
+    }
+
+    /// After every update on the history screen: the next page when the selection nears the
+    /// end, and the selected task's lineage.
+    pub(super) fn history_follow_ups(&mut self) -> Vec<Effect> {
+        let mut effects = Vec::new();
+        // While a search waits to settle, the loaded rows belong to the query before it.
+        if self.history.search_pending() {
+            return effects;
+        }
+        if let Some(cursor) = self.history.wants_more() {
+            self.history.loading = true;
+            let query = self.history.filters.query(local_day_start(self.now_ms));
+            effects.push(Effect::HistoryPage { generation: self.history.generation, query, cursor });
+        }
+        if let Some(id) = self.history.selected_row().map(|r| r.record.id)
+            && self.last_lineage != Some(id)
+        {
+            self.last_lineage = Some(id);
+            effects.push(Effect::Lineage(id));
+        }
+        effects
+    }
+
+    /// The history screen's meaning of a command, or `None` when it has none of its own.
+    pub(super) fn history_command(&mut self, cmd: Cmd) -> Option<Vec<Effect>> {
+        let page = (self.size.1 / 2).max(1) as isize;
+        let h = &mut self.history;
+        let effects = match cmd {
+            Cmd::ShowHistory => self.leave_history(),
+            Cmd::Up | Cmd::Down | Cmd::PageUp | Cmd::PageDown | Cmd::Top | Cmd::Bottom => {
+                h.move_by(match cmd {
+                    Cmd::Up => -1,
+                    Cmd::Down => 1,
+                    Cmd::PageUp => -page,
+                    Cmd::PageDown => page,
+                    Cmd::Top => isize::MIN / 2,
+                    _ => isize::MAX / 2,
+                });
+                Vec::new()
+            }
+            Cmd::Search => {
+                h.typing = true;
+                Vec::new()
+            }
+            // Enter keeps the search: run it now if it has not run yet, and remember it.
+            Cmd::CloseOverlay => {
+                h.typing = false;
+                let mut effects = if h.search_pending() { self.requery(true) } else { Vec::new() };
+                if self.history.unsaved {
+                    effects.push(self.save_prefs());
+                }
+                effects
+            }
+            Cmd::ClearSelection => {
+                h.typing = false;
+                h.filters.text.clear();
+                self.requery(true)
+            }
+            Cmd::CycleModel => {
+                h.filters.model = cycle(&h.filters.model, &h.models);
+                self.requery(true)
+            }
+            Cmd::Filter => {
+                h.filters.state = cycle(&h.filters.state, &LocalState::ALL);
+                self.requery(true)
+            }
+            Cmd::CycleSpan => {
+                h.filters.span = h.filters.span.next();
+                self.requery(true)
+            }
+            Cmd::Sort => {
+                h.filters.order = if h.filters.order == Order::Newest { Order::Oldest } else { Order::Newest };
+                self.requery(true)
+            }
+            Cmd::ToggleLedger => {
+                h.show_ledger = !h.show_ledger;
+                let since = h.filters.span.since(local_day_start(self.now_ms));
+                if h.show_ledger { vec![Effect::LoadLedger(since)] } else { Vec::new() }
+            }
+            Cmd::Open | Cmd::Reveal | Cmd::CopyPrompt | Cmd::Resubmit | Cmd::Vary | Cmd::Download | Cmd::Delete => {
+                self.on_history_row(cmd)
+            }
+            _ => return None,
+        };
+        Some(effects)
+    }
+
+    fn on_history_row(&mut self, cmd: Cmd) -> Vec<Effect> {
+        let Some(row) = self.history.selected_row() else {
+            self.say(Level::Warn, "No task selected");
+            return Vec::new();
+        };
+        let t = row.record.clone();
+        let file = t.file_path.clone().filter(|_| row.file_present == Some(true));
+        match cmd {
+            Cmd::Open | Cmd::Reveal => match file {
+                Some(p) if cmd == Cmd::Open => vec![Effect::Open(p)],
+                Some(p) => {
+                    let dir = std::path::Path::new(&p).parent().map(|d| d.display().to_string()).unwrap_or(p);
+                    vec![Effect::Reveal(dir)]
+                }
+                None => {
+                    self.say(Level::Warn, format!("Task {} has no file here (it is missing or was never saved)", t.id));
+                    Vec::new()
+                }
+            },
+            Cmd::CopyPrompt => vec![Effect::Copy(t.prompt.clone())],
+            Cmd::Download => vec![Effect::Download(t.id)],
+            Cmd::Delete => {
+                self.overlay = Some(Overlay::Confirm(Question::Delete(t.id)));
+                Vec::new()
+            }
+            Cmd::Vary => {
+                let effects = self.leave_history();
+                self.vary(&t);
+                effects
+            }
+            _ => match super::resubmission(&t, &self.catalog) {
+                Ok(v) => self.guarded(vec![v], 1, Some(t.id)),
+                Err(e) => {
+                    self.say(Level::Error, format!("Task {} cannot be run again: {e}", t.id));
+                    Vec::new()
+                }
+            },
+        }
+    }
+}

@@ -1,0 +1,35 @@
+//! The mouse: a click focuses the pane or field under it (and selects a task row), the wheel
+//! scrolls the task table. Hit-testing uses the same layout the view draws.
+
+use crossterm::event::{MouseButton, MouseEvent, MouseEventKind};
+use ratatui::layout::Rect;
+
+use super::{App, Focus};
+use crate::tui::layout::{self, hit};
+
+impl App {
+    pub(super) fn mouse(&mut self, ev: MouseEvent) {
+        let areas = layout::areas(Rect::new(0, 0, self.size.0, self.size.1), &self.form);
+        let (col, row) = (ev.column, ev.row);
+        match ev.kind {
+            MouseEventKind::Down(MouseButton::Left) if self.overlay.is_none() => {
+                if hit(areas.table, col, row) {
+                    self.focus = Focus::Table;
+                    let first = layout::first_row_y(areas.table);
+                    if row >= first {
+                        let offset = layout::offset(self.table.selected, self.table.view.len(), areas.table);
+                        let index = offset + (row - first) as usize;
+                        if index < self.table.view.len() {
+                            self.table.selected = index;
+                        }
+                    }
+                } else if let Some((field, _)) = areas.fields.iter().find(|(_, r)| hit(*r, col, row)) {
+                    self.focus = Focus::Form(*field);
+                }
+            }
+            MouseEventKind::ScrollDown if hit(areas.table, col, row) => self.table.move_by(3),
+            MouseEventKind::ScrollUp if hit(areas.table, col, row) => self.table.move_by(-3),
+            _ => {}
+        }
+    }
+}

@@ -1,0 +1,157 @@
+//! The whole dashboard in process: the real event loop and engine on ratatui's TestBackend,
+//! fed key events through a channel, against the simulator over HTTP on 127.0.0.1.
+
+mod common;
+
+use std::path::Path;
+use std::time::Duration;
+
+use common::*;
+use crossterm::event::{Event as Input, KeyCode, KeyEvent, KeyModifiers};
+use ratatui::backend::TestBackend;
+use ratatui::buffer::Buffer;
+use reel::config::{self, ConfigFile, EngineSettings, Env, Settings};
+use reel::sim::SimHandle;
+use reel::tui::event_loop::{Dashboard, Finished};
+use reel::tui::terminal::Headless;
+use tokio::sync::{mpsc, watch};
+
+/// How long to wait for a screen before calling the test failed. It only bounds a failure:
+/// nothing is asserted about how fast the screen comes, so a loaded machine cannot fail it.
+const PATIENCE: Duration = Duration::from_secs(120);
+
+fn settings(sim: &SimHandle, data: &Path) -> Settings {
+    let file = ConfigFile {
+        engine: EngineSettings {
+            first_poll_secs: 0.2,
+            poll_interval_secs: 0.2,
+            max_poll_interval_secs: 0.5,
+            ..EngineSettings::default()
+        },
+        ..ConfigFile::default()
+    };
+    let env = Env {
+        base_url: Some(sim.base_url()),
+        api_key: Some(sim.api_key().to_string()),
+        data_dir: Some(data.to_path_buf()),
+        ..Env::default()
+    };
+    config::resolve(&file, &env, None, None).expect("settings")
+}
+
+fn text(buffer: &Buffer) -> String {
+    let area = buffer.area;
+    let mut out = String::new();
+    for y in 0..area.height {
+        for x in 0..area.width {
+            out.push_str(buffer[(x, y)].symbol());
+        }
+        out.push('\n');
+    }
+    out
+}
+
+/// Waits until a drawn frame shows `wanted`, and returns that frame's text.
+async fn shown(frames: &mut watch::Receiver<Buffer>, wanted: &str) -> String {
+    let found = tokio::time::timeout(PATIENCE, frames.wait_for(|b| text(b).contains(wanted)))
+        .await
+        .map(|frame| frame.map(|f| text(&f)));
+    match found {
+        Ok(Ok(screen)) => screen,
+        _ => panic!("\"{wanted}\" never appeared; the last frame:\n{}", text(&frames.borrow())),
+    }
+}
+
+struct Keys(mpsc::UnboundedSender<std::io::Result<Input>>);
+
+impl Keys {
+    fn press(&self, code: KeyCode, mods: KeyModifiers) {
+        self.0.send(Ok(Input::Key(KeyEvent::new(code, mods)))).expect("the dashboard listens");
+    }
+
+    fn ch(&self, c: char) {
+        let mods = if c.is_uppercase() { KeyModifiers::SHIFT } else { KeyModifiers::NONE };
+        self.press(KeyCode::Char(c), mods);
+    }
+
+    fn ctrl(&self, c: char) {
+        self.press(KeyCode::Char(c), KeyModifiers::CONTROL);
+    }
+
+    fn type_text(&self, text: &str) {
+        text.chars().for_each(|c| self.ch(c));
+    }
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn type_a_prompt_send_it_see_it_downloaded_and_find_it_in_the_history() {
+    let sim = common::start(fast_config()).await;
+    let dir = tempfile::tempdir().expect("tempdir");
+    let data = dir.path().join("data");
+    let dashboard = Dashboard::start(&settings(&sim, &data)).await.expect("the engine starts");
+    let (mut console, mut frames) = Headless::new(TestBackend::new(160, 48)).expect("console");
+    let (tx, rx) = mpsc::unbounded_channel();
+    let input = Box::pin(futures_util::stream::unfold(rx, |mut rx| async move { rx.recv().await.map(|ev| (ev, rx)) }));
+    let running = tokio::spawn(async move {
+        let finished = dashboard.run(&mut console, input).await;
+        (finished.expect("the dashboard ends cleanly"), console)
+    });
+    let keys = Keys(tx);
+    shown(&mut frames, "Compose").await;
+
+    // An empty prompt is refused with its message, and nothing reaches the server.
+    keys.ctrl('s');
+    shown(&mut frames, "Not sent: prompt is required").await;
+    assert!(sim.requests().is_empty(), "a request left for an empty prompt: {:?}", sim.requests());
+
+    // The prompt has the focus: type, send, and watch the task to the end.
+    keys.type_text("a red fox running through fresh snow");
+    keys.ctrl('s');
+    let screen = shown(&mut frames, "downloaded").await;
+    assert!(screen.contains("a red fox running through fresh snow"), "{screen}");
+    assert!(screen.contains("saved"), "{screen}");
+
+    // Esc leaves the form; H opens the history, where the task is listed with its file.
+    keys.press(KeyCode::Esc, KeyModifiers::NONE);
+    keys.ch('H');
+    let screen = shown(&mut frames, " 1 tasks ").await;
+    assert!(screen.contains("a red fox running through fresh snow"), "{screen}");
+    keys.press(KeyCode::Esc, KeyModifiers::NONE);
+    keys.ch('q');
+
+    let (finished, console) = tokio::time::timeout(PATIENCE, running).await.expect("it quits").expect("no panic");
+    assert_eq!(finished, Finished { running: 0, demo: false });
+    assert_eq!(finished.farewell(), None);
+    assert!(console.emitted.iter().any(|s| s == "\x07"), "the bell rang when the task ended: {:?}", console.emitted);
+
+    let videos: Vec<_> =
+        walk(&data.join("videos")).into_iter().filter(|p| p.extension().is_some_and(|e| e == "mp4")).collect();
+    assert_eq!(videos.len(), 1, "{videos:?}");
+    let remote = sim.requests().iter().find_map(|r| r.task_id.clone()).expect("a task");
+    assert_eq!(std::fs::read(&videos[0]).expect("read"), sim.video_bytes(&remote).expect("served").to_vec());
+}
+
+fn walk(dir: &Path) -> Vec<std::path::PathBuf> {
+    let mut out = Vec::new();
+    for entry in std::fs::read_dir(dir).into_iter().flatten().flatten() {
+        let p = entry.path();
+        if p.is_dir() { out.extend(walk(&p)) } else { out.push(p) }
+    }
+    out
+}
+
+#[test]
+fn the_farewell_says_what_is_still_running() {
+    let f = |running, demo| Finished { running, demo }.farewell();
+    assert_eq!(f(0, true), None);
+    assert_eq!(
+        f(1, false).as_deref(),
+        Some("1 task is still running; reel picks it up the next time it starts (or run: reel wait --all).")
+    );
+    assert_eq!(
+        f(3, true).as_deref(),
+        Some(
+            "3 tasks are still running in the demo simulator, which stops with reel: the next start shows them as lost."
+        )
+    );
+}
