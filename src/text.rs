@@ -76,6 +76,11 @@ pub fn cut(text: &str, max: usize) -> String {
     out
 }
 
+/// At most `max` characters of `one_line(text)`, ending in `…` when cut: a table cell.
+pub fn fit(text: &str, max: usize) -> String {
+    cut(&one_line(text), max)
+}
+
 /// At most `max` characters of `clean(text)`, ending in `…` when cut.
 pub fn excerpt(text: &str, max: usize) -> String {
     cut(&clean(text), max)

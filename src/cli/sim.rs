@@ -1,9 +1,12 @@
 //! `reel sim`: runs the simulator in the foreground and prints what it serves.
 
+use std::io::Write;
 use std::time::Duration;
 
 use clap::Args;
 
+use super::CliError;
+use super::output::Output;
 use crate::rules::Catalog;
 use crate::sim::{DEFAULT_API_KEY, Faults, LifecycleConfig, SimConfig, SimHandle};
 
@@ -135,24 +138,26 @@ pub fn banner(base_url: &str, config: &SimConfig) -> String {
     out
 }
 
-pub async fn run(args: &SimArgs, catalog: Catalog) -> anyhow::Result<()> {
-    let config = args.config(catalog).map_err(anyhow::Error::msg)?;
-    let sim = SimHandle::start(config, args.port)
-        .await
-        .map_err(|e| anyhow::anyhow!("cannot listen on 127.0.0.1:{}: {e}; choose another --port", args.port))?;
-    print!("{}", banner(&sim.base_url(), sim.config()));
-    println!("Serving; Ctrl-C stops.");
+/// Serves until Ctrl-C, printing each request as it comes (flushed: output is buffered).
+pub async fn run(args: &SimArgs, catalog: Catalog, out: &mut Output<impl Write>) -> Result<(), CliError> {
+    let config = args.config(catalog).map_err(CliError::Usage)?;
+    let sim =
+        SimHandle::start(config, args.port).await.map_err(|source| CliError::Listen { port: args.port, source })?;
+    out.text(&banner(&sim.base_url(), sim.config()))?;
+    out.line("Serving; Ctrl-C stops.")?;
+    out.flush()?;
     let mut requests = sim.watch_requests();
     loop {
         tokio::select! {
             Some(r) = requests.recv() => {
                 let fault = r.fault.map(|f| format!("  [fault: {f}]")).unwrap_or_default();
-                println!("{} {} -> {}{}", r.method, r.path, r.status, fault);
+                out.line(&format!("{} {} -> {}{}", r.method, r.path, r.status, fault))?;
+                out.flush()?;
             }
             _ = tokio::signal::ctrl_c() => break,
         }
     }
-    println!("Stopped after {} requests and {} tasks.", sim.requests().len(), sim.task_count());
+    out.line(&format!("Stopped after {} requests and {} tasks.", sim.requests().len(), sim.task_count()))?;
     sim.stop().await;
     Ok(())
 }
