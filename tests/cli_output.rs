@@ -190,3 +190,21 @@ fn server_text_is_made_safe_in_every_output() {
     assert!(cell("prompt").contains("\\u000d\nin snow"), "{:?}", cell("prompt"));
     assert_eq!(serde_json::from_str::<Value>(&cell("error")).expect("json cell"), stored.error.clone().expect("error"));
 }
+
+#[test]
+fn other_output_failures_name_what_failed() {
+    let data = Data::new();
+    seed_many(&data.db(), 10);
+    let target = data.dir.path().join("no-such-folder").join("out.csv");
+    let out = data.run(&["history", "export", "--format", "csv", "--output", target.to_str().expect("utf-8")]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(err.starts_with("reel: cannot create ") && err.contains("out.csv"), "{err}");
+    let full = Path::new("/dev/full");
+    if full.exists() {
+        let out = data.reel(&["list"]).stdout(std::fs::File::create(full).expect("opens")).output().expect("runs");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2));
+        assert!(err.starts_with("reel: cannot write to standard output: "), "{err}");
+    }
+}
