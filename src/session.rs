@@ -4,14 +4,34 @@
 use std::path::PathBuf;
 use std::time::Duration;
 
-use anyhow::Context as _;
+use thiserror::Error;
 
-use crate::api::{ApiKey, Client, ClientOptions};
-use crate::config::{self, Settings, Target};
+use crate::api::{ApiError, ApiKey, Client, ClientOptions, KeyError};
+use crate::config::{self, ConfigError, Settings, Target};
 use crate::engine::recover::DEMO_PROFILE;
-use crate::engine::{Engine, EngineConfig, Event};
+use crate::engine::{Engine, EngineConfig, EngineError, Event};
 use crate::sim::{SimConfig, SimHandle};
-use crate::store::Store;
+use crate::store::{Store, StoreError};
+
+/// Why a session could not be opened, said so that the user knows what to change.
+#[derive(Debug, Error)]
+pub enum SessionError {
+    #[error(transparent)]
+    Config(#[from] ConfigError),
+    #[error(
+        "cannot start the embedded simulator for demo mode: {0}; set REEL_BASE_URL and REEL_API_KEY \
+         to use a real service"
+    )]
+    Simulator(#[source] std::io::Error),
+    #[error("the embedded simulator's API key is unusable: {0}")]
+    SimulatorKey(#[source] KeyError),
+    #[error("{0}; check REEL_BASE_URL or the profile's base_url")]
+    Client(#[source] ApiError),
+    #[error("cannot open the task database {path}: {source}")]
+    Store { path: PathBuf, source: StoreError },
+    #[error(transparent)]
+    Engine(#[from] EngineError),
+}
 
 pub struct Session {
     pub client: Client,
@@ -25,22 +45,26 @@ pub fn db_path(settings: &Settings) -> PathBuf {
     settings.data_dir.join("reel.db")
 }
 
-pub async fn open(settings: &Settings) -> anyhow::Result<Session> {
+fn client(base_url: &str, key: ApiKey) -> Result<Client, SessionError> {
+    Client::new(base_url, key, ClientOptions::default()).map_err(SessionError::Client)
+}
+
+pub async fn open(settings: &Settings) -> Result<Session, SessionError> {
     let (client, sim, profile) = match &settings.target {
         Target::Demo => {
             let sim = SimHandle::start(SimConfig { catalog: settings.catalog.clone(), ..SimConfig::default() }, 0)
                 .await
-                .context("cannot start the embedded simulator")?;
-            let key = ApiKey::new(sim.api_key())?;
-            let client = Client::new(&sim.base_url(), key, ClientOptions::default())?;
-            (client, Some(sim), Some(DEMO_PROFILE.to_string()))
+                .map_err(SessionError::Simulator)?;
+            let key = ApiKey::new(sim.api_key()).map_err(SessionError::SimulatorKey)?;
+            (client(&sim.base_url(), key)?, Some(sim), Some(DEMO_PROFILE.to_string()))
         }
         Target::Remote { base_url, key } => {
             let key = config::resolve_key(key)?;
-            (Client::new(base_url, key, ClientOptions::default())?, None, settings.profile.clone())
+            (client(base_url, key)?, None, settings.profile.clone())
         }
     };
-    let store = Store::open(&db_path(settings))?;
+    let path = db_path(settings);
+    let store = Store::open(&path).map_err(|source| SessionError::Store { path, source })?;
     let mut engine = EngineConfig::new(settings.data_dir.join("videos"));
     engine.profile = profile;
     let e = settings.engine;
@@ -57,7 +81,7 @@ pub async fn open(settings: &Settings) -> anyhow::Result<Session> {
 }
 
 impl Session {
-    pub async fn start_engine(&self) -> anyhow::Result<(Engine, tokio::sync::mpsc::UnboundedReceiver<Event>)> {
+    pub async fn start_engine(&self) -> Result<(Engine, tokio::sync::mpsc::UnboundedReceiver<Event>), SessionError> {
         Ok(Engine::start(self.engine.clone(), self.client.clone(), self.store.clone()).await?)
     }
 }

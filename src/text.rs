@@ -1,37 +1,89 @@
-//! Text for the terminal: strings from servers and files lose their control characters (no
-//! escape sequence a server sends can reach the terminal), and long ones are cut to fit.
+//! Text for the terminal. Strings from servers and files may carry control sequences (OSC 52
+//! clipboard writes, title changes, screen clears, hyperlinks, bidi overrides); none may reach a
+//! terminal. `is_unsafe` is the one definition of what must not pass; `safe` is the one function
+//! every headless output (plain lines, CSV, JSON) applies to it; `clean` is the dashboard's
+//! one-line form. Long strings are cut to fit.
 
-/// Control characters (C0, DEL, C1) become spaces; runs of whitespace fold to one space.
-pub fn clean(text: &str) -> String {
-    let mut out = String::with_capacity(text.len());
-    let mut space = false;
+use std::borrow::Cow;
+use std::fmt::Write as _;
+
+/// Whether a character must not reach a terminal as it is: C0 controls other than newline and
+/// tab (ESC starts every escape sequence, CR rewrites a line), DEL, C1 controls (U+009B is a
+/// one-character CSI to some terminals) and the bidi embeddings, overrides and isolates that
+/// reorder what is shown. Bidi marks (U+200E, U+200F) stay: right-to-left text needs them and
+/// they cannot override an order.
+pub fn is_unsafe(c: char) -> bool {
+    matches!(c, '\0'..='\u{8}' | '\u{b}'..='\u{1f}' | '\u{7f}'..='\u{9f}' | '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}')
+}
+
+/// `text` with every unsafe character written as a visible `\u001b`-style escape.
+///
+/// The escape is ASCII, so it survives any terminal, font and tool; it names the exact code
+/// point (Unicode has no picture for C1 or bidi characters, and dropping them would hide that a
+/// server sent them); and it is JSON's own escape, so inside a JSON string it decodes back to the
+/// original character. Applying it twice changes nothing. Text without unsafe characters is
+/// borrowed, not copied.
+pub fn safe(text: &str) -> Cow<'_, str> {
+    if !text.chars().any(is_unsafe) {
+        return Cow::Borrowed(text);
+    }
+    let mut out = String::with_capacity(text.len() + 16);
     for c in text.chars() {
-        let c = if c.is_control() { ' ' } else { c };
-        if c.is_whitespace() {
-            if !space && !out.is_empty() {
-                out.push(' ');
-            }
-            space = true;
+        if is_unsafe(c) {
+            let _ = write!(out, "\\u{:04x}", u32::from(c));
         } else {
             out.push(c);
-            space = false;
         }
     }
-    if out.ends_with(' ') {
-        out.pop();
+    Cow::Owned(out)
+}
+
+/// `safe(text)` on one line, for tables and fields: whitespace runs (newlines too) become one space.
+pub fn one_line(text: &str) -> String {
+    fold(safe(text).chars())
+}
+
+/// The dashboard's one line: unsafe characters become spaces, whitespace runs fold to one space.
+pub fn clean(text: &str) -> String {
+    fold(text.chars().map(|c| if is_unsafe(c) { ' ' } else { c }))
+}
+
+/// Whitespace runs folded to one space, ends trimmed.
+fn fold(chars: impl Iterator<Item = char>) -> String {
+    let mut out = String::new();
+    let mut space = false;
+    for c in chars {
+        if c.is_whitespace() {
+            space = !out.is_empty();
+        } else {
+            if space {
+                out.push(' ');
+                space = false;
+            }
+            out.push(c);
+        }
     }
     out
 }
 
-/// At most `max` characters of `clean(text)`, ending in `…` when cut.
-pub fn excerpt(text: &str, max: usize) -> String {
-    let clean = clean(text);
-    if clean.chars().count() <= max {
-        return clean;
+/// At most `max` characters of `text`, ending in `…` when cut.
+pub fn cut(text: &str, max: usize) -> String {
+    if text.chars().count() <= max {
+        return text.to_string();
     }
-    let mut out: String = clean.chars().take(max.saturating_sub(1)).collect();
+    let mut out: String = text.chars().take(max.saturating_sub(1)).collect();
     out.push('…');
     out
+}
+
+/// At most `max` characters of `one_line(text)`, ending in `…` when cut: a table cell.
+pub fn fit(text: &str, max: usize) -> String {
+    cut(&one_line(text), max)
+}
+
+/// At most `max` characters of `clean(text)`, ending in `…` when cut.
+pub fn excerpt(text: &str, max: usize) -> String {
+    cut(&clean(text), max)
 }
 
 /// Bytes as a short human size: 512 B, 3.4 MB.
@@ -96,6 +148,62 @@ mod tests {
             assert_eq!(got, want, "{input:?}");
             assert!(!got.chars().any(char::is_control));
         }
+    }
+
+    #[test]
+    fn unsafe_characters_are_escaped_visibly_and_the_rest_is_untouched() {
+        let cases = [
+            ("OSC 52 clipboard", "\u{1b}]52;c;cm0gLXJmIH4=\u{7}", "\\u001b]52;c;cm0gLXJmIH4=\\u0007"),
+            ("OSC 0 title", "\u{1b}]0;pwned\u{1b}\\", "\\u001b]0;pwned\\u001b\\"),
+            ("CSI 2J clear", "\u{1b}[2J\u{1b}[Hdone", "\\u001b[2J\\u001b[Hdone"),
+            (
+                "OSC 8 hyperlink",
+                "\u{1b}]8;;https://evil.example\u{1b}\\click\u{1b}]8;;\u{1b}\\",
+                "\\u001b]8;;https://evil.example\\u001b\\click\\u001b]8;;\\u001b\\",
+            ),
+            ("C1 CSI", "a\u{9b}31mred", "a\\u009b31mred"),
+            ("C1 NEL and DEL", "a\u{85}b\u{7f}", "a\\u0085b\\u007f"),
+            ("bidi override", "abc\u{202e}fdp.exe", "abc\\u202efdp.exe"),
+            ("bidi isolates", "\u{2066}x\u{2069}\u{202a}", "\\u2066x\\u2069\\u202a"),
+            ("bidi marks stay", "שלום\u{200f}!", "שלום\u{200f}!"),
+            ("carriage return", "100%\rdone", "100%\\u000ddone"),
+            ("newline and tab stay", "line one\nline\ttwo", "line one\nline\ttwo"),
+            ("plain unicode", "日本語のテキスト 🎬 café", "日本語のテキスト 🎬 café"),
+            ("empty", "", ""),
+        ];
+        for (name, input, want) in cases {
+            let got = safe(input);
+            assert_eq!(got, want, "{name}");
+            assert!(!got.chars().any(is_unsafe), "{name}: nothing unsafe is left");
+            assert_eq!(safe(&got), got, "{name}: escaping twice changes nothing");
+        }
+        assert!(matches!(safe("plain"), Cow::Borrowed(_)), "safe text is not copied");
+    }
+
+    #[test]
+    fn escapes_are_json_escapes() {
+        let hostile = "\u{1b}]52;c;x\u{7}\u{9b}2J\u{202e}\r\n";
+        let quoted = format!("\"{}\"", safe(hostile).replace('\n', "\\n"));
+        let back: String = serde_json::from_str(&quoted).expect("valid JSON");
+        assert_eq!(back, hostile, "inside JSON the escape decodes to the original");
+    }
+
+    #[test]
+    fn one_line_escapes_and_folds() {
+        let cases = [
+            ("a prompt\nwith lines", "a prompt with lines"),
+            ("  \u{1b}[31mred\u{1b}[0m ", "\\u001b[31mred\\u001b[0m"),
+            ("a\r\nb", "a\\u000d b"),
+            ("x\u{202e}y", "x\\u202ey"),
+        ];
+        for (input, want) in cases {
+            assert_eq!(one_line(input), want, "{input:?}");
+        }
+    }
+
+    #[test]
+    fn the_dashboard_drops_bidi_overrides_too() {
+        assert_eq!(clean("abc\u{202e}fdp.exe\u{2066}"), "abc fdp.exe");
     }
 
     #[test]

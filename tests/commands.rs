@@ -235,3 +235,25 @@ async fn demo_mode_runs_against_the_embedded_simulator() {
     assert_eq!(tasks[0]["profile"], "demo");
     assert_eq!(tasks[0]["state"], "queued");
 }
+
+/// The tasks are settled before the list is printed: when nobody reads it, the exit code still
+/// says how they ended, and nothing complains about the pipe.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_closed_pipe_keeps_the_exit_code_of_the_work_done() {
+    let mut config = fast_config();
+    config.lifecycle.failure_rate = 1.0;
+    let sim = start(config).await;
+    let env = env();
+    let mut child =
+        reel(&env, &sim, &["submit", "--model", MODEL, "--prompt", "p", "--count", "12", "--wait", "--json"])
+            .spawn()
+            .expect("spawns");
+    drop(child.stdout.take());
+    let out = tokio::time::timeout(Duration::from_secs(60), child.wait_with_output())
+        .await
+        .expect("finishes within a minute")
+        .expect("runs");
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "the tasks failed: {err}");
+    assert!(!err.contains("Broken pipe") && !err.contains("reel:"), "{err}");
+}

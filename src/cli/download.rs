@@ -5,7 +5,9 @@ use std::process::ExitCode;
 
 use clap::Args;
 
+use super::CliError;
 use super::follow::{finish, follow, stderr_is_tty};
+use super::output::Output;
 use super::progress::Board;
 use super::wait::resolve_all;
 use crate::config::Settings;
@@ -16,11 +18,12 @@ use crate::store::{LocalState, TaskRecord};
 pub struct DownloadArgs {
     /// Task id: local id, remote id, or a unique prefix of either.
     pub id: String,
+    /// Print the task as JSON when done.
     #[arg(long)]
     pub json: bool,
 }
 
-pub async fn run(args: &DownloadArgs, settings: &Settings, out: &mut impl Write) -> anyhow::Result<ExitCode> {
+pub async fn run(args: &DownloadArgs, settings: &Settings, out: &mut Output<impl Write>) -> Result<ExitCode, CliError> {
     let task = resolve_all(settings, std::slice::from_ref(&args.id))?.remove(0);
     let session = session::open(settings).await?;
     let (engine, mut events) = session.start_engine().await?;

@@ -6,9 +6,12 @@ use std::time::Duration;
 
 use tokio::sync::mpsc::UnboundedReceiver;
 
+use super::CliError;
+use super::output::{Output, OutputError, allow_closed};
 use super::progress::Board;
 use crate::engine::Event;
 use crate::store::{LocalState, TaskRecord};
+use crate::text::{fit, one_line};
 
 /// How following ended.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -36,7 +39,7 @@ pub async fn follow(
                 let Some(event) = event else { break };
                 for l in board.apply(&event) {
                     if !stderr_is_tty() || l.starts_with("service") || l.starts_with("problem") {
-                        let _ = writeln!(err, "{l}");
+                        let _ = writeln!(err, "{}", one_line(&l));
                     }
                 }
                 let _ = board.draw(&mut err, false);
@@ -59,11 +62,11 @@ pub async fn finish(
     board: &Board,
     ended: Ended,
     json: bool,
-    out: &mut impl Write,
-) -> anyhow::Result<ExitCode> {
+    out: &mut Output<impl Write>,
+) -> Result<ExitCode, CliError> {
     engine.shutdown().await;
     let records = board.records();
-    print_tasks(&records, json, out)?;
+    allow_closed(print_tasks(&records, json, out))?;
     if ended == Ended::Interrupted {
         return Ok(ExitCode::from(130));
     }
@@ -82,20 +85,18 @@ pub fn exit_code(records: &[TaskRecord], ok: impl Fn(LocalState) -> bool, unreac
 }
 
 /// Prints tasks as JSON, or one line each: id, remote id, state, and the file or the problem.
-pub fn print_tasks(records: &[TaskRecord], json: bool, out: &mut impl Write) -> anyhow::Result<()> {
+pub fn print_tasks(records: &[TaskRecord], json: bool, out: &mut Output<impl Write>) -> Result<(), OutputError> {
     if json {
-        serde_json::to_writer_pretty(&mut *out, records)?;
-        writeln!(out)?;
-        return Ok(());
+        return out.json(records);
     }
     for r in records {
         let detail = match (&r.file_path, &r.error) {
-            (Some(p), _) if r.state == LocalState::Downloaded => crate::text::clean(p),
-            (_, Some(e)) => crate::api::types::message_of(e).map(|m| crate::text::excerpt(&m, 100)).unwrap_or_default(),
+            (Some(p), _) if r.state == LocalState::Downloaded => one_line(p),
+            (_, Some(e)) => crate::api::types::message_of(e).map(|m| fit(&m, 100)).unwrap_or_default(),
             _ => String::new(),
         };
-        let remote = r.remote_id.as_deref().map(crate::text::clean).unwrap_or_else(|| "-".into());
-        writeln!(out, "{}\t{}\t{}\t{}", r.id, remote, r.state, detail)?;
+        let remote = r.remote_id.as_deref().map(one_line).unwrap_or_else(|| "-".into());
+        out.line(&format!("{}\t{}\t{}\t{}", r.id, remote, r.state, detail))?;
     }
     Ok(())
 }

@@ -1,17 +1,19 @@
 //! `reel history`: search past tasks, the cost and time ledger, export everything.
 
 use std::io::Write;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use clap::{Args, Subcommand, ValueEnum};
 
+use super::CliError;
+use super::output::{Output, OutputError};
 use crate::config::Settings;
 use crate::engine::ledger::{Ledger, Line};
 use crate::engine::query::{self, HistoryRow};
 use crate::session::db_path;
 use crate::store::history::HistoryQuery;
-use crate::store::{LocalState, TaskRecord};
-use crate::text::{excerpt, local_time};
+use crate::store::{LocalState, StoreError, TaskRecord};
+use crate::text::{fit, local_time};
 
 #[derive(Debug, Args)]
 pub struct HistoryArgs {
@@ -34,23 +36,29 @@ pub struct SearchArgs {
     /// Words to find (all must match); empty lists everything.
     #[arg(default_value = "")]
     pub text: String,
+    /// Only tasks of this model id.
     #[arg(long)]
     pub model: Option<String>,
+    /// Only tasks in this state (downloaded, failed, rejected, …).
     #[arg(long)]
     pub status: Option<LocalState>,
     /// YYYY-MM-DD (local), or a number of days back such as 7d.
     #[arg(long, value_parser = parse_since)]
     pub since: Option<i64>,
+    /// Show at most this many tasks.
     #[arg(long, default_value_t = 50)]
     pub limit: usize,
+    /// Print JSON instead of a table.
     #[arg(long)]
     pub json: bool,
 }
 
 #[derive(Debug, Args)]
 pub struct StatsArgs {
+    /// Count from YYYY-MM-DD (local), or from a number of days back such as 30d.
     #[arg(long, value_parser = parse_since)]
     pub since: Option<i64>,
+    /// Print JSON instead of tables.
     #[arg(long)]
     pub json: bool,
 }
@@ -63,10 +71,11 @@ pub enum Format {
 
 #[derive(Debug, Args)]
 pub struct ExportArgs {
+    /// csv (one row per task; media and error as JSON cells) or jsonl (one JSON object per line).
     #[arg(long, value_enum)]
     pub format: Format,
     /// Write here instead of standard output.
-    #[arg(long)]
+    #[arg(long, value_name = "PATH")]
     pub output: Option<PathBuf>,
 }
 
@@ -98,12 +107,12 @@ fn search_table(rows: &[HistoryRow]) -> String {
             "{:>7}  {:<19}  {:<36}  {:<15}  {:>4}  {:<11}  {:<7}  {}\n",
             t.id,
             local_time(t.created_at),
-            excerpt(&t.model, 36),
+            fit(&t.model, 36),
             t.state.as_str(),
             t.seconds,
             format!("{} {}", t.resolution, t.ratio),
             file,
-            excerpt(&t.prompt, 60)
+            fit(&t.prompt, 60)
         ));
     }
     out
@@ -114,7 +123,7 @@ fn stat_line(l: &Line, pricing: &crate::config::Pricing) -> String {
     let secs = |v: Option<f64>| v.map_or("-".into(), |s| format!("{s:.0} s"));
     format!(
         "{:<36}  {:>6}  {:>7}  {:>7}  {:>7}  {:>9.0}  {}",
-        excerpt(&l.key, 36),
+        fit(&l.key, 36),
         l.tasks,
         pct,
         secs(l.p50),
@@ -167,32 +176,48 @@ pub fn csv_header() -> Vec<String> {
         .unwrap_or_default()
 }
 
-pub fn export(args: &ExportArgs, settings: &Settings, stdout: &mut impl Write) -> anyhow::Result<()> {
-    let mut out: Box<dyn Write> = match &args.output {
-        Some(path) => Box::new(std::io::BufWriter::new(std::fs::File::create(path)?)),
-        None => Box::new(stdout),
-    };
+pub fn export(args: &ExportArgs, settings: &Settings, stdout: &mut Output<impl Write>) -> Result<(), CliError> {
     let db = db_path(settings);
-    match args.format {
-        Format::Jsonl => query::export(&db, |t| {
-            serde_json::to_writer(&mut out, &t).map_err(|e| crate::store::StoreError::Encode(e.to_string()))?;
-            writeln!(out).map_err(|e| crate::store::StoreError::Encode(e.to_string()))
-        })?,
-        Format::Csv => {
-            let mut w = csv::Writer::from_writer(&mut out);
-            w.write_record(csv_header())?;
-            query::export(&db, |t| {
-                let fields = csv_record(&t).map_err(|e| crate::store::StoreError::Encode(e.to_string()))?;
-                w.write_record(fields).map_err(|e| crate::store::StoreError::Encode(e.to_string()))
-            })?;
-            w.flush()?;
+    match &args.output {
+        Some(path) => {
+            let mut file = Output::create(path)?;
+            write_export(args.format, &db, &mut file)?;
+            Ok(file.flush()?)
         }
+        None => write_export(args.format, &db, stdout),
     }
-    out.flush()?;
-    Ok(())
 }
 
-pub fn run(args: &HistoryArgs, settings: &Settings, out: &mut impl Write) -> anyhow::Result<()> {
+/// Every task, oldest first. A failed write stops the reading, and it is the write's own error
+/// (a closed pipe above all) that is returned, not the store's.
+fn write_export(format: Format, db: &Path, out: &mut Output<impl Write>) -> Result<(), CliError> {
+    let mut failed: Option<OutputError> = None;
+    let mut stop = |e: OutputError| {
+        failed = Some(e);
+        StoreError::Encode("the output failed".into())
+    };
+    let read = match format {
+        Format::Jsonl => query::export(db, |t| out.json_line(&t).map_err(&mut stop)),
+        Format::Csv => {
+            let mut csv = out.csv();
+            csv.row(csv_header())?;
+            let read = query::export(db, |t| {
+                let cells = csv_record(&t).map_err(|e| stop(OutputError::Json(e)))?;
+                csv.row(cells).map_err(&mut stop)
+            });
+            if read.is_ok() {
+                csv.finish()?;
+            }
+            read
+        }
+    };
+    if let Some(e) = failed {
+        return Err(e.into());
+    }
+    Ok(read?)
+}
+
+pub fn run(args: &HistoryArgs, settings: &Settings, out: &mut Output<impl Write>) -> Result<(), CliError> {
     let db = db_path(settings);
     match &args.command {
         HistoryCommand::Search(a) => {
@@ -205,21 +230,19 @@ pub fn run(args: &HistoryArgs, settings: &Settings, out: &mut impl Write) -> any
             };
             let rows = query::history(&db, &q, None, a.limit)?;
             if a.json {
-                serde_json::to_writer_pretty(&mut *out, &rows)?;
-                writeln!(out)?;
+                out.json(&rows)?;
             } else if rows.is_empty() {
-                writeln!(out, "No task matches.")?;
+                out.line("No task matches.")?;
             } else {
-                write!(out, "{}", search_table(&rows))?;
+                out.text(&search_table(&rows))?;
             }
         }
         HistoryCommand::Stats(a) => {
             let ledger = query::ledger(&db, a.since, &settings.pricing)?;
             if a.json {
-                serde_json::to_writer_pretty(&mut *out, &ledger)?;
-                writeln!(out)?;
+                out.json(&ledger)?;
             } else {
-                write!(out, "{}", stats_text(&ledger, &settings.pricing))?;
+                out.text(&stats_text(&ledger, &settings.pricing))?;
             }
         }
         HistoryCommand::Export(a) => export(a, settings, out)?,

@@ -4,19 +4,23 @@ use std::io::Write;
 
 use clap::Args;
 
+use super::CliError;
+use super::output::Output;
 use crate::config::Settings;
 use crate::engine::query;
 use crate::session::db_path;
 use crate::store::{LocalState, TaskRecord};
-use crate::text::{excerpt, local_time};
+use crate::text::{fit, local_time};
 
 #[derive(Debug, Args)]
 pub struct ListArgs {
     /// Only tasks in this state (queued, in_progress, downloaded, failed, …).
     #[arg(long)]
     pub status: Option<LocalState>,
+    /// Show at most this many tasks.
     #[arg(long, default_value_t = 50)]
     pub limit: usize,
+    /// Print JSON instead of a table.
     #[arg(long)]
     pub json: bool,
 }
@@ -32,26 +36,25 @@ pub fn table(tasks: &[TaskRecord]) -> String {
             t.id,
             local_time(t.created_at),
             t.state.as_str(),
-            excerpt(&t.model, 36),
+            fit(&t.model, 36),
             t.seconds,
-            t.resolution,
-            t.ratio,
-            excerpt(&t.prompt, 50)
+            fit(&t.resolution, 5),
+            fit(&t.ratio, 8),
+            fit(&t.prompt, 50)
         ));
     }
     out
 }
 
-pub fn run(args: &ListArgs, settings: &Settings, out: &mut impl Write) -> anyhow::Result<()> {
+pub fn run(args: &ListArgs, settings: &Settings, out: &mut Output<impl Write>) -> Result<(), CliError> {
     let db = db_path(settings);
     let tasks = query::list(&db, args.status, args.limit)?;
     if args.json {
-        serde_json::to_writer_pretty(&mut *out, &tasks)?;
-        writeln!(out)?;
+        out.json(&tasks)?;
     } else if tasks.is_empty() {
-        writeln!(out, "No tasks yet. Submit one with `reel submit --model M --prompt P`.")?;
+        out.line("No tasks yet. Submit one with `reel submit --model M --prompt P`.")?;
     } else {
-        write!(out, "{}", table(&tasks))?;
+        out.text(&table(&tasks))?;
     }
     Ok(())
 }

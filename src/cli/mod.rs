@@ -1,22 +1,49 @@
 //! Headless commands: argument definitions and one file per subcommand.
 
 pub mod download;
+pub mod error;
 pub mod follow;
 pub mod history;
 pub mod list;
 pub mod models;
+pub mod output;
 pub mod progress;
 pub mod show;
 pub mod sim;
 pub mod submit;
 pub mod wait;
 
+use std::io::Write;
 use std::path::PathBuf;
+use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
 
+pub use error::{CliError, report};
+use output::{Output, OutputError};
+
+use crate::config::Settings;
+
+const AFTER_HELP: &str = "\
+Without a command, reel opens the dashboard.
+
+Exit codes:
+  0    success
+  1    a task ended badly (failed, rejected, expired, stalled, …)
+  2    invalid input or configuration, any other error, or the service could not be reached
+  130  interrupted (Ctrl-C); unfinished tasks continue at the next start
+
+Examples:
+  reel submit --model acme/aurora-3.0/text-to-video --prompt \"a red fox in snow\" --wait
+  reel history export --format csv --output tasks.csv";
+
 #[derive(Debug, Parser)]
-#[command(name = "reel", version, about = "A terminal dashboard for asynchronous video-generation APIs")]
+#[command(
+    name = "reel",
+    version,
+    about = "A terminal dashboard for asynchronous video-generation APIs",
+    after_help = AFTER_HELP
+)]
 pub struct Cli {
     /// Config file to use instead of the default one.
     #[arg(long, global = true, value_name = "PATH")]
@@ -46,4 +73,75 @@ pub enum Command {
     Sim(sim::SimArgs),
     /// List the models reel knows: the built-in catalog plus the config's.
     Models(models::ModelsArgs),
+}
+
+/// Runs a headless command, writing to standard output.
+pub async fn run(command: Command, settings: &Settings) -> Result<ExitCode, CliError> {
+    let mut out = Output::stdout();
+    let ran = dispatch(command, settings, &mut out).await;
+    settle(ran, out.flush())
+}
+
+async fn dispatch(command: Command, settings: &Settings, out: &mut Output<impl Write>) -> Result<ExitCode, CliError> {
+    let done = |()| ExitCode::SUCCESS;
+    match command {
+        Command::Submit(args) => submit::run(&args, settings, out).await,
+        Command::Wait(args) => wait::run(&args, settings, out).await,
+        Command::Download(args) => download::run(&args, settings, out).await,
+        Command::List(args) => list::run(&args, settings, out).map(done),
+        Command::Show(args) => show::run(&args, settings, out).map(done),
+        Command::History(args) => history::run(&args, settings, out).map(done),
+        Command::Models(args) => models::run(&args, &settings.catalog, out).map(done),
+        Command::Sim(args) => sim::run(&args, settings.catalog.clone(), out).await.map(done),
+    }
+}
+
+/// A closed pipe is the reader's choice, not a failure: a command stopped by one exits 0, and
+/// one that had finished its work keeps the exit code it chose.
+fn settle(ran: Result<ExitCode, CliError>, flushed: Result<(), OutputError>) -> Result<ExitCode, CliError> {
+    match (ran, flushed) {
+        (Err(e), _) if e.is_closed_pipe() => Ok(ExitCode::SUCCESS),
+        (Err(e), _) => Err(e),
+        (Ok(_), Err(e)) if !e.is_closed() => Err(e.into()),
+        (Ok(code), _) => Ok(code),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn closed_pipes_settle_quietly_other_failures_do_not() {
+        let closed = || Err(OutputError::Closed);
+        let full = || Err(OutputError::Csv("disk full".into()));
+        let stopped: Result<ExitCode, CliError> = Err(OutputError::Closed.into());
+        assert_eq!(settle(stopped, closed()).ok(), Some(ExitCode::SUCCESS));
+        assert_eq!(settle(Ok(ExitCode::from(1)), closed()).ok(), Some(ExitCode::from(1)), "the code chosen stays");
+        assert_eq!(settle(Ok(ExitCode::from(1)), Ok(())).ok(), Some(ExitCode::from(1)));
+        assert!(settle(Ok(ExitCode::SUCCESS), full()).is_err());
+        assert!(settle(Err(CliError::Usage("bad".into())), closed()).is_err());
+    }
+
+    #[test]
+    fn every_option_of_every_command_is_described() {
+        use clap::CommandFactory;
+        fn walk(cmd: &clap::Command, path: &str, missing: &mut Vec<String>) {
+            for arg in cmd.get_arguments() {
+                if arg.get_help().is_none() && !["help", "version"].contains(&arg.get_id().as_str()) {
+                    missing.push(format!("{path} {}", arg.get_id()));
+                }
+            }
+            for sub in cmd.get_subcommands() {
+                if sub.get_about().is_none() {
+                    missing.push(format!("{path} {}", sub.get_name()));
+                }
+                walk(sub, &format!("{path} {}", sub.get_name()), missing);
+            }
+        }
+        let mut missing = Vec::new();
+        walk(&Cli::command(), "reel", &mut missing);
+        assert!(missing.is_empty(), "without a description: {missing:?}");
+        Cli::command().debug_assert();
+    }
 }

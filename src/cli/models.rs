@@ -4,7 +4,10 @@ use std::io::Write;
 
 use clap::Args;
 
+use super::CliError;
+use super::output::Output;
 use crate::rules::{Catalog, catalog::Origin};
+use crate::text::one_line;
 
 #[derive(Debug, Args)]
 pub struct ModelsArgs {
@@ -27,7 +30,7 @@ pub fn table(catalog: &Catalog) -> String {
                     Origin::Builtin => "built-in".into(),
                     Origin::Config => "config".into(),
                 },
-                e.description.clone().unwrap_or_default(),
+                e.description.as_deref().map(one_line).unwrap_or_default(),
             ]
         })
         .collect();
@@ -47,12 +50,11 @@ pub fn table(catalog: &Catalog) -> String {
     out
 }
 
-pub fn run(args: &ModelsArgs, catalog: &Catalog, out: &mut impl Write) -> anyhow::Result<()> {
+pub fn run(args: &ModelsArgs, catalog: &Catalog, out: &mut Output<impl Write>) -> Result<(), CliError> {
     if args.json {
-        serde_json::to_writer_pretty(&mut *out, catalog.entries())?;
-        writeln!(out)?;
+        out.json(catalog.entries())?;
     } else {
-        write!(out, "{}", table(catalog))?;
+        out.text(&table(catalog))?;
     }
     Ok(())
 }
@@ -71,9 +73,9 @@ mod tests {
 
     #[test]
     fn json_has_ids_modes_and_durations() {
-        let mut out = Vec::new();
+        let mut out = Output::new(Vec::new(), "test");
         run(&ModelsArgs { json: true }, &Catalog::builtin(), &mut out).expect("writes");
-        let v: serde_json::Value = serde_json::from_slice(&out).expect("json");
+        let v: serde_json::Value = serde_json::from_slice(&out.into_inner()).expect("json");
         assert_eq!(v[0]["id"], "acme/aurora-3.0/text-to-video");
         assert_eq!(v[0]["mode"], "text-to-video");
         assert_eq!(v[0]["duration"]["max"], 30);

@@ -7,7 +7,7 @@ use std::time::{Duration, Instant};
 
 use crate::engine::{Event, Health, TaskUpdate};
 use crate::store::{LocalState, TaskRecord};
-use crate::text::{clock, excerpt, size};
+use crate::text::{clock, fit, one_line, size};
 
 #[derive(Debug, Clone, Copy, PartialEq)]
 struct Transfer {
@@ -18,9 +18,9 @@ struct Transfer {
 
 /// One task's line.
 fn line(t: &TaskRecord, eta_ms: Option<i64>, transfer: Option<&Transfer>, now_ms: i64) -> String {
-    let remote = t.remote_id.as_deref().map(|r| excerpt(r, 30)).unwrap_or_else(|| "-".into());
+    let remote = t.remote_id.as_deref().map(|r| fit(r, 30)).unwrap_or_else(|| "-".into());
     let state = match (t.state, &t.remote_status) {
-        (LocalState::Unrecognized, Some(s)) => format!("status \"{}\"", excerpt(s, 20)),
+        (LocalState::Unrecognized, Some(s)) => format!("status \"{}\"", fit(s, 20)),
         (s, _) => s.to_string(),
     };
     let detail = match t.state {
@@ -39,8 +39,8 @@ fn line(t: &TaskRecord, eta_ms: Option<i64>, transfer: Option<&Transfer>, now_ms
             Some(x) => format!("{} of {}  {}/s", size(x.bytes), x.total.map_or("?".into(), size), size(x.rate as u64)),
             None => String::new(),
         },
-        LocalState::Downloaded => t.file_path.clone().map(|p| excerpt(&p, 80)).unwrap_or_default(),
-        _ => t.error.as_ref().and_then(crate::api::types::message_of).map(|m| excerpt(&m, 80)).unwrap_or_default(),
+        LocalState::Downloaded => t.file_path.as_deref().map(|p| fit(p, 80)).unwrap_or_default(),
+        _ => t.error.as_ref().and_then(crate::api::types::message_of).map(|m| fit(&m, 80)).unwrap_or_default(),
     };
     format!("{:>5}  {:<30}  {:<15}  {}", t.id, remote, state, detail).trim_end().to_string()
 }
@@ -99,7 +99,7 @@ impl Board {
                 self.saw_unreachable |= *h == Health::Unreachable;
                 return vec![format!("service: {h}")];
             }
-            Event::Trouble(message) => return vec![format!("problem: {message}")],
+            Event::Trouble(message) => return vec![format!("problem: {}", one_line(message))],
         }
         Vec::new()
     }

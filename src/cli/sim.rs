@@ -1,9 +1,12 @@
 //! `reel sim`: runs the simulator in the foreground and prints what it serves.
 
+use std::io::Write;
 use std::time::Duration;
 
 use clap::Args;
 
+use super::CliError;
+use super::output::Output;
 use crate::rules::Catalog;
 use crate::sim::hostile::Named;
 use crate::sim::{
@@ -304,14 +307,15 @@ pub fn banner(base_url: &str, config: &SimConfig) -> String {
     out
 }
 
-pub async fn run(args: &SimArgs, catalog: Catalog) -> anyhow::Result<()> {
-    let config = args.config(catalog).map_err(anyhow::Error::msg)?;
-    let sim = SimHandle::start(config, args.port)
-        .await
-        .map_err(|e| anyhow::anyhow!("cannot listen on 127.0.0.1:{}: {e}; choose another --port", args.port))?;
-    print!("{}", banner(&sim.base_url(), sim.config()));
-    println!("Second listener (the other origin of hostile redirects): {}", sim.other_base_url());
-    println!("Serving; Ctrl-C stops.");
+/// Serves until Ctrl-C, printing each request as it comes (flushed: output is buffered).
+pub async fn run(args: &SimArgs, catalog: Catalog, out: &mut Output<impl Write>) -> Result<(), CliError> {
+    let config = args.config(catalog).map_err(CliError::Usage)?;
+    let sim =
+        SimHandle::start(config, args.port).await.map_err(|source| CliError::Listen { port: args.port, source })?;
+    out.text(&banner(&sim.base_url(), sim.config()))?;
+    out.line(&format!("Second listener (the other origin of hostile redirects): {}", sim.other_base_url()))?;
+    out.line("Serving; Ctrl-C stops.")?;
+    out.flush()?;
     let mut requests = sim.watch_requests();
     loop {
         tokio::select! {
@@ -319,12 +323,13 @@ pub async fn run(args: &SimArgs, catalog: Catalog) -> anyhow::Result<()> {
                 let fault = r.fault.map(|f| format!("  [fault: {f}]")).unwrap_or_default();
                 let other = if r.origin == Origin::Other { "  [second listener]" } else { "" };
                 let path = crate::text::excerpt(&r.path, 200);
-                println!("{} {path} -> {}{fault}{other}", r.method, r.status);
+                out.line(&format!("{} {path} -> {}{fault}{other}", r.method, r.status))?;
+                out.flush()?;
             }
             _ = tokio::signal::ctrl_c() => break,
         }
     }
-    println!("Stopped after {} requests and {} tasks.", sim.requests().len(), sim.task_count());
+    out.line(&format!("Stopped after {} requests and {} tasks.", sim.requests().len(), sim.task_count()))?;
     sim.stop().await;
     Ok(())
 }

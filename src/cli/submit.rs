@@ -5,7 +5,9 @@ use std::process::ExitCode;
 
 use clap::Args;
 
+use super::CliError;
 use super::follow::{Ended, exit_code, follow, print_tasks, stderr_is_tty};
+use super::output::{Output, allow_closed, note};
 use super::progress::Board;
 use crate::config::{Settings, Target};
 use crate::rules::{Draft, MediaDraft, UnknownModels, validate};
@@ -17,6 +19,7 @@ pub struct SubmitArgs {
     /// Model id, <vendor>/<family>-<version>/<mode> (see `reel models`).
     #[arg(long)]
     pub model: String,
+    /// What the video shows; reference media by kind and position (image 1, video 1, …).
     #[arg(long)]
     pub prompt: String,
     /// What to avoid.
@@ -31,6 +34,7 @@ pub struct SubmitArgs {
     /// 1:1, 16:9, 9:16, 4:3, 3:4 or adaptive (default 1:1).
     #[arg(long)]
     pub ratio: Option<String>,
+    /// Ask the service to add its watermark.
     #[arg(long)]
     pub watermark: bool,
     /// Reference media: reference_image=URL, reference_video=URL@SECONDS, first_frame=URL, …
@@ -45,6 +49,7 @@ pub struct SubmitArgs {
     /// Send even past the daily budget of the config's [budget].
     #[arg(long)]
     pub yes: bool,
+    /// Print the tasks as JSON.
     #[arg(long)]
     pub json: bool,
 }
@@ -74,11 +79,11 @@ impl SubmitArgs {
     }
 }
 
-pub async fn run(args: &SubmitArgs, settings: &Settings, out: &mut impl Write) -> anyhow::Result<ExitCode> {
+pub async fn run(args: &SubmitArgs, settings: &Settings, out: &mut Output<impl Write>) -> Result<ExitCode, CliError> {
     let draft = match args.draft() {
         Ok(d) => d,
         Err(message) => {
-            eprintln!("reel: {message}");
+            note(&message);
             return Ok(ExitCode::from(2));
         }
     };
@@ -86,28 +91,28 @@ pub async fn run(args: &SubmitArgs, settings: &Settings, out: &mut impl Write) -
         Ok(v) => v,
         Err(invalid) => {
             for v in &invalid.violations {
-                eprintln!("reel: {}: {v}", v.field());
+                note(&format!("{}: {v}", v.field()));
             }
-            eprintln!("reel: nothing was sent");
+            note("nothing was sent");
             return Ok(ExitCode::from(2));
         }
     };
     for w in &valid.warnings {
-        eprintln!("reel: warning: {w}");
+        note(&format!("warning: {w}"));
     }
     if settings.budget.daily.is_some() && !args.yes {
         let spent = crate::engine::query::spent_today(&crate::session::db_path(settings), &settings.pricing)?;
         let plan = std::slice::from_ref(&valid);
         if let Err(over) = crate::rules::check_budget(&settings.budget, &settings.pricing, spent, plan, args.count) {
-            eprintln!("reel: {over}; add --yes to send anyway");
+            note(&format!("{over}; add --yes to send anyway"));
             return Ok(ExitCode::from(2));
         }
     }
     if settings.target == Target::Demo {
-        eprintln!(
-            "reel: demo mode: no API key is configured, so this runs against the embedded simulator{}",
+        note(&format!(
+            "demo mode: no API key is configured, so this runs against the embedded simulator{}",
             if args.wait { "" } else { "; its tasks end with this command, so add --wait" }
-        );
+        ));
     }
     let session = session::open(settings).await?;
     let (engine, mut events) = session.start_engine().await?;
@@ -120,7 +125,7 @@ pub async fn run(args: &SubmitArgs, settings: &Settings, out: &mut impl Write) -
     };
     engine.shutdown().await;
     let records = board.records();
-    print_tasks(&records, args.json, out)?;
+    allow_closed(print_tasks(&records, args.json, out))?;
     if ended == Ended::Interrupted {
         return Ok(ExitCode::from(130));
     }

@@ -5,7 +5,9 @@ use std::process::ExitCode;
 
 use clap::Args;
 
+use super::CliError;
 use super::follow::{finish, follow, stderr_is_tty};
+use super::output::{Output, note};
 use super::progress::Board;
 use crate::config::Settings;
 use crate::engine::query;
@@ -19,12 +21,13 @@ pub struct WaitArgs {
     /// Every unfinished task.
     #[arg(long, conflicts_with = "ids")]
     pub all: bool,
+    /// Print the tasks as JSON when done.
     #[arg(long)]
     pub json: bool,
 }
 
 /// Looks up the tasks a command names.
-pub fn resolve_all(settings: &Settings, ids: &[String]) -> anyhow::Result<Vec<TaskRecord>> {
+pub fn resolve_all(settings: &Settings, ids: &[String]) -> Result<Vec<TaskRecord>, CliError> {
     let db = db_path(settings);
     ids.iter()
         .map(|text| {
@@ -34,9 +37,9 @@ pub fn resolve_all(settings: &Settings, ids: &[String]) -> anyhow::Result<Vec<Ta
         .collect()
 }
 
-pub async fn run(args: &WaitArgs, settings: &Settings, out: &mut impl Write) -> anyhow::Result<ExitCode> {
+pub async fn run(args: &WaitArgs, settings: &Settings, out: &mut Output<impl Write>) -> Result<ExitCode, CliError> {
     if args.ids.is_empty() && !args.all {
-        eprintln!("reel: name the tasks to wait for, or use --all");
+        note("name the tasks to wait for, or use --all");
         return Ok(ExitCode::from(2));
     }
     let db = db_path(settings);

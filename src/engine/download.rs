@@ -196,27 +196,35 @@ pub async fn fetch(
     let dir = path.parent().ok_or_else(|| FetchError::Retry(format!("{} has no folder", path.display())))?;
     tokio::fs::create_dir_all(dir).await.map_err(|e| io("cannot create", dir, e))?;
     let part = part_path(path);
-    let have = tokio::fs::metadata(&part).await.map(|m| m.len()).unwrap_or(0);
-    // A short piece is not worth verifying: fetch it again.
-    let ask = have.saturating_sub(OVERLAP);
-    let validator = if ask > 0 { load_validator(path).await } else { Validator::default() };
-
-    let mut hasher = Sha256::new();
-    let mut download = client.open_download(url, ask, &validator).await.map_err(failed)?;
-    let mut watch = Watch::new(stall);
-    let mut file = tokio::fs::OpenOptions::new()
-        .create(true)
-        .write(true)
-        .truncate(false)
-        .open(&part)
-        .await
-        .map_err(|e| io("cannot write", &part, e))?;
-    let mut written = if download.start == 0 {
-        // The whole file (nothing to resume, a changed file, or a server that ignores Range).
-        file.set_len(0).await.map_err(|e| io("cannot truncate", &part, e))?;
-        save_validator(path, &download.validator).await;
-        0
-    } else {
+    // A resume the server answers wrongly (another range, other bytes) starts over, once.
+    let mut fresh = false;
+    let (mut download, mut file, mut hasher, mut written, mut watch) = loop {
+        let have = if fresh { 0 } else { tokio::fs::metadata(&part).await.map(|m| m.len()).unwrap_or(0) };
+        // A short piece is not worth verifying: fetch it again.
+        let ask = have.saturating_sub(OVERLAP);
+        let validator = if ask > 0 { load_validator(path).await } else { Validator::default() };
+        let mut download = match client.open_download(url, ask, &validator).await {
+            Err(e @ ApiError::BadRange { .. }) if ask > 0 => {
+                tracing::warn!(path = %path.display(), error = %e, "a bad resume; starting over");
+                fresh = true;
+                continue;
+            }
+            other => other.map_err(failed)?,
+        };
+        let mut watch = Watch::new(stall);
+        let mut file = tokio::fs::OpenOptions::new()
+            .create(true)
+            .write(true)
+            .truncate(false)
+            .open(&part)
+            .await
+            .map_err(|e| io("cannot write", &part, e))?;
+        if download.start == 0 {
+            // The whole file (nothing to resume, a changed file, or a server that ignores Range).
+            file.set_len(0).await.map_err(|e| io("cannot truncate", &part, e))?;
+            save_validator(path, &download.validator).await;
+            break (download, file, Sha256::new(), 0, watch);
+        }
         // Compare what the server sends again with what is on disk, then append after it.
         let on_disk = read_range(&part, download.start, have - download.start).await?;
         let mut sent = Vec::with_capacity(on_disk.len());
@@ -227,20 +235,18 @@ pub async fn fetch(
             }
         }
         if sent.len() < on_disk.len() || sent[..on_disk.len()] != on_disk[..] {
-            file.set_len(0).await.map_err(|e| io("cannot truncate", &part, e))?;
-            let _ = tokio::fs::remove_file(meta_path(path)).await;
-            return Err(FetchError::Retry(format!(
-                "the server's resumed bytes do not match the {} bytes already saved; starting over",
-                have
-            )));
+            tracing::warn!(path = %path.display(), have, "resumed bytes do not match those saved; starting over");
+            fresh = true;
+            continue;
         }
+        let mut hasher = Sha256::new();
         file.set_len(have).await.map_err(|e| io("cannot truncate", &part, e))?;
         hash_prefix(&part, have, &mut hasher).await?;
         file.seek(std::io::SeekFrom::Start(have)).await.map_err(|e| io("cannot write", &part, e))?;
         let rest = &sent[on_disk.len()..];
         file.write_all(rest).await.map_err(|e| io("cannot write", &part, e))?;
         hasher.update(rest);
-        have + rest.len() as u64
+        break (download, file, hasher, have + rest.len() as u64, watch);
     };
     let total = download.total;
     progress(written, total);
