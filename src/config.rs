@@ -105,6 +105,8 @@ pub struct Env {
     pub player: Option<String>,
     pub visual: Option<String>,
     pub editor: Option<String>,
+    /// REEL_LOG (or RUST_LOG): what the log file records, e.g. `reel=debug`.
+    pub log: Option<String>,
 }
 
 impl Env {
@@ -120,6 +122,7 @@ impl Env {
             player: var("REEL_PLAYER"),
             visual: var("VISUAL"),
             editor: var("EDITOR"),
+            log: var("REEL_LOG").or_else(|| var("RUST_LOG")),
         }
     }
 
@@ -248,6 +251,8 @@ pub struct Settings {
     pub actions: Vec<UserAction>,
     pub budget: Budget,
     pub programs: Programs,
+    /// What the log file records (`RUST_LOG` syntax); `None`: `reel=info`.
+    pub log_filter: Option<String>,
     /// Things the user should know but that do not stop the program.
     pub warnings: Vec<String>,
 }
@@ -329,6 +334,7 @@ pub fn resolve(
         actions: file.actions.clone(),
         budget: file.budget,
         programs,
+        log_filter: env.log.clone(),
         warnings,
     })
 }

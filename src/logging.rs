@@ -53,7 +53,13 @@ pub fn init(data_dir: &Path, filter: Option<&str>, mirror: bool) -> Result<LogGu
     let registry = tracing_subscriber::registry().with(env_filter).with(file_layer);
     // A second init in one process (tests) keeps the first subscriber; that is fine.
     let _ = if mirror {
-        registry.with(tracing_subscriber::fmt::layer().with_writer(std::io::stderr)).try_init()
+        registry
+            .with(
+                tracing_subscriber::fmt::layer()
+                    .with_ansi(std::io::IsTerminal::is_terminal(&std::io::stderr()))
+                    .with_writer(std::io::stderr),
+            )
+            .try_init()
     } else {
         registry.try_init()
     };

@@ -3,7 +3,7 @@ use std::process::ExitCode;
 use clap::Parser;
 use reel::cli::output::note;
 use reel::cli::{self, Cli};
-use reel::config;
+use reel::{config, logging};
 
 #[tokio::main]
 async fn main() -> ExitCode {
@@ -22,6 +22,11 @@ async fn run(cli: Cli) -> anyhow::Result<ExitCode> {
     for warning in &settings.warnings {
         note(&format!("warning: {warning}"));
     }
+    // The dashboard owns the terminal: its log goes to the file only.
+    let mirror = cli.verbose && cli.command.is_some();
+    let _log = logging::init(&settings.data_dir, settings.log_filter.as_deref(), mirror)
+        .inspect_err(|e| note(&format!("warning: no log file: {e}")))
+        .ok();
     match cli.command {
         Some(command) => Ok(cli::run(command, &settings).await?),
         None => reel::tui::event_loop::run(settings).await,

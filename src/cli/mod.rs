@@ -51,6 +51,9 @@ pub struct Cli {
     /// Profile of the config file to use.
     #[arg(long, global = true, value_name = "NAME")]
     pub profile: Option<String>,
+    /// Also print the log (transitions, HTTP statuses, retries) on stderr; commands only.
+    #[arg(long, short = 'v', global = true)]
+    pub verbose: bool,
     #[command(subcommand)]
     pub command: Option<Command>,
 }

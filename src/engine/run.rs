@@ -125,6 +125,7 @@ impl Runner {
     /// Writes the plan's rows, then starts its work.
     pub(super) async fn perform(&mut self, plan: Plan) {
         if let Some((task, delay, why)) = &plan.retry {
+            let why = crate::text::safe(why);
             tracing::warn!(task, delay_ms = delay.as_millis() as u64, error = %why, "retrying");
         }
         if let Some(h) = plan.health {
@@ -160,7 +161,7 @@ impl Runner {
     }
 
     pub(super) fn trouble(&self, e: &dyn std::error::Error) {
-        tracing::error!(error = %e, "engine trouble");
+        tracing::error!(error = %crate::text::safe(&e.to_string()), "engine trouble");
         let _ = self.events.send(Event::Trouble(e.to_string()));
     }
 
@@ -204,6 +205,7 @@ impl Runner {
             .await?;
         for w in &writes {
             if let Some(detail) = &w.event {
+                let detail = crate::text::safe(detail);
                 tracing::info!(task = w.record.id, state = %w.record.state, detail = %detail, "transition");
             }
             self.emit(&w.record);
@@ -252,7 +254,9 @@ impl Runner {
                     let result = download::fetch(&client, &url, &path, stall, &progress).await;
                     match &result {
                         Ok(saved) => tracing::info!(task = id, bytes = saved.size, "download saved"),
-                        Err(e) => tracing::warn!(task = id, error = %e, "download attempt failed"),
+                        Err(e) => {
+                            tracing::warn!(task = id, error = %crate::text::safe(&e.to_string()), "download attempt failed")
+                        }
                     }
                     let _ = tx.send(Outcome::Fetched { id, result });
                 });
@@ -263,7 +267,11 @@ impl Runner {
 
 fn log_answer(id: i64, what: &str, result: &Result<VideoTask, ApiError>) {
     match result {
-        Ok(task) => tracing::debug!(task = id, request = what, status = %task.status.as_str(), "answer"),
-        Err(e) => tracing::warn!(task = id, request = what, error = %e, "request failed"),
+        Ok(task) => {
+            tracing::debug!(task = id, request = what, status = %crate::text::safe(task.status.as_str()), "answer")
+        }
+        Err(e) => {
+            tracing::warn!(task = id, request = what, error = %crate::text::safe(&e.to_string()), "request failed")
+        }
     }
 }
