@@ -66,6 +66,12 @@ pub struct EngineSettings {
     /// How long a result URL is assumed to work when the service does not say.
     pub url_ttl_secs: f64,
     pub max_downloads: usize,
+    /// A transfer that moves less than 1 KiB in this long is cut and resumed.
+    pub stall_secs: f64,
+    /// Longest wait a `Retry-After` can impose.
+    pub max_retry_after_secs: f64,
+    /// The engine process exits this long after nothing is unfinished and no client is attached.
+    pub idle_exit_secs: f64,
 }
 
 impl Default for EngineSettings {
@@ -78,6 +84,9 @@ impl Default for EngineSettings {
             client_timeout_secs: 600.0,
             url_ttl_secs: 3600.0,
             max_downloads: 4,
+            stall_secs: 30.0,
+            max_retry_after_secs: 300.0,
+            idle_exit_secs: 60.0,
         }
     }
 }
@@ -317,8 +326,16 @@ pub fn resolve(
     let data_dir =
         env.data_dir.clone().or_else(|| file.data_dir.clone()).or(default_data_dir).ok_or(ConfigError::NoDataDir)?;
     let e = file.engine;
-    let positive =
-        [e.first_poll_secs, e.poll_interval_secs, e.max_poll_interval_secs, e.client_timeout_secs, e.url_ttl_secs];
+    let positive = [
+        e.first_poll_secs,
+        e.poll_interval_secs,
+        e.max_poll_interval_secs,
+        e.client_timeout_secs,
+        e.url_ttl_secs,
+        e.stall_secs,
+        e.max_retry_after_secs,
+        e.idle_exit_secs,
+    ];
     if e.requests_per_second == 0 || e.max_downloads == 0 || positive.iter().any(|v| !v.is_finite() || *v <= 0.0) {
         return Err(ConfigError::Engine);
     }

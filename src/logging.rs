@@ -41,6 +41,7 @@ pub fn init(data_dir: &Path, filter: Option<&str>, mirror: bool) -> Result<LogGu
     let env_filter = EnvFilter::builder()
         .parse(filter_text)
         .map_err(|e| LogError::Filter { filter: filter_text.to_string(), reason: e.to_string() })?;
+    std::fs::create_dir_all(&dir).map_err(|e| LogError::Open { path: dir.clone(), reason: e.to_string() })?;
     let appender = RollingFileAppender::builder()
         .rotation(Rotation::DAILY)
         .filename_prefix("reel")

@@ -1,8 +1,11 @@
+use std::ffi::OsString;
 use std::process::ExitCode;
 
 use clap::Parser;
 use reel::cli::output::note;
 use reel::cli::{self, Cli};
+use reel::engine::service::Launch;
+use reel::session::Reach;
 use reel::{config, logging};
 
 #[tokio::main]
@@ -27,8 +30,30 @@ async fn run(cli: Cli) -> anyhow::Result<ExitCode> {
     let _log = logging::init(&settings.data_dir, settings.log_filter.as_deref(), mirror)
         .inspect_err(|e| note(&format!("warning: no log file: {e}")))
         .ok();
+    let reach = reach(&cli, &settings);
     match cli.command {
-        Some(command) => Ok(cli::run(command, &settings).await?),
-        None => reel::tui::event_loop::run(settings).await,
+        Some(command) => Ok(cli::run(command, &settings, &reach).await?),
+        None => reel::tui::event_loop::run(settings, reach).await,
+    }
+}
+
+/// The data folder's engine process, started from this very program with the same config and
+/// profile (its environment is inherited), unless `--no-service` keeps the engine in here.
+fn reach(cli: &Cli, settings: &config::Settings) -> Reach {
+    let exe = std::env::current_exe().ok();
+    match exe {
+        Some(exe) if !cli.no_service && cfg!(unix) => {
+            let mut args: Vec<OsString> = Vec::new();
+            if let Some(path) = &cli.config {
+                args.extend([OsString::from("--config"), path.clone().into_os_string()]);
+            }
+            if let Some(profile) = &cli.profile {
+                args.extend([OsString::from("--profile"), OsString::from(profile)]);
+            }
+            args.extend(["engine", "run", "--spawned"].map(OsString::from));
+            let log = logging::folder(&settings.data_dir).join("engine.out");
+            Reach::Service(Launch { exe, args, log })
+        }
+        _ => Reach::InProcess,
     }
 }

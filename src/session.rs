@@ -9,6 +9,7 @@ use thiserror::Error;
 use crate::api::{ApiError, ApiKey, Client, ClientOptions, KeyError};
 use crate::config::{self, ConfigError, Settings, Target};
 use crate::engine::recover::DEMO_PROFILE;
+use crate::engine::service::{self, Launch, Served, ServiceError};
 use crate::engine::{Engine, EngineConfig, EngineError, Event};
 use crate::sim::{SimConfig, SimHandle};
 use crate::store::{Store, StoreError};
@@ -31,6 +32,8 @@ pub enum SessionError {
     Store { path: PathBuf, source: StoreError },
     #[error(transparent)]
     Engine(#[from] EngineError),
+    #[error(transparent)]
+    Service(#[from] ServiceError),
 }
 
 pub struct Session {
@@ -45,8 +48,12 @@ pub fn db_path(settings: &Settings) -> PathBuf {
     settings.data_dir.join("reel.db")
 }
 
-fn client(base_url: &str, key: ApiKey) -> Result<Client, SessionError> {
-    Client::new(base_url, key, ClientOptions::default()).map_err(SessionError::Client)
+fn client(base_url: &str, key: ApiKey, settings: &Settings) -> Result<Client, SessionError> {
+    let options = ClientOptions {
+        max_retry_after: Duration::from_secs_f64(settings.engine.max_retry_after_secs),
+        ..ClientOptions::default()
+    };
+    Client::new(base_url, key, options).map_err(SessionError::Client)
 }
 
 pub async fn open(settings: &Settings) -> Result<Session, SessionError> {
@@ -56,11 +63,11 @@ pub async fn open(settings: &Settings) -> Result<Session, SessionError> {
                 .await
                 .map_err(SessionError::Simulator)?;
             let key = ApiKey::new(sim.api_key()).map_err(SessionError::SimulatorKey)?;
-            (client(&sim.base_url(), key)?, Some(sim), Some(DEMO_PROFILE.to_string()))
+            (client(&sim.base_url(), key, settings)?, Some(sim), Some(DEMO_PROFILE.to_string()))
         }
         Target::Remote { base_url, key } => {
             let key = config::resolve_key(key)?;
-            (client(base_url, key)?, None, settings.profile.clone())
+            (client(base_url, key, settings)?, None, settings.profile.clone())
         }
     };
     let path = db_path(settings);
@@ -77,11 +84,69 @@ pub async fn open(settings: &Settings) -> Result<Session, SessionError> {
     engine.policy.client_timeout = secs(e.client_timeout_secs);
     engine.url_ttl = secs(e.url_ttl_secs);
     engine.max_downloads = e.max_downloads;
+    engine.stall.window = secs(e.stall_secs);
     Ok(Session { client, store, engine, sim })
 }
 
 impl Session {
     pub async fn start_engine(&self) -> Result<(Engine, tokio::sync::mpsc::UnboundedReceiver<Event>), SessionError> {
         Ok(Engine::start(self.engine.clone(), self.client.clone(), self.store.clone()).await?)
+    }
+}
+
+/// How a client reaches the engine of its data folder.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Reach {
+    /// The folder's engine process, started with `Launch` if none runs (the default).
+    Service(Launch),
+    /// An engine inside this process, as long as it runs (`--no-service`).
+    InProcess,
+}
+
+/// An engine to talk to, and what keeps it alive.
+pub struct Attached {
+    pub engine: Engine,
+    pub events: tokio::sync::mpsc::UnboundedReceiver<Event>,
+    /// What the engine serves: the base URL, or `None` for the demo simulator.
+    pub base_url: Option<String>,
+    /// The store, client and (in demo mode) simulator of an engine in this process.
+    pub session: Option<Session>,
+}
+
+/// What this reel would serve: the engine it attaches to must serve the same.
+pub fn served(settings: &Settings) -> Result<Served, SessionError> {
+    Ok(match &settings.target {
+        Target::Demo => Served { profile: Some(DEMO_PROFILE.to_string()), base_url: None, key_id: None },
+        Target::Remote { base_url, key } => {
+            let key = config::resolve_key(key)?;
+            let url = crate::api::client::normalize_base_url(base_url).map_err(SessionError::Client)?;
+            Served {
+                profile: settings.profile.clone(),
+                base_url: Some(url.to_string()),
+                key_id: Some(service::key_id(&key)),
+            }
+        }
+    })
+}
+
+/// Reaches the data folder's engine: attaches to its process (starting one if needed), or
+/// starts one in this process.
+pub async fn attach(settings: &Settings, reach: &Reach) -> Result<Attached, SessionError> {
+    match reach {
+        Reach::Service(launch) => {
+            let serves = served(settings)?;
+            let socket = service::socket_path(&settings.data_dir);
+            std::fs::create_dir_all(&settings.data_dir)
+                .map_err(|source| ServiceError::Io { path: settings.data_dir.clone(), source })?;
+            let (remote, events) = service::connect_or_start(&socket, launch, &serves).await?;
+            let base_url = remote.welcome().serves.base_url.clone();
+            Ok(Attached { engine: Engine::Remote(remote), events, base_url, session: None })
+        }
+        Reach::InProcess => {
+            let session = open(settings).await?;
+            let (engine, events) = session.start_engine().await?;
+            let base_url = (settings.target != Target::Demo).then(|| session.client.base_url().to_string());
+            Ok(Attached { engine, events, base_url, session: Some(session) })
+        }
     }
 }

@@ -143,7 +143,7 @@ async fn a_failed_task_exits_1_and_an_unreachable_service_exits_2() {
     cmd.env("REEL_BASE_URL", &url);
     let out = tokio::time::timeout(Duration::from_secs(60), cmd.output()).await.expect("in time").expect("runs");
     assert_eq!(out.status.code(), Some(2), "{}", String::from_utf8_lossy(&out.stderr));
-    assert!(String::from_utf8_lossy(&out.stdout).contains("rejected"));
+    assert!(String::from_utf8_lossy(&out.stdout).contains("rejected"), "{out:?}");
 }
 
 /// SIGKILL the engine at several points of a run (submitting, polling, downloading) and

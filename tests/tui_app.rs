@@ -88,7 +88,7 @@ async fn type_a_prompt_send_it_see_it_downloaded_and_find_it_in_the_history() {
     let sim = common::start(fast_config()).await;
     let dir = tempfile::tempdir().expect("tempdir");
     let data = dir.path().join("data");
-    let dashboard = Dashboard::start(&settings(&sim, &data)).await.expect("the engine starts");
+    let dashboard = Dashboard::start(&settings(&sim, &data), &reel::session::Reach::InProcess).await.expect("the engine starts");
     let (mut console, mut frames) = Headless::new(TestBackend::new(160, 48)).expect("console");
     let (tx, rx) = mpsc::unbounded_channel();
     let input = Box::pin(futures_util::stream::unfold(rx, |mut rx| async move { rx.recv().await.map(|ev| (ev, rx)) }));
@@ -120,7 +120,7 @@ async fn type_a_prompt_send_it_see_it_downloaded_and_find_it_in_the_history() {
     keys.ch('q');
 
     let (finished, console) = tokio::time::timeout(PATIENCE, running).await.expect("it quits").expect("no panic");
-    assert_eq!(finished, Finished { running: 0, demo: false });
+    assert_eq!(finished, Finished { running: 0, demo: false, background: false });
     assert_eq!(finished.farewell(), None);
     assert!(console.emitted.iter().any(|s| s == "\x07"), "the bell rang when the task ended: {:?}", console.emitted);
 
@@ -142,7 +142,7 @@ fn walk(dir: &Path) -> Vec<std::path::PathBuf> {
 
 #[test]
 fn the_farewell_says_what_is_still_running() {
-    let f = |running, demo| Finished { running, demo }.farewell();
+    let f = |running, demo| Finished { running, demo, background: false }.farewell();
     assert_eq!(f(0, true), None);
     assert_eq!(
         f(1, false).as_deref(),
@@ -153,5 +153,10 @@ fn the_farewell_says_what_is_still_running() {
         Some(
             "3 tasks are still running in the demo simulator, which stops with reel: the next start shows them as lost."
         )
+    );
+    let background = Finished { running: 2, demo: true, background: true }.farewell();
+    assert_eq!(
+        background.as_deref(),
+        Some("2 tasks are still running in the background; `reel` or `reel wait --all` shows them again.")
     );
 }

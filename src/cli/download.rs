@@ -11,6 +11,7 @@ use super::output::Output;
 use super::progress::Board;
 use super::wait::resolve_all;
 use crate::config::Settings;
+use crate::session::Reach;
 use crate::session;
 use crate::store::{LocalState, TaskRecord};
 
@@ -23,10 +24,15 @@ pub struct DownloadArgs {
     pub json: bool,
 }
 
-pub async fn run(args: &DownloadArgs, settings: &Settings, out: &mut Output<impl Write>) -> Result<ExitCode, CliError> {
+pub async fn run(
+    args: &DownloadArgs,
+    settings: &Settings,
+    reach: &Reach,
+    out: &mut Output<impl Write>,
+) -> Result<ExitCode, CliError> {
     let task = resolve_all(settings, std::slice::from_ref(&args.id))?.remove(0);
-    let session = session::open(settings).await?;
-    let (engine, mut events) = session.start_engine().await?;
+    let attached = session::attach(settings, reach).await?;
+    let (engine, mut events) = (attached.engine, attached.events);
     engine.download(task.id).await?;
     let pending = TaskRecord { state: LocalState::Completed, ..task };
     let mut board = Board::new(stderr_is_tty(), [pending]);

@@ -1,6 +1,7 @@
 //! Headless commands: argument definitions and one file per subcommand.
 
 pub mod download;
+pub mod engine;
 pub mod error;
 pub mod follow;
 pub mod history;
@@ -23,6 +24,7 @@ pub use error::{CliError, report};
 use output::{Output, OutputError};
 
 use crate::config::Settings;
+use crate::session::Reach;
 
 const AFTER_HELP: &str = "\
 Without a command, reel opens the dashboard.
@@ -31,7 +33,7 @@ Exit codes:
   0    success
   1    a task ended badly (failed, rejected, expired, stalled, …)
   2    invalid input or configuration, any other error, or the service could not be reached
-  130  interrupted (Ctrl-C); unfinished tasks continue at the next start
+  130  interrupted (Ctrl-C); unfinished tasks go on in the engine process
 
 Examples:
   reel submit --model acme/aurora-3.0/text-to-video --prompt \"a red fox in snow\" --wait
@@ -54,6 +56,10 @@ pub struct Cli {
     /// Also print the log (transitions, HTTP statuses, retries) on stderr; commands only.
     #[arg(long, short = 'v', global = true)]
     pub verbose: bool,
+    /// Run the engine inside this reel instead of the data folder's engine process: work stops
+    /// when this reel ends.
+    #[arg(long, global = true)]
+    pub no_service: bool,
     #[command(subcommand)]
     pub command: Option<Command>,
 }
@@ -76,21 +82,29 @@ pub enum Command {
     Sim(sim::SimArgs),
     /// List the models reel knows: the built-in catalog plus the config's.
     Models(models::ModelsArgs),
+    /// The data folder's engine process: run it in the foreground, see it, stop it.
+    Engine(engine::EngineArgs),
 }
 
 /// Runs a headless command, writing to standard output.
-pub async fn run(command: Command, settings: &Settings) -> Result<ExitCode, CliError> {
+pub async fn run(command: Command, settings: &Settings, reach: &Reach) -> Result<ExitCode, CliError> {
     let mut out = Output::stdout();
-    let ran = dispatch(command, settings, &mut out).await;
+    let ran = dispatch(command, settings, reach, &mut out).await;
     settle(ran, out.flush())
 }
 
-async fn dispatch(command: Command, settings: &Settings, out: &mut Output<impl Write>) -> Result<ExitCode, CliError> {
+async fn dispatch(
+    command: Command,
+    settings: &Settings,
+    reach: &Reach,
+    out: &mut Output<impl Write>,
+) -> Result<ExitCode, CliError> {
     let done = |()| ExitCode::SUCCESS;
     match command {
-        Command::Submit(args) => submit::run(&args, settings, out).await,
-        Command::Wait(args) => wait::run(&args, settings, out).await,
-        Command::Download(args) => download::run(&args, settings, out).await,
+        Command::Submit(args) => submit::run(&args, settings, reach, out).await,
+        Command::Wait(args) => wait::run(&args, settings, reach, out).await,
+        Command::Download(args) => download::run(&args, settings, reach, out).await,
+        Command::Engine(args) => engine::run(&args, settings, out).await,
         Command::List(args) => list::run(&args, settings, out).map(done),
         Command::Show(args) => show::run(&args, settings, out).map(done),
         Command::History(args) => history::run(&args, settings, out).map(done),

@@ -11,7 +11,7 @@ use super::output::{Output, allow_closed, note};
 use super::progress::Board;
 use crate::config::{Settings, Target};
 use crate::rules::{Draft, MediaDraft, UnknownModels, validate};
-use crate::session;
+use crate::session::{self, Reach};
 use crate::store::LocalState;
 
 #[derive(Debug, Args)]
@@ -79,7 +79,12 @@ impl SubmitArgs {
     }
 }
 
-pub async fn run(args: &SubmitArgs, settings: &Settings, out: &mut Output<impl Write>) -> Result<ExitCode, CliError> {
+pub async fn run(
+    args: &SubmitArgs,
+    settings: &Settings,
+    reach: &Reach,
+    out: &mut Output<impl Write>,
+) -> Result<ExitCode, CliError> {
     let draft = match args.draft() {
         Ok(d) => d,
         Err(message) => {
@@ -109,13 +114,15 @@ pub async fn run(args: &SubmitArgs, settings: &Settings, out: &mut Output<impl W
         }
     }
     if settings.target == Target::Demo {
-        note(&format!(
-            "demo mode: no API key is configured, so this runs against the embedded simulator{}",
-            if args.wait { "" } else { "; its tasks end with this command, so add --wait" }
-        ));
+        let tail = match reach {
+            Reach::Service(_) => " in the engine process",
+            Reach::InProcess if !args.wait => "; with --no-service its tasks end with this command, so add --wait",
+            Reach::InProcess => "",
+        };
+        note(&format!("demo mode: no API key is configured, so this runs against the embedded simulator{tail}"));
     }
-    let session = session::open(settings).await?;
-    let (engine, mut events) = session.start_engine().await?;
+    let attached = session::attach(settings, reach).await?;
+    let (engine, mut events) = (attached.engine, attached.events);
     let records = engine.submit(valid, args.count, None).await?;
     let mut board = Board::new(stderr_is_tty(), records);
     let ended = if args.wait {

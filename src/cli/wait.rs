@@ -10,6 +10,7 @@ use super::follow::{finish, follow, stderr_is_tty};
 use super::output::{Output, note};
 use super::progress::Board;
 use crate::config::Settings;
+use crate::session::Reach;
 use crate::engine::query;
 use crate::session::{self, db_path};
 use crate::store::TaskRecord;
@@ -37,15 +38,20 @@ pub fn resolve_all(settings: &Settings, ids: &[String]) -> Result<Vec<TaskRecord
         .collect()
 }
 
-pub async fn run(args: &WaitArgs, settings: &Settings, out: &mut Output<impl Write>) -> Result<ExitCode, CliError> {
+pub async fn run(
+    args: &WaitArgs,
+    settings: &Settings,
+    reach: &Reach,
+    out: &mut Output<impl Write>,
+) -> Result<ExitCode, CliError> {
     if args.ids.is_empty() && !args.all {
         note("name the tasks to wait for, or use --all");
         return Ok(ExitCode::from(2));
     }
     let db = db_path(settings);
     let targets = if args.all { query::unfinished(&db)? } else { resolve_all(settings, &args.ids)? };
-    let session = session::open(settings).await?;
-    let (engine, mut events) = session.start_engine().await?;
+    let attached = session::attach(settings, reach).await?;
+    let (engine, mut events) = (attached.engine, attached.events);
     let mut board = Board::new(stderr_is_tty(), targets);
     let ended = follow(&mut events, &mut board, Board::done).await;
     finish(engine, &board, ended, args.json, out).await

@@ -17,7 +17,7 @@ use super::effects::{self, Context};
 use super::terminal::{self, Console};
 use crate::config::{Settings, Target};
 use crate::engine::{Engine, Event, Health, now_ms, query};
-use crate::session::{self, Session, db_path};
+use crate::session::{self, Reach, Session, db_path};
 
 /// Spinners and clocks move at most this often, and engine news is drawn at most this often.
 const TICK: Duration = Duration::from_millis(100);
@@ -35,8 +35,9 @@ fn action_of(input: Input) -> Option<Action> {
 /// The dashboard with its engine running, before it has a screen.
 pub struct Dashboard {
     settings: Settings,
-    // Kept for as long as the engine runs: in demo mode it holds the simulator.
-    session: Session,
+    // Kept for as long as an engine in this process runs: in demo mode it holds the simulator.
+    session: Option<Session>,
+    base_url: Option<String>,
     engine: Arc<Engine>,
     events: mpsc::UnboundedReceiver<Event>,
 }
@@ -47,6 +48,8 @@ pub struct Finished {
     /// Tasks the engine was still working on.
     pub running: usize,
     pub demo: bool,
+    /// The engine is a process of its own and goes on working.
+    pub background: bool,
 }
 
 impl Finished {
@@ -57,7 +60,9 @@ impl Finished {
             return None;
         }
         let (n, it) = if n == 1 { ("1 task is".to_string(), "it") } else { (format!("{n} tasks are"), "them") };
-        Some(if self.demo {
+        Some(if self.background {
+            format!("{n} still running in the background; `reel` or `reel wait --all` shows {it} again.")
+        } else if self.demo {
             format!(
                 "{n} still running in the demo simulator, which stops with reel: the next start shows {it} as lost."
             )
@@ -69,10 +74,15 @@ impl Finished {
 
 impl Dashboard {
     /// Opens the store and starts the engine (and, in demo mode, the simulator).
-    pub async fn start(settings: &Settings) -> anyhow::Result<Dashboard> {
-        let session = session::open(settings).await?;
-        let (engine, events) = session.start_engine().await?;
-        Ok(Dashboard { settings: settings.clone(), session, engine: Arc::new(engine), events })
+    pub async fn start(settings: &Settings, reach: &Reach) -> anyhow::Result<Dashboard> {
+        let attached = session::attach(settings, reach).await?;
+        Ok(Dashboard {
+            settings: settings.clone(),
+            session: attached.session,
+            base_url: attached.base_url,
+            engine: Arc::new(attached.engine),
+            events: attached.events,
+        })
     }
 
     /// Runs until the user quits or `input` ends, then stops the engine.
@@ -81,7 +91,8 @@ impl Dashboard {
         C: Console,
         S: Stream<Item = io::Result<Input>> + Unpin,
     {
-        let Dashboard { settings, session, engine, events } = self;
+        let Dashboard { settings, session, base_url, engine, events } = self;
+        let background = engine.outlives_this_process();
         let demo = settings.target == Target::Demo;
         let (tx, results) = mpsc::unbounded_channel::<Action>();
         let cx = Context {
@@ -94,7 +105,7 @@ impl Dashboard {
         };
         let header = Header {
             profile: settings.profile.clone(),
-            base_url: session.client.base_url().to_string(),
+            base_url: base_url.unwrap_or_else(|| "the demo simulator".into()),
             demo,
             health: Health::Ok,
         };
@@ -117,14 +128,14 @@ impl Dashboard {
             engine.shutdown().await;
         }
         drop(session);
-        Ok(Finished { running: outcome?.table.running(), demo })
+        Ok(Finished { running: outcome?.table.running(), demo, background })
     }
 }
 
 /// The dashboard on the real terminal; the terminal is given back however it ends.
-pub async fn run(settings: Settings) -> anyhow::Result<ExitCode> {
+pub async fn run(settings: Settings, reach: Reach) -> anyhow::Result<ExitCode> {
     // Started before the terminal is taken, so that a failure prints plainly.
-    let dashboard = Dashboard::start(&settings).await?;
+    let dashboard = Dashboard::start(&settings, &reach).await?;
     let mut tty = terminal::open()?;
     let finished = dashboard.run(&mut tty, EventStream::new()).await;
     drop(tty);

@@ -169,7 +169,11 @@ impl RemoteEngine {
 
     /// Asks the engine to stop; without `force` it refuses while tasks are unfinished.
     pub async fn stop(&self, force: bool) -> Result<(), EngineError> {
-        self.done(Request::Stop { force }).await
+        match self.done(Request::Stop { force }).await {
+            // It may stop before its answer leaves: gone is what was asked for.
+            Err(EngineError::Stopped) => Ok(()),
+            other => other,
+        }
     }
 
     /// Leaves the engine working; pending requests are answered before the connection closes.

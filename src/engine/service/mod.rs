@@ -19,7 +19,7 @@ use thiserror::Error;
 pub use client::RemoteEngine;
 pub use protocol::{Request, Served, Status};
 pub use server::{ServeOptions, serve};
-pub use spawn::{Launch, connect_or_start};
+pub use spawn::{Launch, attach_if_running, connect_or_start};
 
 use super::Activity;
 use crate::api::ApiKey;

@@ -25,6 +25,7 @@ pub struct Launch {
 
 /// How long a new engine may take to answer.
 const START_TIMEOUT: Duration = Duration::from_secs(20);
+const RESPAWN_GAP: Duration = Duration::from_millis(250);
 
 fn start(launch: &Launch) -> Result<std::process::Child, ServiceError> {
     let spawn_error = |source| ServiceError::Spawn { exe: launch.exe.clone(), source };
@@ -66,26 +67,53 @@ pub async fn connect_or_start(
 ) -> Result<(RemoteEngine, mpsc::UnboundedReceiver<Event>), ServiceError> {
     let deadline = Instant::now() + START_TIMEOUT;
     let mut child: Option<std::process::Child> = None;
+    let mut last_start: Option<Instant> = None;
     loop {
         match RemoteEngine::connect(socket).await {
             Ok(Hello::Attached(engine, events)) => {
-                if let Some(difference) = serves.difference(&engine.welcome().serves) {
-                    engine.detach().await;
-                    return Err(ServiceError::Mismatch(difference));
+                let Some(difference) = serves.difference(&engine.welcome().serves) else {
+                    reap(&mut child);
+                    return Ok((*engine, events));
+                };
+                // An idle engine that serves another target, with nobody else attached, steps
+                // aside; one with work or other clients is never switched under them. A client
+                // that has just finished may still count for a moment: allow it to leave.
+                let mut busy = String::new();
+                for _ in 0..25 {
+                    let status = engine.status().await.map_err(|e| ServiceError::Protocol(e.to_string()))?;
+                    let others = status.clients.saturating_sub(1);
+                    busy = match (status.unfinished, others) {
+                        (0, 0) => String::new(),
+                        (0, n) => format!("{n} other {} attached", if n == 1 { "client is" } else { "clients are" }),
+                        (n, _) => format!("it has {n} unfinished {}", if n == 1 { "task" } else { "tasks" }),
+                    };
+                    if busy.is_empty() || status.unfinished > 0 {
+                        break;
+                    }
+                    tokio::time::sleep(Duration::from_millis(40)).await;
                 }
-                reap(&mut child);
-                return Ok((*engine, events));
+                let stopped = busy.is_empty() && engine.stop(false).await.is_ok();
+                engine.detach().await;
+                if !stopped {
+                    return Err(ServiceError::Mismatch(format!("{difference} ({busy})")));
+                }
+                tracing::info!(%difference, "replacing an idle engine that served another target");
+                wait_gone(socket).await;
             }
             Ok(Hello::Refused { reason, replaceable: false }) => return Err(ServiceError::Refused(reason)),
             Ok(Hello::Refused { replaceable: true, reason }) => {
                 tracing::info!(%reason, "replacing an idle engine of another version");
+                wait_gone(socket).await;
             }
             Err(ServiceError::NotRunning(_)) => {
                 // Start one, or another if the one started has exited (it lost the race for the
                 // lock to an engine that is about to answer, or it failed: see its log).
+                // (Not more often than every quarter second: an engine that is stopping still
+                // holds the folder's lock for a moment.)
                 let exited = child.as_mut().is_none_or(|c| c.try_wait().ok().flatten().is_some());
-                if exited {
+                if exited && last_start.is_none_or(|t| t.elapsed() >= RESPAWN_GAP) {
                     child = Some(start(launch)?);
+                    last_start = Some(Instant::now());
                 }
             }
             Err(e) => return Err(e),
@@ -97,9 +125,29 @@ pub async fn connect_or_start(
     }
 }
 
+/// Waits (a few seconds at most) for a stopping engine to remove its socket.
+async fn wait_gone(socket: &Path) {
+    let until = Instant::now() + Duration::from_secs(5);
+    while socket.exists() && Instant::now() < until {
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+}
+
 /// Collects an engine process that has already exited, so it does not linger as a zombie.
 fn reap(child: &mut Option<std::process::Child>) {
     if let Some(c) = child.as_mut() {
         let _ = c.try_wait();
+    }
+}
+
+/// Attaches to the engine on `socket` if one runs; never starts one.
+pub async fn attach_if_running(
+    socket: &Path,
+) -> Result<Option<(RemoteEngine, mpsc::UnboundedReceiver<Event>)>, ServiceError> {
+    match RemoteEngine::connect(socket).await {
+        Ok(Hello::Attached(engine, events)) => Ok(Some((*engine, events))),
+        Ok(Hello::Refused { reason, .. }) => Err(ServiceError::Refused(reason)),
+        Err(ServiceError::NotRunning(_)) => Ok(None),
+        Err(e) => Err(e),
     }
 }

@@ -1,0 +1,184 @@
+//! `reel engine run|status|stop`: the data folder's engine process.
+
+use std::io::{IsTerminal as _, Write};
+use std::process::ExitCode;
+use std::time::Duration;
+
+use clap::{Args, Subcommand};
+
+use super::CliError;
+use super::output::{Output, note};
+use crate::config::Settings;
+use crate::engine::service::{self, ServeOptions, Status};
+use crate::engine::{EngineError, LocalEngine, now_ms};
+use crate::session::{self, SessionError};
+use crate::text;
+
+#[derive(Debug, Args)]
+pub struct EngineArgs {
+    #[command(subcommand)]
+    pub command: EngineCommand,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum EngineCommand {
+    /// Run the engine in the foreground (for a systemd user unit); clients attach to it.
+    Run(RunArgs),
+    /// Show the running engine: pid, uptime, socket, clients, work in flight, the service's health.
+    Status(StatusArgs),
+    /// Stop the running engine; asks first when tasks are unfinished.
+    Stop(StopArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct RunArgs {
+    /// Never exit when idle (by default the engine exits once nothing is unfinished and no
+    /// client has been attached for [engine] idle_exit_secs).
+    #[arg(long)]
+    pub stay: bool,
+    /// Started by another reel: an engine that already runs here is not an error.
+    #[arg(long, hide = true)]
+    pub spawned: bool,
+}
+
+#[derive(Debug, Args)]
+pub struct StatusArgs {
+    /// Print the status as JSON.
+    #[arg(long)]
+    pub json: bool,
+}
+
+#[derive(Debug, Args)]
+pub struct StopArgs {
+    /// Stop even with unfinished tasks (they resume when the engine next starts).
+    #[arg(long)]
+    pub force: bool,
+}
+
+pub async fn run(args: &EngineArgs, settings: &Settings, out: &mut Output<impl Write>) -> Result<ExitCode, CliError> {
+    match &args.command {
+        EngineCommand::Run(a) => serve(a, settings).await,
+        EngineCommand::Status(a) => status(a, settings, out).await,
+        EngineCommand::Stop(a) => stop(a, settings, out).await,
+    }
+}
+
+async fn serve(args: &RunArgs, settings: &Settings) -> Result<ExitCode, CliError> {
+    restrict_new_files();
+    let session = session::open(settings).await?;
+    let started = LocalEngine::start(session.engine.clone(), session.client.clone(), session.store.clone()).await;
+    let (engine, events) = match started {
+        Ok(e) => e,
+        // Another client started one at the same moment, and it won: use that one.
+        Err(EngineError::Busy(_)) if args.spawned => return Ok(ExitCode::SUCCESS),
+        Err(e) => return Err(SessionError::Engine(e).into()),
+    };
+    let grace =
+        if args.stay { Duration::from_secs(u64::MAX / 4) } else { Duration::from_secs_f64(settings.engine.idle_exit_secs) };
+    let opts = ServeOptions {
+        socket: service::socket_path(&settings.data_dir),
+        grace,
+        serves: session::served(settings)?,
+        catalog: settings.catalog.clone(),
+    };
+    service::serve(opts, engine, events).await.map_err(SessionError::from)?;
+    drop(session);
+    Ok(ExitCode::SUCCESS)
+}
+
+/// Files the engine creates (its socket first) are for this user only.
+#[cfg(unix)]
+fn restrict_new_files() {
+    // SAFETY: umask only sets this process's file mode mask; it cannot fail.
+    unsafe {
+        libc::umask(0o077);
+    }
+}
+
+#[cfg(not(unix))]
+fn restrict_new_files() {}
+
+fn describe(s: &Status, now: i64) -> Vec<String> {
+    let uptime = Duration::from_millis((now - s.started_at_ms).max(0) as u64);
+    let mut lines = vec![
+        format!("Engine {} (reel {}), up {}", s.pid, s.version, text::clock(uptime.as_secs() as i64)),
+        format!("Socket    {}", s.socket),
+        format!(
+            "Serves    {}{}",
+            s.serves.base_url.as_deref().unwrap_or("the demo simulator"),
+            s.serves.profile.as_deref().map(|p| format!(" (profile {p})")).unwrap_or_default()
+        ),
+        format!("Clients   {}", s.clients.saturating_sub(1)),
+        format!(
+            "Work      {} unfinished, {} {} in flight, {} {}",
+            s.unfinished,
+            s.requests_in_flight,
+            if s.requests_in_flight == 1 { "request" } else { "requests" },
+            s.downloads,
+            if s.downloads == 1 { "download" } else { "downloads" }
+        ),
+        format!("Service   {}", s.health),
+    ];
+    if let Some(until) = s.paused_until_ms.filter(|u| *u > now) {
+        let left = Duration::from_millis((until - now) as u64);
+        lines.push(format!("Paused    every request waits {} more (Retry-After)", text::clock(left.as_secs() as i64)));
+    }
+    lines
+}
+
+async fn status(args: &StatusArgs, settings: &Settings, out: &mut Output<impl Write>) -> Result<ExitCode, CliError> {
+    let socket = service::socket_path(&settings.data_dir);
+    let Some((engine, _events)) = service::attach_if_running(&socket).await.map_err(SessionError::from)? else {
+        if args.json {
+            out.json(&serde_json::json!({ "running": false, "socket": socket.display().to_string() }))?;
+        } else {
+            out.line(&format!("No engine is running for {}.", settings.data_dir.display()))?;
+        }
+        return Ok(ExitCode::SUCCESS);
+    };
+    let s = engine.status().await?;
+    engine.detach().await;
+    if args.json {
+        out.json(&s)?;
+    } else {
+        for line in describe(&s, now_ms()) {
+            out.line(&line)?;
+        }
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+fn confirmed(question: &str) -> bool {
+    if !std::io::stdin().is_terminal() {
+        return false;
+    }
+    let _ = write!(std::io::stderr(), "{question} [y/N] ");
+    let _ = std::io::stderr().flush();
+    let mut answer = String::new();
+    std::io::stdin().read_line(&mut answer).is_ok() && matches!(answer.trim(), "y" | "Y" | "yes")
+}
+
+async fn stop(args: &StopArgs, settings: &Settings, out: &mut Output<impl Write>) -> Result<ExitCode, CliError> {
+    let socket = service::socket_path(&settings.data_dir);
+    let Some((engine, mut events)) = service::attach_if_running(&socket).await.map_err(SessionError::from)? else {
+        out.line(&format!("No engine is running for {}.", settings.data_dir.display()))?;
+        return Ok(ExitCode::SUCCESS);
+    };
+    match engine.stop(args.force).await {
+        Ok(()) => {}
+        Err(EngineError::Remote(why)) if !args.force => {
+            if !confirmed(&format!("reel: {why}. Stop anyway?")) {
+                note(&why);
+                engine.detach().await;
+                return Ok(ExitCode::from(1));
+            }
+            engine.stop(true).await?;
+        }
+        Err(e) => return Err(e.into()),
+    }
+    // The connection closes when the engine has stopped.
+    let _ = tokio::time::timeout(Duration::from_secs(10), async { while events.recv().await.is_some() {} }).await;
+    engine.detach().await;
+    out.line("Engine stopped.")?;
+    Ok(ExitCode::SUCCESS)
+}
