@@ -52,7 +52,7 @@ fn reach(cli: &Cli, settings: &config::Settings) -> Reach {
             }
             args.extend(["engine", "run", "--spawned"].map(OsString::from));
             let log = logging::folder(&settings.data_dir).join("engine.out");
-            Reach::Service(Launch { exe, args, log })
+            Reach::Service(Launch { exe, args, env: Vec::new(), log })
         }
         _ => Reach::InProcess,
     }

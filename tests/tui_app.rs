@@ -88,7 +88,8 @@ async fn type_a_prompt_send_it_see_it_downloaded_and_find_it_in_the_history() {
     let sim = common::start(fast_config()).await;
     let dir = tempfile::tempdir().expect("tempdir");
     let data = dir.path().join("data");
-    let dashboard = Dashboard::start(&settings(&sim, &data), &reel::session::Reach::InProcess).await.expect("the engine starts");
+    let dashboard =
+        Dashboard::start(&settings(&sim, &data), &reel::session::Reach::InProcess).await.expect("the engine starts");
     let (mut console, mut frames) = Headless::new(TestBackend::new(160, 48)).expect("console");
     let (tx, rx) = mpsc::unbounded_channel();
     let input = Box::pin(futures_util::stream::unfold(rx, |mut rx| async move { rx.recv().await.map(|ev| (ev, rx)) }));

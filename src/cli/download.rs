@@ -11,8 +11,8 @@ use super::output::Output;
 use super::progress::Board;
 use super::wait::resolve_all;
 use crate::config::Settings;
-use crate::session::Reach;
 use crate::session;
+use crate::session::Reach;
 use crate::store::{LocalState, TaskRecord};
 
 #[derive(Debug, Args)]

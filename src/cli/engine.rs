@@ -73,8 +73,11 @@ async fn serve(args: &RunArgs, settings: &Settings) -> Result<ExitCode, CliError
         Err(EngineError::Busy(_)) if args.spawned => return Ok(ExitCode::SUCCESS),
         Err(e) => return Err(SessionError::Engine(e).into()),
     };
-    let grace =
-        if args.stay { Duration::from_secs(u64::MAX / 4) } else { Duration::from_secs_f64(settings.engine.idle_exit_secs) };
+    let grace = if args.stay {
+        Duration::from_secs(u64::MAX / 4)
+    } else {
+        Duration::from_secs_f64(settings.engine.idle_exit_secs)
+    };
     let opts = ServeOptions {
         socket: service::socket_path(&settings.data_dir),
         grace,
@@ -139,7 +142,9 @@ async fn status(args: &StatusArgs, settings: &Settings, out: &mut Output<impl Wr
     let s = engine.status().await?;
     engine.detach().await;
     if args.json {
-        out.json(&s)?;
+        let mut value = serde_json::to_value(&s).unwrap_or_default();
+        value["running"] = serde_json::Value::Bool(true);
+        out.json(&value)?;
     } else {
         for line in describe(&s, now_ms()) {
             out.line(&line)?;

@@ -10,8 +10,8 @@ use super::follow::{finish, follow, stderr_is_tty};
 use super::output::{Output, note};
 use super::progress::Board;
 use crate::config::Settings;
-use crate::session::Reach;
 use crate::engine::query;
+use crate::session::Reach;
 use crate::session::{self, db_path};
 use crate::store::TaskRecord;
 

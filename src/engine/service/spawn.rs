@@ -20,6 +20,8 @@ use crate::engine::Event;
 pub struct Launch {
     pub exe: PathBuf,
     pub args: Vec<OsString>,
+    /// Set on top of this process's environment (which the engine inherits).
+    pub env: Vec<(OsString, OsString)>,
     pub log: PathBuf,
 }
 
@@ -35,7 +37,12 @@ fn start(launch: &Launch) -> Result<std::process::Child, ServiceError> {
     let log = std::fs::OpenOptions::new().create(true).append(true).open(&launch.log).map_err(spawn_error)?;
     let log2 = log.try_clone().map_err(spawn_error)?;
     let mut command = std::process::Command::new(&launch.exe);
-    command.args(&launch.args).stdin(std::process::Stdio::null()).stdout(log).stderr(log2);
+    command
+        .args(&launch.args)
+        .envs(launch.env.iter().cloned())
+        .stdin(std::process::Stdio::null())
+        .stdout(log)
+        .stderr(log2);
     detach(&mut command);
     tracing::info!(exe = %launch.exe.display(), "starting the engine process");
     command.spawn().map_err(spawn_error)

@@ -1,0 +1,367 @@
+//! One engine per data folder, in a process of its own: the real binary and its engine process
+//! against the simulator on 127.0.0.1. Every wait has one generous bound that only limits a
+//! failure; nothing is asserted about how fast things happen.
+
+mod common;
+
+use std::collections::HashSet;
+use std::ffi::OsString;
+use std::path::{Path, PathBuf};
+use std::process::Stdio;
+use std::time::{Duration, Instant};
+
+use common::*;
+use reel::engine::service::protocol::{self, FromEngine, PROTOCOL, ToEngine};
+use reel::engine::service::{self, Launch};
+use reel::sim::{LifecycleConfig, SimConfig, SimHandle};
+use serde_json::Value;
+use tokio::io::{AsyncBufReadExt as _, AsyncWriteExt as _, BufReader};
+use tokio::process::Command;
+
+const MODEL: &str = "acme/aurora-3.0/text-to-video";
+const PATIENCE: Duration = Duration::from_secs(90);
+
+struct Folder {
+    _dir: tempfile::TempDir,
+    data: PathBuf,
+    config: PathBuf,
+}
+
+fn folder(idle_exit_secs: f64, budget: u32) -> Folder {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let data = dir.path().join("data");
+    let config = dir.path().join("config.toml");
+    std::fs::write(
+        &config,
+        format!(
+            "[engine]\nrequests_per_second = {budget}\nfirst_poll_secs = 0.2\npoll_interval_secs = 0.2\n\
+             max_poll_interval_secs = 0.5\nidle_exit_secs = {idle_exit_secs}\n"
+        ),
+    )
+    .expect("config");
+    Folder { _dir: dir, data, config }
+}
+
+impl Folder {
+    fn env(&self, sim: &SimHandle) -> Vec<(OsString, OsString)> {
+        [
+            ("REEL_BASE_URL", sim.base_url().into()),
+            ("REEL_API_KEY", sim.api_key().into()),
+            ("REEL_DATA_DIR", self.data.clone().into_os_string()),
+            ("REEL_CONFIG", self.config.clone().into_os_string()),
+        ]
+        .into_iter()
+        .map(|(k, v)| (OsString::from(k), v))
+        .collect()
+    }
+
+    fn reel(&self, sim: &SimHandle, args: &[&str]) -> Command {
+        let mut c = Command::new(env!("CARGO_BIN_EXE_reel"));
+        c.args(args).envs(self.env(sim)).stdin(Stdio::null()).stdout(Stdio::piped()).stderr(Stdio::piped());
+        c
+    }
+
+    async fn run(&self, sim: &SimHandle, args: &[&str]) -> (i32, String, String) {
+        let out = tokio::time::timeout(PATIENCE, self.reel(sim, args).output()).await.expect("in time").expect("runs");
+        let text = |b: &[u8]| String::from_utf8_lossy(b).into_owned();
+        (out.status.code().unwrap_or(-1), text(&out.stdout), text(&out.stderr))
+    }
+
+    async fn status(&self, sim: &SimHandle) -> Value {
+        let (code, out, err) = self.run(sim, &["engine", "status", "--json"]).await;
+        assert_eq!(code, 0, "{err}");
+        serde_json::from_str(&out).expect("json")
+    }
+
+    async fn tasks(&self, sim: &SimHandle) -> Vec<Value> {
+        let (code, out, err) = self.run(sim, &["list", "--json", "--limit", "1000"]).await;
+        assert_eq!(code, 0, "{err}");
+        serde_json::from_str::<Vec<Value>>(&out).expect("json")
+    }
+
+    /// Waits until every task is downloaded, reading the store only (no engine is attached).
+    async fn until_all_downloaded(&self, sim: &SimHandle, count: usize) -> Vec<Value> {
+        let deadline = Instant::now() + PATIENCE;
+        loop {
+            let tasks = self.tasks(sim).await;
+            if tasks.len() == count && tasks.iter().all(|t| t["state"] == "downloaded") {
+                return tasks;
+            }
+            assert!(Instant::now() < deadline, "not all downloaded: {tasks:?}");
+            tokio::time::sleep(Duration::from_millis(200)).await;
+        }
+    }
+
+    async fn until_stopped(&self, sim: &SimHandle) {
+        let deadline = Instant::now() + PATIENCE;
+        while self.status(sim).await["running"] != false {
+            assert!(Instant::now() < deadline, "the engine did not exit by itself");
+            tokio::time::sleep(Duration::from_millis(200)).await;
+        }
+        assert!(!service::socket_path(&self.data).exists(), "its socket is gone with it");
+    }
+
+    fn launch(&self, sim: &SimHandle) -> Launch {
+        Launch {
+            exe: PathBuf::from(env!("CARGO_BIN_EXE_reel")),
+            args: ["engine", "run", "--spawned"].map(OsString::from).to_vec(),
+            env: self.env(sim),
+            log: self.data.join("logs").join("engine.out"),
+        }
+    }
+}
+
+fn slow_sim() -> SimConfig {
+    SimConfig {
+        lifecycle: LifecycleConfig {
+            queue_time: Duration::from_millis(200),
+            render_min: Duration::from_millis(1500),
+            render_max: Duration::from_millis(2500),
+            failure_rate: 0.0,
+        },
+        seed: Some(7),
+        ..SimConfig::default()
+    }
+}
+
+fn saved(tasks: &[Value]) {
+    for t in tasks {
+        assert!(Path::new(t["file_path"].as_str().expect("path")).exists(), "{t}");
+    }
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn the_first_client_starts_the_engine_later_ones_attach_and_it_exits_when_idle() {
+    let sim = start(fast_config()).await;
+    let f = folder(1.0, 50);
+    assert_eq!(f.status(&sim).await["running"], false, "nothing runs before first use");
+    let (code, _, err) = f.run(&sim, &["submit", "--model", MODEL, "--prompt", "one"]).await;
+    assert_eq!(code, 0, "{err}");
+    let first = f.status(&sim).await;
+    let pid = first["pid"].as_u64().expect("a pid");
+    let (code, _, err) = f.run(&sim, &["submit", "--model", MODEL, "--prompt", "two", "--count", "2"]).await;
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(f.status(&sim).await["pid"].as_u64(), Some(pid), "the second client attached to the same engine");
+    let (code, out, err) = f.run(&sim, &["wait", "--all", "--json"]).await;
+    assert_eq!(code, 0, "{err}");
+    let waited: Vec<Value> = serde_json::from_str(&out).expect("json");
+    assert!(waited.iter().all(|t| t["state"] == "downloaded"), "{out}");
+    saved(&f.until_all_downloaded(&sim, 3).await);
+    let socket = service::socket_path(&f.data);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt as _;
+        if let Ok(meta) = std::fs::metadata(&socket) {
+            assert_eq!(meta.permissions().mode() & 0o777, 0o600, "the socket is for this user only");
+        }
+    }
+    f.until_stopped(&sim).await;
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn work_goes_on_with_no_client_attached() {
+    let sim = start(slow_sim()).await;
+    let f = folder(1.0, 50);
+    let (code, out, err) =
+        f.run(&sim, &["submit", "--model", MODEL, "--prompt", "later", "--count", "4", "--json"]).await;
+    assert_eq!(code, 0, "{err}");
+    let sent: Vec<Value> = serde_json::from_str(&out).expect("json");
+    assert!(sent.iter().all(|t| t["state"] != "downloaded"), "the client left before the tasks ended");
+    saved(&f.until_all_downloaded(&sim, 4).await);
+    f.until_stopped(&sim).await;
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_submission_from_another_terminal_reaches_an_attached_client_at_once() {
+    let sim = start(slow_sim()).await;
+    let f = folder(30.0, 50);
+    let settings = settings_for(&f, &sim);
+    let reach = reel::session::Reach::Service(f.launch(&sim));
+    let mut watcher = reel::session::attach(&settings, &reach).await.expect("attached");
+    let (code, out, err) = f.run(&sim, &["submit", "--model", MODEL, "--prompt", "from elsewhere", "--json"]).await;
+    assert_eq!(code, 0, "{err}");
+    let id = serde_json::from_str::<Vec<Value>>(&out).expect("json")[0]["id"].as_i64().expect("id");
+    let mut states = Vec::new();
+    let deadline = Instant::now() + PATIENCE;
+    while states.last().map(String::as_str) != Some("downloaded") {
+        let left = deadline.saturating_duration_since(Instant::now());
+        match tokio::time::timeout(left, watcher.events.recv()).await.expect("events in time") {
+            Some(reel::engine::Event::Task(u)) if u.record.id == id => states.push(u.record.state.to_string()),
+            Some(_) => {}
+            None => panic!("the engine went away"),
+        }
+    }
+    assert!(states.contains(&"queued".to_string()), "the watcher saw the task live: {states:?}");
+    let (code, _, err) = f.run(&sim, &["engine", "stop"]).await;
+    assert_eq!(code, 0, "{err}");
+    watcher.engine.shutdown().await;
+}
+
+fn settings_for(f: &Folder, sim: &SimHandle) -> reel::config::Settings {
+    let text = std::fs::read_to_string(&f.config).expect("config");
+    let file = reel::config::parse_file(&f.config, &text).expect("parses");
+    let env = reel::config::Env {
+        base_url: Some(sim.base_url()),
+        api_key: Some(sim.api_key().to_string()),
+        data_dir: Some(f.data.clone()),
+        ..reel::config::Env::default()
+    };
+    reel::config::resolve(&file, &env, None, None).expect("settings")
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn two_clients_at_once_share_one_engine_and_one_request_budget() {
+    let sim = start(slow_sim()).await;
+    let f = folder(1.0, 5);
+    let submit = |prompt: &'static str| {
+        let mut c = f.reel(&sim, &["submit", "--model", MODEL, "--prompt", prompt, "--count", "10", "--wait"]);
+        async move { c.output().await.expect("runs") }
+    };
+    let (a, b) = tokio::join!(submit("left"), submit("right"));
+    assert_eq!((a.status.code(), b.status.code()), (Some(0), Some(0)), "{a:?} {b:?}");
+    saved(&f.until_all_downloaded(&sim, 20).await);
+    let starts = f.data.join("logs");
+    let engines = std::fs::read_to_string(starts.join("engine.out")).unwrap_or_default();
+    assert!(!engines.contains("panicked"), "{engines}");
+    // The budget is the folder's: 5 API requests in any window (the engine's window is a little
+    // over a second, so a one-second window at the server never holds more).
+    let api: Vec<Instant> = sim.requests().iter().filter(|r| r.path.starts_with("/v1/")).map(|r| r.arrived).collect();
+    let mut sorted = api.clone();
+    sorted.sort();
+    for (i, t) in sorted.iter().enumerate() {
+        let within = sorted[i..].iter().take_while(|u| u.duration_since(*t) < Duration::from_secs(1)).count();
+        assert!(within <= 5, "{within} API requests within one second at the server");
+    }
+    f.until_stopped(&sim).await;
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn racing_starts_end_with_exactly_one_engine() {
+    let sim = start(fast_config()).await;
+    let f = folder(1.0, 50);
+    let mut runs = Vec::new();
+    for i in 0..4 {
+        let mut c = f.reel(&sim, &["submit", "--model", MODEL, "--prompt", "race", "--count", "1"]);
+        runs.push(async move { (i, c.output().await.expect("runs")) });
+    }
+    for (i, out) in futures_util::future::join_all(runs).await {
+        assert_eq!(out.status.code(), Some(0), "client {i}: {}", String::from_utf8_lossy(&out.stderr));
+    }
+    let pid = f.status(&sim).await["pid"].as_u64().expect("running");
+    saved(&f.until_all_downloaded(&sim, 4).await);
+    assert_eq!(f.status(&sim).await["pid"].as_u64().unwrap_or(pid), pid, "still the one engine");
+    f.until_stopped(&sim).await;
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn kill_9_of_the_engine_loses_nothing_and_a_stale_socket_is_replaced() {
+    let sim = start(slow_sim()).await;
+    let f = folder(1.0, 50);
+    let (code, _, err) = f.run(&sim, &["submit", "--model", MODEL, "--prompt", "kill", "--count", "5"]).await;
+    assert_eq!(code, 0, "{err}");
+    let pid = f.status(&sim).await["pid"].as_u64().expect("running") as i32;
+    // SAFETY: kill with a pid we were given and a valid signal number.
+    assert_eq!(unsafe { libc::kill(pid, libc::SIGKILL) }, 0);
+    let gone = Instant::now() + PATIENCE;
+    while unsafe { libc::kill(pid, 0) } == 0 {
+        assert!(Instant::now() < gone, "still alive");
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    assert!(service::socket_path(&f.data).exists(), "a dead engine leaves its socket behind");
+    // The next client finds the stale socket, starts a new engine, which recovers the journal.
+    let (code, out, err) = f.run(&sim, &["wait", "--all", "--json"]).await;
+    assert_eq!(code, 0, "{err}");
+    assert!(serde_json::from_str::<Vec<Value>>(&out).expect("json").iter().all(|t| t["state"] == "downloaded"));
+    let tasks = f.until_all_downloaded(&sim, 5).await;
+    saved(&tasks);
+    let remote: HashSet<&str> = tasks.iter().filter_map(|t| t["remote_id"].as_str()).collect();
+    assert_eq!(remote.len(), 5, "no task sent twice");
+    assert!(f.status(&sim).await["pid"].as_u64() != Some(pid as u64), "a new engine");
+    f.until_stopped(&sim).await;
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_client_of_another_version_is_told_and_an_idle_engine_steps_aside() {
+    let sim = start(fast_config()).await;
+    let f = folder(30.0, 50);
+    let (code, _, err) = f.run(&sim, &["submit", "--model", MODEL, "--prompt", "v", "--wait"]).await;
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(f.status(&sim).await["running"], true);
+    let stream = tokio::net::UnixStream::connect(service::socket_path(&f.data)).await.expect("connects");
+    let (read, mut write) = stream.into_split();
+    let hello = ToEngine::Hello { protocol: PROTOCOL, version: "0.0.1".into() };
+    let line = protocol::encode(&hello).expect("encodes") + "\n";
+    write.write_all(line.as_bytes()).await.expect("sent");
+    let mut answer = String::new();
+    BufReader::new(read).read_line(&mut answer).await.expect("answered");
+    match protocol::decode::<FromEngine>(answer.trim()).expect("decodes") {
+        FromEngine::Refused { reason, replaceable } => {
+            assert!(reason.contains("0.0.1") && reason.contains(env!("CARGO_PKG_VERSION")), "{reason}");
+            assert!(replaceable, "an idle engine steps aside");
+        }
+        other => panic!("expected a refusal, got {other:?}"),
+    }
+    f.until_stopped(&sim).await;
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_client_for_another_service_is_refused_while_the_engine_has_work() {
+    let sim = start(slow_sim()).await;
+    let other = start(slow_sim()).await;
+    let f = folder(1.0, 50);
+    let (code, _, err) = f.run(&sim, &["submit", "--model", MODEL, "--prompt", "busy", "--count", "3"]).await;
+    assert_eq!(code, 0, "{err}");
+    let (code, _, err) = f.run(&other, &["submit", "--model", MODEL, "--prompt", "elsewhere"]).await;
+    assert_eq!(code, 2);
+    assert!(err.contains("does not serve") && err.contains(&other.base_url()), "{err}");
+    assert!(other.requests().is_empty(), "nothing went to the other service");
+    saved(&f.until_all_downloaded(&sim, 3).await);
+    f.until_stopped(&sim).await;
+}
+
+/// The dashboard quits with tasks in flight: they go on in the engine process, the files are
+/// saved with no client attached, and the engine then exits by itself.
+#[tokio::test(flavor = "multi_thread")]
+async fn quitting_the_dashboard_leaves_the_work_to_the_engine() {
+    use crossterm::event::{Event as Input, KeyCode, KeyEvent, KeyModifiers};
+    use ratatui::backend::TestBackend;
+    use reel::tui::event_loop::Dashboard;
+    use reel::tui::terminal::Headless;
+
+    let sim = start(slow_sim()).await;
+    let f = folder(1.0, 50);
+    let settings = settings_for(&f, &sim);
+    let reach = reel::session::Reach::Service(f.launch(&sim));
+    let dashboard = Dashboard::start(&settings, &reach).await.expect("attached");
+    let (mut console, mut frames) = Headless::new(TestBackend::new(160, 48)).expect("console");
+    let (tx, rx) = tokio::sync::mpsc::unbounded_channel();
+    let input = Box::pin(futures_util::stream::unfold(rx, |mut rx| async move { rx.recv().await.map(|ev| (ev, rx)) }));
+    let running = tokio::spawn(async move { dashboard.run(&mut console, input).await.expect("ends cleanly") });
+    // (A dashboard that has quit no longer listens: a key sent after that is dropped.)
+    let key = |code, mods| drop(tx.send(Ok(Input::Key(KeyEvent::new(code, mods)))));
+    let screen = |b: &ratatui::buffer::Buffer| {
+        (0..b.area.height)
+            .map(|y| (0..b.area.width).map(|x| b[(x, y)].symbol()).collect::<String>())
+            .collect::<Vec<_>>()
+            .join("\n")
+    };
+    tokio::time::timeout(PATIENCE, frames.wait_for(|b| screen(b).contains("Compose"))).await.expect("drawn").ok();
+    "a harbour at dusk".chars().for_each(|c| key(KeyCode::Char(c), KeyModifiers::NONE));
+    key(KeyCode::Char('s'), KeyModifiers::CONTROL);
+    tokio::time::timeout(
+        PATIENCE,
+        frames.wait_for(|b| screen(b).contains("a harbour at dusk") && screen(b).contains("queued")),
+    )
+    .await
+    .expect("the task is shown")
+    .ok();
+    key(KeyCode::Esc, KeyModifiers::NONE);
+    key(KeyCode::Char('q'), KeyModifiers::NONE);
+    // A question before quitting with work in flight is answered yes.
+    key(KeyCode::Char('y'), KeyModifiers::NONE);
+    let finished = tokio::time::timeout(PATIENCE, running).await.expect("quits").expect("no panic");
+    assert!(finished.background, "the engine is a process of its own");
+    let tasks = f.until_all_downloaded(&sim, 1).await;
+    saved(&tasks);
+    f.until_stopped(&sim).await;
+}
