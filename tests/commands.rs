@@ -24,7 +24,8 @@ fn env() -> Env {
     let config = dir.path().join("config.toml");
     std::fs::write(
         &config,
-        "[engine]\nrequests_per_second = 50\nfirst_poll_secs = 0.2\npoll_interval_secs = 0.2\nmax_poll_interval_secs = 0.5\n",
+        "[engine]\nrequests_per_second = 50\nfirst_poll_secs = 0.2\npoll_interval_secs = 0.2\nmax_poll_interval_secs = 0.5\n\
+         idle_exit_secs = 1\n",
     )
     .expect("config");
     Env { _dir: dir, data, config }
@@ -146,8 +147,9 @@ async fn a_failed_task_exits_1_and_an_unreachable_service_exits_2() {
     assert!(String::from_utf8_lossy(&out.stdout).contains("rejected"), "{out:?}");
 }
 
-/// SIGKILL the engine at several points of a run (submitting, polling, downloading) and
-/// restart it each time: every task ends accounted for and every file whole.
+/// SIGKILL a reel running its engine in process (`--no-service`) at several points of a run
+/// (submitting, polling, downloading) and restart it each time: every task ends accounted for
+/// and every file whole. (The engine process itself is killed in tests/engine_service.rs.)
 #[tokio::test(flavor = "multi_thread")]
 async fn kill_9_at_any_moment_loses_no_task_and_leaves_no_corrupt_file() {
     let mut config = fast_config();
@@ -160,9 +162,21 @@ async fn kill_9_at_any_moment_loses_no_task_and_leaves_no_corrupt_file() {
     let mut kills = 0;
     for round in 0..7 {
         let args: &[&str] = if round == 0 {
-            &["submit", "--model", MODEL, "--prompt", "crash test", "--resolution", "480P", "--count", "8", "--wait"]
+            &[
+                "submit",
+                "--no-service",
+                "--model",
+                MODEL,
+                "--prompt",
+                "crash test",
+                "--resolution",
+                "480P",
+                "--count",
+                "8",
+                "--wait",
+            ]
         } else {
-            &["wait", "--all"]
+            &["wait", "--all", "--no-service"]
         };
         let mut child = reel(&env, &sim, args).spawn().expect("spawns");
         let after = Duration::from_millis(if round == 0 { 100 } else { rng.u64(150..900) });
@@ -174,7 +188,7 @@ async fn kill_9_at_any_moment_loses_no_task_and_leaves_no_corrupt_file() {
         let _ = child.wait().await;
     }
     assert!(kills >= 4, "only {kills} kills landed");
-    let (code, _, err) = run(&env, &sim, &["wait", "--all"]).await;
+    let (code, _, err) = run(&env, &sim, &["wait", "--all", "--no-service"]).await;
     assert!(code == 0 || code == 1, "{err}");
 
     let (_, out, _) = run(&env, &sim, &["list", "--json", "--limit", "100"]).await;
@@ -206,6 +220,82 @@ async fn kill_9_at_any_moment_loses_no_task_and_leaves_no_corrupt_file() {
     assert!(!remote_ids.is_empty(), "some tasks made it through");
     let parts: Vec<PathBuf> = walk(&env.data).into_iter().filter(|p| p.to_string_lossy().ends_with(".part")).collect();
     assert!(parts.is_empty(), "leftover partial files: {parts:?}");
+}
+
+/// `kill -9` in the middle of `--count 50`: only the POSTs in flight can be ambiguous; the
+/// tasks that were waiting to be sent are sent afterwards, and nothing is paid twice.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_batch_cut_by_kill_9_has_submit_unknown_only_for_posts_in_flight() {
+    let sim = start(fast_config()).await;
+    let env = env();
+    // Five requests a second at most, so the kill lands in the middle of the batch.
+    std::fs::write(
+        &env.config,
+        "[engine]\nrequests_per_second = 5\nfirst_poll_secs = 0.2\npoll_interval_secs = 0.2\n\
+         max_poll_interval_secs = 0.5\nidle_exit_secs = 1\n",
+    )
+    .expect("config");
+    let mut posts = sim.watch_requests();
+    let args =
+        ["submit", "--no-service", "--model", MODEL, "--prompt", "batch", "--resolution", "480P", "--count", "50"];
+    let mut child = reel(&env, &sim, &args).spawn().expect("spawns");
+    let mut seen = 0;
+    while seen < 10 {
+        let r = tokio::time::timeout(Duration::from_secs(60), posts.recv()).await.expect("posts").expect("open");
+        seen += usize::from(r.method == "POST");
+    }
+    child.start_kill().expect("SIGKILL");
+    let _ = child.wait().await;
+    let sent_before = sim.requests().iter().filter(|r| r.method == "POST").count();
+    let (_, out, _) = run(&env, &sim, &["list", "--json", "--limit", "100"]).await;
+    let tasks: Vec<Value> = serde_json::from_str(&out).expect("json");
+    let count = |state: &str| tasks.iter().filter(|t| t["state"] == state).count();
+    assert_eq!(tasks.len(), 50, "every task was journaled first");
+    assert!(count("waiting") >= 30, "the unsent ones wait: {}", count("waiting"));
+    assert_eq!(count("submit_unknown"), 0, "nothing is labelled before recovery looks at it");
+    // Recovery: the ones whose POST had left become submit_unknown, the rest are sent now.
+    let (code, _, err) = run(&env, &sim, &["wait", "--all", "--no-service"]).await;
+    assert!(code == 0 || code == 1, "{err}");
+    let (_, out, _) = run(&env, &sim, &["list", "--json", "--limit", "100"]).await;
+    let tasks: Vec<Value> = serde_json::from_str(&out).expect("json");
+    let count = |state: &str| tasks.iter().filter(|t| t["state"] == state).count();
+    let unknown = count("submit_unknown");
+    assert!(unknown <= 5, "{unknown} submit_unknown: more than the POSTs that can be in flight at 5 per second");
+    assert_eq!(count("downloaded") + unknown, 50, "every other task was sent and saved: {out}");
+    assert!(sim.task_count() <= 50, "nothing was paid twice: {} remote tasks", sim.task_count());
+    assert!(sim.task_count() >= sent_before, "the tasks the service created are all known");
+}
+
+/// A stalled task is not finished: `reel wait` checks it again and waits for its end.
+#[tokio::test(flavor = "multi_thread")]
+async fn wait_checks_stalled_tasks_again_instead_of_returning() {
+    let mut config = fast_config();
+    config.lifecycle.render_min = Duration::from_millis(2500);
+    config.lifecycle.render_max = Duration::from_millis(3000);
+    let sim = start(config).await;
+    let env = env();
+    std::fs::write(
+        &env.config,
+        "[engine]\nrequests_per_second = 50\nfirst_poll_secs = 0.2\npoll_interval_secs = 0.2\n\
+         max_poll_interval_secs = 0.5\nclient_timeout_secs = 0.6\nidle_exit_secs = 1\n",
+    )
+    .expect("config");
+    let (code, _, err) = run(&env, &sim, &["submit", "--model", MODEL, "--prompt", "slow", "--count", "2"]).await;
+    assert_eq!(code, 0, "{err}");
+    let deadline = std::time::Instant::now() + Duration::from_secs(60);
+    loop {
+        let (_, out, _) = run(&env, &sim, &["list", "--json"]).await;
+        let tasks: Vec<Value> = serde_json::from_str(&out).expect("json");
+        if tasks.iter().any(|t| t["state"] == "stalled") {
+            break;
+        }
+        assert!(std::time::Instant::now() < deadline, "never stalled: {out}");
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    let (code, out, err) = run(&env, &sim, &["wait", "--all", "--json"]).await;
+    assert_eq!(code, 0, "{err}");
+    let tasks: Vec<Value> = serde_json::from_str(&out).expect("json");
+    assert!(tasks.iter().all(|t| t["state"] == "downloaded"), "{out}");
 }
 
 fn walk(dir: &Path) -> Vec<PathBuf> {

@@ -47,7 +47,7 @@ pub async fn follow(
             _ = tick.tick() => { let _ = board.draw(&mut err, false); }
             _ = tokio::signal::ctrl_c() => {
                 let _ = board.draw(&mut err, true);
-                let _ = writeln!(err, "reel: stopped; unfinished tasks continue at the next start (reel wait --all)");
+                let _ = writeln!(err, "reel: stopped waiting; unfinished tasks are not lost (reel wait --all follows them again)");
                 return Ended::Interrupted;
             }
         }

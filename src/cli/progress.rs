@@ -72,9 +72,10 @@ impl Board {
         self.tasks.values().map(|(t, _)| t.clone()).collect()
     }
 
-    /// Done when every task is settled, or stalled (past the client timeout).
+    /// Done when every task is settled. A stalled task is not: it is still checked, and may
+    /// yet finish.
     pub fn done(&self) -> bool {
-        self.tasks.values().all(|(t, _)| t.state.is_settled() || t.state == LocalState::Stalled)
+        self.tasks.values().all(|(t, _)| t.state.is_settled())
     }
 
     /// Applies an event; returns the plain lines to print when not on a terminal.

@@ -2,18 +2,19 @@
 
 use std::io::Write;
 use std::process::ExitCode;
+use std::time::Duration;
 
 use clap::Args;
 
 use super::CliError;
-use super::follow::{finish, follow, stderr_is_tty};
+use super::follow::{Ended, finish, follow, stderr_is_tty};
 use super::output::{Output, note};
 use super::progress::Board;
 use crate::config::Settings;
 use crate::engine::query;
 use crate::session::Reach;
 use crate::session::{self, db_path};
-use crate::store::TaskRecord;
+use crate::store::{LocalState, TaskRecord};
 
 #[derive(Debug, Args)]
 pub struct WaitArgs {
@@ -25,6 +26,10 @@ pub struct WaitArgs {
     /// Print the tasks as JSON when done.
     #[arg(long)]
     pub json: bool,
+    /// Give up after this many seconds (exit 1, the tasks go on); by default wait until every
+    /// task has ended, stalled ones included.
+    #[arg(long, value_name = "SECS")]
+    pub timeout: Option<f64>,
 }
 
 /// Looks up the tasks a command names.
@@ -52,7 +57,19 @@ pub async fn run(
     let targets = if args.all { query::unfinished(&db)? } else { resolve_all(settings, &args.ids)? };
     let attached = session::attach(settings, reach).await?;
     let (engine, mut events) = (attached.engine, attached.events);
+    // A stalled task may have finished on the service since: ask again now, not in a minute.
+    for t in targets.iter().filter(|t| t.state == LocalState::Stalled) {
+        if let Err(e) = engine.recheck(t.id).await {
+            note(&format!("task {}: {e}", t.id));
+        }
+    }
     let mut board = Board::new(stderr_is_tty(), targets);
-    let ended = follow(&mut events, &mut board, Board::done).await;
+    let limit = args.timeout.filter(|s| s.is_finite() && *s > 0.0).map(Duration::from_secs_f64);
+    let ended = match limit {
+        Some(limit) => {
+            tokio::time::timeout(limit, follow(&mut events, &mut board, Board::done)).await.unwrap_or(Ended::Reached)
+        }
+        None => follow(&mut events, &mut board, Board::done).await,
+    };
     finish(engine, &board, ended, args.json, out).await
 }
