@@ -315,6 +315,18 @@ async fn a_huge_retry_after_is_capped() {
     tokio::time::sleep(Duration::from_secs(2)).await;
     let posts = sim.requests().iter().filter(|q| q.method == "POST").count();
     assert!(posts >= 2, "asked again after the cap, not after a day: {posts}");
+    let mut pauses = Vec::new();
+    while let Ok(event) = r.events.try_recv() {
+        if let Event::Paused { until_ms } = event {
+            pauses.push(until_ms);
+        }
+    }
+    let now = reel::engine::now_ms();
+    assert!(
+        pauses.iter().flatten().all(|until| *until <= now + 1_000),
+        "the announced pause is the capped one: {pauses:?}"
+    );
+    assert!(pauses.iter().any(Option::is_some), "the pause is announced with its end: {pauses:?}");
     sim.set_faults(Faults::default());
     r.settle(&ids).await;
     assert_saved(&sim, &r.tasks[&ids[0]]);

@@ -52,6 +52,8 @@ pub struct Board {
     drawn: usize,
     last_draw: Option<Instant>,
     pub health: Health,
+    /// Until when every request waits (Unix ms), if it does.
+    pub paused_until_ms: Option<i64>,
     pub saw_unreachable: bool,
 }
 
@@ -64,6 +66,7 @@ impl Board {
             drawn: 0,
             last_draw: None,
             health: Health::Ok,
+            paused_until_ms: None,
             saw_unreachable: false,
         }
     }
@@ -100,6 +103,13 @@ impl Board {
                 self.saw_unreachable |= *h == Health::Unreachable;
                 return vec![format!("service: {h}")];
             }
+            Event::Paused { until_ms } => {
+                self.paused_until_ms = *until_ms;
+                if let Some(until) = until_ms {
+                    let left = (until - now).max(0) / 1000;
+                    return vec![format!("service: every request waits {left} s more (Retry-After)")];
+                }
+            }
             Event::Trouble(message) => return vec![format!("problem: {}", one_line(message))],
         }
         Vec::new()
@@ -116,8 +126,14 @@ impl Board {
         }
         let mut lines: Vec<String> =
             self.tasks.values().map(|(t, eta)| line(t, *eta, self.transfers.get(&t.id), now)).collect();
-        if self.health != Health::Ok {
-            lines.push(format!("service: {}", self.health));
+        match self.paused_until_ms.filter(|u| *u > now) {
+            Some(until) => lines.push(format!(
+                "service: {}, every request waits {} more",
+                self.health,
+                crate::text::clock((until - now + 999) / 1000)
+            )),
+            None if self.health != Health::Ok => lines.push(format!("service: {}", self.health)),
+            None => {}
         }
         for l in &lines {
             writeln!(out, "\x1b[2K{l}")?;

@@ -163,6 +163,10 @@ pub enum Event {
         rate: f64,
     },
     Health(Health),
+    /// Every request waits until then (Unix ms) after a 429 or repeated failures; `None`: no more.
+    Paused {
+        until_ms: Option<i64>,
+    },
     /// Something went wrong inside the engine (the database, the disk).
     Trouble(String),
 }

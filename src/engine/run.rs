@@ -37,6 +37,8 @@ pub struct Runner {
     outcomes: mpsc::UnboundedReceiver<Outcome>,
     pub(super) queue: Queue,
     pub(super) rng: fastrand::Rng,
+    /// The pause last announced, so that each change is announced once.
+    announced_pause: Option<i64>,
 }
 
 impl Runner {
@@ -66,6 +68,7 @@ impl Runner {
             outcomes_tx,
             outcomes,
             rng: fastrand::Rng::new(),
+            announced_pause: None,
         };
         let unfinished = runner.store.read(tasks::unfinished).await?;
         let now = now();
@@ -131,6 +134,14 @@ impl Runner {
         if let Some(h) = plan.health {
             tracing::warn!(health = %h, "service health changed");
             let _ = self.events.send(Event::Health(h));
+        }
+        let pause = self.activity().paused_until_ms;
+        if pause != self.announced_pause {
+            self.announced_pause = pause;
+            if let Some(until_ms) = pause {
+                tracing::warn!(until_ms, "every request waits (Retry-After or repeated failures)");
+            }
+            let _ = self.events.send(Event::Paused { until_ms: pause });
         }
         if let Err(e) = self.write(plan.writes).await {
             // Nothing may leave unless its row says so: the work waits and is tried again.

@@ -91,6 +91,7 @@ impl App {
                 self.table.set_transfer(id, Transfer { bytes, total, rate });
             }
             Event::Health(h) => self.header.health = h,
+            Event::Paused { .. } => {}
             Event::Trouble(message) => self.say(Level::Error, crate::text::clean(&message)),
         }
         Vec::new()
