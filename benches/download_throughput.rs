@@ -1,6 +1,7 @@
 //! Download throughput from the simulator on loopback: reel's downloader (which also hashes and
 //! fsyncs) against curl fetching the same file, alternating in one run.
 //! Run: `cargo bench --bench download_throughput`.
+#![allow(clippy::unwrap_used, clippy::expect_used, reason = "a test or benchmark fails loudly on purpose")]
 
 #[path = "support/sim.rs"]
 mod sim;

@@ -1,5 +1,6 @@
 //! Resident memory of the engine with 10,000 tasks in flight. The simulator runs as its own
 //! process so only reel is measured. Run: `cargo bench --bench engine_memory`.
+#![allow(clippy::unwrap_used, clippy::expect_used, reason = "a test or benchmark fails loudly on purpose")]
 
 #[path = "support/sim.rs"]
 mod sim;

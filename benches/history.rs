@@ -4,6 +4,7 @@
 //! Run: `cargo bench --bench history`. The first run builds the database it measures, at
 //! `target/bench-history/reel.db` (1,000,000 tasks over a year, prompts of 8 to 15 words from a
 //! 240-word vocabulary, 5 models, every state); later runs reuse it.
+#![allow(clippy::unwrap_used, clippy::expect_used, reason = "a test or benchmark fails loudly on purpose")]
 
 use std::path::Path;
 use std::time::{Duration, Instant};

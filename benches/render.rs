@@ -1,6 +1,7 @@
 //! The dashboard's cost with 100,000 tasks in the table: one full frame at 160x48, and one
 //! engine event applied to that state (the work between two frames); and one frame of the
 //! history screen with 10,000 rows loaded.
+#![allow(clippy::unwrap_used, clippy::expect_used, reason = "a test or benchmark fails loudly on purpose")]
 
 use std::hint::black_box;
 

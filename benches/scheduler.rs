@@ -1,5 +1,6 @@
 //! The poll scheduler's decision cost with 10,000 tasks in flight: take the due task off the
 //! queue, apply the poll answer (state transition and next interval), put it back.
+#![allow(clippy::unwrap_used, clippy::expect_used, reason = "a test or benchmark fails loudly on purpose")]
 
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;

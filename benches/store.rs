@@ -1,5 +1,6 @@
 //! Store write throughput: one task save plus one event per transaction, as the engine writes
 //! them, through the single writer thread; and the same with 100 events per transaction.
+#![allow(clippy::unwrap_used, clippy::expect_used, reason = "a test or benchmark fails loudly on purpose")]
 
 use std::hint::black_box;
 

@@ -1,5 +1,6 @@
 //! What the headless commands write, on the real binary: a closed pipe ends them quietly, and
 //! nothing a server sent reaches the terminal as a control sequence, in any format.
+#![allow(clippy::unwrap_used, clippy::expect_used, reason = "a test or benchmark fails loudly on purpose")]
 
 use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};

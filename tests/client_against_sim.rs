@@ -1,5 +1,6 @@
 //! The API client against the embedded simulator over real HTTP: the happy path and every
 //! unhappy path the spec and the fault injection allow.
+#![allow(clippy::unwrap_used, clippy::expect_used, reason = "a test or benchmark fails loudly on purpose")]
 
 mod common;
 

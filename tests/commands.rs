@@ -1,5 +1,6 @@
 //! The headless commands as scripts use them: the real binary against the simulator on
 //! 127.0.0.1, including `kill -9` at several points of a run.
+#![allow(clippy::unwrap_used, clippy::expect_used, reason = "a test or benchmark fails loudly on purpose")]
 
 mod common;
 

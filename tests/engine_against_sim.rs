@@ -1,4 +1,5 @@
 //! The engine against the embedded simulator over real HTTP on 127.0.0.1.
+#![allow(clippy::unwrap_used, clippy::expect_used, reason = "a test or benchmark fails loudly on purpose")]
 
 mod common;
 

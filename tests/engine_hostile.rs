@@ -1,6 +1,7 @@
 //! The engine against a simulator that answers in the right shapes with adversarial content,
 //! over real HTTP on 127.0.0.1: nothing it sends may corrupt a file, stall the engine or be
 //! taken for success.
+#![allow(clippy::unwrap_used, clippy::expect_used, reason = "a test or benchmark fails loudly on purpose")]
 
 mod common;
 

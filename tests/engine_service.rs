@@ -1,6 +1,7 @@
 //! One engine per data folder, in a process of its own: the real binary and its engine process
 //! against the simulator on 127.0.0.1. Every wait has one generous bound that only limits a
 //! failure; nothing is asserted about how fast things happen.
+#![allow(clippy::unwrap_used, clippy::expect_used, reason = "a test or benchmark fails loudly on purpose")]
 
 mod common;
 

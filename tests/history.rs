@@ -1,5 +1,6 @@
 //! History over a seeded database: search, filters, lineage, the ledger, export round trips,
 //! missing files and deletion.
+#![allow(clippy::unwrap_used, clippy::expect_used, reason = "a test or benchmark fails loudly on purpose")]
 
 use std::path::Path;
 use std::process::Command;

@@ -1,5 +1,6 @@
 //! The log file after a real run of the binary against the simulator on 127.0.0.1: it holds
 //! the transitions and HTTP statuses, server text made safe, and never the API key.
+#![allow(clippy::unwrap_used, clippy::expect_used, reason = "a test or benchmark fails loudly on purpose")]
 
 mod common;
 

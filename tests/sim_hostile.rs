@@ -1,5 +1,6 @@
 //! The simulator's hostile behaviours, checked with raw reqwest and raw TCP on 127.0.0.1 (not
 //! through reel's client or engine): each flag makes the server do what it says, byte for byte.
+#![allow(clippy::unwrap_used, clippy::expect_used, reason = "a test or benchmark fails loudly on purpose")]
 
 use std::net::SocketAddr;
 use std::time::{Duration, Instant, SystemTime};

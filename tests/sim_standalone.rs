@@ -1,4 +1,5 @@
 //! `reel sim` as a user runs it: the real binary, driven with curl, answering as the spec says.
+#![allow(clippy::unwrap_used, clippy::expect_used, reason = "a test or benchmark fails loudly on purpose")]
 
 use std::io::{BufRead, BufReader};
 use std::process::{Child, Command, Stdio};

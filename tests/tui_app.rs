@@ -1,5 +1,6 @@
 //! The whole dashboard in process: the real event loop and engine on ratatui's TestBackend,
 //! fed key events through a channel, against the simulator over HTTP on 127.0.0.1.
+#![allow(clippy::unwrap_used, clippy::expect_used, reason = "a test or benchmark fails loudly on purpose")]
 
 mod common;
 

@@ -1,5 +1,6 @@
 //! The dashboard drawn on ratatui's TestBackend, compared with reviewed snapshots (insta).
 //! Times are injected, so the screens are the same on every machine.
+#![allow(clippy::unwrap_used, clippy::expect_used, reason = "a test or benchmark fails loudly on purpose")]
 
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use ratatui::backend::TestBackend;

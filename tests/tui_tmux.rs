@@ -1,5 +1,6 @@
 //! The whole program as a user runs it: the real binary in tmux against the simulator on
 //! 127.0.0.1, driven with send-keys and read with capture-pane.
+#![allow(clippy::unwrap_used, clippy::expect_used, reason = "a test or benchmark fails loudly on purpose")]
 
 mod common;
 

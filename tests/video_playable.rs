@@ -1,5 +1,6 @@
 //! The simulator's result files open in ffprobe and decode without error in ffmpeg.
 //! CI installs ffmpeg; on a machine without it the test says so and is skipped, except in CI.
+#![allow(clippy::unwrap_used, clippy::expect_used, reason = "a test or benchmark fails loudly on purpose")]
 
 mod common;
 

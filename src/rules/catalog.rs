@@ -170,6 +170,10 @@ pub struct Catalog {
 
 impl Catalog {
     /// The embedded catalog. Its validity is checked by a unit test, so this cannot fail at run time.
+    #[allow(
+        clippy::expect_used,
+        reason = "the catalog is compiled in and checked by tests; a broken one must not ship"
+    )]
     pub fn builtin() -> Catalog {
         let specs = parse_specs(BUILTIN_TOML).expect("assets/models.toml parses (checked by tests)");
         let entries = specs
