@@ -18,7 +18,7 @@ struct Data {
 impl Data {
     fn new() -> Data {
         let dir = tempfile::tempdir().expect("tempdir");
-        std::fs::write(dir.path().join("config.toml"), "").expect("config");
+        std::fs::write(dir.path().join("config.toml"), "[engine]\nidle_exit_secs = 1\n").expect("config");
         Data { dir }
     }
 

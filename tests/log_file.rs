@@ -28,7 +28,7 @@ async fn the_log_holds_transitions_and_statuses_and_never_the_key() {
     let config = dir.path().join("config.toml");
     std::fs::write(
         &config,
-        "[engine]\nfirst_poll_secs = 0.2\npoll_interval_secs = 0.2\nmax_poll_interval_secs = 0.5\n",
+        "[engine]\nfirst_poll_secs = 0.2\npoll_interval_secs = 0.2\nmax_poll_interval_secs = 0.5\nidle_exit_secs = 1\n",
     )
     .expect("config");
     let out = Command::new(env!("CARGO_BIN_EXE_reel"))

@@ -80,7 +80,7 @@ async fn type_submit_watch_it_finish_and_find_the_file() {
     let config = dir.path().join("config.toml");
     std::fs::write(
         &config,
-        "[engine]\nfirst_poll_secs = 0.2\npoll_interval_secs = 0.2\nmax_poll_interval_secs = 0.5\n",
+        "[engine]\nfirst_poll_secs = 0.2\npoll_interval_secs = 0.2\nmax_poll_interval_secs = 0.5\nidle_exit_secs = 1\n",
     )
     .expect("config");
     let tmux = start(&sim, &data, &config);
