@@ -333,3 +333,16 @@ async fn a_huge_retry_after_is_capped() {
     assert_saved(&sim, &r.tasks[&ids[0]]);
     let _ = &r.data;
 }
+
+#[tokio::test]
+async fn bytes_past_the_content_length_never_reach_the_file() {
+    let sim = start(hostile(Hostile { overlong: Trigger::Always, ..Hostile::default() })).await;
+    let mut r = rig(&sim).await;
+    let ids = r.submit(2).await;
+    r.settle(&ids).await;
+    for id in &ids {
+        // Exactly the announced bytes, hashed as saved: the junk after them is never read.
+        assert_saved(&sim, &r.tasks[id]);
+    }
+    assert!(sim.requests().iter().any(|q| q.fault == Some("overlong")), "the overlong answer was sent");
+}
