@@ -100,6 +100,7 @@ impl Board {
                 return vec![format!("service: {h}")];
             }
             Event::Trouble(message) => return vec![format!("problem: {message}")],
+            Event::Paused { .. } => {}
         }
         Vec::new()
     }

@@ -87,6 +87,16 @@ pub const MIGRATIONS: &[&str] = &[
     -- History filtered by model, newest first (keyset on id): WHERE model = ? AND id < ?.
     CREATE INDEX tasks_by_model ON tasks(model);
     "#,
+    // 3: deleting a parent drops the link. Children already journaled lose it by ON DELETE
+    // SET NULL; a task journaled later with the deleted parent (a form that was varying it, a
+    // second client) is kept with no parent instead of failing the foreign key.
+    r#"
+    CREATE TRIGGER tasks_drop_missing_parent AFTER INSERT ON tasks
+    WHEN new.parent_id IS NOT NULL AND NOT EXISTS (SELECT 1 FROM tasks WHERE id = new.parent_id)
+    BEGIN
+        UPDATE tasks SET parent_id = NULL WHERE id = new.id;
+    END;
+    "#,
 ];
 
 pub fn version(conn: &Connection) -> Result<usize, StoreError> {
@@ -130,6 +140,33 @@ mod tests {
         let mut conn = Connection::open_in_memory().expect("db");
         conn.pragma_update(None, "user_version", 99).expect("set");
         assert!(matches!(migrate(&mut conn), Err(StoreError::NewerSchema { found: 99, .. })));
+    }
+
+    #[test]
+    fn a_task_whose_parent_was_deleted_is_kept_without_the_link() {
+        let mut conn = Connection::open_in_memory().expect("db");
+        conn.pragma_update(None, "foreign_keys", "ON").expect("fk");
+        migrate(&mut conn).expect("migrates");
+        let insert = |conn: &Connection, parent: Option<i64>| {
+            conn.execute(
+                "INSERT INTO tasks (parent_id, idempotency_key, base_url, model, prompt, seconds, resolution, ratio, \
+                 watermark, media, state, created_at, updated_at) \
+                 VALUES (?1, 'k', 'http://127.0.0.1:1/', 'm', 'p', 5, '720P', '1:1', 0, '[]', 'waiting', 1, 1)",
+                [parent],
+            )
+            .map(|_| conn.last_insert_rowid())
+        };
+        let parent_of =
+            |conn: &Connection, id: i64| conn.query_row("SELECT parent_id FROM tasks WHERE id = ?1", [id], |r| r.get(0));
+        let parent = insert(&conn, None).expect("parent");
+        let child = insert(&conn, Some(parent)).expect("child");
+        assert_eq!(parent_of(&conn, child).ok(), Some(Some(parent)));
+        conn.execute("DELETE FROM tasks WHERE id = ?1", [parent]).expect("delete");
+        assert_eq!(parent_of(&conn, child).ok(), Some(None::<i64>), "the existing child loses the link");
+        let later = insert(&conn, Some(parent)).expect("a later task with the deleted parent is journaled");
+        assert_eq!(parent_of(&conn, later).ok(), Some(None::<i64>), "without the link");
+        let orphan = insert(&conn, Some(child)).expect("a live parent");
+        assert_eq!(parent_of(&conn, orphan).ok(), Some(Some(child)), "a live parent keeps its link");
     }
 
     #[test]

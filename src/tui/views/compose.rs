@@ -1,9 +1,10 @@
 use ratatui::Frame;
+use ratatui::style::Modifier;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Borders, Paragraph, Wrap};
 
 use crate::text::{clean, excerpt};
-use crate::tui::app::{App, Focus};
+use crate::tui::app::{App, Focus, count};
 use crate::tui::form::Field;
 use crate::tui::layout::{Areas, MEDIA_ROWS};
 use crate::tui::theme;
@@ -27,7 +28,8 @@ fn line<'a>(app: &App, field: Field, value: String, width: u16) -> Line<'a> {
     let used = 11 + value.chars().count();
     spans.push(Span::raw(value));
     if let Some(p) = problem(app, field) {
-        let room = (width as usize).saturating_sub(used + 3);
+        // "  ✗ " takes four cells; the rest is cut with "…" and shown in full below the form.
+        let room = (width as usize).saturating_sub(used + 4);
         if room > 3 {
             spans.push(Span::styled(format!("  ✗ {}", excerpt(p, room)), theme::error()));
         }
@@ -35,11 +37,11 @@ fn line<'a>(app: &App, field: Field, value: String, width: u16) -> Line<'a> {
     Line::from(spans)
 }
 
-fn text_block<'a>(app: &App, field: Field, title: &'a str) -> Block<'a> {
+fn text_block<'a>(app: &App, field: Field, title: &'a str, width: u16) -> Block<'a> {
     let style = if focused(app, field) { theme::focused_border() } else { theme::border() };
     let mut b = Block::default().borders(Borders::ALL).border_style(style).title(Span::styled(title, theme::label()));
     if let Some(p) = problem(app, field) {
-        b = b.title_bottom(Span::styled(format!(" ✗ {} ", excerpt(p, 60)), theme::error()));
+        b = b.title_bottom(Span::styled(format!(" ✗ {} ", excerpt(p, (width as usize).saturating_sub(6))), theme::error()));
     }
     b
 }
@@ -61,7 +63,7 @@ pub fn draw(frame: &mut Frame, a: &Areas, app: &App) {
         (Field::Prompt, a.field(Field::Prompt), " Prompt ", &f.prompt),
         (Field::Negative, a.field(Field::Negative), " Negative ", &f.negative),
     ] {
-        let block = text_block(app, field, title);
+        let block = text_block(app, field, title, area.width);
         let inner = block.inner(area);
         frame.render_widget(block, area);
         frame.render_widget(text, inner);
@@ -102,7 +104,7 @@ pub fn draw(frame: &mut Frame, a: &Areas, app: &App) {
         if f.media.is_empty() {
             "none (a to add)".into()
         } else {
-            format!("{} item(s): Enter edits, x removes", f.media.len())
+            format!("{}: Enter edits, x removes", count(f.media.len(), "item"))
         },
         w,
     )];
@@ -119,17 +121,23 @@ pub fn draw(frame: &mut Frame, a: &Areas, app: &App) {
     let summary = if !f.touched {
         Line::styled("Type a prompt, then Ctrl-S to send", theme::dim())
     } else if c.plan.is_empty() {
-        Line::styled(format!("{} task(s) · fix the marked fields to send", c.count), theme::dim())
+        Line::styled(format!("{} · fix the marked fields to send", count(c.count, "task")), theme::dim())
     } else {
         Line::from(vec![
-            Span::styled(format!("{} task{}", c.count, if c.count == 1 { "" } else { "s" }), theme::title()),
+            Span::styled(count(c.count, "task"), theme::title()),
             Span::raw(format!(" · billed {} · cost {}", c.billed, c.cost)),
         ])
     };
     frame.render_widget(Paragraph::new(summary), a.summary);
 
+    // The focused field's problems first, in full: beside the field they may be cut.
     let shown = c.problems.iter().filter(|(field, _)| *field != Field::Prompt || f.touched);
-    let mut notes: Vec<Line> = shown.map(|(_, p)| Line::styled(format!("✗ {p}"), theme::error())).collect();
+    let (mine, others): (Vec<_>, Vec<_>) = shown.partition(|(field, _)| focused(app, *field));
+    let mut notes: Vec<Line> = mine
+        .into_iter()
+        .map(|(field, p)| Line::styled(format!("✗ {}: {p}", field.label()), theme::error().add_modifier(Modifier::BOLD)))
+        .chain(others.into_iter().map(|(_, p)| Line::styled(format!("✗ {p}"), theme::error())))
+        .collect();
     notes.extend(c.warnings.iter().map(|w| Line::styled(format!("! {w}"), theme::warn())));
     frame.render_widget(Paragraph::new(notes).wrap(Wrap { trim: true }), a.problems);
 }
