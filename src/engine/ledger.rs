@@ -251,7 +251,7 @@ mod tests {
         let t = &l.total;
         assert_eq!((t.failed, t.rejected, t.lost), (1, 2, 1));
         assert_eq!(t.success_rate, Some(0.75), "3 rendered of 4 rendered or failed; rejected and lost apart");
-        assert_eq!(t.billed(), "20 s + 1 task of unstated length", "unknown is not 0");
+        assert_eq!(t.billed(), "20 s + 1 task unknown", "unknown is not 0");
         assert_eq!(t.cost.show(&pricing), "$2.00 + 1 task unknown");
     }
 }

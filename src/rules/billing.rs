@@ -77,12 +77,12 @@ pub fn describe(billed: Option<f64>, seconds: i64, media: &[(MediaKind, Option<f
 }
 
 /// A sum of billed seconds with the tasks whose billed seconds are not known kept apart:
-/// "120 s", "120 s + 2 tasks of unstated length".
+/// "120 s", "120 s + 2 tasks unknown".
 pub fn total(known: f64, unknown_tasks: u64) -> String {
     match unknown_tasks {
         0 => format!("{} s", secs(known)),
-        1 => format!("{} s + 1 task of unstated length", secs(known)),
-        n => format!("{} s + {n} tasks of unstated length", secs(known)),
+        1 => format!("{} s + 1 task unknown", secs(known)),
+        n => format!("{} s + {n} tasks unknown", secs(known)),
     }
 }
 
@@ -118,7 +118,7 @@ mod tests {
             assert_eq!(recorded, *text, "a recorded task reads as the form did");
         }
         assert_eq!(describe(Some(18.0), 10, &[(ReferenceVideo, None)]), "18 s", "a known figure wins");
-        assert_eq!((total(120.0, 0), total(18.0, 1)), ("120 s".into(), "18 s + 1 task of unstated length".into()));
-        assert_eq!(total(0.0, 2), "0 s + 2 tasks of unstated length", "unknown is never zero");
+        assert_eq!((total(120.0, 0), total(18.0, 1)), ("120 s".into(), "18 s + 1 task unknown".into()));
+        assert_eq!(total(0.0, 2), "0 s + 2 tasks unknown", "unknown is never zero");
     }
 }

@@ -361,13 +361,18 @@ impl Keymap {
     }
 
     /// `key: what` pairs for the footer of a scope, its own first, then the global ones its
-    /// own keys do not hide.
+    /// own keys do not hide (none under an overlay: its own keys are what matters there).
     pub fn footer(&self, scope: Scope) -> Vec<(String, String)> {
         let mut seen = Vec::new();
         let mut out = Vec::new();
         let own = self.bindings.iter().filter(|b| b.scope == scope);
         let hidden: Vec<Key> = own.clone().map(|b| b.key).collect();
-        let global = self.bindings.iter().filter(|b| b.scope == Scope::Global && !hidden.contains(&b.key));
+        let overlay =
+            matches!(scope, Scope::HelpView | Scope::HelpFilter | Scope::Picker | Scope::MediaEditor | Scope::Confirm);
+        let global = self
+            .bindings
+            .iter()
+            .filter(|b| b.scope == Scope::Global && !overlay && !hidden.contains(&b.key));
         for b in own.chain(global) {
             if let Some(word) = &b.footer
                 && !seen.contains(&b.cmd)

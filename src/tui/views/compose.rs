@@ -7,6 +7,7 @@ use crate::text::{clean, excerpt};
 use crate::tui::app::{App, Focus, count};
 use crate::tui::form::Field;
 use crate::tui::layout::{Areas, MEDIA_ROWS};
+use crate::tui::table::short_model;
 use crate::tui::theme;
 
 fn focused(app: &App, f: Field) -> bool {
@@ -72,7 +73,15 @@ pub fn draw(frame: &mut Frame, a: &Areas, app: &App) {
     let w = a.form.width.saturating_sub(2);
     let room = (w as usize).saturating_sub(11);
     let singles = [
-        (Field::Model, excerpt(f.model_id(), room)),
+        // The whole id when it fits, else the short form, so the mode is never what is cut.
+        (
+            Field::Model,
+            if f.model_id().chars().count() <= room {
+                clean(f.model_id())
+            } else {
+                excerpt(&short_model(f.model_id()), room)
+            },
+        ),
         (Field::Seconds, if focused(app, Field::Seconds) { format!("{}▏", f.seconds) } else { f.seconds.clone() }),
         (Field::Resolution, format!("◂ {} ▸", f.resolution)),
         (Field::Ratio, format!("◂ {} ▸", f.ratio)),
@@ -81,7 +90,8 @@ pub fn draw(frame: &mut Frame, a: &Areas, app: &App) {
         (
             Field::Grid,
             match (f.grid.is_empty(), focused(app, Field::Grid)) {
-                (true, false) => "off (e.g. 16:9 9:16 5 10)".into(),
+                (true, false) if room >= 26 => "off (e.g. 16:9 9:16 5 10)".into(),
+                (true, false) => "off (e.g. 16:9 5 10)".into(),
                 (_, true) => format!("{}▏", clean(&f.grid)),
                 (false, false) => clean(&f.grid),
             },
@@ -119,9 +129,9 @@ pub fn draw(frame: &mut Frame, a: &Areas, app: &App) {
 
     let c = &f.check;
     let summary = if !f.touched {
-        Line::styled("Type a prompt, then Ctrl-S to send", theme::dim())
+        Line::styled("Type a prompt; Ctrl-S sends it", theme::dim())
     } else if c.plan.is_empty() {
-        Line::styled(format!("{} · fix the marked fields to send", count(c.count, "task")), theme::dim())
+        Line::styled(format!("{} · fix the ✗ fields to send", count(c.count, "task")), theme::dim())
     } else {
         Line::from(vec![
             Span::styled(count(c.count, "task"), theme::title()),

@@ -15,20 +15,19 @@ fn width(item: &(String, String)) -> usize {
     item.0.chars().count() + item.1.chars().count() + 3
 }
 
-/// The entries that fit `width` columns, in their order, keeping those marked `keep` (quit
-/// and help) whatever else has to go.
+/// The entries that fit `width` columns, in their order, then those marked `keep` (quit and
+/// help) at the end, whatever else has to go.
 pub fn fit(items: Vec<(String, String)>, keep: &[&str], room: usize) -> Vec<(String, String)> {
-    let reserved: usize = items.iter().filter(|i| keep.contains(&i.1.as_str())).map(width).sum();
-    let mut used = reserved;
+    let (kept, others): (Vec<_>, Vec<_>) = items.into_iter().partition(|i| keep.contains(&i.1.as_str()));
+    let mut used: usize = kept.iter().map(width).sum();
     let mut out = Vec::new();
-    for item in items {
-        if keep.contains(&item.1.as_str()) {
-            out.push(item);
-        } else if used + width(&item) <= room {
+    for item in others {
+        if used + width(&item) <= room {
             used += width(&item);
             out.push(item);
         }
     }
+    out.extend(kept);
     out
 }
 
@@ -86,6 +85,7 @@ mod tests {
         }
         let table = fit(k.footer(Scope::Table), &["quit", "help"], 79);
         assert_eq!(table.first().map(|i| i.1.as_str()), Some("open"), "most used first");
-        assert!(table.iter().any(|i| i.1 == "quit") && table.iter().any(|i| i.1 == "help"), "{table:?}");
+        let last: Vec<&str> = table.iter().rev().take(2).map(|i| i.1.as_str()).collect();
+        assert_eq!(last, vec!["help", "quit"], "quit and help last, always: {table:?}");
     }
 }

@@ -13,6 +13,7 @@ use crate::text::{clean, excerpt, size};
 use crate::tui::app::{App, count};
 use crate::tui::history::{Entry, Piece};
 use crate::tui::layout::{offset, visible_rows};
+use crate::tui::table::short_model;
 use crate::tui::theme;
 
 /// The history screen in `area` (the frame but the header, status and footer lines).
@@ -192,19 +193,31 @@ fn detail(frame: &mut Frame, area: Rect, app: &App) {
     frame.render_widget(Paragraph::new(lines).wrap(Wrap { trim: false }).block(block).scroll((scroll, 0)), area);
 }
 
-fn ledger_row(l: &LedgerLine, app: &App) -> Row<'static> {
+/// Ledger columns at full width; narrower screens fold failed, rejected and lost into one
+/// column and leave out the render times. Rendered tasks whose billed seconds are unknown are
+/// counted in a column of their own, never added as 0; a cost too long for its column ends in "…".
+fn ledger_row(l: &LedgerLine, app: &App, wide: bool, cost_width: usize) -> Row<'static> {
     let pct = l.success_rate.map_or("-".into(), |r| format!("{:.0}%", r * 100.0));
     let secs = |v: Option<f64>| v.map_or("-".into(), |s| format!("{s:.0} s"));
-    Row::new(vec![
-        Cell::from(excerpt(&l.key, 34)),
-        Cell::from(l.tasks.to_string()),
-        Cell::from(pct),
-        Cell::from(format!("{}/{}/{}", l.failed, l.rejected, l.lost)),
-        Cell::from(secs(l.p50)),
-        Cell::from(secs(l.p90)),
-        Cell::from(l.billed()),
-        Cell::from(l.cost.show(app.pricing_ref())),
-    ])
+    let mut cells = vec![Cell::from(short_model(&l.key)), Cell::from(l.tasks.to_string()), Cell::from(pct)];
+    if wide {
+        cells.extend([
+            Cell::from(l.failed.to_string()),
+            Cell::from(l.rejected.to_string()),
+            Cell::from(l.lost.to_string()),
+            Cell::from(secs(l.p50)),
+            Cell::from(secs(l.p90)),
+        ]);
+    } else {
+        cells.push(Cell::from(format!("{:<4} {:<3} {}", l.failed, l.rejected, l.lost)));
+    }
+    let unknown = if l.unknown_billed == 0 { String::new() } else { count(l.unknown_billed as usize, "task") };
+    cells.extend([
+        Cell::from(format!("{:.0} s", l.billed_seconds)),
+        Cell::from(unknown),
+        Cell::from(excerpt(&l.cost.show(app.pricing_ref()), cost_width)),
+    ]);
+    Row::new(cells)
 }
 
 fn ledger(frame: &mut Frame, area: Rect, app: &App) {
@@ -218,22 +231,30 @@ fn ledger(frame: &mut Frame, area: Rect, app: &App) {
     };
     let inner = block.inner(area);
     frame.render_widget(block, area);
-    let [table_area, chart_area] = Layout::horizontal([Constraint::Min(100), Constraint::Percentage(20)]).areas(inner);
-    let mut rows: Vec<Row> = l.models.iter().map(|m| ledger_row(m, app)).collect();
-    rows.push(ledger_row(&l.total, app).style(theme::title()));
-    let widths = [
-        Constraint::Min(24),
-        Constraint::Length(6),
-        Constraint::Length(8),
-        Constraint::Length(10),
-        Constraint::Length(6),
-        Constraint::Length(6),
-        Constraint::Length(14),
-        Constraint::Length(22),
-    ];
-    let header =
-        Row::new(["model", "tasks", "success", "fail/rej/lost", "p50", "p90", "billed", "cost"]).style(theme::dim());
-    frame.render_widget(Table::new(rows, widths).header(header), table_area);
+    let chart_width = if inner.width >= 140 { inner.width / 5 } else { 0 };
+    let [table_area, chart_area] =
+        Layout::horizontal([Constraint::Length(inner.width - chart_width), Constraint::Length(chart_width)]).areas(inner);
+    let wide = table_area.width >= 110;
+    let (fixed, header): (&[u16], Vec<&str>) = if wide {
+        (
+            &[5, 7, 6, 8, 4, 6, 6, 8, 7],
+            vec!["model", "tasks", "success", "failed", "rejected", "lost", "p50", "p90", "billed", "unknown", "cost"],
+        )
+    } else {
+        (&[5, 7, 13, 8, 7], vec!["model", "tasks", "success", "fail rej lost", "billed", "unknown", "cost"])
+    };
+    let model_width = 16u16;
+    let used = model_width + fixed.iter().sum::<u16>() + fixed.len() as u16 + 1;
+    let cost_width = table_area.width.saturating_sub(used).max(8);
+    let mut widths = vec![Constraint::Length(model_width)];
+    widths.extend(fixed.iter().map(|w| Constraint::Length(*w)));
+    widths.push(Constraint::Length(cost_width));
+    let mut rows: Vec<Row> = l.models.iter().map(|m| ledger_row(m, app, wide, cost_width.into())).collect();
+    rows.push(ledger_row(&l.total, app, wide, cost_width.into()).style(theme::title()));
+    frame.render_widget(Table::new(rows, widths).header(Row::new(header).style(theme::dim())), table_area);
+    if chart_width == 0 {
+        return;
+    }
     // Tasks per day, the most recent days that fit.
     let fit = (chart_area.width / 6).max(1) as usize;
     let days = &l.days[l.days.len().saturating_sub(fit)..];

@@ -86,7 +86,8 @@ fn cells(r: &Row, cols: &[Col], marked: bool, group: GroupLine, now_ms: i64, fra
             Col::Prompt => Cell::from(r.prompt.clone()),
             Col::Model => Cell::from(r.model_short.clone()),
             Col::Seconds => Cell::from(if t.seconds < 0 { "auto".to_string() } else { format!("{}s", t.seconds) }),
-            Col::Ratio => Cell::from(t.ratio.clone()),
+            // "adaptive" is the one ratio longer than the column.
+            Col::Ratio => Cell::from(if t.ratio == "adaptive" { "adapt".to_string() } else { t.ratio.clone() }),
             Col::Resolution => Cell::from(t.resolution.clone()),
             Col::Elapsed => Cell::from(clock(elapsed_ms(t, now_ms) / 1000)),
             Col::Progress => Cell::from(format!("{progress:>4} {eta}").trim_end().to_string()),
