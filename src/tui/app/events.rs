@@ -71,6 +71,10 @@ impl App {
                 self.history.rows.retain(|r| r.record.id != t.id);
                 self.history.move_by(0);
                 self.table.remove(t.id);
+                // SQLite may give a deleted newest id to the next task: forget it here.
+                if self.sent.remove(&t.id) {
+                    self.sent_deleted += 1;
+                }
                 let mut text = format!("Deleted the record of task {}", t.id);
                 if self.form.parent == Some(t.id) {
                     self.form.parent = None;

@@ -122,6 +122,8 @@ pub struct App {
     pub detail_scroll: u16,
     /// Tasks sent in this run, for the summary on the way out.
     pub sent: BTreeSet<i64>,
+    /// Tasks sent in this run whose records were deleted since.
+    pub sent_deleted: usize,
     catalog: Catalog,
     pricing: Pricing,
     actions: Vec<UserAction>,
@@ -177,6 +179,7 @@ impl App {
             paused_until: None,
             detail_scroll: 0,
             sent: BTreeSet::new(),
+            sent_deleted: 0,
             catalog,
             pricing,
             actions,

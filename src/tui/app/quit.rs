@@ -80,7 +80,7 @@ impl App {
         let states: Vec<LocalState> =
             self.sent.iter().filter_map(|id| self.table.row(*id)).map(|r| r.record.state).collect();
         Summary {
-            sent: self.sent.len(),
+            sent: self.sent.len() + self.sent_deleted,
             saved: states.iter().filter(|s| **s == LocalState::Downloaded).count(),
             problems: states.iter().filter(|s| !is_running(**s) && **s != LocalState::Downloaded).count(),
             unfinished: self.table.running(),
