@@ -388,7 +388,11 @@ fn a_grid_of_24_tasks() {
         key(&mut a, KeyCode::Char(' '));
         let shown = format!("a grid of 24 tasks at {w}x{h}\n{}", screen(&a, w, h));
         let hidden = h < 48;
-        assert_eq!(shown.contains("1–10 of 24 ↓"), hidden, "the scroll position is shown when rows are hidden:\n{shown}");
+        assert_eq!(
+            shown.contains("1–10 of 24 ↓"),
+            hidden,
+            "the scroll position is shown when rows are hidden:\n{shown}"
+        );
         assert!(shown.contains("16:9") && shown.contains("10s"), "ratio and seconds are shown:\n{shown}");
         assert!(shown.contains("●"), "marks have a glyph:\n{shown}");
         assert!(shown.contains("? help") && shown.contains("q quit"), "the footer keeps help and quit:\n{shown}");

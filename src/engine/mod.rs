@@ -163,7 +163,9 @@ pub enum Event {
         rate: f64,
     },
     Health(Health),
-    Paused { until_ms: Option<i64> },
+    Paused {
+        until_ms: Option<i64>,
+    },
     /// Something went wrong inside the engine (the database, the disk).
     Trouble(String),
 }

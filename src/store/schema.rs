@@ -281,8 +281,9 @@ mod tests {
             )
             .map(|_| conn.last_insert_rowid())
         };
-        let parent_of =
-            |conn: &Connection, id: i64| conn.query_row("SELECT parent_id FROM tasks WHERE id = ?1", [id], |r| r.get(0));
+        let parent_of = |conn: &Connection, id: i64| {
+            conn.query_row("SELECT parent_id FROM tasks WHERE id = ?1", [id], |r| r.get(0))
+        };
         let parent = insert(&conn, None).expect("parent");
         let child = insert(&conn, Some(parent)).expect("child");
         assert_eq!(parent_of(&conn, child).ok(), Some(Some(parent)));

@@ -6,8 +6,8 @@ use serde::{Deserialize, Serialize};
 
 use crate::engine::ledger::Ledger;
 use crate::engine::query::HistoryRow;
-use crate::store::history::{HistoryQuery, Order};
 use crate::store::TaskRecord;
+use crate::store::history::{HistoryQuery, Order};
 use crate::text::{clean, excerpt, local_time};
 use crate::tui::table::{Filter, state_label};
 

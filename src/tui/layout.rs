@@ -99,11 +99,7 @@ pub struct HistoryAreas {
 
 /// Where the history screen goes, inside the frame (between the header and the status line).
 pub fn history(frame: Rect) -> HistoryAreas {
-    let body = Rect {
-        y: frame.y + 1,
-        height: frame.height.saturating_sub(3),
-        ..frame
-    };
+    let body = Rect { y: frame.y + 1, height: frame.height.saturating_sub(3), ..frame };
     let [filters, rest] = Layout::vertical([Constraint::Length(1), Constraint::Min(0)]).areas(body);
     let [list, below] = Layout::vertical([Constraint::Percentage(55), Constraint::Min(0)]).areas(rest);
     HistoryAreas { filters, list, below }

@@ -6,8 +6,8 @@ use std::collections::{BTreeSet, HashMap};
 use serde::{Deserialize, Serialize};
 
 use crate::engine::TaskUpdate;
-use crate::store::{EventRecord, LocalState, TaskRecord};
 use crate::rules::{Mode, ModelId};
+use crate::store::{EventRecord, LocalState, TaskRecord};
 use crate::text::{clean, excerpt};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
@@ -175,7 +175,18 @@ impl Row {
         let state_label = state_label(&record);
         let haystack = format!("{} {}", record.prompt, record.negative_prompt.as_deref().unwrap_or("")).to_lowercase();
         let group = record.id;
-        Row { record, eta_ms, transfer: None, model, model_short, prompt, state_label, group, file_present: None, haystack }
+        Row {
+            record,
+            eta_ms,
+            transfer: None,
+            model,
+            model_short,
+            prompt,
+            state_label,
+            group,
+            file_present: None,
+            haystack,
+        }
     }
 
     /// Whether `self` was sent in the same batch or grid as `earlier`.

@@ -167,7 +167,8 @@ mod tests {
     #[test]
     fn one_message_for_all_of_them() {
         let still = vec!["task 27 is still rendering".to_string()];
-        let cases: Vec<(Op, usize, Vec<(i64, String)>, Vec<String>, Level, &str)> = vec![
+        type Case<'a> = (Op, usize, Vec<(i64, String)>, Vec<String>, Level, &'a str);
+        let cases: Vec<Case> = vec![
             (Op::Download, 2, vec![], still.clone(), Level::Info, "2 re-downloads started; task 27 is still rendering"),
             (Op::Download, 1, vec![], vec![], Level::Info, "1 re-download started"),
             (Op::Download, 0, vec![], still, Level::Warn, "No re-download started; task 27 is still rendering"),

@@ -188,7 +188,11 @@ impl App {
                 None => {
                     let text = match (&t.file_path, present) {
                         (Some(p), Some(false)) => {
-                            format!("The file of task {} is missing: {} (moved or deleted)", t.id, crate::text::clean(p))
+                            format!(
+                                "The file of task {} is missing: {} (moved or deleted)",
+                                t.id,
+                                crate::text::clean(p)
+                            )
                         }
                         _ => format!("Task {} has no saved file ({})", t.id, t.state),
                     };

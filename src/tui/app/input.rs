@@ -40,7 +40,8 @@ impl App {
         if let Some(effects) = self.help_command(cmd) {
             return effects;
         }
-        if self.detail_focused() && matches!(cmd, Cmd::Up | Cmd::Down | Cmd::PageUp | Cmd::PageDown | Cmd::Top | Cmd::Bottom)
+        if self.detail_focused()
+            && matches!(cmd, Cmd::Up | Cmd::Down | Cmd::PageUp | Cmd::PageDown | Cmd::Top | Cmd::Bottom)
         {
             self.scroll_detail(cmd);
             return Vec::new();

@@ -93,7 +93,11 @@ impl App {
             }
             PickerKind::States => {
                 let filter = Filter::ALL.get(cursor).copied().unwrap_or_default();
-                if self.screen == Screen::History { self.set_history_filter(filter) } else { self.set_table_filter(filter) }
+                if self.screen == Screen::History {
+                    self.set_history_filter(filter)
+                } else {
+                    self.set_table_filter(filter)
+                }
             }
         }
     }

@@ -20,7 +20,16 @@ pub fn header(demo: bool) -> Header {
 pub fn app() -> App {
     let actions =
         vec![UserAction { key: 'm', name: "mpv".into(), command: vec!["mpv".into(), "--fs".into(), "{path}".into()] }];
-    App::new(Catalog::builtin(), Pricing::default(), actions, Budget::default(), header(true), Prefs::default(), NOW, (120, 32))
+    App::new(
+        Catalog::builtin(),
+        Pricing::default(),
+        actions,
+        Budget::default(),
+        header(true),
+        Prefs::default(),
+        NOW,
+        (120, 32),
+    )
 }
 
 /// A dashboard on a real provider, its text-to-video model priced at $0.50 a second.

@@ -243,7 +243,10 @@ fn messages_are_cleared_when_the_screen_changes() {
 
 #[test]
 fn plurals_in_every_message() {
-    assert_eq!((count(1, "task"), count(2, "task"), count(0, "item")), ("1 task".into(), "2 tasks".into(), "0 items".into()));
+    assert_eq!(
+        (count(1, "task"), count(2, "task"), count(0, "item")),
+        ("1 task".into(), "2 tasks".into(), "0 items".into())
+    );
     let mut a = app();
     typed(&mut a, "a fox");
     ctrl(&mut a, 's');

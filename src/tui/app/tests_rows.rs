@@ -89,7 +89,9 @@ fn sending_several_paid_tasks_again_asks_with_the_count_and_the_cost() {
     ch(&mut a, 'x');
     assert!(matches!(a.overlay, Some(Overlay::Confirm(_))), "a key that answers nothing leaves the question");
     let e = acts(ch(&mut a, 'y'));
-    assert!(matches!(&e[..], [Effect::SubmitAgain(items)] if items.iter().map(|(id, _)| *id).collect::<Vec<_>>() == vec![1, 2, 3]));
+    assert!(
+        matches!(&e[..], [Effect::SubmitAgain(items)] if items.iter().map(|(id, _)| *id).collect::<Vec<_>>() == vec![1, 2, 3])
+    );
     // One paid task, or any number in demo mode, goes without a question.
     select(&mut a, 1);
     assert!(matches!(&acts(ch(&mut a, 'r'))[..], [Effect::SubmitAgain(items)] if items.len() == 1));

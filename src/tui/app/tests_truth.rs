@@ -20,7 +20,13 @@ fn deleting_the_parent_the_form_varies_never_breaks_the_next_submission() {
     key(&mut a, KeyCode::Esc);
     ch(&mut a, 'H');
     let g = a.history.generation;
-    a.update(Action::HistoryPage(g, Ok(vec![HistoryRow { record: rec(29, LocalState::Downloaded), file_present: Some(true) }])), NOW);
+    a.update(
+        Action::HistoryPage(
+            g,
+            Ok(vec![HistoryRow { record: rec(29, LocalState::Downloaded), file_present: Some(true) }]),
+        ),
+        NOW,
+    );
     ch(&mut a, 'x');
     assert_eq!(acts(ch(&mut a, 'y')), vec![Effect::Delete { id: 29, remove_file: false }]);
     a.update(Action::Deleted(Ok(rec(29, LocalState::Downloaded))), NOW);
@@ -90,7 +96,10 @@ fn quitting_with_unfinished_tasks_asks_and_says_what_happens_to_them() {
         assert_eq!(a.summary().unfinished, 2);
     }
     let mut a = app();
-    a.update(Action::Submitted { again: false, result: Ok(vec![rec(1, LocalState::Waiting), rec(2, LocalState::Waiting)]) }, NOW);
+    a.update(
+        Action::Submitted { again: false, result: Ok(vec![rec(1, LocalState::Waiting), rec(2, LocalState::Waiting)]) },
+        NOW,
+    );
     task(&mut a, 1, LocalState::Downloaded);
     task(&mut a, 2, LocalState::Failed);
     let s = a.summary();

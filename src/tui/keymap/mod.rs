@@ -281,11 +281,12 @@ impl Keymap {
     fn rebind(&mut self, name: &str, list: &[String]) -> Result<(), KeymapError> {
         let (scope, cmd_name) = match name.split_once('.') {
             Some((s, c)) => {
-                let scope = Scope::ALL.into_iter().find(|x| x.name() == s).ok_or_else(|| KeymapError::UnknownScope {
-                    name: name.to_string(),
-                    scope: s.to_string(),
-                    known: Scope::ALL.iter().map(|x| x.name()).collect::<Vec<_>>().join(", "),
-                })?;
+                let scope =
+                    Scope::ALL.into_iter().find(|x| x.name() == s).ok_or_else(|| KeymapError::UnknownScope {
+                        name: name.to_string(),
+                        scope: s.to_string(),
+                        known: Scope::ALL.iter().map(|x| x.name()).collect::<Vec<_>>().join(", "),
+                    })?;
                 (Some(scope), c)
             }
             None => (None, name),
@@ -324,7 +325,8 @@ impl Keymap {
 
     fn check_clashes(&self) -> Result<(), KeymapError> {
         for (i, a) in self.bindings.iter().enumerate() {
-            if let Some(b) = self.bindings[i + 1..].iter().find(|b| b.scope == a.scope && b.key == a.key && b.cmd != a.cmd)
+            if let Some(b) =
+                self.bindings[i + 1..].iter().find(|b| b.scope == a.scope && b.key == a.key && b.cmd != a.cmd)
             {
                 return Err(KeymapError::Clash {
                     key: a.key.label(),
@@ -369,10 +371,7 @@ impl Keymap {
         let hidden: Vec<Key> = own.clone().map(|b| b.key).collect();
         let overlay =
             matches!(scope, Scope::HelpView | Scope::HelpFilter | Scope::Picker | Scope::MediaEditor | Scope::Confirm);
-        let global = self
-            .bindings
-            .iter()
-            .filter(|b| b.scope == Scope::Global && !overlay && !hidden.contains(&b.key));
+        let global = self.bindings.iter().filter(|b| b.scope == Scope::Global && !overlay && !hidden.contains(&b.key));
         for b in own.chain(global) {
             if let Some(word) = &b.footer
                 && !seen.contains(&b.cmd)
@@ -481,7 +480,10 @@ mod tests {
         assert!(err(&[("opn", &["p"])]).starts_with("[keys] opn: no such command; the commands are quit,"));
         assert!(err(&[("tabel.open", &["p"])]).contains("no such part of the screen \"tabel\""));
         assert!(err(&[("open", &["Hyper"])]).contains("\"Hyper\" is not a key"));
-        assert_eq!(err(&[("text.open", &["p"])]), "[keys] text.open: that command has no key in Prompt fields to rebind");
+        assert_eq!(
+            err(&[("text.open", &["p"])]),
+            "[keys] text.open: that command has no key in Prompt fields to rebind"
+        );
         assert_eq!(
             err(&[("open", &["q"])]),
             "[keys]: q would mean both open and quit in Task table; give one of them another key"

@@ -6,9 +6,15 @@ use ratatui::widgets::{Block, Borders, Paragraph, Wrap};
 use crate::text::{clean, excerpt};
 use crate::tui::app::{App, Focus, count};
 use crate::tui::form::Field;
+use crate::tui::keymap::{Cmd, Scope};
 use crate::tui::layout::{Areas, MEDIA_ROWS};
 use crate::tui::table::short_model;
 use crate::tui::theme;
+
+/// The key bound to a command, as the footer writes it.
+pub fn key(app: &App, scope: Scope, cmd: Cmd) -> String {
+    app.keymap.key_for(scope, cmd).unwrap_or_else(|| "?".into())
+}
 
 fn focused(app: &App, f: Field) -> bool {
     app.overlay.is_none() && app.focus == Focus::Form(f)
@@ -42,7 +48,10 @@ fn text_block<'a>(app: &App, field: Field, title: &'a str, width: u16) -> Block<
     let style = if focused(app, field) { theme::focused_border() } else { theme::border() };
     let mut b = Block::default().borders(Borders::ALL).border_style(style).title(Span::styled(title, theme::label()));
     if let Some(p) = problem(app, field) {
-        b = b.title_bottom(Span::styled(format!(" ✗ {} ", excerpt(p, (width as usize).saturating_sub(6))), theme::error()));
+        b = b.title_bottom(Span::styled(
+            format!(" ✗ {} ", excerpt(p, (width as usize).saturating_sub(6))),
+            theme::error(),
+        ));
     }
     b
 }
@@ -112,9 +121,14 @@ pub fn draw(frame: &mut Frame, a: &Areas, app: &App) {
         app,
         Field::Media,
         if f.media.is_empty() {
-            "none (a to add)".into()
+            format!("none ({} adds one)", key(app, Scope::Form, Cmd::MediaAdd))
         } else {
-            format!("{}: Enter edits, x removes", count(f.media.len(), "item"))
+            format!(
+                "{}: {} edits, {} removes",
+                count(f.media.len(), "item"),
+                key(app, Scope::Form, Cmd::Choose),
+                key(app, Scope::Form, Cmd::MediaRemove)
+            )
         },
         w,
     )];
@@ -129,7 +143,7 @@ pub fn draw(frame: &mut Frame, a: &Areas, app: &App) {
 
     let c = &f.check;
     let summary = if !f.touched {
-        Line::styled("Type a prompt; Ctrl-S sends it", theme::dim())
+        Line::styled(format!("Type a prompt; {} sends it", key(app, Scope::Text, Cmd::Submit)), theme::dim())
     } else if c.plan.is_empty() {
         Line::styled(format!("{} · fix the ✗ fields to send", count(c.count, "task")), theme::dim())
     } else {
@@ -145,7 +159,9 @@ pub fn draw(frame: &mut Frame, a: &Areas, app: &App) {
     let (mine, others): (Vec<_>, Vec<_>) = shown.partition(|(field, _)| focused(app, *field));
     let mut notes: Vec<Line> = mine
         .into_iter()
-        .map(|(field, p)| Line::styled(format!("✗ {}: {p}", field.label()), theme::error().add_modifier(Modifier::BOLD)))
+        .map(|(field, p)| {
+            Line::styled(format!("✗ {}: {p}", field.label()), theme::error().add_modifier(Modifier::BOLD))
+        })
         .chain(others.into_iter().map(|(_, p)| Line::styled(format!("✗ {p}"), theme::error())))
         .collect();
     notes.extend(c.warnings.iter().map(|w| Line::styled(format!("! {w}"), theme::warn())));

@@ -11,6 +11,7 @@ use crate::rules::MediaKind;
 use crate::store::TaskRecord;
 use crate::text::{clean, clock, excerpt, local_clock, size};
 use crate::tui::app::App;
+use crate::tui::keymap::{Cmd, Scope};
 use crate::tui::table::Row;
 use crate::tui::theme;
 
@@ -29,10 +30,7 @@ pub fn billed(t: &TaskRecord) -> String {
 pub fn parameters<'a>(t: &TaskRecord) -> Vec<Line<'a>> {
     let watermark = if t.watermark { "on" } else { "off" };
     let secs = if t.seconds < 0 { "automatic".to_string() } else { format!("{} s", t.seconds) };
-    let mut lines = vec![
-        field("Model", clean(&t.model)),
-        field("Prompt", clean(&t.prompt)),
-    ];
+    let mut lines = vec![field("Model", clean(&t.model)), field("Prompt", clean(&t.prompt))];
     if let Some(n) = &t.negative_prompt {
         lines.push(field("Negative", clean(n)));
     }
@@ -164,7 +162,8 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &App) {
     let scroll = app.detail_scroll.min(total.saturating_sub(inner.height));
     if total > inner.height {
         let more = if scroll + inner.height < total { "↓ more" } else { "end" };
-        let hint = if focused { more.to_string() } else { format!("{more} · Tab to scroll") };
+        let tab = super::compose::key(app, Scope::Table, Cmd::NextFocus);
+        let hint = if focused { more.to_string() } else { format!("{more} · {tab} to scroll") };
         block = block.title_bottom(Span::styled(format!(" {hint} "), theme::label()));
     }
     frame.render_widget(Paragraph::new(lines).wrap(Wrap { trim: false }).block(block).scroll((scroll, 0)), area);
@@ -176,8 +175,13 @@ mod tests {
 
     #[test]
     fn wrapped_heights() {
-        let cases: [(&str, u16, u16); 5] =
-            [("", 10, 1), ("short", 10, 1), ("a red fox in the snow", 10, 3), ("abcdefghijklmnopqrstuvwxy", 10, 3), ("ab abcdefghijklmnop", 10, 3)];
+        let cases: [(&str, u16, u16); 5] = [
+            ("", 10, 1),
+            ("short", 10, 1),
+            ("a red fox in the snow", 10, 3),
+            ("abcdefghijklmnopqrstuvwxy", 10, 3),
+            ("ab abcdefghijklmnop", 10, 3),
+        ];
         for (text, width, want) in cases {
             assert_eq!(wrapped_height(&[Line::raw(text)], width), want, "{text:?} at {width}");
         }

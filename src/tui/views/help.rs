@@ -20,10 +20,9 @@ pub fn draw(frame: &mut Frame, h: &HelpState) {
         .take(visible)
         .map(|l| match l {
             HelpLine::Title(t) => Line::styled(t.clone(), theme::title()),
-            HelpLine::Key { keys, what } => Line::from(vec![
-                Span::styled(format!("  {keys:<14}"), theme::key()),
-                Span::raw(what.clone()),
-            ]),
+            HelpLine::Key { keys, what } => {
+                Line::from(vec![Span::styled(format!("  {keys:<14}"), theme::key()), Span::raw(what.clone())])
+            }
             HelpLine::Blank => Line::raw(""),
         })
         .collect();

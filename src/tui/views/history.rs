@@ -12,6 +12,7 @@ use crate::store::history::Order;
 use crate::text::{clean, excerpt, size};
 use crate::tui::app::{App, count};
 use crate::tui::history::{Entry, Piece};
+use crate::tui::keymap::{Cmd, Scope};
 use crate::tui::layout::{offset, visible_rows};
 use crate::tui::table::short_model;
 use crate::tui::theme;
@@ -67,7 +68,10 @@ fn draw_list(frame: &mut Frame, area: Rect, app: &App) {
         .title(Span::styled(title, theme::title()));
     if n > visible {
         let last = (start + visible).min(n);
-        block = block.title_bottom(Span::styled(format!(" {}–{last} of {n}{more} ", start + 1, more = if h.done { "" } else { "+" }), theme::label()));
+        block = block.title_bottom(Span::styled(
+            format!(" {}–{last} of {n}{more} ", start + 1, more = if h.done { "" } else { "+" }),
+            theme::label(),
+        ));
     }
     let wide = area.width >= 110;
     let rows: Vec<Row> = h.rows[start..]
@@ -187,7 +191,8 @@ fn detail(frame: &mut Frame, area: Rect, app: &App) {
     let scroll = app.detail_scroll.min(total.saturating_sub(inner.height));
     if total > inner.height {
         let more = if scroll + inner.height < total { "↓ more" } else { "end" };
-        let hint = if focused { more.to_string() } else { format!("{more} · Tab to scroll") };
+        let tab = super::compose::key(app, Scope::History, Cmd::NextFocus);
+        let hint = if focused { more.to_string() } else { format!("{more} · {tab} to scroll") };
         block = block.title_bottom(Span::styled(format!(" {hint} "), theme::label()));
     }
     frame.render_widget(Paragraph::new(lines).wrap(Wrap { trim: false }).block(block).scroll((scroll, 0)), area);
@@ -233,7 +238,8 @@ fn ledger(frame: &mut Frame, area: Rect, app: &App) {
     frame.render_widget(block, area);
     let chart_width = if inner.width >= 140 { inner.width / 5 } else { 0 };
     let [table_area, chart_area] =
-        Layout::horizontal([Constraint::Length(inner.width - chart_width), Constraint::Length(chart_width)]).areas(inner);
+        Layout::horizontal([Constraint::Length(inner.width - chart_width), Constraint::Length(chart_width)])
+            .areas(inner);
     let wide = table_area.width >= 110;
     let (fixed, header): (&[u16], Vec<&str>) = if wide {
         (

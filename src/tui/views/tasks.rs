@@ -10,6 +10,7 @@ use crate::store::LocalState;
 use crate::text::clock;
 use crate::tui::app::{App, Focus};
 use crate::tui::columns::{Col, SPACING, fit};
+use crate::tui::keymap::{Cmd, Scope};
 use crate::tui::layout::{offset, visible_rows};
 use crate::tui::table::{Row, elapsed_ms, is_running};
 use crate::tui::theme;
@@ -156,9 +157,9 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &App) {
     frame.render_stateful_widget(widget, area, &mut state);
     if empty {
         let hint = if table.is_empty() {
-            "No tasks yet: write a prompt and press Ctrl-S"
+            format!("No tasks yet: write a prompt and press {}", super::compose::key(app, Scope::Text, Cmd::Submit))
         } else {
-            "No task matches the filter or search"
+            "No task matches the filter or search".to_string()
         };
         let inner = Rect { x: area.x + 2, y: area.y + 2, width: area.width.saturating_sub(4), height: 1 };
         frame.render_widget(ratatui::widgets::Paragraph::new(Line::styled(hint, theme::dim())), inner);
