@@ -4,7 +4,24 @@ use serde::Serialize;
 use std::collections::BTreeMap;
 
 use crate::config::Pricing;
+use crate::rules::MediaKind;
 use crate::store::history::LedgerRow;
+use crate::store::{LocalState, TaskRecord};
+
+/// The billed seconds of one task as every view shows them (the detail pane, the history,
+/// `reel show`), by the rule the ledger adds up: a task the service never rendered is not
+/// counted; otherwise the recorded figure, or what is known of it ("18 s + 1 reference video
+/// of unstated length"), never 0 for unknown.
+pub fn billed_text(t: &TaskRecord) -> String {
+    if matches!(t.state, LocalState::Failed | LocalState::Rejected | LocalState::Lost)
+        && t.remote_completed_at.is_none()
+    {
+        return "none (not rendered)".into();
+    }
+    let media: Vec<(MediaKind, Option<f64>)> =
+        t.media.iter().filter_map(|m| MediaKind::parse(&m.kind).map(|k| (k, m.seconds))).collect();
+    crate::rules::billing::describe(t.billed_seconds, t.seconds, &media)
+}
 
 /// Money for some billed seconds. Seconds of models without a price are kept apart and shown
 /// as unpriced, never counted as free.
@@ -228,6 +245,24 @@ mod tests {
         assert_eq!((l.total.tasks, l.total.billed_seconds), (11, 100.0));
         assert_eq!(l.total.cost.show(&pricing), "$8.00 + 20 s unpriced");
         assert_eq!(l.total.cost.amount(), 8.0);
+    }
+
+    #[test]
+    fn one_task_reads_as_the_ledger_counts_it() {
+        use crate::store::MediaRecord;
+        use crate::store::fixtures::record;
+        let mut t = record(1, LocalState::Downloaded);
+        t.seconds = 18;
+        t.billed_seconds = None;
+        t.media =
+            vec![MediaRecord { kind: "reference_video".into(), url: "https://x.org/v.mp4".into(), seconds: None }];
+        assert_eq!(billed_text(&t), "18 s + 1 reference video of unstated length", "after rendering too");
+        t.billed_seconds = Some(22.0);
+        assert_eq!(billed_text(&t), "22 s");
+        t.state = LocalState::Failed;
+        assert_eq!(billed_text(&t), "none (not rendered)");
+        t.state = LocalState::InProgress;
+        assert_eq!(billed_text(&t), "22 s", "what it will be once rendered");
     }
 
     #[test]

@@ -9,7 +9,7 @@ use crate::engine::query::HistoryRow;
 use crate::store::TaskRecord;
 use crate::store::history::{HistoryQuery, Order};
 use crate::text::{clean, excerpt, local_time};
-use crate::tui::table::{Filter, state_label};
+use crate::tui::table::{Filter, short_model, state_label};
 
 /// Rows read per page.
 pub const PAGE: usize = 200;
@@ -110,7 +110,7 @@ pub struct Entry {
 impl From<HistoryRow> for Entry {
     fn from(row: HistoryRow) -> Entry {
         let t = &row.record;
-        let (date, model, prompt) = (local_time(t.created_at), excerpt(&t.model, 32), excerpt(&t.prompt, 120));
+        let (date, model, prompt) = (local_time(t.created_at), short_model(&t.model), excerpt(&t.prompt, 120));
         let state = state_label(t);
         Entry { record: row.record, file_present: row.file_present, date, model, prompt, state }
     }

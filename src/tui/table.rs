@@ -72,7 +72,7 @@ impl Filter {
             Filter::All => "every task",
             Filter::Active => "being sent, rendered or downloaded",
             Filter::Done => "rendered and saved",
-            Filter::Problems => "failed, rejected, lost, expired, stalled, unrecognized or not downloaded",
+            Filter::Problems => "failed, rejected, lost, expired, stalled, unrecognized, not saved",
         }
     }
 

@@ -11,6 +11,12 @@ use crate::tui::layout::{Areas, MEDIA_ROWS};
 use crate::tui::table::short_model;
 use crate::tui::theme;
 
+/// The last `max` characters of a line being typed, so its end (and the cursor) stays in view.
+fn tail(text: &str, max: usize) -> String {
+    let n = text.chars().count();
+    if n <= max { text.to_string() } else { format!("…{}", text.chars().skip(n + 1 - max).collect::<String>()) }
+}
+
 /// The key bound to a command, as the footer writes it.
 pub fn key(app: &App, scope: Scope, cmd: Cmd) -> String {
     app.keymap.key_for(scope, cmd).unwrap_or_else(|| "?".into())
@@ -101,8 +107,8 @@ pub fn draw(frame: &mut Frame, a: &Areas, app: &App) {
             match (f.grid.is_empty(), focused(app, Field::Grid)) {
                 (true, false) if room >= 26 => "off (e.g. 16:9 9:16 5 10)".into(),
                 (true, false) => "off (e.g. 16:9 5 10)".into(),
-                (_, true) => format!("{}▏", clean(&f.grid)),
-                (false, false) => clean(&f.grid),
+                (_, true) => format!("{}▏", tail(&clean(&f.grid), room.saturating_sub(1))),
+                (false, false) => excerpt(&f.grid, room),
             },
         ),
     ];
@@ -147,10 +153,13 @@ pub fn draw(frame: &mut Frame, a: &Areas, app: &App) {
     } else if c.plan.is_empty() {
         Line::styled(format!("{} · fix the ✗ fields to send", count(c.count, "task")), theme::dim())
     } else {
-        Line::from(vec![
-            Span::styled(count(c.count, "task"), theme::title()),
-            Span::raw(format!(" · billed {} · cost {}", c.billed, c.cost)),
-        ])
+        let tasks = count(c.count, "task");
+        let room = (w as usize).saturating_sub(tasks.chars().count());
+        let mut rest = format!(" · billed {} · cost {}", c.billed, c.cost);
+        if rest.chars().count() > room {
+            rest = format!(" {}", excerpt(&format!("· {} · {}", c.billed, c.cost), room.saturating_sub(1)));
+        }
+        Line::from(vec![Span::styled(tasks, theme::title()), Span::raw(rest)])
     };
     frame.render_widget(Paragraph::new(summary), a.summary);
 

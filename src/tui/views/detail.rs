@@ -7,7 +7,7 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Borders, Paragraph, Wrap};
 
 use crate::api::types::message_of;
-use crate::rules::MediaKind;
+use crate::engine::ledger::billed_text;
 use crate::store::TaskRecord;
 use crate::text::{clean, clock, excerpt, local_clock, size};
 use crate::tui::app::App;
@@ -17,13 +17,6 @@ use crate::tui::theme;
 
 pub fn field<'a>(name: &str, value: String) -> Line<'a> {
     Line::from(vec![Span::styled(format!("{name:<9}"), theme::label()), Span::raw(value)])
-}
-
-/// The billed seconds of a task, by the one rule every view uses.
-pub fn billed(t: &TaskRecord) -> String {
-    let media: Vec<(MediaKind, Option<f64>)> =
-        t.media.iter().filter_map(|m| MediaKind::parse(&m.kind).map(|k| (k, m.seconds))).collect();
-    crate::rules::billing::describe(t.billed_seconds, t.seconds, &media)
 }
 
 /// Settings, media items (one line each, numbered as the prompt refers to them) of a task.
@@ -36,7 +29,7 @@ pub fn parameters<'a>(t: &TaskRecord) -> Vec<Line<'a>> {
     }
     lines.push(field(
         "Settings",
-        format!("{secs} · {} · {} · watermark {watermark} · billed {}", t.resolution, t.ratio, billed(t)),
+        format!("{secs} · {} · {} · watermark {watermark} · billed {}", t.resolution, t.ratio, billed_text(t)),
     ));
     let mut seen: Vec<&str> = Vec::new();
     for m in &t.media {
@@ -133,8 +126,13 @@ fn lines<'a>(app: &App, row: &Row) -> Vec<Line<'a>> {
         let mut steps = vec![format!("{} {}", first.state, local_clock(first.at))];
         steps.extend(events.iter().skip(1).map(|e| format!("{} +{}", e.state, clock((e.at - first.at) / 1000))));
         lines.push(field("Timeline", steps.join(" → ")));
-        if let Some(note) = events.iter().rev().find_map(|e| e.detail.as_deref().filter(|d| !d.is_empty())) {
-            lines.push(field("Last note", clean(note)));
+        // The engine's last word, unless it only repeats the error or the file line above.
+        let error = t.error.as_ref().map(|e| clean(&message_of(e).unwrap_or_else(|| e.to_string())));
+        if let Some(note) = events.iter().rev().find_map(|e| e.detail.as_deref().filter(|d| !d.is_empty()))
+            && Some(clean(note)) != error
+            && !note.starts_with("saved ")
+        {
+            lines.push(field("Note", clean(note)));
         }
     }
     lines

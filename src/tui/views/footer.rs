@@ -54,12 +54,13 @@ pub fn draw(frame: &mut Frame, status: Rect, footer: Rect, app: &App) {
         };
         frame.render_widget(Paragraph::new(Line::styled(format!(" {}", s.text), style)), status);
     }
-    let items = match &app.overlay {
-        Some(Overlay::Confirm(q)) => answers(app, q),
-        _ => app.keymap.footer(app.scope()),
+    // A question's answers keep their order; elsewhere quit and help are kept, at the end.
+    let (items, keep): (_, &[&str]) = match &app.overlay {
+        Some(Overlay::Confirm(q)) => (answers(app, q), &[]),
+        _ => (app.keymap.footer(app.scope()), &["quit", "help"]),
     };
     let mut spans = vec![Span::raw(" ")];
-    for (key, what) in fit(items, &["quit", "help"], footer.width.saturating_sub(1) as usize) {
+    for (key, what) in fit(items, keep, footer.width.saturating_sub(1) as usize) {
         spans.push(Span::styled(key, theme::key()));
         spans.push(Span::styled(format!(" {what}  "), theme::label()));
     }

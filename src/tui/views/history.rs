@@ -84,8 +84,10 @@ fn draw_list(frame: &mut Frame, area: Rect, app: &App) {
                 Some(false) => Span::styled("missing", theme::warn()),
                 None => Span::raw("-"),
             };
+            // Narrow screens drop the year and the seconds of the date.
+            let date = if wide { r.date.as_str() } else { r.date.get(5..16).unwrap_or(&r.date) };
             let mut cells = vec![
-                Cell::from(r.date.as_str()),
+                Cell::from(date),
                 Cell::from(Span::styled(r.state.as_str(), theme::state(t.state))),
                 Cell::from(format!("{:>3} s", t.seconds)),
                 Cell::from(format!("{} {}", t.resolution, t.ratio)),
@@ -98,11 +100,15 @@ fn draw_list(frame: &mut Frame, area: Rect, app: &App) {
             Row::new(cells)
         })
         .collect();
-    let mut widths =
-        vec![Constraint::Length(19), Constraint::Length(15), Constraint::Length(5), Constraint::Length(11)];
+    let mut widths = vec![
+        Constraint::Length(if wide { 19 } else { 11 }),
+        Constraint::Length(15),
+        Constraint::Length(5),
+        Constraint::Length(13),
+    ];
     let mut header = vec!["date", "state", "sec", "size"];
     if wide {
-        widths.insert(1, Constraint::Length(32));
+        widths.insert(1, Constraint::Length(16));
         header.insert(1, "model");
     }
     widths.extend([Constraint::Min(10), Constraint::Length(7)]);
