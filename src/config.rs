@@ -36,6 +36,26 @@ pub struct ConfigFile {
     pub actions: Vec<UserAction>,
     #[serde(default)]
     pub budget: Budget,
+    /// Dashboard keys by command: `open = "p"`, `down = ["j", "Down"]`, `"history.open" = "p"`.
+    #[serde(default)]
+    pub keys: BTreeMap<String, KeyList>,
+}
+
+/// One key or several.
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(untagged)]
+pub enum KeyList {
+    One(String),
+    Many(Vec<String>),
+}
+
+impl KeyList {
+    pub fn keys(&self) -> Vec<String> {
+        match self {
+            KeyList::One(k) => vec![k.clone()],
+            KeyList::Many(v) => v.clone(),
+        }
+    }
 }
 
 /// A key of the task table that runs a command: `[[actions]] key = "m", name = "mpv",
@@ -259,6 +279,8 @@ pub struct Settings {
     pub pricing: Pricing,
     pub actions: Vec<UserAction>,
     pub budget: Budget,
+    /// `[keys]`, each command with its keys; the dashboard's keymap checks them.
+    pub keys: BTreeMap<String, Vec<String>>,
     pub programs: Programs,
     /// What the log file records (`RUST_LOG` syntax); `None`: `reel=info`.
     pub log_filter: Option<String>,
@@ -350,6 +372,7 @@ pub fn resolve(
         pricing: file.pricing.clone(),
         actions: file.actions.clone(),
         budget: file.budget,
+        keys: file.keys.iter().map(|(k, v)| (k.clone(), v.keys())).collect(),
         programs,
         log_filter: env.log.clone(),
         warnings,
@@ -511,6 +534,8 @@ mod tests {
         );
         assert_eq!(s.pricing.cost("other", 10.0), None);
         assert_eq!(s.actions[0].command, vec!["mpv", "{path}"]);
+        let s = run("[keys]\nopen = \"p\"\ndown = [\"j\", \"Down\"]\n", Env::default(), None).expect("ok");
+        assert_eq!((s.keys["open"].clone(), s.keys["down"].len()), (vec!["p".to_string()], 2));
     }
 
     #[test]

@@ -361,7 +361,7 @@ async fn quitting_the_dashboard_leaves_the_work_to_the_engine() {
     // A question before quitting with work in flight is answered yes.
     key(KeyCode::Char('y'), KeyModifiers::NONE);
     let finished = tokio::time::timeout(PATIENCE, running).await.expect("quits").expect("no panic");
-    assert!(finished.background, "the engine is a process of its own");
+    assert_eq!(finished.after, reel::tui::app::AfterQuit::Continue, "the engine is a process of its own");
     let tasks = f.until_all_downloaded(&sim, 1).await;
     saved(&tasks);
     f.until_stopped(&sim).await;

@@ -13,6 +13,7 @@ use ratatui::backend::TestBackend;
 use ratatui::buffer::Buffer;
 use reel::config::{self, ConfigFile, EngineSettings, Env, Settings};
 use reel::sim::SimHandle;
+use reel::tui::app::{AfterQuit, Summary};
 use reel::tui::event_loop::{Dashboard, Finished};
 use reel::tui::terminal::Headless;
 use tokio::sync::{mpsc, watch};
@@ -116,21 +117,42 @@ async fn type_a_prompt_send_it_see_it_downloaded_and_find_it_in_the_history() {
     // Esc leaves the form; H opens the history, where the task is listed with its file.
     keys.press(KeyCode::Esc, KeyModifiers::NONE);
     keys.ch('H');
-    let screen = shown(&mut frames, " 1 tasks ").await;
+    let screen = shown(&mut frames, " 1 task ").await;
     assert!(screen.contains("a red fox running through fresh snow"), "{screen}");
+
+    // Vary the task, then delete it in the history: the next submission still goes out.
+    keys.press(KeyCode::Esc, KeyModifiers::NONE);
+    keys.ch('e');
+    shown(&mut frames, "varying task 1").await;
+    keys.press(KeyCode::Esc, KeyModifiers::NONE);
+    keys.ch('H');
+    shown(&mut frames, " 1 task ").await;
+    keys.ch('x');
+    shown(&mut frames, "record and file").await;
+    keys.ch('y');
+    shown(&mut frames, "no longer records it as parent").await;
+    keys.press(KeyCode::Esc, KeyModifiers::NONE);
+    let screen = shown(&mut frames, "No tasks yet").await;
+    assert!(!screen.contains("varying task"), "the form forgot the deleted parent: {screen}");
+    keys.ch('n');
+    keys.ctrl('s');
+    shown(&mut frames, "Sent 1 task").await;
+    let screen = shown(&mut frames, "downloaded").await;
+    assert!(!screen.contains("FOREIGN KEY"), "{screen}");
     keys.press(KeyCode::Esc, KeyModifiers::NONE);
     keys.ch('q');
 
     let (finished, console) = tokio::time::timeout(PATIENCE, running).await.expect("it quits").expect("no panic");
-    assert_eq!(finished, Finished { running: 0, demo: false, background: false });
-    assert_eq!(finished.farewell(), None);
+    assert_eq!(finished.summary, Summary { sent: 2, saved: 1, problems: 0, unfinished: 0 }, "the deleted one is gone");
+    assert_eq!(finished.farewell().as_deref(), Some("reel: sent 2 tasks this run (1 saved)."));
     assert!(console.emitted.iter().any(|s| s == "\x07"), "the bell rang when the task ended: {:?}", console.emitted);
 
     let videos: Vec<_> =
         walk(&data.join("videos")).into_iter().filter(|p| p.extension().is_some_and(|e| e == "mp4")).collect();
-    assert_eq!(videos.len(), 1, "{videos:?}");
+    assert_eq!(videos.len(), 2, "the deleted record's file stays (y deletes the record only): {videos:?}");
     let remote = sim.requests().iter().find_map(|r| r.task_id.clone()).expect("a task");
-    assert_eq!(std::fs::read(&videos[0]).expect("read"), sim.video_bytes(&remote).expect("served").to_vec());
+    let served = sim.video_bytes(&remote).expect("served").to_vec();
+    assert!(videos.iter().any(|v| std::fs::read(v).expect("read") == served));
 }
 
 fn walk(dir: &Path) -> Vec<std::path::PathBuf> {
@@ -144,21 +166,22 @@ fn walk(dir: &Path) -> Vec<std::path::PathBuf> {
 
 #[test]
 fn the_farewell_says_what_is_still_running() {
-    let f = |running, demo| Finished { running, demo, background: false }.farewell();
-    assert_eq!(f(0, true), None);
+    let f = |unfinished, after| {
+        Finished { summary: Summary { sent: 1, saved: 0, problems: 0, unfinished }, after }.farewell()
+    };
     assert_eq!(
-        f(1, false).as_deref(),
-        Some("1 task is still running; reel picks it up the next time it starts (or run: reel wait --all).")
+        f(1, AfterQuit::Pause).as_deref(),
+        Some("reel: sent 1 task this run (0 saved); 1 task pauses until reel starts again.")
     );
     assert_eq!(
-        f(3, true).as_deref(),
+        f(3, AfterQuit::Lost).as_deref(),
+        Some("reel: sent 1 task this run (0 saved); 3 tasks are lost: the demo simulator stops with reel.")
+    );
+    assert_eq!(
+        f(2, AfterQuit::Continue).as_deref(),
         Some(
-            "3 tasks are still running in the demo simulator, which stops with reel: the next start shows them as lost."
+            "reel: sent 1 task this run (0 saved); 2 tasks go on in the background; `reel` or `reel wait --all` \
+             shows them again."
         )
-    );
-    let background = Finished { running: 2, demo: true, background: true }.farewell();
-    assert_eq!(
-        background.as_deref(),
-        Some("2 tasks are still running in the background; `reel` or `reel wait --all` shows them again.")
     );
 }

@@ -252,14 +252,18 @@ fn ledger_app() -> App {
             succeeded: 3,
             failed: 1,
             billed_seconds: 30.0,
+            ..LedgerRow::default()
         },
         LedgerRow {
             day: "2027-01-15".into(),
             model: "acme/aurora-2.7/text-to-video".into(),
-            tasks: 2,
+            tasks: 4,
             succeeded: 2,
             failed: 0,
+            rejected: 1,
+            lost: 1,
             billed_seconds: 20.0,
+            unknown_billed: 1,
         },
     ];
     let times = [("acme/aurora-3.0/text-to-video".to_string(), vec![60.0, 90.0, 120.0])].into_iter().collect();
@@ -331,7 +335,100 @@ fn pane_history_search_while_typing() {
 #[test]
 fn pane_help() {
     let a = app(false);
-    each_size("help", &a, |f, app| views::help::draw(f, app, 0));
+    let help = reel::tui::help::HelpState::new(&a.keymap, reel::tui::keymap::Scope::Table, "task table");
+    each_size("help", &a, |f, _| views::help::draw(f, &help));
+}
+
+/// The help opened from the task table and scrolled to its end with End: its last lines
+/// are reachable at both sizes.
+#[test]
+fn help_scrolled_to_its_end() {
+    for (w, h) in [(160, 48), (80, 24)] {
+        let mut a = app(false);
+        a.update(Action::Resize(w, h), NOW);
+        key(&mut a, KeyCode::Esc);
+        key(&mut a, KeyCode::Char('?'));
+        key(&mut a, KeyCode::End);
+        let Some(Overlay::Help(help)) = &a.overlay else { panic!("no help") };
+        assert!(help.scroll > 0, "{w}x{h}: the help is longer than the screen");
+        let shown = format!("help at its end at {w}x{h}\n{}", screen(&a, w, h));
+        assert!(shown.contains("close the help"), "the help's own keys come last:\n{shown}");
+        insta::assert_snapshot!(format!("help_end_{w}x{h}"), shown);
+    }
+}
+
+/// A grid of 24 tasks (6 ratios × 4 durations, one prompt): every row tells its ratio and
+/// seconds apart, the rows are drawn as one group, and the table says which rows are shown.
+#[test]
+fn a_grid_of_24_tasks() {
+    for (w, h) in [(160, 48), (80, 24)] {
+        let mut a = app(false);
+        a.update(Action::Resize(w, h), NOW);
+        let ratios = ["16:9", "9:16", "1:1", "4:3", "3:4", "adaptive"];
+        let mut id = 1;
+        for ratio in ratios {
+            for secs in [4, 5, 8, 10] {
+                let mut r = task(id, LocalState::Queued, "a lighthouse in a storm, waves crashing on the rocks", 60);
+                r.created_at = NOW - 60_000 + id * 10;
+                r.ratio = ratio.into();
+                r.seconds = secs;
+                r.billed_seconds = Some(secs as f64);
+                r.progress = Some(id as f64 * 3.0);
+                if id % 5 == 0 {
+                    r.state = LocalState::Downloaded;
+                    r.remote_completed_at = Some(r.created_at / 1000 + 40);
+                }
+                put(&mut a, r, Some(NOW + 30_000));
+                id += 1;
+            }
+        }
+        a.focus = Focus::Table;
+        a.table.selected = 3;
+        key(&mut a, KeyCode::Char(' '));
+        key(&mut a, KeyCode::Down);
+        key(&mut a, KeyCode::Char(' '));
+        let shown = format!("a grid of 24 tasks at {w}x{h}\n{}", screen(&a, w, h));
+        let hidden = h < 48;
+        assert_eq!(
+            shown.contains("1–10 of 24 ↓"),
+            hidden,
+            "the scroll position is shown when rows are hidden:\n{shown}"
+        );
+        assert!(shown.contains("16:9") && shown.contains("10s"), "ratio and seconds are shown:\n{shown}");
+        assert!(shown.contains("●"), "marks have a glyph:\n{shown}");
+        assert!(shown.contains("? help") && shown.contains("q quit"), "the footer keeps help and quit:\n{shown}");
+        insta::assert_snapshot!(format!("grid_24_{w}x{h}"), shown);
+    }
+}
+
+/// The history's detail lists media items as the dashboard's does, with the billed seconds by
+/// the one rule (a reference video of unstated length is not 0).
+#[test]
+fn history_detail_with_media() {
+    use reel::engine::query::HistoryRow;
+    use reel::store::MediaRecord;
+    for (w, h) in [(160, 48), (80, 24)] {
+        let mut a = app(false);
+        a.update(Action::Resize(w, h), NOW);
+        a.focus = Focus::Table;
+        a.update(Action::Key(KeyEvent::new(KeyCode::Char('H'), KeyModifiers::SHIFT)), NOW);
+        let mut t = task(21, LocalState::Downloaded, "image 1 and video 1 walk along the shore", 600);
+        t.model = "acme/aurora-3.0/reference-to-video-global".into();
+        t.seconds = 8;
+        t.billed_seconds = None;
+        t.media = vec![
+            MediaRecord { kind: "reference_image".into(), url: "https://cdn.example/a.png".into(), seconds: None },
+            MediaRecord { kind: "reference_video".into(), url: "https://cdn.example/b.mp4".into(), seconds: None },
+            MediaRecord { kind: "reference_audio".into(), url: "https://cdn.example/c.mp3".into(), seconds: Some(4.0) },
+        ];
+        t.file_path = Some("/videos/21-image-1.mp4".into());
+        t.file_size = Some(3_000_000);
+        let g = a.history.generation;
+        a.update(Action::HistoryPage(g, Ok(vec![HistoryRow { record: t, file_present: Some(true) }])), NOW);
+        let shown = format!("history detail with media at {w}x{h}\n{}", screen(&a, w, h));
+        assert!(shown.contains("reference_video 1"), "{shown}");
+        insta::assert_snapshot!(format!("history_media_{w}x{h}"), shown);
+    }
 }
 
 #[test]

@@ -105,11 +105,38 @@ async fn type_submit_watch_it_finish_and_find_the_file() {
     let remote = sim.requests().iter().find_map(|r| r.task_id.clone()).expect("a task");
     assert_eq!(std::fs::read(&videos[0]).expect("read"), sim.video_bytes(&remote).expect("served").to_vec());
 
-    // Esc leaves the form, q quits, and the terminal is given back.
+    // Vary the task, delete it in the history, then send the form again: the deleted parent
+    // never breaks a later submission.
+    // After each Escape, wait for the table's footer: an Escape and a letter read together
+    // would be Alt and the letter.
     tmux.keys(&["Escape"]);
+    tmux.wait_for("o open");
+    tmux.keys(&["e"]);
+    tmux.wait_for("varying task 1");
+    tmux.keys(&["Escape"]);
+    tmux.wait_for("o open");
+    tmux.keys(&["H"]);
+    tmux.wait_for("1 task ");
+    tmux.keys(&["x"]);
+    tmux.wait_for("record and file");
+    tmux.keys(&["y"]);
+    tmux.wait_for("no longer records it as parent");
+    tmux.keys(&["Escape"]);
+    tmux.wait_for("No tasks yet");
+    tmux.keys(&["n"]);
+    tmux.keys(&["C-s"]);
+    tmux.wait_for("Sent 1 task");
+    let screen = tmux.wait_for("downloaded");
+    assert!(!screen.contains("FOREIGN KEY"), "{screen}");
+
+    // Esc leaves the form, q quits (nothing is unfinished, so it does not ask), the terminal
+    // is given back and one line says what the run did.
+    tmux.keys(&["Escape"]);
+    tmux.wait_for("o open");
     tmux.keys(&["q"]);
     let screen = tmux.wait_for("reel-exited-0");
     assert!(!screen.contains("Compose"), "the alternate screen was left: {screen}");
+    assert!(screen.contains("reel: sent 2 tasks this run (1 saved)."), "{screen}");
 }
 
 fn walk(dir: &Path) -> Vec<std::path::PathBuf> {

@@ -54,9 +54,11 @@ pub async fn run(
         return Ok(ExitCode::from(2));
     }
     let db = db_path(settings);
-    let targets = if args.all { query::unfinished(&db)? } else { resolve_all(settings, &args.ids)? };
+    // Attached first, read second: a task that ends in between is read as ended, and every
+    // later change arrives as an event.
     let attached = session::attach(settings, reach).await?;
     let (engine, mut events) = (attached.engine, attached.events);
+    let targets = if args.all { query::unfinished(&db)? } else { resolve_all(settings, &args.ids)? };
     // A stalled task may have finished on the service since: ask again now, not in a minute.
     for t in targets.iter().filter(|t| t.state == LocalState::Stalled) {
         if let Err(e) = engine.recheck(t.id).await {

@@ -4,7 +4,24 @@ use serde::Serialize;
 use std::collections::BTreeMap;
 
 use crate::config::Pricing;
+use crate::rules::MediaKind;
 use crate::store::history::LedgerRow;
+use crate::store::{LocalState, TaskRecord};
+
+/// The billed seconds of one task as every view shows them (the detail pane, the history,
+/// `reel show`), by the rule the ledger adds up: a task the service never rendered is not
+/// counted; otherwise the recorded figure, or what is known of it ("18 s + 1 reference video
+/// of unstated length"), never 0 for unknown.
+pub fn billed_text(t: &TaskRecord) -> String {
+    if matches!(t.state, LocalState::Failed | LocalState::Rejected | LocalState::Lost)
+        && t.remote_completed_at.is_none()
+    {
+        return "none (not rendered)".into();
+    }
+    let media: Vec<(MediaKind, Option<f64>)> =
+        t.media.iter().filter_map(|m| MediaKind::parse(&m.kind).map(|k| (k, m.seconds))).collect();
+    crate::rules::billing::describe(t.billed_seconds, t.seconds, &media)
+}
 
 /// Money for some billed seconds. Seconds of models without a price are kept apart and shown
 /// as unpriced, never counted as free.
@@ -18,12 +35,14 @@ pub struct Cost {
     pub priced: bool,
     /// A model without a price took part.
     pub unpriced: bool,
+    /// Tasks of priced models whose billed seconds are not known, so neither is their cost.
+    pub unknown: u64,
 }
 
 impl Cost {
-    fn of(pricing: &Pricing, model: &str, seconds: f64) -> Cost {
+    fn of(pricing: &Pricing, model: &str, seconds: f64, unknown: u64) -> Cost {
         match pricing.cost(model, seconds) {
-            Some(amount) => Cost { amount, priced: true, ..Cost::default() },
+            Some(amount) => Cost { amount, priced: true, unknown, ..Cost::default() },
             None => Cost { unpriced_seconds: seconds, unpriced: true, ..Cost::default() },
         }
     }
@@ -34,6 +53,7 @@ impl Cost {
             unpriced_seconds: self.unpriced_seconds + other.unpriced_seconds,
             priced: self.priced || other.priced,
             unpriced: self.unpriced || other.unpriced,
+            unknown: self.unknown + other.unknown,
         }
     }
 
@@ -43,10 +63,15 @@ impl Cost {
     }
 
     pub fn show(self, pricing: &Pricing) -> String {
-        match (self.priced, self.unpriced) {
+        let shown = match (self.priced, self.unpriced) {
             (_, false) => pricing.format(self.amount),
             (false, true) => "unpriced".into(),
             (true, true) => format!("{} + {:.0} s unpriced", pricing.format(self.amount), self.unpriced_seconds),
+        };
+        match self.unknown {
+            0 => shown,
+            1 => format!("{shown} + 1 task unknown"),
+            n => format!("{shown} + {n} tasks unknown"),
         }
     }
 }
@@ -57,14 +82,30 @@ pub struct Line {
     pub key: String,
     pub tasks: u64,
     pub succeeded: u64,
+    /// Rendering failed at the service.
     pub failed: u64,
-    /// Succeeded over finished (succeeded + failed), when any finished.
+    /// Refused at submission: never rendered, so not in the success rate.
+    pub rejected: u64,
+    /// Lost by the service: counted apart from failures, not in the success rate.
+    pub lost: u64,
+    /// Rendered over rendered or failed, when any of those; rejected and lost tasks are
+    /// counted apart.
     pub success_rate: Option<f64>,
     /// Render time percentiles in seconds (per model only).
     pub p50: Option<f64>,
     pub p90: Option<f64>,
+    /// Billed seconds of the rendered tasks whose billed seconds are known.
     pub billed_seconds: f64,
+    /// Rendered tasks whose billed seconds are not known: never counted as 0.
+    pub unknown_billed: u64,
     pub cost: Cost,
+}
+
+impl Line {
+    /// Billed seconds as every view shows them, the unknown kept apart.
+    pub fn billed(&self) -> String {
+        crate::rules::billing::total(self.billed_seconds, self.unknown_billed)
+    }
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -91,10 +132,13 @@ fn line(key: String) -> Line {
         tasks: 0,
         succeeded: 0,
         failed: 0,
+        rejected: 0,
+        lost: 0,
         success_rate: None,
         p50: None,
         p90: None,
         billed_seconds: 0.0,
+        unknown_billed: 0,
         cost: Cost::default(),
     }
 }
@@ -104,7 +148,10 @@ fn add(l: &mut Line, r: &LedgerRow, cost: Cost) {
     l.tasks += r.tasks;
     l.succeeded += r.succeeded;
     l.failed += r.failed;
+    l.rejected += r.rejected;
+    l.lost += r.lost;
     l.billed_seconds += r.billed_seconds;
+    l.unknown_billed += r.unknown_billed;
     let finished = l.succeeded + l.failed;
     l.success_rate = (finished > 0).then(|| l.succeeded as f64 / finished as f64);
 }
@@ -114,7 +161,7 @@ pub fn compute(rows: &[LedgerRow], times: &BTreeMap<String, Vec<f64>>, pricing: 
     let mut models: BTreeMap<String, Line> = BTreeMap::new();
     let mut total = line("total".into());
     for r in rows {
-        let cost = Cost::of(pricing, &r.model, r.billed_seconds);
+        let cost = Cost::of(pricing, &r.model, r.billed_seconds, r.unknown_billed);
         add(days.entry(r.day.clone()).or_insert_with(|| line(r.day.clone())), r, cost);
         add(models.entry(r.model.clone()).or_insert_with(|| line(r.model.clone())), r, cost);
         add(&mut total, r, cost);
@@ -137,7 +184,15 @@ mod tests {
     use super::*;
 
     fn row(day: &str, model: &str, tasks: u64, ok: u64, failed: u64, billed: f64) -> LedgerRow {
-        LedgerRow { day: day.into(), model: model.into(), tasks, succeeded: ok, failed, billed_seconds: billed }
+        LedgerRow {
+            day: day.into(),
+            model: model.into(),
+            tasks,
+            succeeded: ok,
+            failed,
+            billed_seconds: billed,
+            ..LedgerRow::default()
+        }
     }
 
     #[test]
@@ -190,5 +245,48 @@ mod tests {
         assert_eq!((l.total.tasks, l.total.billed_seconds), (11, 100.0));
         assert_eq!(l.total.cost.show(&pricing), "$8.00 + 20 s unpriced");
         assert_eq!(l.total.cost.amount(), 8.0);
+    }
+
+    #[test]
+    fn one_task_reads_as_the_ledger_counts_it() {
+        use crate::store::MediaRecord;
+        use crate::store::fixtures::record;
+        let mut t = record(1, LocalState::Downloaded);
+        t.seconds = 18;
+        t.billed_seconds = None;
+        t.media =
+            vec![MediaRecord { kind: "reference_video".into(), url: "https://x.org/v.mp4".into(), seconds: None }];
+        assert_eq!(billed_text(&t), "18 s + 1 reference video of unstated length", "after rendering too");
+        t.billed_seconds = Some(22.0);
+        assert_eq!(billed_text(&t), "22 s");
+        t.state = LocalState::Failed;
+        assert_eq!(billed_text(&t), "none (not rendered)");
+        t.state = LocalState::InProgress;
+        assert_eq!(billed_text(&t), "22 s", "what it will be once rendered");
+    }
+
+    #[test]
+    fn lost_rejected_and_unknown_billing_are_kept_apart() {
+        let pricing = Pricing {
+            currency: "$".into(),
+            per_second: [("a/x-3.0/text-to-video".to_string(), 0.1)].into_iter().collect(),
+        };
+        let rows = vec![LedgerRow {
+            day: "2026-11-20".into(),
+            model: "a/x-3.0/text-to-video".into(),
+            tasks: 7,
+            succeeded: 3,
+            failed: 1,
+            rejected: 2,
+            lost: 1,
+            billed_seconds: 20.0,
+            unknown_billed: 1,
+        }];
+        let l = compute(&rows, &BTreeMap::new(), &pricing);
+        let t = &l.total;
+        assert_eq!((t.failed, t.rejected, t.lost), (1, 2, 1));
+        assert_eq!(t.success_rate, Some(0.75), "3 rendered of 4 rendered or failed; rejected and lost apart");
+        assert_eq!(t.billed(), "20 s + 1 task unknown", "unknown is not 0");
+        assert_eq!(t.cost.show(&pricing), "$2.00 + 1 task unknown");
     }
 }

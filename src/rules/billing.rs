@@ -66,6 +66,26 @@ impl fmt::Display for Billing {
     }
 }
 
+/// The billed seconds of a recorded task, as every view shows them: the recorded figure when
+/// it is known, else the rule's own words for the part that is not ("18 s + 1 reference video
+/// of unstated length"), never 0 and never "until rendered" (the service does not say).
+pub fn describe(billed: Option<f64>, seconds: i64, media: &[(MediaKind, Option<f64>)]) -> String {
+    match billed {
+        Some(b) => format!("{} s", secs(b)),
+        None => billing(seconds, media).to_string(),
+    }
+}
+
+/// A sum of billed seconds with the tasks whose billed seconds are not known kept apart:
+/// "120 s", "120 s + 2 tasks unknown".
+pub fn total(known: f64, unknown_tasks: u64) -> String {
+    match unknown_tasks {
+        0 => format!("{} s", secs(known)),
+        1 => format!("{} s + 1 task unknown", secs(known)),
+        n => format!("{} s + {n} tasks unknown", secs(known)),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -94,6 +114,11 @@ mod tests {
             let b = billing(*seconds, media);
             assert_eq!(b.total(), *total, "{seconds} {media:?}");
             assert_eq!(b.to_string(), *text);
+            let recorded = describe(b.total(), *seconds, media);
+            assert_eq!(recorded, *text, "a recorded task reads as the form did");
         }
+        assert_eq!(describe(Some(18.0), 10, &[(ReferenceVideo, None)]), "18 s", "a known figure wins");
+        assert_eq!((total(120.0, 0), total(18.0, 1)), ("120 s".into(), "18 s + 1 task unknown".into()));
+        assert_eq!(total(0.0, 2), "0 s + 2 tasks unknown", "unknown is never zero");
     }
 }

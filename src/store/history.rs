@@ -23,6 +23,9 @@ pub struct HistoryQuery {
     pub text: String,
     pub model: Option<String>,
     pub state: Option<LocalState>,
+    /// Any of these states (a group, such as the dashboard's "problems"); empty for any.
+    #[serde(default)]
+    pub states: Vec<LocalState>,
     /// Unix ms, inclusive.
     pub since: Option<i64>,
     /// Unix ms, exclusive.
@@ -81,6 +84,12 @@ pub fn page(
         conditions.push("t.state = ?");
         args.push(Sql::Text(state.as_str().into()));
     }
+    let any_of;
+    if !q.states.is_empty() {
+        any_of = format!("t.state IN ({})", vec!["?"; q.states.len()].join(", "));
+        conditions.push(&any_of);
+        args.extend(q.states.iter().map(|s| Sql::Text(s.as_str().into())));
+    }
     if let Some(low) = low {
         conditions.push("t.id >= ?");
         args.push(Sql::Integer(low));
@@ -132,7 +141,7 @@ pub fn delete(conn: &Connection, id: i64) -> Result<Option<TaskRecord>, StoreErr
 }
 
 /// One (day, model) cell of the ledger.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Default, Serialize)]
 pub struct LedgerRow {
     /// Local date, YYYY-MM-DD.
     pub day: String,
@@ -140,10 +149,16 @@ pub struct LedgerRow {
     pub tasks: u64,
     /// The service finished rendering them (whether or not the file was saved since).
     pub succeeded: u64,
-    /// The service reported failure, refused them, or lost them.
+    /// The service reported that rendering failed.
     pub failed: u64,
-    /// Billed seconds of the tasks the service rendered.
+    /// The service refused them at submission.
+    pub rejected: u64,
+    /// The service lost them (404 for an id it gave), or gave an unusable id.
+    pub lost: u64,
+    /// Billed seconds of the rendered tasks whose billed seconds are known.
     pub billed_seconds: f64,
+    /// Rendered tasks whose billed seconds are not known (a reference video of unstated length).
+    pub unknown_billed: u64,
 }
 
 /// Render times in seconds, per model.
@@ -154,8 +169,9 @@ pub fn ledger_rows(conn: &Connection, since: Option<i64>) -> Result<(Vec<LedgerR
     let since = since.unwrap_or(i64::MIN);
     let mut stmt = conn.prepare_cached(
         "SELECT date(created_at / 1000, 'unixepoch', 'localtime') AS day, model, count(*), \
-         sum(remote_completed_at IS NOT NULL), sum(state IN ('failed', 'rejected', 'lost')), \
-         total(CASE WHEN remote_completed_at IS NOT NULL THEN billed_seconds END) \
+         sum(remote_completed_at IS NOT NULL), sum(state = 'failed'), sum(state = 'rejected'), sum(state = 'lost'), \
+         total(CASE WHEN remote_completed_at IS NOT NULL THEN billed_seconds END), \
+         sum(remote_completed_at IS NOT NULL AND billed_seconds IS NULL) \
          FROM tasks WHERE created_at >= ?1 GROUP BY day, model ORDER BY day, model",
     )?;
     let rows = stmt
@@ -166,7 +182,10 @@ pub fn ledger_rows(conn: &Connection, since: Option<i64>) -> Result<(Vec<LedgerR
                 tasks: r.get::<_, i64>(2)? as u64,
                 succeeded: r.get::<_, i64>(3)? as u64,
                 failed: r.get::<_, i64>(4)? as u64,
-                billed_seconds: r.get(5)?,
+                rejected: r.get::<_, i64>(5)? as u64,
+                lost: r.get::<_, i64>(6)? as u64,
+                billed_seconds: r.get(7)?,
+                unknown_billed: r.get::<_, i64>(8)? as u64,
             })
         })?
         .collect::<Result<Vec<_>, _>>()?;

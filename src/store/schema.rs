@@ -87,25 +87,111 @@ pub const MIGRATIONS: &[&str] = &[
     -- History filtered by model, newest first (keyset on id): WHERE model = ? AND id < ?.
     CREATE INDEX tasks_by_model ON tasks(model);
     "#,
+    // 3: ids are never given twice (AUTOINCREMENT): a deleted newest task's id, its kept file
+    // name and any screen that still shows it can never be mistaken for the next task's. And
+    // deleting a parent drops the link: children already journaled lose it by ON DELETE SET
+    // NULL; a task journaled later with the deleted parent (a form that was varying it, a
+    // second client) is kept with no parent instead of failing the foreign key.
+    r#"
+    CREATE TABLE tasks_new (
+        id                  INTEGER PRIMARY KEY AUTOINCREMENT,
+        parent_id           INTEGER REFERENCES tasks(id) ON DELETE SET NULL,
+        remote_id           TEXT,
+        idempotency_key     TEXT NOT NULL,
+        profile             TEXT,
+        base_url            TEXT NOT NULL,
+        model               TEXT NOT NULL,
+        prompt              TEXT NOT NULL,
+        negative_prompt     TEXT,
+        seconds             INTEGER NOT NULL,
+        resolution          TEXT NOT NULL,
+        ratio               TEXT NOT NULL,
+        watermark           INTEGER NOT NULL,
+        media               TEXT NOT NULL,          -- JSON array of {type, url, seconds}
+        billed_seconds      REAL,                   -- NULL when unknown before rendering
+        state               TEXT NOT NULL,
+        remote_status       TEXT,                   -- the status as the service spelled it
+        progress            REAL,
+        created_at          INTEGER NOT NULL,       -- Unix ms, local clock
+        submitted_at        INTEGER,                -- Unix ms, when the service accepted it
+        remote_created_at   INTEGER,                -- Unix s, as the service sent it
+        remote_completed_at INTEGER,                -- Unix s, as the service sent it
+        finished_at         INTEGER,                -- Unix ms, when the task reached an end state
+        url                 TEXT,
+        url_deadline        INTEGER,                -- Unix ms after which the URL may not work
+        error               TEXT,                   -- JSON, whatever shape the service used
+        file_path           TEXT,
+        file_size           INTEGER,
+        sha256              TEXT,
+        poll_count          INTEGER NOT NULL DEFAULT 0,
+        poll_failures       INTEGER NOT NULL DEFAULT 0,
+        last_polled_at      INTEGER,
+        next_poll_at        INTEGER,
+        download_attempts   INTEGER NOT NULL DEFAULT 0,
+        url_refreshes       INTEGER NOT NULL DEFAULT 0,
+        updated_at          INTEGER NOT NULL
+    );
+    INSERT INTO tasks_new SELECT * FROM tasks;
+    DROP TABLE tasks;
+    ALTER TABLE tasks_new RENAME TO tasks;
+    -- Recovery at start and `reel list --status`: the tasks in a given state.
+    CREATE INDEX tasks_by_state ON tasks(state);
+    -- `reel list` and the history view: newest first.
+    CREATE INDEX tasks_by_created ON tasks(created_at);
+    -- Resolving an ID the user typed as a remote id or a prefix of one (GLOB 'prefix*').
+    CREATE INDEX tasks_by_remote_id ON tasks(remote_id);
+    -- Lineage: the tasks derived from a given one.
+    CREATE INDEX tasks_by_parent ON tasks(parent_id);
+    -- History filtered by model, newest first (keyset on id): WHERE model = ? AND id < ?.
+    CREATE INDEX tasks_by_model ON tasks(model);
+    CREATE TRIGGER tasks_fts_insert AFTER INSERT ON tasks BEGIN
+        INSERT INTO tasks_fts(rowid, prompt, negative_prompt) VALUES (new.id, new.prompt, new.negative_prompt);
+    END;
+    CREATE TRIGGER tasks_fts_delete AFTER DELETE ON tasks BEGIN
+        INSERT INTO tasks_fts(tasks_fts, rowid, prompt, negative_prompt)
+            VALUES ('delete', old.id, old.prompt, old.negative_prompt);
+    END;
+    CREATE TRIGGER tasks_fts_update AFTER UPDATE OF prompt, negative_prompt ON tasks BEGIN
+        INSERT INTO tasks_fts(tasks_fts, rowid, prompt, negative_prompt)
+            VALUES ('delete', old.id, old.prompt, old.negative_prompt);
+        INSERT INTO tasks_fts(rowid, prompt, negative_prompt) VALUES (new.id, new.prompt, new.negative_prompt);
+    END;
+    CREATE TRIGGER tasks_drop_missing_parent AFTER INSERT ON tasks
+    WHEN new.parent_id IS NOT NULL AND NOT EXISTS (SELECT 1 FROM tasks WHERE id = new.parent_id)
+    BEGIN
+        UPDATE tasks SET parent_id = NULL WHERE id = new.id;
+    END;
+    "#,
 ];
 
 pub fn version(conn: &Connection) -> Result<usize, StoreError> {
     Ok(conn.query_row("PRAGMA user_version", [], |r| r.get::<_, i64>(0))? as usize)
 }
 
-/// Brings the database up to date, one transaction per migration.
+/// Brings the database up to date, one transaction per migration. Foreign keys are off while
+/// migrations run (SQLite's way to rebuild a table: dropping the old one must not cascade to
+/// the events) and set back as they were after.
 pub fn migrate(conn: &mut Connection) -> Result<(), StoreError> {
     let found = version(conn)?;
     if found > MIGRATIONS.len() {
         return Err(StoreError::NewerSchema { found, known: MIGRATIONS.len() });
     }
-    for (i, sql) in MIGRATIONS.iter().enumerate().skip(found) {
-        let tx = conn.transaction()?;
-        tx.execute_batch(sql)?;
-        tx.pragma_update(None, "user_version", (i + 1) as i64)?;
-        tx.commit()?;
+    if found == MIGRATIONS.len() {
+        return Ok(());
     }
-    Ok(())
+    let keys: bool = conn.query_row("PRAGMA foreign_keys", [], |r| r.get(0))?;
+    conn.pragma_update(None, "foreign_keys", false)?;
+    let result = (|| {
+        for (i, sql) in MIGRATIONS.iter().enumerate().skip(found) {
+            let tx = conn.transaction()?;
+            tx.execute_batch(sql)?;
+            tx.pragma_update(None, "user_version", (i + 1) as i64)?;
+            tx.commit()?;
+        }
+        Ok(())
+    })();
+    conn.pragma_update(None, "foreign_keys", keys)?;
+    result
 }
 
 #[cfg(test)]
@@ -130,6 +216,83 @@ mod tests {
         let mut conn = Connection::open_in_memory().expect("db");
         conn.pragma_update(None, "user_version", 99).expect("set");
         assert!(matches!(migrate(&mut conn), Err(StoreError::NewerSchema { found: 99, .. })));
+    }
+
+    /// A database of schema 2 with a parent, a child and an event, as an older reel left it.
+    fn version_2() -> Connection {
+        let mut conn = Connection::open_in_memory().expect("db");
+        for (i, sql) in MIGRATIONS.iter().take(2).enumerate() {
+            let tx = conn.transaction().expect("tx");
+            tx.execute_batch(sql).expect("migration");
+            tx.pragma_update(None, "user_version", (i + 1) as i64).expect("version");
+            tx.commit().expect("commit");
+        }
+        conn.execute_batch(
+            "INSERT INTO tasks (id, parent_id, idempotency_key, base_url, model, prompt, seconds, resolution, ratio, \
+             watermark, media, state, created_at, updated_at) VALUES \
+             (1, NULL, 'k', 'u', 'm', 'a red fox', 5, '720P', '1:1', 0, '[]', 'downloaded', 1, 1), \
+             (2, 1, 'k', 'u', 'm', 'a blue fox', 5, '720P', '1:1', 0, '[]', 'downloaded', 2, 2); \
+             INSERT INTO events (task_id, at, state) VALUES (2, 2, 'waiting');",
+        )
+        .expect("rows");
+        conn
+    }
+
+    #[test]
+    fn the_rebuild_keeps_every_row_event_link_and_search() {
+        let mut conn = version_2();
+        conn.pragma_update(None, "foreign_keys", true).expect("fk");
+        migrate(&mut conn).expect("migrates");
+        let count = |sql: &str| conn.query_row(sql, [], |r| r.get::<_, i64>(0)).expect("count");
+        assert_eq!(count("SELECT count(*) FROM tasks"), 2);
+        assert_eq!(count("SELECT count(*) FROM events"), 1, "the events were not cascaded away");
+        assert_eq!(count("SELECT parent_id FROM tasks WHERE id = 2"), 1);
+        assert_eq!(count("SELECT rowid FROM tasks_fts WHERE tasks_fts MATCH 'blue'"), 2, "search still finds it");
+        assert_eq!(count("PRAGMA foreign_keys"), 1, "foreign keys are on again");
+        assert_eq!(count("SELECT count(*) FROM pragma_foreign_key_check"), 0);
+    }
+
+    #[test]
+    fn the_id_of_a_deleted_newest_task_is_never_given_again() {
+        let mut conn = version_2();
+        conn.pragma_update(None, "foreign_keys", true).expect("fk");
+        migrate(&mut conn).expect("migrates");
+        conn.execute("DELETE FROM tasks WHERE id = 2", []).expect("delete");
+        conn.execute(
+            "INSERT INTO tasks (idempotency_key, base_url, model, prompt, seconds, resolution, ratio, watermark, \
+             media, state, created_at, updated_at) VALUES ('k', 'u', 'm', 'p', 5, '720P', '1:1', 0, '[]', 'waiting', 3, 3)",
+            [],
+        )
+        .expect("insert");
+        assert_eq!(conn.last_insert_rowid(), 3, "not 2 again: a kept file named 2-… is never overwritten");
+    }
+
+    #[test]
+    fn a_task_whose_parent_was_deleted_is_kept_without_the_link() {
+        let mut conn = Connection::open_in_memory().expect("db");
+        conn.pragma_update(None, "foreign_keys", "ON").expect("fk");
+        migrate(&mut conn).expect("migrates");
+        let insert = |conn: &Connection, parent: Option<i64>| {
+            conn.execute(
+                "INSERT INTO tasks (parent_id, idempotency_key, base_url, model, prompt, seconds, resolution, ratio, \
+                 watermark, media, state, created_at, updated_at) \
+                 VALUES (?1, 'k', 'http://127.0.0.1:1/', 'm', 'p', 5, '720P', '1:1', 0, '[]', 'waiting', 1, 1)",
+                [parent],
+            )
+            .map(|_| conn.last_insert_rowid())
+        };
+        let parent_of = |conn: &Connection, id: i64| {
+            conn.query_row("SELECT parent_id FROM tasks WHERE id = ?1", [id], |r| r.get(0))
+        };
+        let parent = insert(&conn, None).expect("parent");
+        let child = insert(&conn, Some(parent)).expect("child");
+        assert_eq!(parent_of(&conn, child).ok(), Some(Some(parent)));
+        conn.execute("DELETE FROM tasks WHERE id = ?1", [parent]).expect("delete");
+        assert_eq!(parent_of(&conn, child).ok(), Some(None::<i64>), "the existing child loses the link");
+        let later = insert(&conn, Some(parent)).expect("a later task with the deleted parent is journaled");
+        assert_eq!(parent_of(&conn, later).ok(), Some(None::<i64>), "without the link");
+        let orphan = insert(&conn, Some(child)).expect("a live parent");
+        assert_eq!(parent_of(&conn, orphan).ok(), Some(Some(child)), "a live parent keeps its link");
     }
 
     #[test]

@@ -8,7 +8,7 @@ use std::sync::Arc;
 use base64::Engine as _;
 use tokio::sync::mpsc::UnboundedSender;
 
-use super::app::{Action, Effect, EffectError};
+use super::app::{Action, Effect, EffectError, Op};
 use super::form::Field;
 use super::table::Prefs;
 use super::terminal::Console;
@@ -91,30 +91,68 @@ pub async fn perform(effect: Effect, cx: &Context, console: &mut impl Console) -
                     match engine.submit(v, copies, parent).await {
                         Ok(records) => all.extend(records),
                         Err(e) => {
-                            let _ = tx.send(Action::Submitted(Err(e.into())));
+                            let _ = tx.send(Action::Submitted { again: false, result: Err(e.into()) });
                             return;
                         }
                     }
                 }
-                let _ = tx.send(Action::Submitted(Ok(all)));
+                let _ = tx.send(Action::Submitted { again: false, result: Ok(all) });
             });
         }
-        Effect::Resend(id) | Effect::Recheck(id) | Effect::Download(id) => {
+        Effect::SubmitAgain(items) => {
             let engine = cx.engine.clone();
             tokio::spawn(async move {
-                let (result, done) = match effect {
-                    Effect::Resend(_) => (engine.resend(id).await, "sent again"),
-                    Effect::Recheck(_) => (engine.recheck(id).await, "being checked again"),
-                    _ => (engine.download(id).await, "being downloaded again"),
-                };
-                let _ = tx.send(Action::Report(result.map(|()| format!("Task {id} is {done}")).map_err(Into::into)));
+                let mut all = Vec::new();
+                for (parent, v) in items {
+                    match engine.submit(v, 1, Some(parent)).await {
+                        Ok(records) => all.extend(records),
+                        Err(e) => {
+                            let _ = tx.send(Action::Submitted { again: true, result: Err(e.into()) });
+                            return;
+                        }
+                    }
+                }
+                let _ = tx.send(Action::Submitted { again: true, result: Ok(all) });
+            });
+        }
+        Effect::Bulk { op, ids, skipped } => {
+            let engine = cx.engine.clone();
+            tokio::spawn(async move {
+                let (mut done, mut failed) = (Vec::new(), Vec::new());
+                for id in ids {
+                    let result = match op {
+                        Op::Resend => engine.resend(id).await,
+                        Op::Recheck => engine.recheck(id).await,
+                        Op::Download => engine.download(id).await,
+                    };
+                    match result {
+                        Ok(()) => done.push(id),
+                        Err(e) => failed.push((id, e.to_string())),
+                    }
+                }
+                let _ = tx.send(Action::BulkDone { op, done, failed, skipped });
+            });
+        }
+        Effect::CheckFiles(files) => {
+            blocking(tx, move || {
+                Some(Action::FilesChecked(files.into_iter().map(|(id, p)| (id, Path::new(&p).is_file())).collect()))
             });
         }
         Effect::LoadTimeline(id) => {
             let db = cx.db.clone();
             blocking(tx, move || query::show(&db, id).ok().map(|(_, events)| Action::Timeline(id, events)));
         }
-        Effect::Open(path) => report(spawn(&with_arg(&cx.programs.player, &path)).map(|()| format!("Opening {path}"))),
+        Effect::Open(path) => {
+            let result = if Path::new(&path).is_file() {
+                spawn(&with_arg(&cx.programs.player, &path)).map_err(|e| match e {
+                    EffectError::Spawn { program, source } => EffectError::Player { program, source },
+                    other => other,
+                })
+            } else {
+                Err(EffectError::FileMissing(path.clone()))
+            };
+            report(result.map(|()| format!("Opening {path}")));
+        }
         Effect::Run(argv) => {
             let shown = crate::text::excerpt(&argv.join(" "), 80);
             report(spawn(&argv).map(|()| format!("Started: {shown}")));
@@ -178,7 +216,13 @@ pub async fn perform(effect: Effect, cx: &Context, console: &mut impl Console) -
                 let _ = tx.send(Action::Deleted(engine.delete(id, remove_file).await.map_err(Into::into)));
             });
         }
-        Effect::Reveal(dir) => report(spawn(&with_arg(&cx.programs.opener, &dir)).map(|()| format!("Opening {dir}"))),
+        Effect::Reveal(dir) => {
+            let result = spawn(&with_arg(&cx.programs.opener, &dir)).map_err(|e| match e {
+                EffectError::Spawn { program, source } => EffectError::Opener { program, source },
+                other => other,
+            });
+            report(result.map(|()| format!("Opening {dir}")));
+        }
     }
     Ok(())
 }

@@ -12,8 +12,9 @@ use crossterm::event::{Event as Input, EventStream};
 use futures_util::{Stream, StreamExt};
 use tokio::sync::mpsc;
 
-use super::app::{Action, App, Header};
+use super::app::{Action, AfterQuit, App, Header, Summary};
 use super::effects::{self, Context};
+use super::keymap::Keymap;
 use super::terminal::{self, Console};
 use crate::config::{Settings, Target};
 use crate::engine::{Engine, Event, Health, now_ms, query};
@@ -21,6 +22,8 @@ use crate::session::{self, Reach, Session, db_path};
 
 /// Spinners and clocks move at most this often, and engine news is drawn at most this often.
 const TICK: Duration = Duration::from_millis(100);
+/// How often the saved files on screen are looked for on disk (moved or deleted meanwhile).
+const FILE_CHECK: Duration = Duration::from_secs(5);
 
 fn action_of(input: Input) -> Option<Action> {
     match input {
@@ -40,41 +43,30 @@ pub struct Dashboard {
     base_url: Option<String>,
     engine: Arc<Engine>,
     events: mpsc::UnboundedReceiver<Event>,
+    keymap: Keymap,
 }
 
 /// How the dashboard ended.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Finished {
-    /// Tasks the engine was still working on.
-    pub running: usize,
-    pub demo: bool,
-    /// The engine is a process of its own and goes on working.
-    pub background: bool,
+    /// What this run did, and what is unfinished.
+    pub summary: Summary,
+    /// What becomes of the unfinished tasks.
+    pub after: AfterQuit,
 }
 
 impl Finished {
-    /// What to tell the user on the way out, if anything.
+    /// The line to print on the way out, if anything happened.
     pub fn farewell(&self) -> Option<String> {
-        let n = self.running;
-        if n == 0 {
-            return None;
-        }
-        let (n, it) = if n == 1 { ("1 task is".to_string(), "it") } else { (format!("{n} tasks are"), "them") };
-        Some(if self.background {
-            format!("{n} still running in the background; `reel` or `reel wait --all` shows {it} again.")
-        } else if self.demo {
-            format!(
-                "{n} still running in the demo simulator, which stops with reel: the next start shows {it} as lost."
-            )
-        } else {
-            format!("{n} still running; reel picks {it} up the next time it starts (or run: reel wait --all).")
-        })
+        self.summary.farewell(self.after)
     }
 }
 
 impl Dashboard {
     /// Opens the store and starts the engine (and, in demo mode, the simulator).
+    /// The config's keys are checked first, so a mistake there is said before anything starts.
     pub async fn start(settings: &Settings, reach: &Reach) -> anyhow::Result<Dashboard> {
+        let keymap = Keymap::with_keys(&settings.actions, &settings.keys)?;
         let attached = session::attach(settings, reach).await?;
         Ok(Dashboard {
             settings: settings.clone(),
@@ -82,6 +74,7 @@ impl Dashboard {
             base_url: attached.base_url,
             engine: Arc::new(attached.engine),
             events: attached.events,
+            keymap,
         })
     }
 
@@ -91,9 +84,9 @@ impl Dashboard {
         C: Console,
         S: Stream<Item = io::Result<Input>> + Unpin,
     {
-        let Dashboard { settings, session, base_url, engine, events } = self;
-        let background = engine.outlives_this_process();
+        let Dashboard { settings, session, base_url, engine, events, keymap } = self;
         let demo = settings.target == Target::Demo;
+        let after = AfterQuit::of(engine.outlives_this_process(), demo);
         let (tx, results) = mpsc::unbounded_channel::<Action>();
         let cx = Context {
             engine: engine.clone(),
@@ -110,7 +103,7 @@ impl Dashboard {
             health: Health::Ok,
         };
         let outcome = async {
-            let app = App::new(
+            let mut app = App::new(
                 settings.catalog.clone(),
                 settings.pricing.clone(),
                 settings.actions.clone(),
@@ -120,6 +113,8 @@ impl Dashboard {
                 now_ms(),
                 console.size()?,
             );
+            app.keymap = keymap;
+            app.after_quit = after;
             event_loop(app, &cx, console, input, events, results).await
         }
         .await;
@@ -128,7 +123,7 @@ impl Dashboard {
             engine.shutdown().await;
         }
         drop(session);
-        Ok(Finished { running: outcome?.table.running(), demo, background })
+        Ok(Finished { summary: outcome?.summary(), after })
     }
 }
 
@@ -172,6 +167,8 @@ where
     // something) or may wait for the next frame slot (the engine reported something).
     let (mut dirty, mut urgent) = (true, true);
     let mut last_draw = tokio::time::Instant::now();
+    let mut file_check = tokio::time::interval(FILE_CHECK);
+    file_check.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
     loop {
         if dirty && (urgent || last_draw.elapsed() >= TICK) {
             console.draw(&app)?;
@@ -179,6 +176,7 @@ where
             last_draw = tokio::time::Instant::now();
         }
         let animating = app.animating();
+        let watching = app.watches_files();
         let next_frame = last_draw + TICK;
         let first = tokio::select! {
             input = input.next() => {
@@ -195,6 +193,7 @@ where
                 Some(a)
             }
             () = tokio::time::sleep_until(next_frame), if animating || dirty => Some(Action::Tick),
+            _ = file_check.tick(), if watching => Some(Action::CheckFiles),
         };
         // Take everything already waiting before drawing again.
         let mut batch: Vec<Action> = first.into_iter().collect();

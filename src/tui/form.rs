@@ -4,7 +4,9 @@
 use ratatui_textarea::TextArea;
 
 use crate::rules::Pricing;
-use crate::rules::{self, Catalog, Draft, MediaDraft, MediaKind, Ratio, Resolution, UnknownModels, ValidSubmission};
+use crate::rules::{
+    self, Catalog, Draft, MediaDraft, MediaKind, Mode, ModelId, Ratio, Resolution, UnknownModels, ValidSubmission,
+};
 use crate::store::TaskRecord;
 use crate::text::clean;
 
@@ -93,9 +95,11 @@ pub struct Grid {
     pub seconds: Vec<String>,
 }
 
-/// Reads `16:9, 9:16 5 10`: ratios and whole numbers of seconds, in any order.
+/// Reads `16:9, 9:16 5 10`: ratios and whole numbers of seconds, in any order. Every token
+/// that is neither is named in the message.
 pub fn parse_grid(text: &str) -> Result<Grid, String> {
     let mut grid = Grid::default();
+    let mut bad = Vec::new();
     for token in text.split(|c: char| c == ',' || c.is_whitespace()).filter(|t| !t.is_empty()) {
         if let Some(r) = Ratio::parse(token) {
             if !grid.ratios.contains(&r) {
@@ -106,10 +110,38 @@ pub fn parse_grid(text: &str) -> Result<Grid, String> {
                 grid.seconds.push(token.to_string());
             }
         } else {
-            return Err(format!("\"{}\" is neither a ratio ({}) nor whole seconds", clean(token), Ratio::choices()));
+            bad.push(format!("\"{}\"", clean(token)));
         }
     }
-    Ok(grid)
+    match bad.as_slice() {
+        [] => Ok(grid),
+        [one] => Err(format!("{one} is neither a ratio ({}) nor whole seconds", Ratio::choices())),
+        [rest @ .., last] => {
+            Err(format!("{} and {last} are neither ratios ({}) nor whole seconds", rest.join(", "), Ratio::choices()))
+        }
+    }
+}
+
+/// Billed seconds and cost of sending every submission of `plan` `copies` times, as the form
+/// and the questions before sending show them: unknown parts are said, never counted as 0.
+pub fn billed_and_cost(plan: &[ValidSubmission], copies: u32, pricing: &Pricing) -> (String, String) {
+    let copies = f64::from(copies);
+    let totals: Vec<Option<f64>> = plan.iter().map(|v| v.billing.total().map(|t| t * copies)).collect();
+    let billed = match (plan.len(), totals.iter().copied().sum::<Option<f64>>()) {
+        (0, _) => "-".into(),
+        (1, None) => plan[0].billing.to_string(),
+        (_, Some(t)) => format!("{t:.0} s"),
+        (_, None) => "not known before rendering".into(),
+    };
+    let costs: Vec<Option<f64>> =
+        plan.iter().zip(&totals).map(|(v, t)| t.and_then(|t| pricing.cost(&v.model.to_string(), t))).collect();
+    let cost = match costs.iter().copied().sum::<Option<f64>>() {
+        _ if plan.is_empty() => "-".into(),
+        Some(c) => pricing.format(c),
+        None if totals.iter().any(Option::is_none) => "not known before rendering".into(),
+        None => "unpriced".into(),
+    };
+    (billed, cost)
 }
 
 /// Longest text kept from one paste or editor session, so a stray paste cannot freeze the form.
@@ -282,25 +314,7 @@ impl Form {
             check.plan.clear();
         }
         check.count = ratios.len() * seconds.len() * check.copies as usize;
-        let copies = f64::from(check.copies);
-        let totals: Vec<Option<f64>> = check.plan.iter().map(|v| v.billing.total().map(|t| t * copies)).collect();
-        check.billed = match (check.plan.len(), totals.iter().copied().sum::<Option<f64>>()) {
-            (0, _) => "-".into(),
-            (1, None) => check.plan[0].billing.to_string(),
-            (_, Some(t)) => format!("{t:.0} s"),
-            (_, None) => "not known before rendering".into(),
-        };
-        let costs: Vec<Option<f64>> = check
-            .plan
-            .iter()
-            .zip(&totals)
-            .map(|(v, t)| t.and_then(|t| pricing.cost(&v.model.to_string(), t)))
-            .collect();
-        check.cost = match costs.iter().copied().sum::<Option<f64>>() {
-            _ if check.plan.is_empty() => "-".into(),
-            Some(c) => pricing.format(c),
-            None => "unpriced".into(),
-        };
+        (check.billed, check.cost) = billed_and_cost(&check.plan, check.copies, pricing);
         self.check = check;
     }
 
@@ -328,6 +342,15 @@ impl Form {
         self.media_cursor = 0;
         self.parent = Some(t.id);
         self.touched = true;
+    }
+
+    /// The media type the model needs, for a new media item: the first frame for
+    /// image-to-video, a reference image otherwise.
+    pub fn media_kind_needed(&self) -> MediaKind {
+        match self.model_id().parse::<ModelId>().map(|m| m.mode) {
+            Ok(Mode::ImageToVideo) => MediaKind::FirstFrame,
+            _ => MediaKind::ReferenceImage,
+        }
     }
 
     /// ← and → on a choice field.
@@ -385,10 +408,11 @@ pub struct MediaEditor {
 }
 
 impl MediaEditor {
-    pub fn new(index: Option<usize>, item: Option<&MediaDraft>) -> MediaEditor {
+    /// Edits `item`, or a new item of type `kind`.
+    pub fn new(index: Option<usize>, item: Option<&MediaDraft>, kind: MediaKind) -> MediaEditor {
         MediaEditor {
             index,
-            kind: item.and_then(|m| MediaKind::parse(&m.kind)).unwrap_or(MediaKind::ReferenceImage),
+            kind: item.and_then(|m| MediaKind::parse(&m.kind)).unwrap_or(kind),
             url: item.map(|m| m.url.clone()).unwrap_or_default(),
             seconds: item.and_then(|m| m.seconds.clone()).unwrap_or_default(),
             part: if item.is_some() { 1 } else { 0 },
@@ -436,6 +460,7 @@ mod tests {
             ("16:9 9:16 5,10", Ok((2, 2))),
             ("16:9 16:9", Ok((1, 0))),
             ("wide", Err(())),
+            ("16:9 wide 4.5", Err(())),
         ];
         for (text, want) in cases {
             match (parse_grid(text), want) {
@@ -444,6 +469,22 @@ mod tests {
                 (got, want) => panic!("{text}: {got:?} {want:?}"),
             }
         }
+    }
+
+    #[test]
+    fn every_bad_grid_token_is_named() {
+        let e = parse_grid("16:9 wide 4.5, x").expect_err("bad");
+        assert!(e.starts_with("\"wide\", \"4.5\" and \"x\" are neither ratios"), "{e}");
+        assert!(parse_grid("wide").expect_err("bad").starts_with("\"wide\" is neither a ratio"));
+    }
+
+    #[test]
+    fn a_new_media_item_has_the_type_the_model_needs() {
+        let mut f = form();
+        assert_eq!(f.media_kind_needed(), MediaKind::ReferenceImage);
+        f.model = f.models.iter().position(|m| m.ends_with("/image-to-video")).expect("an i2v model");
+        assert_eq!(f.media_kind_needed(), MediaKind::FirstFrame);
+        assert_eq!(MediaEditor::new(None, None, f.media_kind_needed()).kind, MediaKind::FirstFrame);
     }
 
     #[test]

@@ -6,9 +6,10 @@ use serde::{Deserialize, Serialize};
 
 use crate::engine::ledger::Ledger;
 use crate::engine::query::HistoryRow;
+use crate::store::TaskRecord;
 use crate::store::history::{HistoryQuery, Order};
-use crate::store::{LocalState, TaskRecord};
 use crate::text::{clean, excerpt, local_time};
+use crate::tui::table::{Filter, short_model, state_label};
 
 /// Rows read per page.
 pub const PAGE: usize = 200;
@@ -63,7 +64,9 @@ impl Span {
 pub struct Filters {
     pub text: String,
     pub model: Option<String>,
-    pub state: Option<LocalState>,
+    /// The same few groups of states as the task table.
+    #[serde(default)]
+    pub group: Filter,
     pub span: Span,
     pub order: Order,
 }
@@ -73,7 +76,8 @@ impl Filters {
         HistoryQuery {
             text: self.text.clone(),
             model: self.model.clone(),
-            state: self.state,
+            state: None,
+            states: self.group.states(),
             since: self.span.since(today_ms),
             until: None,
             order: self.order,
@@ -99,13 +103,16 @@ pub struct Entry {
     pub date: String,
     pub model: String,
     pub prompt: String,
+    /// The state as every view writes it.
+    pub state: String,
 }
 
 impl From<HistoryRow> for Entry {
     fn from(row: HistoryRow) -> Entry {
         let t = &row.record;
-        let (date, model, prompt) = (local_time(t.created_at), excerpt(&t.model, 32), excerpt(&t.prompt, 120));
-        Entry { record: row.record, file_present: row.file_present, date, model, prompt }
+        let (date, model, prompt) = (local_time(t.created_at), short_model(&t.model), excerpt(&t.prompt, 120));
+        let state = state_label(t);
+        Entry { record: row.record, file_present: row.file_present, date, model, prompt, state }
     }
 }
 
@@ -159,6 +166,8 @@ pub struct History {
     pub lineage: Option<Lineage>,
     pub ledger: Option<Ledger>,
     pub show_ledger: bool,
+    /// Tab moved the keys to the detail pane, to scroll it.
+    pub detail_focused: bool,
 }
 
 impl History {
@@ -198,6 +207,13 @@ impl History {
         self.loading = false;
         self.rows.extend(rows.into_iter().map(Entry::from));
         true
+    }
+
+    /// What a look at the disk found for a task's file.
+    pub fn set_file_present(&mut self, id: i64, present: bool) {
+        for r in self.rows.iter_mut().filter(|r| r.record.id == id && r.record.file_path.is_some()) {
+            r.file_present = Some(present);
+        }
     }
 
     pub fn move_by(&mut self, delta: isize) {
@@ -277,13 +293,14 @@ pub fn settings_diff(parent: &TaskRecord, child: &TaskRecord) -> Vec<String> {
         parent.negative_prompt.clone().unwrap_or_default(),
         child.negative_prompt.clone().unwrap_or_default(),
     );
-    cmp("media", format!("{} item(s)", parent.media.len()), format!("{} item(s)", child.media.len()));
+    cmp("media", crate::tui::app::count(parent.media.len(), "item"), crate::tui::app::count(child.media.len(), "item"));
     out
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::store::LocalState;
     use crate::store::fixtures::record;
 
     #[test]

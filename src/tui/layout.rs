@@ -78,6 +78,38 @@ pub fn areas(area: Rect, form: &Form) -> Areas {
     Areas { header, form: form_area, fields, summary, problems, table, detail, status, footer }
 }
 
+/// The help overlay: centred, at most 76 wide, the whole height but a line above and below.
+pub fn help_area(frame: Rect) -> Rect {
+    centered(frame, 76, frame.height.saturating_sub(2))
+}
+
+/// A centred box of `w` by `h`, at most the whole area.
+pub fn centered(area: Rect, w: u16, h: u16) -> Rect {
+    let (w, h) = (w.min(area.width), h.min(area.height));
+    Rect { x: area.x + (area.width - w) / 2, y: area.y + (area.height - h) / 2, width: w, height: h }
+}
+
+/// The history screen: the filter line, the list, and the detail or ledger below it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct HistoryAreas {
+    pub filters: Rect,
+    pub list: Rect,
+    pub below: Rect,
+}
+
+/// Where the history screen goes, inside the frame (between the header and the status line).
+pub fn history(frame: Rect) -> HistoryAreas {
+    let body = Rect { y: frame.y + 1, height: frame.height.saturating_sub(3), ..frame };
+    let [filters, rest] = Layout::vertical([Constraint::Length(1), Constraint::Min(0)]).areas(body);
+    let [list, below] = Layout::vertical([Constraint::Percentage(55), Constraint::Min(0)]).areas(rest);
+    HistoryAreas { filters, list, below }
+}
+
+/// The history's detail pane.
+pub fn history_detail(frame: Rect) -> Rect {
+    history(frame).below
+}
+
 /// Rows a bordered table with a header line shows.
 pub fn visible_rows(area: Rect) -> usize {
     area.height.saturating_sub(3) as usize

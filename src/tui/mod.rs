@@ -1,9 +1,11 @@
 //! The dashboard: state → update → view over the engine.
 
 pub mod app;
+pub mod columns;
 pub mod effects;
 pub mod event_loop;
 pub mod form;
+pub mod help;
 pub mod history;
 pub mod keymap;
 pub mod layout;

@@ -6,6 +6,7 @@ use std::collections::{BTreeSet, HashMap};
 use serde::{Deserialize, Serialize};
 
 use crate::engine::TaskUpdate;
+use crate::rules::{Mode, ModelId};
 use crate::store::{EventRecord, LocalState, TaskRecord};
 use crate::text::{clean, excerpt};
 
@@ -38,43 +39,55 @@ impl Sort {
     }
 }
 
+/// The few groups of states every view filters by (the table, the history, the picker).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
 pub enum Filter {
     #[default]
     All,
-    /// Being sent, polled or downloading.
-    Running,
-    Saved,
-    /// Failed, rejected, lost, expired, stalled, unknown or a failed download.
+    /// Being sent, rendered or downloaded.
+    #[serde(alias = "Running")]
+    Active,
+    /// Rendered and saved.
+    #[serde(alias = "Saved")]
+    Done,
+    /// Failed, rejected, lost, expired, stalled, unrecognized or a failed download.
     Problems,
 }
 
 impl Filter {
-    pub fn next(self) -> Filter {
-        match self {
-            Filter::All => Filter::Running,
-            Filter::Running => Filter::Saved,
-            Filter::Saved => Filter::Problems,
-            Filter::Problems => Filter::All,
-        }
-    }
+    pub const ALL: [Filter; 4] = [Filter::All, Filter::Active, Filter::Done, Filter::Problems];
 
     pub fn label(self) -> &'static str {
         match self {
             Filter::All => "all",
-            Filter::Running => "running",
-            Filter::Saved => "saved",
+            Filter::Active => "active",
+            Filter::Done => "done",
             Filter::Problems => "problems",
+        }
+    }
+
+    /// What the group holds, for the picker.
+    pub fn describe(self) -> &'static str {
+        match self {
+            Filter::All => "every task",
+            Filter::Active => "being sent, rendered or downloaded",
+            Filter::Done => "rendered and saved",
+            Filter::Problems => "failed, rejected, lost, expired, stalled, unrecognized, not saved",
         }
     }
 
     pub fn admits(self, s: LocalState) -> bool {
         match self {
             Filter::All => true,
-            Filter::Running => is_running(s),
-            Filter::Saved => s == LocalState::Downloaded,
+            Filter::Active => is_running(s),
+            Filter::Done => s == LocalState::Downloaded,
             Filter::Problems => !is_running(s) && s != LocalState::Downloaded,
         }
+    }
+
+    /// The states of the group, for a query; empty for all.
+    pub fn states(self) -> Vec<LocalState> {
+        if self == Filter::All { Vec::new() } else { LocalState::ALL.into_iter().filter(|s| self.admits(*s)).collect() }
     }
 }
 
@@ -98,20 +111,91 @@ pub struct Row {
     pub eta_ms: Option<i64>,
     pub transfer: Option<Transfer>,
     pub model: String,
+    /// `aurora-3.0 · t2v`: the part that tells models apart, with the mode never cut.
+    pub model_short: String,
     pub prompt: String,
+    /// The state as the table writes it: an unrecognized status as the service sent it, a
+    /// duplicate id as such.
+    pub state_label: String,
+    /// The first task of the batch or grid this one was sent with (its own id when alone).
+    pub group: i64,
+    /// Whether the saved file is still on disk, as last looked (`None`: not looked yet, or
+    /// no file).
+    pub file_present: Option<bool>,
     /// Lower-case prompt and negative prompt, for search.
     haystack: String,
 }
 
 /// Characters of prompt kept for the table; the detail pane shows the whole text.
 const PROMPT_CHARS: usize = 160;
+/// Tasks sent with the same text this close together belong to one batch or grid.
+const GROUP_WINDOW_MS: i64 = 10_000;
+
+/// `acme/aurora-3.0/image-to-video` as `aurora-3.0 · i2v`.
+pub fn short_model(model: &str) -> String {
+    match model.parse::<ModelId>() {
+        Ok(m) => {
+            let mode = match m.mode {
+                Mode::TextToVideo => "t2v",
+                Mode::ImageToVideo => "i2v",
+                Mode::ReferenceToVideo => "r2v",
+            };
+            format!("{} · {mode}", excerpt(&format!("{}-{}", m.family, m.version), 14))
+        }
+        Err(_) => excerpt(model, 20),
+    }
+}
+
+/// The state as every view writes it in one word or two.
+pub fn state_label(t: &TaskRecord) -> String {
+    match (t.state, &t.remote_status) {
+        (LocalState::Unrecognized, Some(s)) => format!("\"{}\"", excerpt(s, 13)),
+        (LocalState::Lost, _) => match t.error.as_ref().and_then(|e| e.get("duplicate_of")).and_then(|d| d.as_i64()) {
+            Some(other) => format!("lost: dup of {other}"),
+            None => "lost".into(),
+        },
+        (s, _) => s.to_string(),
+    }
+}
+
+/// How long the task took to render, in ms: the service's own times once it finished, else
+/// from sending to its end (or to now). Downloading again never changes it.
+pub fn elapsed_ms(t: &TaskRecord, now_ms: i64) -> i64 {
+    match (t.remote_created_at, t.remote_completed_at) {
+        (Some(start), Some(end)) => (end - start).max(0) * 1000,
+        _ => (t.finished_at.unwrap_or(now_ms) - t.submitted_at.unwrap_or(t.created_at)).max(0),
+    }
+}
 
 impl Row {
     fn new(record: TaskRecord, eta_ms: Option<i64>) -> Row {
         let model = clean(&record.model);
+        let model_short = short_model(&record.model);
         let prompt = excerpt(&record.prompt, PROMPT_CHARS);
+        let state_label = state_label(&record);
         let haystack = format!("{} {}", record.prompt, record.negative_prompt.as_deref().unwrap_or("")).to_lowercase();
-        Row { record, eta_ms, transfer: None, model, prompt, haystack }
+        let group = record.id;
+        Row {
+            record,
+            eta_ms,
+            transfer: None,
+            model,
+            model_short,
+            prompt,
+            state_label,
+            group,
+            file_present: None,
+            haystack,
+        }
+    }
+
+    /// Whether `self` was sent in the same batch or grid as `earlier`.
+    fn same_batch(&self, earlier: &Row) -> bool {
+        let (a, b) = (&self.record, &earlier.record);
+        a.prompt == b.prompt
+            && a.negative_prompt == b.negative_prompt
+            && a.parent_id == b.parent_id
+            && (a.created_at - b.created_at).abs() <= GROUP_WINDOW_MS
     }
 }
 
@@ -223,11 +307,18 @@ impl Table {
         let old_state = self.rows.get(&id).map(|r| r.record.state);
         self.running -= usize::from(old_state.is_some_and(is_running));
         self.running += usize::from(is_running(record.state));
-        let transfer = self.rows.get(&id).and_then(|r| r.transfer);
+        let old = self.rows.get(&id);
+        let transfer = old.and_then(|r| r.transfer);
+        let kept_file = old.filter(|r| r.record.file_path == record.file_path).and_then(|r| r.file_present);
         let mut row = Row::new(record, eta_ms);
         if row.record.state.needs_download() {
             row.transfer = transfer;
         }
+        row.file_present = kept_file;
+        row.group = match old {
+            Some(r) => r.group,
+            None => self.rows.get(&(id - 1)).filter(|prev| row.same_batch(prev)).map_or(id, |prev| prev.group),
+        };
         let now_visible = self.visible(&row);
         let sort_by_creation = matches!(self.prefs.sort, Sort::Newest | Sort::Oldest);
         let state_changed = old_state != Some(row.record.state);
@@ -272,6 +363,38 @@ impl Table {
             }
             None => false,
         }
+    }
+
+    /// Forgets a task (its record was deleted).
+    pub fn remove(&mut self, id: i64) -> bool {
+        let Some(row) = self.rows.remove(&id) else { return false };
+        self.running -= usize::from(is_running(row.record.state));
+        self.marks.remove(&id);
+        self.timelines.remove(&id);
+        let keep = self.selected_id().filter(|s| *s != id);
+        self.view.retain(|v| *v != id);
+        self.reselect(keep);
+        true
+    }
+
+    /// What a look at the disk found for a task's file.
+    pub fn set_file_present(&mut self, id: i64, present: bool) {
+        if let Some(r) = self.rows.get_mut(&id) {
+            r.file_present = Some(present);
+        }
+    }
+
+    /// Selects a task if it is shown.
+    pub fn select(&mut self, id: i64) {
+        if let Some(i) = self.view.iter().position(|v| *v == id) {
+            self.selected = i;
+        }
+    }
+
+    /// Whether the rows at `i` and `i + 1` of the view were sent together.
+    pub fn grouped_with_next(&self, i: usize) -> bool {
+        let group = |i: usize| self.view.get(i).and_then(|id| self.rows.get(id)).map(|r| r.group);
+        group(i).is_some() && group(i) == group(i + 1)
     }
 
     pub fn move_by(&mut self, delta: isize) {
@@ -331,7 +454,7 @@ mod tests {
     #[test]
     fn filters_search_and_sorts() {
         let mut t = table();
-        t.prefs.filter = Filter::Running;
+        t.prefs.filter = Filter::Active;
         t.rebuild();
         assert_eq!(t.view, vec![2]);
         t.upsert(update(2, LocalState::Downloaded, 200, "a blue whale"));
@@ -365,5 +488,55 @@ mod tests {
         t.move_by(-10);
         assert_eq!(t.selected, 0);
         assert_eq!(t.running(), 1);
+    }
+
+    #[test]
+    fn rows_sent_together_form_a_group_and_deleted_ones_leave() {
+        let mut t = table();
+        let grid = |id: i64, created: i64, prompt: &str| update(id, LocalState::Queued, created, prompt);
+        t.upsert(grid(4, 1_000, "a grid"));
+        t.upsert(grid(5, 1_500, "a grid"));
+        t.upsert(grid(6, 2_000, "a grid"));
+        t.upsert(grid(7, 2_000, "another prompt"));
+        t.upsert(grid(8, 60_000, "another prompt"));
+        let groups: Vec<i64> = (4..=8).map(|id| t.row(id).map_or(0, |r| r.group)).collect();
+        assert_eq!(groups, vec![4, 4, 4, 7, 8], "same text, sent within seconds");
+        t.prefs.sort = Sort::Oldest;
+        t.rebuild();
+        let at = |t: &Table, id: i64| t.view.iter().position(|v| *v == id).unwrap_or(usize::MAX);
+        assert!(t.grouped_with_next(at(&t, 4)) && t.grouped_with_next(at(&t, 5)));
+        assert!(!t.grouped_with_next(at(&t, 6)) && !t.grouped_with_next(at(&t, 7)));
+        t.select(5);
+        t.marks.insert(5);
+        assert!(t.remove(5));
+        assert!(t.row(5).is_none() && !t.view.contains(&5) && t.marks.is_empty());
+        assert!(t.selected_id().is_some(), "a neighbour is selected");
+        assert!(!t.remove(5), "only once");
+    }
+
+    #[test]
+    fn labels_models_and_elapsed_times() {
+        let mut r = record(1, LocalState::Unrecognized);
+        r.remote_status = Some(" Queued\u{1b}[2J ".into());
+        assert_eq!(state_label(&r), "\"Queued [2J\"", "as the service sent it, cleaned");
+        r.state = LocalState::Lost;
+        r.error = Some(serde_json::json!({"message": "same id", "duplicate_of": 12}));
+        assert_eq!(state_label(&r), "lost: dup of 12");
+        r.state = LocalState::InProgress;
+        assert_eq!(state_label(&r), "in_progress");
+        assert_eq!(short_model("acme/aurora-3.0/image-to-video"), "aurora-3.0 · i2v");
+        assert_eq!(short_model("acme/aurora-2.7/reference-to-video-global"), "aurora-2.7 · r2v");
+        assert_eq!(short_model("not a model id"), "not a model id");
+        // Elapsed is the render time once the service finished, however often the file is fetched.
+        let mut t = record(1, LocalState::Downloaded);
+        t.submitted_at = Some(1_000);
+        t.remote_created_at = Some(1);
+        t.remote_completed_at = Some(61);
+        t.finished_at = None;
+        assert_eq!(elapsed_ms(&t, 999_999), 60_000);
+        t.remote_completed_at = None;
+        assert_eq!(elapsed_ms(&t, 31_000), 30_000, "still rendering: until now");
+        t.finished_at = Some(11_000);
+        assert_eq!(elapsed_ms(&t, 31_000), 10_000, "ended without a render: until its end");
     }
 }

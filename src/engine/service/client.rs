@@ -77,11 +77,27 @@ impl RemoteEngine {
         let hello = ToEngine::Hello { protocol: PROTOCOL, version: env!("CARGO_PKG_VERSION").to_string() };
         let io = |source: std::io::Error| ServiceError::Io { path: socket.to_path_buf(), source };
         sink.send(protocol::encode(&hello).map_err(protocol_error)?).await.map_err(|e| match e {
+            tokio_util::codec::LinesCodecError::Io(e)
+                if matches!(e.kind(), std::io::ErrorKind::ConnectionReset | std::io::ErrorKind::BrokenPipe) =>
+            {
+                ServiceError::NotRunning(socket.to_path_buf())
+            }
             tokio_util::codec::LinesCodecError::Io(e) => io(e),
             other => protocol_error(other),
         })?;
         let first = match lines.next().await {
             Some(Ok(line)) => line,
+            // An engine that closes the connection while saying hello is on its way out.
+            Some(Err(tokio_util::codec::LinesCodecError::Io(e)))
+                if matches!(
+                    e.kind(),
+                    std::io::ErrorKind::ConnectionReset
+                        | std::io::ErrorKind::BrokenPipe
+                        | std::io::ErrorKind::UnexpectedEof
+                ) =>
+            {
+                return Err(ServiceError::NotRunning(socket.to_path_buf()));
+            }
             Some(Err(e)) => return Err(protocol_error(e)),
             None => return Err(ServiceError::NotRunning(socket.to_path_buf())),
         };

@@ -22,14 +22,30 @@ pub enum Action {
     Resize(u16, u16),
     /// Time passes (spinners, elapsed times, countdowns, a search settling).
     Tick,
+    /// Time to look at the disk again for the files on screen.
+    CheckFiles,
     Engine(Event),
     /// The unfinished tasks of earlier runs, read at start.
     Loaded(Vec<TaskRecord>),
     Timeline(i64, Vec<EventRecord>),
-    Submitted(Result<Vec<TaskRecord>, EffectError>),
+    /// Tasks were journaled; `again` when they were sent again from the table or history.
+    Submitted {
+        again: bool,
+        result: Result<Vec<TaskRecord>, EffectError>,
+    },
     Edited(Field, Result<String, EffectError>),
     /// An effect reported back (a copy, a command, an engine action): what to tell the user.
     Report(Result<String, EffectError>),
+    /// An action on several tasks ended: the ones it started, the ones the engine refused
+    /// (with why), and the notes about tasks it was not asked for.
+    BulkDone {
+        op: Op,
+        done: Vec<i64>,
+        failed: Vec<(i64, String)>,
+        skipped: Vec<String>,
+    },
+    /// Whether each file is still on disk.
+    FilesChecked(Vec<(i64, bool)>),
     HistoryPage(u64, Result<Vec<HistoryRow>, EffectError>),
     Lineage(i64, Option<TaskRecord>, Vec<TaskRecord>),
     Ledger(Ledger),
@@ -39,27 +55,57 @@ pub enum Action {
     Spent(f64),
 }
 
+/// An engine action that applies to several tasks at once.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Op {
+    /// Send a `submit_unknown` task again with its idempotency key.
+    Resend,
+    Recheck,
+    Download,
+}
+
 #[derive(Debug, Clone, PartialEq)]
 pub enum Effect {
-    Submit { plan: Vec<ValidSubmission>, copies: u32, parent: Option<i64> },
-    Resend(i64),
-    Recheck(i64),
-    Download(i64),
+    Submit {
+        plan: Vec<ValidSubmission>,
+        copies: u32,
+        parent: Option<i64>,
+    },
+    /// Send tasks again as they were, each recording the task it came from.
+    SubmitAgain(Vec<(i64, ValidSubmission)>),
+    /// One engine action on each task; `skipped` says what was not asked and why.
+    Bulk {
+        op: Op,
+        ids: Vec<i64>,
+        skipped: Vec<String>,
+    },
     LoadTimeline(i64),
+    /// Look whether these files are still on disk.
+    CheckFiles(Vec<(i64, String)>),
     Open(String),
     Copy(String),
     Run(Vec<String>),
-    Edit { field: Field, text: String },
+    Edit {
+        field: Field,
+        text: String,
+    },
     SavePrefs(Prefs),
     Bell,
     Notify(String),
     Suspend,
     Quit,
-    HistoryPage { generation: u64, query: HistoryQuery, cursor: Option<i64> },
+    HistoryPage {
+        generation: u64,
+        query: HistoryQuery,
+        cursor: Option<i64>,
+    },
     Lineage(i64),
     LoadLedger(Option<i64>),
     LoadModels,
-    Delete { id: i64, remove_file: bool },
+    Delete {
+        id: i64,
+        remove_file: bool,
+    },
     Reveal(String),
     LoadSpent,
 }
@@ -76,11 +122,21 @@ pub enum EffectError {
     EmptyCommand,
     #[error("cannot run {program}: {source}")]
     Spawn { program: String, source: std::io::Error },
+    #[error(
+        "cannot play the video with {program}: {source}; set $REEL_PLAYER (for example REEL_PLAYER=mpv) or add an [[actions]] entry with {{path}} (see README)"
+    )]
+    Player { program: String, source: std::io::Error },
+    #[error(
+        "cannot open the folder with {program}: {source}; install it, or add an [[actions]] entry with {{path}} (see README)"
+    )]
+    Opener { program: String, source: std::io::Error },
+    #[error("the file {0} is missing (moved or deleted); d downloads it again while its URL works")]
+    FileMissing(String),
     #[error("cannot hand the text to the editor: {0}")]
     EditorFile(std::io::Error),
     #[error("cannot run {program}: {source} (set $VISUAL or $EDITOR)")]
     EditorMissing { program: String, source: std::io::Error },
-    #[error("{program} exited with {status}; the text was not changed")]
+    #[error("the editor {program} exited with {status}; the text was not changed")]
     EditorFailed { program: String, status: String },
     #[error("cannot take the terminal back from the editor: {0}")]
     Terminal(std::io::Error),

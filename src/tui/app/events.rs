@@ -1,6 +1,6 @@
 //! News: what the engine reports, and what effects report back when they finish.
 
-use super::{Action, App, Effect, Level, plural};
+use super::{Action, App, Effect, Level, bulk_message, count};
 use crate::engine::{Event, TaskUpdate};
 use crate::tui::form::{Field, clean_paste};
 use crate::tui::history::Lineage;
@@ -11,7 +11,9 @@ impl App {
     pub(super) fn news(&mut self, action: Action) -> Vec<Effect> {
         match action {
             Action::Engine(event) => return self.engine(event),
-            Action::Loaded(records) => {
+            Action::Loaded(mut records) => {
+                // Oldest first, so that each task finds the batch it was sent with.
+                records.sort_by_key(|r| r.id);
                 for record in records {
                     self.table.upsert(TaskUpdate { record, eta_ms: None });
                 }
@@ -20,20 +22,35 @@ impl App {
             Action::Timeline(id, events) => {
                 self.table.timelines.insert(id, events);
             }
-            Action::Submitted(Ok(records)) => {
-                let n = records.len();
+            Action::Submitted { again, result: Ok(records) } => {
+                let ids: Vec<i64> = records.iter().map(|r| r.id).collect();
                 for record in records {
                     self.table.upsert(TaskUpdate { record, eta_ms: None });
                 }
+                self.sent.extend(ids.iter().copied());
+                self.follow_newest(&ids);
                 self.welcome = None;
-                self.say(
-                    Level::Info,
-                    format!("Sent {n} task{}; the form keeps its text for the next variation", plural(n)),
-                );
+                let n = count(ids.len(), "task");
+                let text = if again {
+                    format!("Sent {n} again")
+                } else {
+                    format!("Sent {n}; the form keeps its text for the next variation")
+                };
+                self.say(Level::Info, text);
             }
-            Action::Submitted(Err(e)) => self.say_error("Not sent: ", &e),
+            Action::Submitted { result: Err(e), .. } => self.say_error("Not sent: ", &e),
             Action::Report(Ok(message)) => self.say(Level::Info, message),
             Action::Report(Err(e)) | Action::Deleted(Err(e)) | Action::Edited(_, Err(e)) => self.say_error("", &e),
+            Action::BulkDone { op, done, failed, skipped } => {
+                let (level, text) = bulk_message(op, done.len(), &failed, &skipped);
+                self.say(level, text);
+            }
+            Action::FilesChecked(found) => {
+                for (id, present) in found {
+                    self.table.set_file_present(id, present);
+                    self.history.set_file_present(id, present);
+                }
+            }
             Action::HistoryPage(generation, Ok(rows)) => {
                 self.history.add_page(generation, rows);
             }
@@ -50,9 +67,20 @@ impl App {
             Action::Ledger(ledger) => self.history.ledger = Some(ledger),
             Action::Models(models) => self.history.models = models,
             Action::Deleted(Ok(t)) => {
+                // Every view forgets the task, and a form varying it no longer names it as parent.
                 self.history.rows.retain(|r| r.record.id != t.id);
                 self.history.move_by(0);
-                self.say(Level::Info, format!("Deleted the record of task {}", t.id));
+                self.table.remove(t.id);
+                // SQLite may give a deleted newest id to the next task: forget it here.
+                if self.sent.remove(&t.id) {
+                    self.sent_deleted += 1;
+                }
+                let mut text = format!("Deleted the record of task {}", t.id);
+                if self.form.parent == Some(t.id) {
+                    self.form.parent = None;
+                    text.push_str("; the form keeps its text but no longer records it as parent");
+                }
+                self.say(Level::Info, text);
             }
             Action::Spent(amount) => self.spent_today = amount,
             Action::Edited(field, Ok(text)) => {
@@ -63,7 +91,12 @@ impl App {
                 area.insert_str(text.trim_end_matches('\n'));
                 self.recheck();
             }
-            Action::Key(_) | Action::Paste(_) | Action::Mouse(_) | Action::Resize(..) | Action::Tick => {}
+            Action::Key(_)
+            | Action::Paste(_)
+            | Action::Mouse(_)
+            | Action::Resize(..)
+            | Action::Tick
+            | Action::CheckFiles => {}
         }
         Vec::new()
     }
@@ -91,7 +124,7 @@ impl App {
                 self.table.set_transfer(id, Transfer { bytes, total, rate });
             }
             Event::Health(h) => self.header.health = h,
-            Event::Paused { .. } => {}
+            Event::Paused { until_ms } => self.paused_until = until_ms,
             Event::Trouble(message) => self.say(Level::Error, crate::text::clean(&message)),
         }
         Vec::new()

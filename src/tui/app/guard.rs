@@ -1,52 +1,64 @@
-//! Questions before reel goes on: deleting a record, and the daily budget guard in front of
-//! every submission (the same rule `reel submit` checks).
+//! Questions before reel goes on: deleting a record, sending several paid tasks again,
+//! quitting with unfinished tasks, and the daily budget guard in front of every submission
+//! (the same rule `reel submit` checks).
 
-use super::{App, Effect, Level, Overlay, Question};
+use super::{App, Effect, Level, Overlay, Question, sentence};
 use crate::rules::{ValidSubmission, check_budget};
 use crate::tui::keymap::Cmd;
 
+/// The submissions an effect sends, and how many copies of each.
+fn plan_of(effect: &Effect) -> (Vec<ValidSubmission>, u32) {
+    match effect {
+        Effect::Submit { plan, copies, .. } => (plan.clone(), *copies),
+        Effect::SubmitAgain(items) => (items.iter().map(|(_, v)| v.clone()).collect(), 1),
+        _ => (Vec::new(), 1),
+    }
+}
+
 impl App {
-    /// The answer to the open question.
+    /// The answer to the open question. Keys that answer nothing leave it open.
     pub(super) fn answer(&mut self, cmd: Cmd) -> Vec<Effect> {
         let Some(Overlay::Confirm(q)) = self.overlay.take() else { return Vec::new() };
         match (q, cmd) {
             (Question::Delete(id), Cmd::Yes) => vec![Effect::Delete { id, remove_file: false }],
             (Question::Delete(id), Cmd::YesWithFile) => vec![Effect::Delete { id, remove_file: true }],
-            (Question::Budget { plan, copies, parent, planned }, Cmd::Yes) => {
+            (Question::Budget { then, planned, .. }, Cmd::Yes) => {
                 self.spent_today += planned;
-                vec![Effect::Submit { plan, copies, parent }]
+                vec![then]
             }
-            // f means nothing to the budget question: it stays open.
-            (q, Cmd::YesWithFile) => {
-                self.overlay = Some(Overlay::Confirm(q));
+            (Question::Again { then, .. }, Cmd::Yes) => self.guarded(then),
+            // A second Ctrl-C (or q) says yes to quitting.
+            (Question::Quit { .. }, Cmd::Yes | Cmd::ForceQuit | Cmd::Quit) => self.quit_effects(),
+            (Question::Quit { .. }, Cmd::No) => {
+                self.status = None;
                 Vec::new()
             }
-            _ => {
+            (_, Cmd::No) => {
                 self.say(Level::Info, "Nothing was done");
+                Vec::new()
+            }
+            (q, _) => {
+                self.overlay = Some(Overlay::Confirm(q));
                 Vec::new()
             }
         }
     }
 
     /// A submission, or the budget question when it would pass today's budget.
-    pub(super) fn guarded(&mut self, plan: Vec<ValidSubmission>, copies: u32, parent: Option<i64>) -> Vec<Effect> {
+    pub(super) fn guarded(&mut self, then: Effect) -> Vec<Effect> {
+        let (plan, copies) = plan_of(&then);
         match check_budget(&self.budget, &self.pricing, self.spent_today, &plan, copies) {
             Ok(planned) => {
                 self.spent_today += planned;
-                vec![Effect::Submit { plan, copies, parent }]
+                vec![then]
             }
             Err(over) => {
-                self.say(Level::Warn, format!("{}. Send anyway? y / n", sentence(&over.to_string())));
+                let text = format!("{}. Send anyway?", sentence(&over.to_string()));
+                self.say(Level::Warn, text.clone());
                 let planned = over.planned;
-                self.overlay = Some(Overlay::Confirm(Question::Budget { plan, copies, parent, planned }));
+                self.overlay = Some(Overlay::Confirm(Question::Budget { then, planned, text }));
                 Vec::new()
             }
         }
     }
-}
-
-/// The message with a capital first letter, to stand alone on the status line.
-fn sentence(text: &str) -> String {
-    let mut chars = text.chars();
-    chars.next().map(|c| c.to_uppercase().chain(chars).collect()).unwrap_or_default()
 }

@@ -3,16 +3,18 @@
 
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 
-use super::{App, Effect, Level, Overlay, Question, Screen};
-use crate::store::LocalState;
+use super::{App, Effect, Level, Op, Overlay, Question, Screen};
 use crate::store::history::Order;
 use crate::text::local_day_start;
 use crate::tui::history::{SEARCH_SETTLE_MS, cycle};
 use crate::tui::keymap::Cmd;
+use crate::tui::table::Filter;
 
 impl App {
     pub(super) fn open_history(&mut self) -> Vec<Effect> {
         self.screen = Screen::History;
+        self.status = None;
+        self.detail_scroll = 0;
         let mut effects = vec![Effect::LoadModels];
         if self.history.rows.is_empty() {
             effects.extend(self.requery(true));
@@ -22,6 +24,9 @@ impl App {
 
     fn leave_history(&mut self) -> Vec<Effect> {
         self.screen = Screen::Dashboard;
+        self.status = None;
+        self.history.detail_focused = false;
+        self.detail_scroll = 0;
         if self.history.unsaved { vec![self.save_prefs()] } else { Vec::new() }
     }
 
@@ -84,6 +89,7 @@ impl App {
             && self.last_lineage != Some(id)
         {
             self.last_lineage = Some(id);
+            self.detail_scroll = 0;
             effects.push(Effect::Lineage(id));
         }
         effects
@@ -95,6 +101,10 @@ impl App {
         let h = &mut self.history;
         let effects = match cmd {
             Cmd::ShowHistory => self.leave_history(),
+            Cmd::NextFocus | Cmd::PrevFocus => {
+                self.toggle_history_focus();
+                Vec::new()
+            }
             Cmd::Up | Cmd::Down | Cmd::PageUp | Cmd::PageDown | Cmd::Top | Cmd::Bottom => {
                 h.move_by(match cmd {
                     Cmd::Up => -1,
@@ -129,8 +139,9 @@ impl App {
                 self.requery(true)
             }
             Cmd::Filter => {
-                h.filters.state = cycle(&h.filters.state, &LocalState::ALL);
-                self.requery(true)
+                let current = h.filters.group;
+                self.open_state_picker(current);
+                Vec::new()
             }
             Cmd::CycleSpan => {
                 h.filters.span = h.filters.span.next();
@@ -153,13 +164,20 @@ impl App {
         Some(effects)
     }
 
+    /// The history's state group was picked.
+    pub(super) fn set_history_filter(&mut self, filter: Filter) -> Vec<Effect> {
+        self.history.filters.group = filter;
+        self.requery(true)
+    }
+
     fn on_history_row(&mut self, cmd: Cmd) -> Vec<Effect> {
         let Some(row) = self.history.selected_row() else {
             self.say(Level::Warn, "No task selected");
             return Vec::new();
         };
         let t = row.record.clone();
-        let file = t.file_path.clone().filter(|_| row.file_present == Some(true));
+        let present = row.file_present;
+        let file = t.file_path.clone().filter(|_| present == Some(true));
         match cmd {
             Cmd::Open | Cmd::Reveal => match file {
                 Some(p) if cmd == Cmd::Open => vec![Effect::Open(p)],
@@ -168,12 +186,22 @@ impl App {
                     vec![Effect::Reveal(dir)]
                 }
                 None => {
-                    self.say(Level::Warn, format!("Task {} has no file here (it is missing or was never saved)", t.id));
+                    let text = match (&t.file_path, present) {
+                        (Some(p), Some(false)) => {
+                            format!(
+                                "The file of task {} is missing: {} (moved or deleted)",
+                                t.id,
+                                crate::text::clean(p)
+                            )
+                        }
+                        _ => format!("Task {} has no saved file ({})", t.id, t.state),
+                    };
+                    self.say(Level::Warn, text);
                     Vec::new()
                 }
             },
             Cmd::CopyPrompt => vec![Effect::Copy(t.prompt.clone())],
-            Cmd::Download => vec![Effect::Download(t.id)],
+            Cmd::Download => self.bulk(Op::Download, std::slice::from_ref(&t)),
             Cmd::Delete => {
                 self.overlay = Some(Overlay::Confirm(Question::Delete(t.id)));
                 Vec::new()
@@ -184,7 +212,7 @@ impl App {
                 effects
             }
             _ => match super::resubmission(&t, &self.catalog) {
-                Ok(v) => self.guarded(vec![v], 1, Some(t.id)),
+                Ok(v) => self.guarded(Effect::SubmitAgain(vec![(t.id, v)])),
                 Err(e) => {
                     self.say(Level::Error, format!("Task {} cannot be run again: {e}", t.id));
                     Vec::new()

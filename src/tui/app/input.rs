@@ -3,16 +3,26 @@
 
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 
-use super::{App, Effect, Focus, Level, Overlay, Screen, plural};
+use super::{App, Effect, Focus, Level, Overlay, PickerKind, Screen, count};
 use crate::tui::form::{Field, MediaEditor, clean_paste};
 use crate::tui::keymap::{Cmd, Scope};
 
 impl App {
     pub(super) fn key(&mut self, ev: KeyEvent) -> Vec<Effect> {
-        match self.keymap.lookup(self.scope(), &ev) {
+        let scope = self.scope();
+        match self.keymap.lookup(scope, &ev) {
             Some(cmd) => self.command(cmd),
-            None if self.scope() == Scope::HistorySearch => {
+            None if scope == Scope::HistorySearch => {
                 self.search_typed(ev);
+                Vec::new()
+            }
+            None if scope == Scope::HelpFilter => {
+                let plain = !ev.modifiers.intersects(KeyModifiers::CONTROL | KeyModifiers::ALT);
+                match ev.code {
+                    KeyCode::Char(c) if plain && !c.is_control() => self.help_typed(Some(c)),
+                    KeyCode::Backspace => self.help_typed(None),
+                    _ => {}
+                }
                 Vec::new()
             }
             None => {
@@ -27,6 +37,15 @@ impl App {
         if matches!(self.overlay, Some(Overlay::Confirm(_))) {
             return self.answer(cmd);
         }
+        if let Some(effects) = self.help_command(cmd) {
+            return effects;
+        }
+        if self.detail_focused()
+            && matches!(cmd, Cmd::Up | Cmd::Down | Cmd::PageUp | Cmd::PageDown | Cmd::Top | Cmd::Bottom)
+        {
+            self.scroll_detail(cmd);
+            return Vec::new();
+        }
         if self.screen == Screen::History
             && self.overlay.is_none()
             && let Some(effects) = self.history_command(cmd)
@@ -34,8 +53,8 @@ impl App {
             return effects;
         }
         match cmd {
-            Cmd::Quit | Cmd::ForceQuit => return self.quit_effects(),
-            Cmd::Help => self.overlay = Some(Overlay::Help { scroll: 0 }),
+            Cmd::Quit | Cmd::ForceQuit => return self.request_quit(),
+            Cmd::Help => self.open_help(),
             Cmd::CloseOverlay => {
                 self.overlay = None;
                 self.table.searching = false;
@@ -49,6 +68,7 @@ impl App {
                     return vec![Effect::Edit { field, text }];
                 }
             }
+            Cmd::Undo | Cmd::Redo | Cmd::ClearLine => self.edit_line(cmd),
             Cmd::LeaveForm => self.focus = Focus::Table,
             Cmd::NewPrompt => self.focus = Focus::Form(Field::Prompt),
             Cmd::Suspend => return vec![Effect::Suspend],
@@ -60,10 +80,11 @@ impl App {
                     self.recheck();
                 }
             }
-            Cmd::Choose => self.choose(),
+            Cmd::Choose => return self.choose(),
             Cmd::MediaAdd => {
                 self.focus = Focus::Form(Field::Media);
-                self.overlay = Some(Overlay::Media(MediaEditor::new(None, None)));
+                let kind = self.form.media_kind_needed();
+                self.overlay = Some(Overlay::Media(MediaEditor::new(None, None, kind)));
             }
             Cmd::MediaRemove => {
                 if self.focus == Focus::Form(Field::Media) && self.form.media_cursor < self.form.media.len() {
@@ -93,6 +114,33 @@ impl App {
         Vec::new()
     }
 
+    /// Undo, redo and a shell's Ctrl-U in the focused text, line or media part.
+    fn edit_line(&mut self, cmd: Cmd) {
+        if let Some(Overlay::Media(m)) = &mut self.overlay {
+            match m.part {
+                1 => m.url.clear(),
+                2 => m.seconds.clear(),
+                _ => {}
+            }
+            return;
+        }
+        let changed = match (self.focus, cmd) {
+            (Focus::Form(f @ (Field::Prompt | Field::Negative)), _) => {
+                let area = if f == Field::Prompt { &mut self.form.prompt } else { &mut self.form.negative };
+                match cmd {
+                    Cmd::Undo => area.undo(),
+                    Cmd::Redo => area.redo(),
+                    _ => area.delete_line_by_head(),
+                }
+            }
+            (Focus::Form(f), Cmd::ClearLine) => self.form.line_mut(f).map(|l| l.clear()).is_some(),
+            _ => false,
+        };
+        if changed {
+            self.recheck();
+        }
+    }
+
     fn submit(&mut self) -> Vec<Effect> {
         self.recheck();
         let check = &self.form.check;
@@ -101,10 +149,10 @@ impl App {
             self.say(Level::Error, format!("Not sent: {problem}"));
             return Vec::new();
         }
-        let (plan, copies, count) = (check.plan.clone(), check.copies, check.count);
-        self.say(Level::Info, format!("Sending {count} task{}…", plural(count)));
+        let (plan, copies, n) = (check.plan.clone(), check.copies, check.count);
+        self.say(Level::Info, format!("Sending {}…", count(n, "task")));
         let parent = self.form.parent;
-        self.guarded(plan, copies, parent)
+        self.guarded(Effect::Submit { plan, copies, parent })
     }
 
     fn typed(&mut self, ev: KeyEvent) {
@@ -127,7 +175,7 @@ impl App {
                 push(&mut self.table.search, |c| !c.is_control());
                 self.table.rebuild();
             }
-            (None, Focus::Table) => {}
+            (None, Focus::Table | Focus::Detail) => {}
             (None, Focus::Form(Field::Prompt)) => {
                 if self.form.prompt.input(ev) {
                     self.recheck();
@@ -145,6 +193,10 @@ impl App {
                     _ => |c| c.is_ascii_alphanumeric() || matches!(c, ':' | ',' | ' '),
                 };
                 let replace = std::mem::take(&mut self.replace_on_type);
+                let dropped = match ev.code {
+                    KeyCode::Char(c) if plain && !ok(c) => Some(c),
+                    _ => None,
+                };
                 if let Some(line) = self.form.line_mut(field) {
                     if replace && matches!(ev.code, KeyCode::Char(c) if ok(c)) {
                         line.clear();
@@ -152,6 +204,9 @@ impl App {
                     push(line, ok);
                     line.truncate(200);
                     self.recheck();
+                }
+                if let Some(c) = dropped {
+                    self.say(Level::Warn, dropped_message(field, c));
                 }
             }
         }
@@ -185,9 +240,10 @@ impl App {
         }
     }
 
+    /// Tab order: every field, the task table, the detail pane.
     fn step_focus(&mut self, forward: bool) {
         let mut order: Vec<Focus> = Field::ALL.iter().map(|f| Focus::Form(*f)).collect();
-        order.push(Focus::Table);
+        order.extend([Focus::Table, Focus::Detail]);
         let i = order.iter().position(|f| *f == self.focus).unwrap_or(0);
         let n = order.len();
         self.focus = order[if forward { (i + 1) % n } else { (i + n - 1) % n }];
@@ -206,7 +262,8 @@ impl App {
 
     fn value_step(&mut self, forward: bool) {
         match &mut self.overlay {
-            Some(Overlay::Media(m)) if m.part == 0 => m.cycle_kind(forward),
+            // ← and → change the type from any part of the media item, as its hint says.
+            Some(Overlay::Media(m)) => m.cycle_kind(forward),
             Some(_) => {}
             None => {
                 if let Focus::Form(f) = self.focus {
@@ -217,12 +274,9 @@ impl App {
         }
     }
 
-    fn choose(&mut self) {
+    fn choose(&mut self) -> Vec<Effect> {
         match self.overlay.take() {
-            Some(Overlay::Picker { cursor }) => {
-                self.form.model = cursor.min(self.form.models.len().saturating_sub(1));
-                self.recheck();
-            }
+            Some(Overlay::Picker { kind, cursor }) => return self.picked(kind, cursor),
             Some(Overlay::Media(m)) => {
                 let item = m.item();
                 match m.index {
@@ -236,29 +290,27 @@ impl App {
             }
             Some(other) => self.overlay = Some(other),
             None => match self.focus {
-                Focus::Form(Field::Model) => self.overlay = Some(Overlay::Picker { cursor: self.form.model }),
+                Focus::Form(Field::Model) => {
+                    self.overlay = Some(Overlay::Picker { kind: PickerKind::Model, cursor: self.form.model })
+                }
                 Focus::Form(Field::Media) => {
                     let i = self.form.media_cursor;
                     let item = self.form.media.get(i);
-                    self.overlay = Some(Overlay::Media(MediaEditor::new(item.map(|_| i), item)));
+                    let kind = self.form.media_kind_needed();
+                    self.overlay = Some(Overlay::Media(MediaEditor::new(item.map(|_| i), item, kind)));
                 }
                 _ => {}
             },
         }
+        Vec::new()
     }
 
-    /// Moves in whatever list has the keys: the help, the model list or the task table.
+    /// Moves in whatever list has the keys: a picker or the task table.
     fn scroll(&mut self, cmd: Cmd) {
         let page = (self.size.1 / 2).max(1) as isize;
-        match &mut self.overlay {
-            Some(Overlay::Help { scroll }) => {
-                *scroll = if cmd == Cmd::Down { scroll.saturating_add(1) } else { scroll.saturating_sub(1) };
-            }
-            Some(Overlay::Picker { cursor }) => {
-                let last = self.form.models.len().saturating_sub(1);
-                *cursor = if cmd == Cmd::Down { (*cursor + 1).min(last) } else { cursor.saturating_sub(1) };
-            }
-            Some(Overlay::Media(_) | Overlay::Confirm(_)) => {}
+        match &self.overlay {
+            Some(Overlay::Picker { .. }) => self.picker_step(matches!(cmd, Cmd::Down | Cmd::PageDown | Cmd::Bottom)),
+            Some(_) => {}
             None => match cmd {
                 Cmd::Up => self.table.move_by(-1),
                 Cmd::Down => self.table.move_by(1),
@@ -268,5 +320,15 @@ impl App {
                 _ => self.table.move_by(isize::MAX / 2),
             },
         }
+    }
+}
+
+/// Why a typed character did not go into a one-line field.
+fn dropped_message(field: Field, c: char) -> String {
+    let shown = crate::text::clean(&c.to_string());
+    match field {
+        Field::Seconds => format!("Seconds are whole numbers (or -1 for automatic): \"{shown}\" was not typed"),
+        Field::Copies => format!("Copies are a whole number: \"{shown}\" was not typed"),
+        _ => format!("The grid takes ratios and whole seconds: \"{shown}\" was not typed"),
     }
 }

@@ -1,32 +1,43 @@
 //! All dashboard state in one `App`, and `update`: an [`Action`] in (a key, an engine event, a
 //! tick, the result of an effect), state changed, [`Effect`]s out for the event loop to carry
-//! out. No I/O here. The work is split by job: input (keys, text, focus), the task table, the
-//! history screen, questions and the budget guard, the mouse, and news from the engine.
+//! out. No I/O here. The work is split by job: input (keys, text, focus), overlays (help,
+//! pickers, the detail pane's scroll), the task table, actions on many tasks, the history
+//! screen, questions and the budget guard, quitting, the mouse, and news from the engine.
 
 mod action;
+mod bulk;
 mod events;
 mod guard;
 mod history;
 mod input;
 mod mouse;
+mod overlays;
+mod quit;
 mod tasks;
 
-pub use action::{Action, Effect, EffectError};
+use std::collections::BTreeSet;
+
+pub use action::{Action, Effect, EffectError, Op};
+pub use bulk::{bulk_message, eligible};
+pub use quit::{AfterQuit, Summary};
 pub use tasks::{fill_command, resubmission};
 
 use crossterm::event::KeyEventKind;
 
 use super::form::{Field, Form, MediaEditor};
+use super::help::HelpState;
 use super::history::History;
 use super::keymap::{Keymap, Scope, UserAction};
 use super::table::{Prefs, Table};
 use crate::engine::Health;
-use crate::rules::{Budget, Catalog, Pricing, ValidSubmission};
+use crate::rules::{Budget, Catalog, Pricing};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Focus {
     Form(Field),
     Table,
+    /// The detail pane, to scroll it.
+    Detail,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -40,14 +51,26 @@ pub enum Screen {
 pub enum Question {
     /// Delete this task's record (and, with f, its file)?
     Delete(i64),
-    /// Send although today's spending would pass the daily budget?
-    Budget { plan: Vec<ValidSubmission>, copies: u32, parent: Option<i64>, planned: f64 },
+    /// Send although today's spending would pass the daily budget? `text` says by how much.
+    Budget { then: Effect, planned: f64, text: String },
+    /// Send several paid tasks again?
+    Again { then: Effect, count: usize, billed: String, cost: String },
+    /// Quit while tasks are unfinished?
+    Quit { unfinished: usize },
+}
+
+/// What a picker chooses.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum PickerKind {
+    Model,
+    /// A group of states, for the screen's filter.
+    States,
 }
 
 #[derive(Debug, Clone, PartialEq)]
 pub enum Overlay {
-    Help { scroll: u16 },
-    Picker { cursor: usize },
+    Help(HelpState),
+    Picker { kind: PickerKind, cursor: usize },
     Media(MediaEditor),
     Confirm(Question),
 }
@@ -91,6 +114,16 @@ pub struct App {
     pub frame: u64,
     pub size: (u16, u16),
     pub quit: bool,
+    /// What becomes of unfinished tasks when the dashboard quits (set at start from the engine).
+    pub after_quit: AfterQuit,
+    /// Until when the engine waits after a 429 (Unix ms), as it last said.
+    pub paused_until: Option<i64>,
+    /// The first line of the detail pane shown.
+    pub detail_scroll: u16,
+    /// Tasks sent in this run, for the summary on the way out.
+    pub sent: BTreeSet<i64>,
+    /// Tasks sent in this run whose records were deleted since.
+    pub sent_deleted: usize,
     catalog: Catalog,
     pricing: Pricing,
     actions: Vec<UserAction>,
@@ -126,6 +159,7 @@ impl App {
                 .to_string()
         });
         let history = History { filters: prefs.history.clone(), ..History::default() };
+        let after_quit = if header.demo { AfterQuit::Lost } else { AfterQuit::Pause };
         App {
             screen: Screen::Dashboard,
             history,
@@ -141,6 +175,11 @@ impl App {
             frame: 0,
             size,
             quit: false,
+            after_quit,
+            paused_until: None,
+            detail_scroll: 0,
+            sent: BTreeSet::new(),
+            sent_deleted: 0,
             catalog,
             pricing,
             actions,
@@ -164,15 +203,19 @@ impl App {
 
     /// The scope whose keys apply now.
     pub fn scope(&self) -> Scope {
+        let history = self.screen == Screen::History;
         match (&self.overlay, self.focus) {
-            (Some(Overlay::Help { .. }), _) => Scope::HelpView,
+            (Some(Overlay::Help(h)), _) if h.typing => Scope::HelpFilter,
+            (Some(Overlay::Help(_)), _) => Scope::HelpView,
             (Some(Overlay::Picker { .. }), _) => Scope::Picker,
             (Some(Overlay::Media(_)), _) => Scope::MediaEditor,
             (Some(Overlay::Confirm(_)), _) => Scope::Confirm,
-            (None, _) if self.screen == Screen::History && self.history.typing => Scope::HistorySearch,
-            (None, _) if self.screen == Screen::History => Scope::History,
+            (None, _) if history && self.history.typing => Scope::HistorySearch,
+            (None, _) if history && self.history.detail_focused => Scope::Detail,
+            (None, _) if history => Scope::History,
             (None, Focus::Table) if self.table.searching => Scope::Searching,
             (None, Focus::Table) => Scope::Table,
+            (None, Focus::Detail) => Scope::Detail,
             (None, Focus::Form(f)) => f.scope(),
         }
     }
@@ -180,11 +223,17 @@ impl App {
     /// Whether anything waits for time to pass (spinners, elapsed times, countdowns, a search
     /// that has not settled): the loop ticks only then.
     pub fn animating(&self) -> bool {
-        self.table.running() > 0 || self.history.search_pending()
+        self.table.running() > 0 || self.history.search_pending() || self.paused_until.is_some_and(|t| t > self.now_ms)
     }
 
+    /// Whether a saved file is on screen, so the loop looks at the disk every few seconds.
+    pub fn watches_files(&self) -> bool {
+        !self.files_on_screen().is_empty()
+    }
+
+    /// One capitalisation style: every message starts with a capital letter.
     fn say(&mut self, level: Level, text: impl Into<String>) {
-        self.status = Some(Status { text: text.into(), level });
+        self.status = Some(Status { text: sentence(&text.into()), level });
     }
 
     /// An effect's error, as the user reads it (errors may quote what a server sent).
@@ -218,7 +267,14 @@ impl App {
             }
             Action::Tick => {
                 self.frame = self.frame.wrapping_add(1);
+                if self.paused_until.is_some_and(|t| t <= now_ms) {
+                    self.paused_until = None;
+                }
                 self.settle_search()
+            }
+            Action::CheckFiles => {
+                let files = self.files_on_screen();
+                if files.is_empty() { Vec::new() } else { vec![Effect::CheckFiles(files)] }
             }
             other => self.news(other),
         };
@@ -230,7 +286,11 @@ impl App {
             && self.last_selected != Some(id)
         {
             self.last_selected = Some(id);
+            self.detail_scroll = 0;
             effects.push(Effect::LoadTimeline(id));
+            if let Some(path) = self.table.row(id).and_then(|r| r.record.file_path.clone()) {
+                effects.push(Effect::CheckFiles(vec![(id, path)]));
+            }
         }
         if self.screen == Screen::History {
             effects.extend(self.history_follow_ups());
@@ -257,21 +317,26 @@ impl App {
         self.form.prompt.set_cursor_style(p);
         self.form.negative.set_cursor_style(n);
     }
-
-    fn quit_effects(&mut self) -> Vec<Effect> {
-        self.quit = true;
-        let mut effects = Vec::new();
-        if self.history.unsaved || self.history.search_pending() {
-            effects.push(self.save_prefs());
-        }
-        effects.push(Effect::Quit);
-        effects
-    }
 }
 
-fn plural(n: usize) -> &'static str {
-    if n == 1 { "" } else { "s" }
+/// "1 task", "2 tasks": the noun with its number.
+pub fn count(n: usize, noun: &str) -> String {
+    if n == 1 { format!("1 {noun}") } else { format!("{n} {noun}s") }
+}
+
+/// The message with a capital first letter, to stand alone on the status line.
+pub fn sentence(text: &str) -> String {
+    let mut chars = text.chars();
+    chars.next().map(|c| c.to_uppercase().chain(chars).collect()).unwrap_or_default()
 }
 
 #[cfg(test)]
+mod testkit;
+#[cfg(test)]
 mod tests;
+#[cfg(test)]
+mod tests_keys;
+#[cfg(test)]
+mod tests_rows;
+#[cfg(test)]
+mod tests_truth;

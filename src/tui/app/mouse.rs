@@ -1,14 +1,18 @@
 //! The mouse: a click focuses the pane or field under it (and selects a task row), the wheel
-//! scrolls the task table. Hit-testing uses the same layout the view draws.
+//! scrolls the task table or the detail pane. Hit-testing uses the same layout the view draws.
 
 use crossterm::event::{MouseButton, MouseEvent, MouseEventKind};
 use ratatui::layout::Rect;
 
-use super::{App, Focus};
+use super::{App, Focus, Screen};
+use crate::tui::keymap::Cmd;
 use crate::tui::layout::{self, hit};
 
 impl App {
     pub(super) fn mouse(&mut self, ev: MouseEvent) {
+        if self.screen != Screen::Dashboard {
+            return;
+        }
         let areas = layout::areas(Rect::new(0, 0, self.size.0, self.size.1), &self.form);
         let (col, row) = (ev.column, ev.row);
         match ev.kind {
@@ -23,12 +27,18 @@ impl App {
                             self.table.selected = index;
                         }
                     }
+                } else if hit(areas.detail, col, row) {
+                    self.focus = Focus::Detail;
                 } else if let Some((field, _)) = areas.fields.iter().find(|(_, r)| hit(*r, col, row)) {
                     self.focus = Focus::Form(*field);
                 }
             }
             MouseEventKind::ScrollDown if hit(areas.table, col, row) => self.table.move_by(3),
             MouseEventKind::ScrollUp if hit(areas.table, col, row) => self.table.move_by(-3),
+            MouseEventKind::ScrollDown | MouseEventKind::ScrollUp if hit(areas.detail, col, row) => {
+                let cmd = if ev.kind == MouseEventKind::ScrollDown { Cmd::Down } else { Cmd::Up };
+                (0..3).for_each(|_| self.scroll_detail(cmd));
+            }
             _ => {}
         }
     }

@@ -1,66 +1,16 @@
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers, MouseButton, MouseEvent, MouseEventKind};
 use ratatui::layout::Rect;
 
+use super::testkit::*;
 use super::*;
-use crate::engine::{Event, Health, TaskUpdate};
+use crate::engine::{Event, Health};
 use crate::rules::{Budget, Catalog, Pricing};
 use crate::store::LocalState;
 use crate::store::fixtures::record;
 use crate::tui::form::Field;
 use crate::tui::history::SEARCH_SETTLE_MS;
-use crate::tui::keymap::{Scope, UserAction};
-use crate::tui::table::{Filter, Prefs, Sort};
-
-const NOW: i64 = 1_800_000_010_000;
-
-fn app() -> App {
-    let header = Header { profile: None, base_url: "http://127.0.0.1:8787/".into(), demo: true, health: Health::Ok };
-    let actions =
-        vec![UserAction { key: 'm', name: "mpv".into(), command: vec!["mpv".into(), "--fs".into(), "{path}".into()] }];
-    App::new(
-        Catalog::builtin(),
-        Pricing::default(),
-        actions,
-        Default::default(),
-        header,
-        Prefs::default(),
-        NOW,
-        (120, 32),
-    )
-}
-
-fn key(app: &mut App, code: KeyCode) -> Vec<Effect> {
-    app.update(Action::Key(KeyEvent::new(code, KeyModifiers::NONE)), NOW)
-}
-
-fn ctrl(app: &mut App, c: char) -> Vec<Effect> {
-    app.update(Action::Key(KeyEvent::new(KeyCode::Char(c), KeyModifiers::CONTROL)), NOW)
-}
-
-fn typed(app: &mut App, text: &str) {
-    for c in text.chars() {
-        key(app, KeyCode::Char(c));
-    }
-}
-
-fn task(app: &mut App, id: i64, state: LocalState) -> Vec<Effect> {
-    let mut r = record(id, state);
-    r.created_at = NOW - 1000 * (100 - id);
-    if state == LocalState::Downloaded {
-        r.file_path = Some(format!("/videos/{id}.mp4"));
-        r.url = Some(format!("http://127.0.0.1:1/{id}.mp4"));
-    }
-    app.update(Action::Engine(Event::Task(Box::new(TaskUpdate { record: r, eta_ms: None }))), NOW)
-}
-
-/// The effects of an action, without the timeline loads a changed selection brings.
-fn acts(effects: Vec<Effect>) -> Vec<Effect> {
-    effects.into_iter().filter(|e| !matches!(e, Effect::LoadTimeline(_))).collect()
-}
-
-fn status(app: &App) -> String {
-    app.status.as_ref().map(|s| s.text.clone()).unwrap_or_default()
-}
+use crate::tui::keymap::Scope;
+use crate::tui::table::{Filter, Sort};
 
 #[test]
 fn the_prompt_has_the_focus_at_start_and_takes_typing() {
@@ -105,9 +55,11 @@ fn tab_walks_every_field_then_the_table_and_back() {
     }
     assert_eq!(seen.last(), Some(&Focus::Table));
     key(&mut a, KeyCode::Tab);
+    assert_eq!((a.focus, a.scope()), (Focus::Detail, Scope::Detail), "the detail pane takes the focus too");
+    key(&mut a, KeyCode::Tab);
     assert_eq!(a.focus, Focus::Form(Field::Prompt), "wraps");
     key(&mut a, KeyCode::BackTab);
-    assert_eq!(a.focus, Focus::Table);
+    assert_eq!(a.focus, Focus::Detail);
 }
 
 #[test]
@@ -121,7 +73,7 @@ fn choices_cycle_toggle_and_pick() {
     assert!(a.form.watermark);
     a.focus = Focus::Form(Field::Model);
     key(&mut a, KeyCode::Enter);
-    assert_eq!(a.overlay, Some(Overlay::Picker { cursor: 0 }));
+    assert_eq!(a.overlay, Some(Overlay::Picker { kind: PickerKind::Model, cursor: 0 }));
     key(&mut a, KeyCode::Down);
     key(&mut a, KeyCode::Enter);
     assert_eq!((a.overlay.clone(), a.form.model), (None, 1));
@@ -207,7 +159,7 @@ fn engine_events_fill_the_table_and_ring_when_tasks_end() {
     a.update(Action::Engine(Event::Transfer { id: 3, bytes: 50, total: Some(100), rate: 10.0 }), NOW);
     assert_eq!(a.table.row(3).and_then(|r| r.transfer).map(|t| t.bytes), Some(50));
     a.update(Action::Engine(Event::Trouble("disk full \u{1b}[2J".into())), NOW);
-    assert_eq!(status(&a), "disk full [2J", "server and system text is cleaned");
+    assert_eq!(status(&a), "Disk full [2J", "server and system text is cleaned");
 }
 
 #[test]
@@ -226,12 +178,22 @@ fn table_navigation_marks_sort_filter_and_search() {
     let e = key(&mut a, KeyCode::Char('s'));
     assert_eq!(a.table.prefs.sort, Sort::Oldest);
     assert!(matches!(&e[..], [Effect::SavePrefs(p)] if p.sort == Sort::Oldest));
+    // f opens the picker of the same few groups every view uses.
     key(&mut a, KeyCode::Char('f'));
-    key(&mut a, KeyCode::Char('f'));
-    assert_eq!(a.table.prefs.filter, Filter::Saved);
+    assert_eq!(a.overlay, Some(Overlay::Picker { kind: PickerKind::States, cursor: 0 }));
+    key(&mut a, KeyCode::Down);
+    key(&mut a, KeyCode::Char('j'));
+    let e = key(&mut a, KeyCode::Enter);
+    assert_eq!(a.table.prefs.filter, Filter::Done);
+    assert!(matches!(&acts(e)[..], [Effect::SavePrefs(p)] if p.filter == Filter::Done));
     assert_eq!(a.table.view, vec![2, 4]);
     key(&mut a, KeyCode::Char('f'));
-    key(&mut a, KeyCode::Char('f'));
+    assert_eq!(a.overlay, Some(Overlay::Picker { kind: PickerKind::States, cursor: 2 }), "on the current one");
+    key(&mut a, KeyCode::Home);
+    key(&mut a, KeyCode::Up);
+    key(&mut a, KeyCode::Up);
+    key(&mut a, KeyCode::Enter);
+    assert_eq!(a.table.prefs.filter, Filter::All);
     key(&mut a, KeyCode::Char('/'));
     assert_eq!(a.scope(), Scope::Searching);
     typed(&mut a, "zzz");
@@ -263,18 +225,24 @@ fn actions_on_the_selected_or_marked_tasks() {
         acts(key(&mut a, KeyCode::Char('m'))),
         vec![Effect::Run(vec!["mpv".into(), "--fs".into(), "/videos/1.mp4".into()])]
     );
-    assert_eq!(acts(key(&mut a, KeyCode::Char('d'))), vec![Effect::Download(1)]);
-    assert!(matches!(&acts(key(&mut a, KeyCode::Char('r')))[..], [Effect::Submit { parent: Some(1), .. }]));
+    assert_eq!(
+        acts(key(&mut a, KeyCode::Char('d'))),
+        vec![Effect::Bulk { op: Op::Download, ids: vec![1], skipped: vec![] }]
+    );
+    assert!(matches!(&acts(key(&mut a, KeyCode::Char('r')))[..], [Effect::SubmitAgain(items)] if items[0].0 == 1));
     a.table.selected = pos(&a, 2);
     assert_eq!(
         acts(key(&mut a, KeyCode::Char('r'))),
-        vec![Effect::Resend(2)],
+        vec![Effect::Bulk { op: Op::Resend, ids: vec![2], skipped: vec![] }],
         "an unknown submission is resent, not duplicated"
     );
     assert!(acts(key(&mut a, KeyCode::Char('o'))).is_empty());
     assert!(status(&a).contains("no saved file"), "{}", status(&a));
     a.table.selected = pos(&a, 3);
-    assert_eq!(acts(key(&mut a, KeyCode::Char('c'))), vec![Effect::Recheck(3)]);
+    assert_eq!(
+        acts(key(&mut a, KeyCode::Char('c'))),
+        vec![Effect::Bulk { op: Op::Recheck, ids: vec![3], skipped: vec![] }]
+    );
     key(&mut a, KeyCode::Char('e'));
     assert_eq!((a.focus, a.form.parent), (Focus::Form(Field::Prompt), Some(3)));
     assert_eq!(a.form.prompt_text(), record(3, LocalState::Stalled).prompt);
@@ -293,7 +261,7 @@ fn paste_and_editor_text_are_cleaned_and_bounded() {
     assert_eq!(a.form.prompt_text(), "from the editor");
     let failed = EffectError::EditorFailed { program: "vi".into(), status: "exit status: 1".into() };
     a.update(Action::Edited(Field::Prompt, Err(failed)), NOW);
-    assert_eq!(status(&a), "vi exited with exit status: 1; the text was not changed");
+    assert_eq!(status(&a), "The editor vi exited with exit status: 1; the text was not changed");
 }
 
 #[test]
@@ -377,12 +345,12 @@ fn history_opens_pages_filters_and_asks_before_deleting() {
     a.update(
         Action::HistoryPage(
             g,
-            Ok(vec![HistoryRow { record: record(2, LocalState::Downloaded), file_present: Some(false) }]),
+            Ok(vec![HistoryRow { record: rec(2, LocalState::Downloaded), file_present: Some(false) }]),
         ),
         NOW,
     );
     assert!(acts(key(&mut a, KeyCode::Char('o'))).is_empty());
-    assert!(status(&a).contains("missing"), "{}", status(&a));
+    assert_eq!(status(&a), "The file of task 2 is missing: /videos/2.mp4 (moved or deleted)");
     assert!(
         matches!(&acts(key(&mut a, KeyCode::Char('y')))[..], [Effect::Copy(p)] if *p == record(2, LocalState::Downloaded).prompt)
     );
@@ -491,17 +459,17 @@ fn a_search_not_yet_written_is_written_when_quitting() {
 fn effect_errors_reach_the_status_line_as_their_message() {
     use crate::engine::EngineError;
     let mut a = app();
-    a.update(Action::Submitted(Err(EngineError::Stopped.into())), NOW);
+    a.update(Action::Submitted { again: false, result: Err(EngineError::Stopped.into()) }, NOW);
     assert_eq!(status(&a), "Not sent: the engine has stopped");
     a.update(Action::Report(Err(EngineError::NoTask(9).into())), NOW);
-    assert_eq!(status(&a), "no task 9");
+    assert_eq!(status(&a), "No task 9", "one capitalisation style");
     let missing = std::io::Error::new(std::io::ErrorKind::NotFound, "No such file \u{1b}[2J");
     a.update(Action::Report(Err(EffectError::Spawn { program: "mpv".into(), source: missing })), NOW);
-    assert_eq!(status(&a), "cannot run mpv: No such file [2J", "cleaned for the screen");
+    assert_eq!(status(&a), "Cannot run mpv: No such file [2J", "cleaned for the screen");
     let g = a.history.generation;
     a.history.loading = true;
     a.update(Action::HistoryPage(g, Err(EngineError::Stopped.into())), NOW);
     assert!(!a.history.loading);
     a.update(Action::Deleted(Err(EngineError::NoTask(4).into())), NOW);
-    assert_eq!(status(&a), "no task 4");
+    assert_eq!(status(&a), "No task 4");
 }

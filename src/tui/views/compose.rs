@@ -1,12 +1,26 @@
 use ratatui::Frame;
+use ratatui::style::Modifier;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Borders, Paragraph, Wrap};
 
 use crate::text::{clean, excerpt};
-use crate::tui::app::{App, Focus};
+use crate::tui::app::{App, Focus, count};
 use crate::tui::form::Field;
+use crate::tui::keymap::{Cmd, Scope};
 use crate::tui::layout::{Areas, MEDIA_ROWS};
+use crate::tui::table::short_model;
 use crate::tui::theme;
+
+/// The last `max` characters of a line being typed, so its end (and the cursor) stays in view.
+fn tail(text: &str, max: usize) -> String {
+    let n = text.chars().count();
+    if n <= max { text.to_string() } else { format!("…{}", text.chars().skip(n + 1 - max).collect::<String>()) }
+}
+
+/// The key bound to a command, as the footer writes it.
+pub fn key(app: &App, scope: Scope, cmd: Cmd) -> String {
+    app.keymap.key_for(scope, cmd).unwrap_or_else(|| "?".into())
+}
 
 fn focused(app: &App, f: Field) -> bool {
     app.overlay.is_none() && app.focus == Focus::Form(f)
@@ -27,7 +41,8 @@ fn line<'a>(app: &App, field: Field, value: String, width: u16) -> Line<'a> {
     let used = 11 + value.chars().count();
     spans.push(Span::raw(value));
     if let Some(p) = problem(app, field) {
-        let room = (width as usize).saturating_sub(used + 3);
+        // "  ✗ " takes four cells; the rest is cut with "…" and shown in full below the form.
+        let room = (width as usize).saturating_sub(used + 4);
         if room > 3 {
             spans.push(Span::styled(format!("  ✗ {}", excerpt(p, room)), theme::error()));
         }
@@ -35,11 +50,14 @@ fn line<'a>(app: &App, field: Field, value: String, width: u16) -> Line<'a> {
     Line::from(spans)
 }
 
-fn text_block<'a>(app: &App, field: Field, title: &'a str) -> Block<'a> {
+fn text_block<'a>(app: &App, field: Field, title: &'a str, width: u16) -> Block<'a> {
     let style = if focused(app, field) { theme::focused_border() } else { theme::border() };
     let mut b = Block::default().borders(Borders::ALL).border_style(style).title(Span::styled(title, theme::label()));
     if let Some(p) = problem(app, field) {
-        b = b.title_bottom(Span::styled(format!(" ✗ {} ", excerpt(p, 60)), theme::error()));
+        b = b.title_bottom(Span::styled(
+            format!(" ✗ {} ", excerpt(p, (width as usize).saturating_sub(6))),
+            theme::error(),
+        ));
     }
     b
 }
@@ -61,7 +79,7 @@ pub fn draw(frame: &mut Frame, a: &Areas, app: &App) {
         (Field::Prompt, a.field(Field::Prompt), " Prompt ", &f.prompt),
         (Field::Negative, a.field(Field::Negative), " Negative ", &f.negative),
     ] {
-        let block = text_block(app, field, title);
+        let block = text_block(app, field, title, area.width);
         let inner = block.inner(area);
         frame.render_widget(block, area);
         frame.render_widget(text, inner);
@@ -70,7 +88,15 @@ pub fn draw(frame: &mut Frame, a: &Areas, app: &App) {
     let w = a.form.width.saturating_sub(2);
     let room = (w as usize).saturating_sub(11);
     let singles = [
-        (Field::Model, excerpt(f.model_id(), room)),
+        // The whole id when it fits, else the short form, so the mode is never what is cut.
+        (
+            Field::Model,
+            if f.model_id().chars().count() <= room {
+                clean(f.model_id())
+            } else {
+                excerpt(&short_model(f.model_id()), room)
+            },
+        ),
         (Field::Seconds, if focused(app, Field::Seconds) { format!("{}▏", f.seconds) } else { f.seconds.clone() }),
         (Field::Resolution, format!("◂ {} ▸", f.resolution)),
         (Field::Ratio, format!("◂ {} ▸", f.ratio)),
@@ -79,9 +105,10 @@ pub fn draw(frame: &mut Frame, a: &Areas, app: &App) {
         (
             Field::Grid,
             match (f.grid.is_empty(), focused(app, Field::Grid)) {
-                (true, false) => "off (e.g. 16:9 9:16 5 10)".into(),
-                (_, true) => format!("{}▏", clean(&f.grid)),
-                (false, false) => clean(&f.grid),
+                (true, false) if room >= 26 => "off (e.g. 16:9 9:16 5 10)".into(),
+                (true, false) => "off (e.g. 16:9 5 10)".into(),
+                (_, true) => format!("{}▏", tail(&clean(&f.grid), room.saturating_sub(1))),
+                (false, false) => excerpt(&f.grid, room),
             },
         ),
     ];
@@ -100,9 +127,14 @@ pub fn draw(frame: &mut Frame, a: &Areas, app: &App) {
         app,
         Field::Media,
         if f.media.is_empty() {
-            "none (a to add)".into()
+            format!("none ({} adds one)", key(app, Scope::Form, Cmd::MediaAdd))
         } else {
-            format!("{} item(s): Enter edits, x removes", f.media.len())
+            format!(
+                "{}: {} edits, {} removes",
+                count(f.media.len(), "item"),
+                key(app, Scope::Form, Cmd::Choose),
+                key(app, Scope::Form, Cmd::MediaRemove)
+            )
         },
         w,
     )];
@@ -117,19 +149,30 @@ pub fn draw(frame: &mut Frame, a: &Areas, app: &App) {
 
     let c = &f.check;
     let summary = if !f.touched {
-        Line::styled("Type a prompt, then Ctrl-S to send", theme::dim())
+        Line::styled(format!("Type a prompt; {} sends it", key(app, Scope::Text, Cmd::Submit)), theme::dim())
     } else if c.plan.is_empty() {
-        Line::styled(format!("{} task(s) · fix the marked fields to send", c.count), theme::dim())
+        Line::styled(format!("{} · fix the ✗ fields to send", count(c.count, "task")), theme::dim())
     } else {
-        Line::from(vec![
-            Span::styled(format!("{} task{}", c.count, if c.count == 1 { "" } else { "s" }), theme::title()),
-            Span::raw(format!(" · billed {} · cost {}", c.billed, c.cost)),
-        ])
+        let tasks = count(c.count, "task");
+        let room = (w as usize).saturating_sub(tasks.chars().count());
+        let mut rest = format!(" · billed {} · cost {}", c.billed, c.cost);
+        if rest.chars().count() > room {
+            rest = format!(" {}", excerpt(&format!("· {} · {}", c.billed, c.cost), room.saturating_sub(1)));
+        }
+        Line::from(vec![Span::styled(tasks, theme::title()), Span::raw(rest)])
     };
     frame.render_widget(Paragraph::new(summary), a.summary);
 
+    // The focused field's problems first, in full: beside the field they may be cut.
     let shown = c.problems.iter().filter(|(field, _)| *field != Field::Prompt || f.touched);
-    let mut notes: Vec<Line> = shown.map(|(_, p)| Line::styled(format!("✗ {p}"), theme::error())).collect();
+    let (mine, others): (Vec<_>, Vec<_>) = shown.partition(|(field, _)| focused(app, *field));
+    let mut notes: Vec<Line> = mine
+        .into_iter()
+        .map(|(field, p)| {
+            Line::styled(format!("✗ {}: {p}", field.label()), theme::error().add_modifier(Modifier::BOLD))
+        })
+        .chain(others.into_iter().map(|(_, p)| Line::styled(format!("✗ {p}"), theme::error())))
+        .collect();
     notes.extend(c.warnings.iter().map(|w| Line::styled(format!("! {w}"), theme::warn())));
     frame.render_widget(Paragraph::new(notes).wrap(Wrap { trim: true }), a.problems);
 }

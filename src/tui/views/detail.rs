@@ -1,27 +1,80 @@
+//! The detail pane: every parameter of the selected task, its media, file, error and timeline.
+//! It scrolls when focused; `height` tells `update` how far it can.
+
 use ratatui::Frame;
 use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Borders, Paragraph, Wrap};
 
 use crate::api::types::message_of;
+use crate::engine::ledger::billed_text;
+use crate::store::TaskRecord;
 use crate::text::{clean, clock, excerpt, local_clock, size};
 use crate::tui::app::App;
+use crate::tui::keymap::{Cmd, Scope};
+use crate::tui::table::Row;
 use crate::tui::theme;
 
-fn field<'a>(name: &'a str, value: String) -> Line<'a> {
+pub fn field<'a>(name: &str, value: String) -> Line<'a> {
     Line::from(vec![Span::styled(format!("{name:<9}"), theme::label()), Span::raw(value)])
 }
 
-pub fn draw(frame: &mut Frame, area: Rect, app: &App) {
-    let block = Block::default()
-        .borders(Borders::ALL)
-        .border_style(theme::border())
-        .title(Span::styled(" Detail ", theme::title()));
-    let Some(row) = app.table.selected_row() else {
-        let text = app.welcome.clone().unwrap_or_else(|| "Select a task to see its parameters and timeline.".into());
-        frame.render_widget(Paragraph::new(text).style(theme::dim()).wrap(Wrap { trim: true }).block(block), area);
-        return;
+/// Settings, media items (one line each, numbered as the prompt refers to them) of a task.
+pub fn parameters<'a>(t: &TaskRecord) -> Vec<Line<'a>> {
+    let watermark = if t.watermark { "on" } else { "off" };
+    let secs = if t.seconds < 0 { "automatic".to_string() } else { format!("{} s", t.seconds) };
+    let mut lines = vec![field("Model", clean(&t.model)), field("Prompt", clean(&t.prompt))];
+    if let Some(n) = &t.negative_prompt {
+        lines.push(field("Negative", clean(n)));
+    }
+    lines.push(field(
+        "Settings",
+        format!("{secs} · {} · {} · watermark {watermark} · billed {}", t.resolution, t.ratio, billed_text(t)),
+    ));
+    let mut seen: Vec<&str> = Vec::new();
+    for m in &t.media {
+        seen.push(&m.kind);
+        let n = seen.iter().filter(|k| **k == m.kind).count();
+        let secs = m.seconds.map(|s| format!(" ({s} s)")).unwrap_or_default();
+        lines.push(field("Media", format!("{} {n}: {}{secs}", clean(&m.kind), clean(&m.url))));
+    }
+    lines
+}
+
+/// An error as the service or reel put it.
+pub fn error_line<'a>(e: &serde_json::Value) -> Line<'a> {
+    let message = message_of(e).unwrap_or_else(|| e.to_string());
+    Line::from(vec![
+        Span::styled(format!("{:<9}", "Error"), theme::label()),
+        Span::styled(clean(&message), theme::error()),
+    ])
+}
+
+/// Rows `lines` take when wrapped at word boundaries to `width` columns, as the pane wraps them.
+pub fn wrapped_height(lines: &[Line], width: u16) -> u16 {
+    let w = usize::from(width.max(1));
+    let rows = |l: &Line| {
+        let text: String = l.spans.iter().map(|s| s.content.as_ref()).collect();
+        let (mut rows, mut col) = (1usize, 0usize);
+        for word in text.split(' ') {
+            let ww = Span::raw(word).width();
+            let need = if col == 0 { ww } else { col + 1 + ww };
+            if need <= w {
+                col = need;
+            } else if ww <= w {
+                rows += 1;
+                col = ww;
+            } else {
+                rows += usize::from(col > 0) + ww.div_ceil(w) - 1;
+                col = ww - (ww.div_ceil(w) - 1) * w;
+            }
+        }
+        rows as u16
     };
+    lines.iter().map(rows).sum()
+}
+
+fn lines<'a>(app: &App, row: &Row) -> Vec<Line<'a>> {
     let t = &row.record;
     let mut lines = vec![Line::from(vec![
         Span::styled(format!("Task {} ", t.id), theme::title()),
@@ -30,7 +83,7 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &App) {
             theme::dim(),
         ),
         Span::raw("  "),
-        Span::styled(t.state.to_string(), theme::state(t.state)),
+        Span::styled(row.state_label.clone(), theme::state(t.state)),
     ])];
     if let Some(p) = t.parent_id {
         lines.push(field("Parent", format!("task {p}")));
@@ -53,31 +106,19 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &App) {
             lines.push(field("Progress", parts.join(" · ")));
         }
     }
-    lines.push(field("Model", clean(&t.model)));
-    lines.push(field("Prompt", clean(&t.prompt)));
-    if let Some(n) = &t.negative_prompt {
-        lines.push(field("Negative", clean(n)));
-    }
-    let billed = t.billed_seconds.map_or("unknown".into(), |b| format!("{b} s"));
-    let watermark = if t.watermark { "on" } else { "off" };
-    lines.push(field(
-        "Settings",
-        format!("{} s · {} · {} · watermark {watermark} · billed {billed}", t.seconds, t.resolution, t.ratio),
-    ));
-    for m in &t.media {
-        let secs = m.seconds.map(|s| format!(" ({s} s)")).unwrap_or_default();
-        lines.push(field("Media", format!("{} {}{secs}", m.kind, clean(&m.url))));
-    }
+    lines.extend(parameters(t));
     if let Some(p) = &t.file_path {
         let bytes = t.file_size.map(|s| format!(" ({})", size(s as u64))).unwrap_or_default();
-        lines.push(field("File", format!("{}{bytes}", clean(p))));
+        lines.push(match row.file_present {
+            Some(false) => Line::from(vec![
+                Span::styled(format!("{:<9}", "File"), theme::label()),
+                Span::styled(format!("missing: {} (moved or deleted)", clean(p)), theme::warn()),
+            ]),
+            _ => field("File", format!("{}{bytes}", clean(p))),
+        });
     }
     if let Some(e) = &t.error {
-        let message = message_of(e).unwrap_or_else(|| e.to_string());
-        lines.push(Line::from(vec![
-            Span::styled(format!("{:<9}", "Error"), theme::label()),
-            Span::styled(clean(&message), theme::error()),
-        ]));
+        lines.push(error_line(e));
     }
     if let Some(events) = app.table.timelines.get(&t.id)
         && let Some(first) = events.first()
@@ -85,6 +126,62 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &App) {
         let mut steps = vec![format!("{} {}", first.state, local_clock(first.at))];
         steps.extend(events.iter().skip(1).map(|e| format!("{} +{}", e.state, clock((e.at - first.at) / 1000))));
         lines.push(field("Timeline", steps.join(" → ")));
+        // The engine's last word, unless it only repeats the error or the file line above.
+        let error = t.error.as_ref().map(|e| clean(&message_of(e).unwrap_or_else(|| e.to_string())));
+        if let Some(note) = events.iter().rev().find_map(|e| e.detail.as_deref().filter(|d| !d.is_empty()))
+            && Some(clean(note)) != error
+            && !note.starts_with("saved ")
+        {
+            lines.push(field("Note", clean(note)));
+        }
     }
-    frame.render_widget(Paragraph::new(lines).wrap(Wrap { trim: false }).block(block), area);
+    lines
+}
+
+/// Rows the selected task's detail takes at `width` columns.
+pub fn height(app: &App, width: u16) -> u16 {
+    app.table.selected_row().map_or(0, |row| wrapped_height(&lines(app, row), width))
+}
+
+pub fn draw(frame: &mut Frame, area: Rect, app: &App) {
+    let focused = app.detail_focused();
+    let mut block = Block::default()
+        .borders(Borders::ALL)
+        .border_style(if focused { theme::focused_border() } else { theme::border() })
+        .title(Span::styled(" Detail ", theme::title()));
+    let Some(row) = app.table.selected_row() else {
+        let text = app.welcome.clone().unwrap_or_else(|| "Select a task to see its parameters and timeline.".into());
+        frame.render_widget(Paragraph::new(text).style(theme::dim()).wrap(Wrap { trim: true }).block(block), area);
+        return;
+    };
+    let lines = lines(app, row);
+    let inner = block.inner(area);
+    let total = wrapped_height(&lines, inner.width);
+    let scroll = app.detail_scroll.min(total.saturating_sub(inner.height));
+    if total > inner.height {
+        let more = if scroll + inner.height < total { "↓ more" } else { "end" };
+        let tab = super::compose::key(app, Scope::Table, Cmd::NextFocus);
+        let hint = if focused { more.to_string() } else { format!("{more} · {tab} to scroll") };
+        block = block.title_bottom(Span::styled(format!(" {hint} "), theme::label()));
+    }
+    frame.render_widget(Paragraph::new(lines).wrap(Wrap { trim: false }).block(block).scroll((scroll, 0)), area);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn wrapped_heights() {
+        let cases: [(&str, u16, u16); 5] = [
+            ("", 10, 1),
+            ("short", 10, 1),
+            ("a red fox in the snow", 10, 3),
+            ("abcdefghijklmnopqrstuvwxy", 10, 3),
+            ("ab abcdefghijklmnop", 10, 3),
+        ];
+        for (text, width, want) in cases {
+            assert_eq!(wrapped_height(&[Line::raw(text)], width), want, "{text:?} at {width}");
+        }
+    }
 }

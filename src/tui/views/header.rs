@@ -5,7 +5,7 @@ use ratatui::widgets::Paragraph;
 
 use crate::engine::Health;
 use crate::text::{clean, excerpt};
-use crate::tui::app::App;
+use crate::tui::app::{App, count};
 use crate::tui::theme;
 
 pub fn draw(frame: &mut Frame, area: Rect, app: &App) {
@@ -16,14 +16,20 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &App) {
     }
     let n = app.table.len();
     let running = app.table.running();
-    spans.push(Span::styled(format!("  {n} task{}, {running} running", if n == 1 { "" } else { "s" }), theme::label()));
+    spans.push(Span::styled(format!("  {}, {running} active", count(n, "task")), theme::label()));
     let health_style = match h.health {
         Health::Ok => theme::ok(),
         Health::RateLimited => theme::warn(),
         Health::Failing | Health::Unreachable => theme::error(),
     };
     spans.push(Span::raw("  service "));
-    spans.push(Span::styled(h.health.to_string(), health_style));
+    match app.paused_until.filter(|t| *t > app.now_ms) {
+        Some(until) => {
+            let secs = (until - app.now_ms + 999) / 1000;
+            spans.push(Span::styled(format!("rate limited · resumes in {secs}s"), theme::warn()));
+        }
+        None => spans.push(Span::styled(h.health.to_string(), health_style)),
+    }
     if let Some(p) = &h.profile {
         spans.push(Span::styled(format!("  {}", excerpt(p, 16)), theme::label()));
     }

@@ -6,14 +6,18 @@ use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Bar, BarChart, BarGroup, Block, Borders, Cell, Paragraph, Row, Table, TableState, Wrap};
 
+use super::detail::{error_line, field, parameters, wrapped_height};
 use crate::engine::ledger::Line as LedgerLine;
 use crate::store::history::Order;
 use crate::text::{clean, excerpt, size};
-use crate::tui::app::App;
-use crate::tui::history::Piece;
+use crate::tui::app::{App, count};
+use crate::tui::history::{Entry, Piece};
+use crate::tui::keymap::{Cmd, Scope};
 use crate::tui::layout::{offset, visible_rows};
+use crate::tui::table::short_model;
 use crate::tui::theme;
 
+/// The history screen in `area` (the frame but the header, status and footer lines).
 pub fn draw(frame: &mut Frame, area: Rect, app: &App) {
     let [filters, rest] = Layout::vertical([Constraint::Length(1), Constraint::Min(0)]).areas(area);
     let h = &app.history;
@@ -32,7 +36,7 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &App) {
         Span::raw(format!(
             "   model {} · state {} · {} · {}{}",
             f.model.as_deref().map(|m| excerpt(m, 32)).unwrap_or_else(|| "any".into()),
-            f.state.map(|s| s.to_string()).unwrap_or_else(|| "any".into()),
+            f.group.label(),
             f.span.label(),
             order,
             if h.loading { " · loading…" } else { "" },
@@ -51,15 +55,25 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &App) {
 
 fn draw_list(frame: &mut Frame, area: Rect, app: &App) {
     let h = &app.history;
-    let more = if h.done { "" } else { "+" };
-    let title = format!(" {}{more} tasks ", h.rows.len());
-    let block = Block::default()
-        .borders(Borders::ALL)
-        .border_style(theme::focused_border())
-        .title(Span::styled(title, theme::title()));
-    let wide = area.width >= 110;
-    let start = offset(h.selected, h.rows.len(), area);
+    let n = h.rows.len();
+    let title = match (h.done, n) {
+        (true, _) => format!(" {} ", count(n, "task")),
+        (false, _) => format!(" {n}+ tasks "),
+    };
+    let start = offset(h.selected, n, area);
     let visible = visible_rows(area);
+    let mut block = Block::default()
+        .borders(Borders::ALL)
+        .border_style(if h.detail_focused { theme::border() } else { theme::focused_border() })
+        .title(Span::styled(title, theme::title()));
+    if n > visible {
+        let last = (start + visible).min(n);
+        block = block.title_bottom(Span::styled(
+            format!(" {}–{last} of {n}{more} ", start + 1, more = if h.done { "" } else { "+" }),
+            theme::label(),
+        ));
+    }
+    let wide = area.width >= 110;
     let rows: Vec<Row> = h.rows[start..]
         .iter()
         .take(visible)
@@ -70,9 +84,11 @@ fn draw_list(frame: &mut Frame, area: Rect, app: &App) {
                 Some(false) => Span::styled("missing", theme::warn()),
                 None => Span::raw("-"),
             };
+            // Narrow screens drop the year and the seconds of the date.
+            let date = if wide { r.date.as_str() } else { r.date.get(5..16).unwrap_or(&r.date) };
             let mut cells = vec![
-                Cell::from(r.date.as_str()),
-                Cell::from(Span::styled(t.state.to_string(), theme::state(t.state))),
+                Cell::from(date),
+                Cell::from(Span::styled(r.state.as_str(), theme::state(t.state))),
                 Cell::from(format!("{:>3} s", t.seconds)),
                 Cell::from(format!("{} {}", t.resolution, t.ratio)),
             ];
@@ -84,11 +100,15 @@ fn draw_list(frame: &mut Frame, area: Rect, app: &App) {
             Row::new(cells)
         })
         .collect();
-    let mut widths =
-        vec![Constraint::Length(19), Constraint::Length(15), Constraint::Length(5), Constraint::Length(11)];
+    let mut widths = vec![
+        Constraint::Length(if wide { 19 } else { 11 }),
+        Constraint::Length(15),
+        Constraint::Length(5),
+        Constraint::Length(13),
+    ];
     let mut header = vec!["date", "state", "sec", "size"];
     if wide {
-        widths.insert(1, Constraint::Length(32));
+        widths.insert(1, Constraint::Length(16));
         header.insert(1, "model");
     }
     widths.extend([Constraint::Min(10), Constraint::Length(7)]);
@@ -109,56 +129,26 @@ fn draw_list(frame: &mut Frame, area: Rect, app: &App) {
     }
 }
 
-fn field<'a>(name: &'a str, value: String) -> Line<'a> {
-    Line::from(vec![Span::styled(format!("{name:<9}"), theme::label()), Span::raw(value)])
-}
-
-fn detail(frame: &mut Frame, area: Rect, app: &App) {
-    let block = Block::default()
-        .borders(Borders::ALL)
-        .border_style(theme::border())
-        .title(Span::styled(" Task ", theme::title()));
-    let Some(row) = app.history.selected_row() else {
-        frame.render_widget(Paragraph::new("").block(block), area);
-        return;
-    };
+fn lines<'a>(app: &App, row: &Entry) -> Vec<Line<'a>> {
     let t = &row.record;
     let mut lines = vec![Line::from(vec![
         Span::styled(format!("Task {} ", t.id), theme::title()),
         Span::styled(t.remote_id.as_deref().map(|r| excerpt(r, 40)).unwrap_or_default(), theme::dim()),
         Span::raw("  "),
-        Span::styled(t.state.to_string(), theme::state(t.state)),
+        Span::styled(row.state.clone(), theme::state(t.state)),
     ])];
-    lines.push(field("Model", clean(&t.model)));
-    lines.push(field("Prompt", clean(&t.prompt)));
-    if let Some(n) = &t.negative_prompt {
-        lines.push(field("Negative", clean(n)));
-    }
-    lines.push(field(
-        "Settings",
-        format!(
-            "{} s · {} · {} · billed {}",
-            t.seconds,
-            t.resolution,
-            t.ratio,
-            t.billed_seconds.map_or("unknown".into(), |b| format!("{b} s"))
-        ),
-    ));
+    lines.extend(parameters(t));
     match (&t.file_path, row.file_present) {
         (Some(p), Some(true)) => lines
             .push(field("File", format!("{} ({})", clean(p), t.file_size.map(|s| size(s as u64)).unwrap_or_default()))),
         (Some(p), _) => lines.push(Line::from(vec![
             Span::styled(format!("{:<9}", "File"), theme::label()),
-            Span::styled(format!("missing: {}", clean(p)), theme::warn()),
+            Span::styled(format!("missing: {} (moved or deleted)", clean(p)), theme::warn()),
         ])),
         _ => {}
     }
     if let Some(e) = &t.error {
-        let message = crate::api::types::message_of(e).unwrap_or_else(|| e.to_string());
-        lines.push(Line::from(vec![
-            Span::styled(format!("{:<9}", "Error"), theme::label()),
-            Span::styled(clean(&message), theme::error()),
-        ]));
+        lines.push(error_line(e));
     }
     if let Some(l) = &app.history.lineage
         && l.id == t.id
@@ -183,21 +173,62 @@ fn detail(frame: &mut Frame, area: Rect, app: &App) {
             lines.push(field("Children", list.join(", ")));
         }
     }
-    frame.render_widget(Paragraph::new(lines).wrap(Wrap { trim: false }).block(block), area);
+    lines
 }
 
-fn ledger_row(l: &LedgerLine, app: &App) -> Row<'static> {
+/// Rows the selected task's detail takes at `width` columns.
+pub fn detail_height(app: &App, width: u16) -> u16 {
+    app.history.selected_row().map_or(0, |row| wrapped_height(&lines(app, row), width))
+}
+
+fn detail(frame: &mut Frame, area: Rect, app: &App) {
+    let focused = app.detail_focused();
+    let mut block = Block::default()
+        .borders(Borders::ALL)
+        .border_style(if focused { theme::focused_border() } else { theme::border() })
+        .title(Span::styled(" Task ", theme::title()));
+    let Some(row) = app.history.selected_row() else {
+        frame.render_widget(Paragraph::new("").block(block), area);
+        return;
+    };
+    let lines = lines(app, row);
+    let inner = block.inner(area);
+    let total = wrapped_height(&lines, inner.width);
+    let scroll = app.detail_scroll.min(total.saturating_sub(inner.height));
+    if total > inner.height {
+        let more = if scroll + inner.height < total { "↓ more" } else { "end" };
+        let tab = super::compose::key(app, Scope::History, Cmd::NextFocus);
+        let hint = if focused { more.to_string() } else { format!("{more} · {tab} to scroll") };
+        block = block.title_bottom(Span::styled(format!(" {hint} "), theme::label()));
+    }
+    frame.render_widget(Paragraph::new(lines).wrap(Wrap { trim: false }).block(block).scroll((scroll, 0)), area);
+}
+
+/// Ledger columns at full width; narrower screens fold failed, rejected and lost into one
+/// column and leave out the render times. Rendered tasks whose billed seconds are unknown are
+/// counted in a column of their own, never added as 0; a cost too long for its column ends in "…".
+fn ledger_row(l: &LedgerLine, app: &App, wide: bool, cost_width: usize) -> Row<'static> {
     let pct = l.success_rate.map_or("-".into(), |r| format!("{:.0}%", r * 100.0));
     let secs = |v: Option<f64>| v.map_or("-".into(), |s| format!("{s:.0} s"));
-    Row::new(vec![
-        Cell::from(excerpt(&l.key, 34)),
-        Cell::from(l.tasks.to_string()),
-        Cell::from(pct),
-        Cell::from(secs(l.p50)),
-        Cell::from(secs(l.p90)),
+    let mut cells = vec![Cell::from(short_model(&l.key)), Cell::from(l.tasks.to_string()), Cell::from(pct)];
+    if wide {
+        cells.extend([
+            Cell::from(l.failed.to_string()),
+            Cell::from(l.rejected.to_string()),
+            Cell::from(l.lost.to_string()),
+            Cell::from(secs(l.p50)),
+            Cell::from(secs(l.p90)),
+        ]);
+    } else {
+        cells.push(Cell::from(format!("{:<4} {:<3} {}", l.failed, l.rejected, l.lost)));
+    }
+    let unknown = if l.unknown_billed == 0 { String::new() } else { count(l.unknown_billed as usize, "task") };
+    cells.extend([
         Cell::from(format!("{:.0} s", l.billed_seconds)),
-        Cell::from(l.cost.show(app.pricing_ref())),
-    ])
+        Cell::from(unknown),
+        Cell::from(excerpt(&l.cost.show(app.pricing_ref()), cost_width)),
+    ]);
+    Row::new(cells)
 }
 
 fn ledger(frame: &mut Frame, area: Rect, app: &App) {
@@ -211,20 +242,31 @@ fn ledger(frame: &mut Frame, area: Rect, app: &App) {
     };
     let inner = block.inner(area);
     frame.render_widget(block, area);
-    let [table_area, chart_area] = Layout::horizontal([Constraint::Min(90), Constraint::Percentage(25)]).areas(inner);
-    let mut rows: Vec<Row> = l.models.iter().map(|m| ledger_row(m, app)).collect();
-    rows.push(ledger_row(&l.total, app).style(theme::title()));
-    let widths = [
-        Constraint::Min(24),
-        Constraint::Length(6),
-        Constraint::Length(8),
-        Constraint::Length(6),
-        Constraint::Length(6),
-        Constraint::Length(8),
-        Constraint::Length(24),
-    ];
-    let header = Row::new(["model", "tasks", "success", "p50", "p90", "billed", "cost"]).style(theme::dim());
-    frame.render_widget(Table::new(rows, widths).header(header), table_area);
+    let chart_width = if inner.width >= 140 { inner.width / 5 } else { 0 };
+    let [table_area, chart_area] =
+        Layout::horizontal([Constraint::Length(inner.width - chart_width), Constraint::Length(chart_width)])
+            .areas(inner);
+    let wide = table_area.width >= 110;
+    let (fixed, header): (&[u16], Vec<&str>) = if wide {
+        (
+            &[5, 7, 6, 8, 4, 6, 6, 8, 7],
+            vec!["model", "tasks", "success", "failed", "rejected", "lost", "p50", "p90", "billed", "unknown", "cost"],
+        )
+    } else {
+        (&[5, 7, 13, 8, 7], vec!["model", "tasks", "success", "fail rej lost", "billed", "unknown", "cost"])
+    };
+    let model_width = 16u16;
+    let used = model_width + fixed.iter().sum::<u16>() + fixed.len() as u16 + 1;
+    let cost_width = table_area.width.saturating_sub(used).max(8);
+    let mut widths = vec![Constraint::Length(model_width)];
+    widths.extend(fixed.iter().map(|w| Constraint::Length(*w)));
+    widths.push(Constraint::Length(cost_width));
+    let mut rows: Vec<Row> = l.models.iter().map(|m| ledger_row(m, app, wide, cost_width.into())).collect();
+    rows.push(ledger_row(&l.total, app, wide, cost_width.into()).style(theme::title()));
+    frame.render_widget(Table::new(rows, widths).header(Row::new(header).style(theme::dim())), table_area);
+    if chart_width == 0 {
+        return;
+    }
     // Tasks per day, the most recent days that fit.
     let fit = (chart_area.width / 6).max(1) as usize;
     let days = &l.days[l.days.len().saturating_sub(fit)..];

@@ -18,8 +18,8 @@ pub fn draw(frame: &mut Frame, app: &App) {
     let a = layout::areas(frame.area(), &app.form);
     header::draw(frame, a.header, app);
     if app.screen == Screen::History {
-        let top = a.header.y + 1;
-        let body = ratatui::layout::Rect { y: top, height: a.status.y.saturating_sub(top), ..frame.area() };
+        let h = layout::history(frame.area());
+        let body = ratatui::layout::Rect { height: h.filters.height + h.list.height + h.below.height, ..h.filters };
         history::draw(frame, body, app);
     } else {
         compose::draw(frame, &a, app);
@@ -28,9 +28,9 @@ pub fn draw(frame: &mut Frame, app: &App) {
     }
     footer::draw(frame, a.status, a.footer, app);
     match &app.overlay {
-        Some(Overlay::Help { scroll }) => help::draw(frame, app, *scroll),
-        Some(Overlay::Picker { cursor }) => overlays::picker(frame, app, *cursor),
-        Some(Overlay::Media(m)) => overlays::media(frame, m),
+        Some(Overlay::Help(h)) => help::draw(frame, h),
+        Some(Overlay::Picker { kind, cursor }) => overlays::picker(frame, app, *kind, *cursor),
+        Some(Overlay::Media(m)) => overlays::media(frame, app, m),
         Some(Overlay::Confirm(q)) => overlays::confirm(frame, app, q),
         None => {}
     }

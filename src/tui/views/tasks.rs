@@ -1,3 +1,6 @@
+//! The task table: the columns that fit (see `columns`), a group line beside the rows of one
+//! batch or grid, a glyph for marks (not only a colour), and where you are when rows are hidden.
+
 use ratatui::Frame;
 use ratatui::layout::{Constraint, Rect};
 use ratatui::text::{Line, Span};
@@ -6,11 +9,15 @@ use ratatui::widgets::{Block, Borders, Cell, Row as TableRow, Table, TableState}
 use crate::store::LocalState;
 use crate::text::clock;
 use crate::tui::app::{App, Focus};
+use crate::tui::columns::{Col, SPACING, fit};
+use crate::tui::keymap::{Cmd, Scope};
 use crate::tui::layout::{offset, visible_rows};
-use crate::tui::table::{Row, is_running};
+use crate::tui::table::{Row, elapsed_ms, is_running};
 use crate::tui::theme;
 
 const SPINNER: [&str; 10] = ["⠋", "⠙", "⠹", "⠸", "⠼", "⠴", "⠦", "⠧", "⠇", "⠏"];
+/// A marked row: shown as a glyph, so it reads without colour too.
+pub const MARK: &str = "●";
 
 fn bar(done: u64, total: Option<u64>, width: usize) -> String {
     match total {
@@ -22,66 +29,72 @@ fn bar(done: u64, total: Option<u64>, width: usize) -> String {
     }
 }
 
-/// Which columns fit: narrow terminals keep state, prompt, elapsed and file.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
-pub enum Width {
-    Narrow,
-    Medium,
-    Wide,
+/// Where a row sits in its group: the line drawn beside rows sent together.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum GroupLine {
+    Alone,
+    First,
+    Middle,
+    Last,
 }
 
-impl Width {
-    pub fn of(area: Rect) -> Width {
-        match area.width {
-            0..=59 => Width::Narrow,
-            60..=99 => Width::Medium,
-            _ => Width::Wide,
+impl GroupLine {
+    fn glyph(self) -> &'static str {
+        match self {
+            GroupLine::Alone => " ",
+            GroupLine::First => "┌",
+            GroupLine::Middle => "│",
+            GroupLine::Last => "└",
         }
     }
 }
 
-/// The cells of one row; `now_ms` and `frame` come from the app, not from a clock.
-fn cells(r: &Row, now_ms: i64, frame: u64, width: Width) -> Vec<Cell<'static>> {
+/// What the row shows in the file column.
+fn file_cell(r: &Row, now_ms: i64) -> Span<'static> {
     let t = &r.record;
-    let spinner = if is_running(t.state) { SPINNER[(frame % 10) as usize] } else { " " };
-    let state = match (t.state, &t.remote_status) {
-        (LocalState::Unrecognized, Some(s)) => crate::text::excerpt(s, 12),
-        (s, _) => s.to_string(),
-    };
-    let start = t.submitted_at.unwrap_or(t.created_at);
-    let elapsed = clock((t.finished_at.unwrap_or(now_ms) - start) / 1000);
+    match (t.state, r.transfer, r.file_present) {
+        (LocalState::Downloaded, _, Some(false)) => Span::styled("missing", theme::warn()),
+        (LocalState::Downloaded, _, _) => Span::styled("saved", theme::ok()),
+        (LocalState::Downloading, Some(x), _) => Span::raw(bar(x.bytes, x.total, 8)),
+        (s, _, _) if s.needs_download() => match t.url_deadline {
+            Some(d) if d > now_ms => Span::raw(format!("url {}", clock((d - now_ms) / 1000))),
+            Some(_) => Span::styled("url old?", theme::warn()),
+            None => Span::raw(""),
+        },
+        _ => Span::raw(""),
+    }
+}
+
+/// The cells of one row; `now_ms` and `frame` come from the app, not from a clock.
+fn cells(r: &Row, cols: &[Col], marked: bool, group: GroupLine, now_ms: i64, frame: u64) -> Vec<Cell<'static>> {
+    let t = &r.record;
+    let spins = is_running(t.state) && t.state != LocalState::Unrecognized;
+    let spinner = if spins { SPINNER[(frame % 10) as usize] } else { " " };
     let eta = match (r.eta_ms, t.state.is_polled()) {
         (Some(e), true) if e > now_ms => clock((e - now_ms) / 1000),
         (Some(_), true) => "soon".into(),
         _ => String::new(),
     };
     let progress = t.progress.map(|p| format!("{p:.0}%")).unwrap_or_default();
-    let file = match (t.state, r.transfer) {
-        (LocalState::Downloaded, _) => "saved".to_string(),
-        (LocalState::Downloading, Some(x)) => bar(x.bytes, x.total, 8),
-        _ => String::new(),
-    };
-    let url = match (t.url_deadline, t.state.needs_download()) {
-        (Some(d), true) if d > now_ms => clock((d - now_ms) / 1000),
-        (Some(_), true) => "expired?".into(),
-        _ => String::new(),
-    };
-    let mut out = vec![
-        Cell::from(Line::from(vec![Span::raw(format!("{spinner} ")), Span::styled(state, theme::state(t.state))])),
-        Cell::from(r.prompt.clone()),
-    ];
-    if width == Width::Wide {
-        out.push(Cell::from(r.model.clone()));
-    }
-    out.push(Cell::from(elapsed));
-    if width >= Width::Medium {
-        out.extend([Cell::from(eta), Cell::from(progress)]);
-    }
-    out.push(Cell::from(file));
-    if width == Width::Wide {
-        out.push(Cell::from(url));
-    }
-    out
+    cols.iter()
+        .map(|c| match c {
+            Col::Marks => Cell::from(Line::from(vec![
+                Span::styled(group.glyph(), theme::dim()),
+                Span::styled(if marked { MARK } else { " " }, theme::warn()),
+                Span::raw(spinner),
+            ])),
+            Col::State => Cell::from(Span::styled(r.state_label.clone(), theme::state(t.state))),
+            Col::Prompt => Cell::from(r.prompt.clone()),
+            Col::Model => Cell::from(r.model_short.clone()),
+            Col::Seconds => Cell::from(if t.seconds < 0 { "auto".to_string() } else { format!("{}s", t.seconds) }),
+            // "adaptive" is the one ratio longer than the column.
+            Col::Ratio => Cell::from(if t.ratio == "adaptive" { "adapt".to_string() } else { t.ratio.clone() }),
+            Col::Resolution => Cell::from(t.resolution.clone()),
+            Col::Elapsed => Cell::from(clock(elapsed_ms(t, now_ms) / 1000)),
+            Col::Progress => Cell::from(format!("{progress:>4} {eta}").trim_end().to_string()),
+            Col::File => Cell::from(file_cell(r, now_ms)),
+        })
+        .collect()
 }
 
 pub fn draw(frame: &mut Frame, area: Rect, app: &App) {
@@ -92,44 +105,48 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &App) {
         title.push_str(&format!("· /{}{} ", crate::text::clean(&table.search), if table.searching { "▏" } else { "" }));
     }
     if !table.marks.is_empty() {
-        title.push_str(&format!("· {} marked ", table.marks.len()));
+        title.push_str(&format!("· {MARK} {} marked ", table.marks.len()));
     }
-    let block = Block::default()
+    let visible = visible_rows(area);
+    let start = offset(table.selected, table.view.len(), area);
+    let mut block = Block::default()
         .borders(Borders::ALL)
         .border_style(if focused { theme::focused_border() } else { theme::border() })
         .title(Span::styled(title, theme::title()));
-    let width = Width::of(area);
-    let mut widths = vec![Constraint::Length(if width == Width::Narrow { 13 } else { 17 }), Constraint::Min(8)];
-    let mut header = vec!["state", "prompt"];
-    if width == Width::Wide {
-        widths.push(Constraint::Length(24));
-        header.push("model");
+    if table.view.len() > visible {
+        let last = (start + visible).min(table.view.len());
+        let more = match (start > 0, last < table.view.len()) {
+            (true, true) => " ↑↓",
+            (true, false) => " ↑",
+            _ => " ↓",
+        };
+        block = block.title_bottom(Span::styled(
+            format!(" {}–{last} of {}{more} ", start + 1, table.view.len()),
+            theme::label(),
+        ));
     }
-    widths.push(Constraint::Length(7));
-    header.push("elapsed");
-    if width >= Width::Medium {
-        widths.extend([Constraint::Length(6), Constraint::Length(5)]);
-        header.extend(["eta", "done"]);
-    }
-    widths.push(Constraint::Length(8));
-    header.push("file");
-    if width == Width::Wide {
-        widths.push(Constraint::Length(8));
-        header.push("url left");
-    }
-    let start = offset(table.selected, table.view.len(), area);
-    let rows: Vec<TableRow> = table.view[start..]
-        .iter()
-        .take(visible_rows(area))
-        .filter_map(|id| table.row(*id))
-        .map(|r| {
-            let mark = table.marks.contains(&r.record.id);
-            let row = TableRow::new(cells(r, app.now_ms, app.frame, width));
-            if mark { row.style(theme::warn()) } else { row }
+    let (cols, prompt) = fit(area.width.saturating_sub(2));
+    let widths: Vec<Constraint> =
+        cols.iter().map(|c| Constraint::Length(if *c == Col::Prompt { prompt } else { c.width() })).collect();
+    let header: Vec<&str> = cols.iter().map(|c| c.header()).collect();
+    let group = |i: usize| match (i > 0 && table.grouped_with_next(i - 1), table.grouped_with_next(i)) {
+        (false, false) => GroupLine::Alone,
+        (false, true) => GroupLine::First,
+        (true, true) => GroupLine::Middle,
+        (true, false) => GroupLine::Last,
+    };
+    let rows: Vec<TableRow> = (start..table.view.len())
+        .take(visible)
+        .filter_map(|i| table.row(table.view[i]).map(|r| (i, r)))
+        .map(|(i, r)| {
+            let marked = table.marks.contains(&r.record.id);
+            let row = TableRow::new(cells(r, &cols, marked, group(i), app.now_ms, app.frame));
+            if marked { row.style(theme::warn()) } else { row }
         })
         .collect();
     let empty = table.view.is_empty();
     let widget = Table::new(rows, widths)
+        .column_spacing(SPACING)
         .header(TableRow::new(header).style(theme::dim()))
         .block(block)
         .row_highlight_style(if focused { theme::selected() } else { theme::label() });
@@ -140,9 +157,9 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &App) {
     frame.render_stateful_widget(widget, area, &mut state);
     if empty {
         let hint = if table.is_empty() {
-            "No tasks yet: write a prompt and press Ctrl-S"
+            format!("No tasks yet: write a prompt and press {}", super::compose::key(app, Scope::Text, Cmd::Submit))
         } else {
-            "No task matches the filter or search"
+            "No task matches the filter or search".to_string()
         };
         let inner = Rect { x: area.x + 2, y: area.y + 2, width: area.width.saturating_sub(4), height: 1 };
         frame.render_widget(ratatui::widgets::Paragraph::new(Line::styled(hint, theme::dim())), inner);

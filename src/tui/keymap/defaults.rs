@@ -1,0 +1,134 @@
+//! The default bindings. Within a scope, the order is the footer's order: the most used first.
+
+use crossterm::event::KeyCode as K;
+
+use super::Cmd::*;
+use super::Scope::*;
+use super::{Binding, Cmd, Key, Scope};
+
+fn b(scope: Scope, key: Key, cmd: Cmd, help: &str, footer: Option<&str>) -> Binding {
+    Binding { scope, key, cmd, help: help.to_string(), footer: footer.map(str::to_string) }
+}
+
+/// The movement keys of a list or a scrolling pane.
+fn movement(scope: Scope, what: &str, out: &mut Vec<Binding>) {
+    out.extend([
+        b(scope, Key::plain(K::Up), Up, &format!("{what} up"), None),
+        b(scope, Key::ch('k'), Up, &format!("{what} up"), None),
+        b(scope, Key::plain(K::Down), Down, &format!("{what} down"), None),
+        b(scope, Key::ch('j'), Down, &format!("{what} down"), None),
+        b(scope, Key::plain(K::PageUp), PageUp, "a page up", None),
+        b(scope, Key::plain(K::PageDown), PageDown, "a page down", None),
+        b(scope, Key::plain(K::Home), Top, "to the top", None),
+        b(scope, Key::plain(K::End), Bottom, "to the end", None),
+    ]);
+}
+
+pub fn bindings() -> Vec<Binding> {
+    let mut v = vec![
+        b(Global, Key::ctrl('c'), ForceQuit, "quit (asks first while tasks are unfinished)", None),
+        b(Global, Key::plain(K::F(1)), Help, "this help", Some("help")),
+        b(Global, Key::plain(K::Tab), NextFocus, "next field or pane", Some("next")),
+        b(Global, Key::plain(K::BackTab), PrevFocus, "previous field or pane", None),
+        b(Global, Key::ctrl('s'), Submit, "send the form (copies or grid as set)", Some("send")),
+        b(Global, Key::ctrl('z'), Suspend, "suspend to the shell (fg comes back)", None),
+        b(Text, Key::plain(K::Esc), LeaveForm, "leave the form for the task table", Some("tasks")),
+        b(Text, Key::ctrl('e'), EditInEditor, "edit the text in $EDITOR", Some("$EDITOR")),
+        b(Text, Key::ctrl('u'), ClearLine, "delete to the start of the line", None),
+        b(Text, Key::ctrl('z'), Undo, "undo", Some("undo")),
+        b(Text, Key::ctrl('r'), Redo, "redo", None),
+        b(Line, Key::plain(K::Esc), LeaveForm, "leave the form for the task table", Some("tasks")),
+        b(Line, Key::plain(K::Up), FieldUp, "previous field", None),
+        b(Line, Key::plain(K::Down), FieldDown, "next field", None),
+        b(Line, Key::ctrl('u'), ClearLine, "clear the field", Some("clear")),
+        b(Form, Key::plain(K::Esc), LeaveForm, "leave the form for the task table", Some("tasks")),
+        b(Form, Key::plain(K::Left), ValuePrev, "previous choice", Some("change")),
+        b(Form, Key::plain(K::Right), ValueNext, "next choice", None),
+        b(Form, Key::plain(K::Enter), Choose, "open the model list / edit the media item", Some("choose")),
+        b(Form, Key::ch('a'), MediaAdd, "add a media item", Some("add media")),
+        b(Form, Key::ch('x'), MediaRemove, "remove the media item", None),
+        b(Form, Key::ch(' '), Toggle, "toggle the watermark", None),
+        b(Form, Key::plain(K::Up), FieldUp, "previous field (or media item)", None),
+        b(Form, Key::plain(K::Down), FieldDown, "next field (or media item)", None),
+        b(Form, Key::ch('?'), Help, "this help", Some("help")),
+        b(Table, Key::ch('o'), Open, "open the video in the player", Some("open")),
+        b(Table, Key::ch('e'), Vary, "copy into the form to vary it", Some("vary")),
+        b(Table, Key::ch('r'), Resubmit, "send again as is (or resend an unknown one)", Some("again")),
+        b(Table, Key::ch(' '), Mark, "mark or unmark (actions apply to every marked task)", Some("mark")),
+        b(Table, Key::ch('f'), Filter, "show all, active, done or problem tasks", Some("filter")),
+        b(Table, Key::ch('/'), Search, "search prompts as you type", Some("search")),
+        b(Table, Key::ch('H'), ShowHistory, "history of every task", Some("history")),
+        b(Table, Key::ch('n'), NewPrompt, "write a new prompt", Some("new")),
+        b(Table, Key::ch('s'), Sort, "change the sort order", Some("sort")),
+        b(Table, Key::ch('d'), Download, "download the file again", None),
+        b(Table, Key::ch('c'), Recheck, "check a stalled, expired, lost or failed download again", None),
+        b(Table, Key::ch('y'), CopyPath, "copy the file path", None),
+        b(Table, Key::ch('Y'), CopyUrl, "copy the video URL", None),
+        b(Table, Key::plain(K::Esc), ClearSelection, "clear marks and search", None),
+        b(Table, Key::ch('q'), Quit, "quit (asks first while tasks are unfinished)", Some("quit")),
+        b(Table, Key::ch('?'), Help, "this help", Some("help")),
+    ];
+    movement(Table, "a task", &mut v);
+    v.extend([
+        b(Detail, Key::plain(K::Esc), LeaveForm, "back to the task table", Some("tasks")),
+        b(Detail, Key::ch('q'), Quit, "quit (asks first while tasks are unfinished)", Some("quit")),
+        b(Detail, Key::ch('?'), Help, "this help", Some("help")),
+    ]);
+    movement(Detail, "scroll", &mut v);
+    v.extend([
+        b(History, Key::ch('o'), Open, "open the video", Some("open")),
+        b(History, Key::ch('e'), Vary, "copy into the form to vary it", Some("vary")),
+        b(History, Key::ch('r'), Resubmit, "send it again as is", Some("again")),
+        b(History, Key::ch('/'), Search, "search prompts (words match by prefix)", Some("search")),
+        b(History, Key::ch('f'), Filter, "show all, active, done or problem tasks", Some("state")),
+        b(History, Key::ch('m'), CycleModel, "filter by model", Some("model")),
+        b(History, Key::ch('t'), CycleSpan, "date range: all, today, 7 days, 30 days", Some("dates")),
+        b(History, Key::ch('L'), ToggleLedger, "the cost and time ledger", Some("ledger")),
+        b(History, Key::ch('x'), Delete, "delete the record (asks first)", Some("delete")),
+        b(History, Key::ch('s'), Sort, "newest or oldest first", None),
+        b(History, Key::ch('v'), Reveal, "reveal the video's folder", None),
+        b(History, Key::ch('y'), CopyPrompt, "copy the prompt", None),
+        b(History, Key::ch('d'), Download, "download the file again", None),
+        b(History, Key::plain(K::Tab), NextFocus, "move between the list and the detail", None),
+        b(History, Key::plain(K::BackTab), PrevFocus, "move between the list and the detail", None),
+        b(History, Key::ch('H'), ShowHistory, "back to the dashboard", Some("back")),
+        b(History, Key::plain(K::Esc), ShowHistory, "back to the dashboard", None),
+        b(History, Key::ch('q'), Quit, "quit (asks first while tasks are unfinished)", Some("quit")),
+        b(History, Key::ch('?'), Help, "this help", Some("help")),
+    ]);
+    movement(History, "a task", &mut v);
+    v.extend([
+        b(HistorySearch, Key::plain(K::Enter), CloseOverlay, "keep the search", Some("keep")),
+        b(HistorySearch, Key::plain(K::Esc), ClearSelection, "drop the search", Some("drop")),
+        b(Searching, Key::plain(K::Enter), CloseOverlay, "keep the search", Some("keep")),
+        b(Searching, Key::plain(K::Esc), ClearSelection, "drop the search", Some("drop")),
+        b(Confirm, Key::ch('y'), Yes, "yes (for a record: the record only)", Some("yes")),
+        b(Confirm, Key::ch('f'), YesWithFile, "the record and its video file", None),
+        b(Confirm, Key::ch('n'), No, "no", Some("no")),
+        b(Confirm, Key::plain(K::Esc), No, "no", None),
+        b(HelpView, Key::ch('/'), Search, "filter the keys", Some("filter")),
+        b(HelpView, Key::plain(K::Esc), CloseOverlay, "close the help", Some("close")),
+        b(HelpView, Key::ch('q'), CloseOverlay, "close the help", None),
+        b(HelpView, Key::ch('?'), CloseOverlay, "close the help", None),
+        b(HelpView, Key::plain(K::F(1)), CloseOverlay, "close the help", None),
+    ]);
+    movement(HelpView, "scroll", &mut v);
+    v.extend([
+        b(HelpFilter, Key::plain(K::Enter), CloseOverlay, "keep the filter", Some("keep")),
+        b(HelpFilter, Key::plain(K::Esc), ClearSelection, "drop the filter", Some("drop")),
+        b(Picker, Key::plain(K::Enter), Choose, "use this one", Some("use")),
+        b(Picker, Key::plain(K::Esc), CloseOverlay, "keep what was chosen", Some("cancel")),
+        b(Picker, Key::plain(K::Up), Up, "previous", None),
+        b(Picker, Key::ch('k'), Up, "previous", None),
+        b(Picker, Key::plain(K::Down), Down, "next", None),
+        b(Picker, Key::ch('j'), Down, "next", None),
+        b(MediaEditor, Key::plain(K::Enter), Choose, "save the item", Some("save")),
+        b(MediaEditor, Key::plain(K::Esc), CloseOverlay, "cancel", Some("cancel")),
+        b(MediaEditor, Key::plain(K::Left), ValuePrev, "previous type", Some("type")),
+        b(MediaEditor, Key::plain(K::Right), ValueNext, "next type", None),
+        b(MediaEditor, Key::plain(K::Up), FieldUp, "previous part", Some("part")),
+        b(MediaEditor, Key::plain(K::Down), FieldDown, "next part", None),
+        b(MediaEditor, Key::ctrl('u'), ClearLine, "clear the URL or seconds", None),
+    ]);
+    v
+}
