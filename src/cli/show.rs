@@ -46,7 +46,7 @@ pub fn render(t: &TaskRecord, events: &[EventRecord]) -> String {
         let secs = m.seconds.map(|s| format!(" ({s} s)")).unwrap_or_default();
         field("media", format!("{} {}{secs}", m.kind, one_line(&m.url)));
     }
-    field("billed", t.billed_seconds.map_or("unknown until rendered".into(), |b| format!("{b} s")));
+    field("billed", crate::engine::ledger::billed_text(t));
     if let Some(p) = t.parent_id {
         field("derived from", format!("task {p}"));
     }
@@ -56,7 +56,8 @@ pub fn render(t: &TaskRecord, events: &[EventRecord]) -> String {
     field("service", one_line(&t.base_url));
     if let Some(path) = &t.file_path {
         let bytes = t.file_size.map(|s| size(s as u64)).unwrap_or_default();
-        field("file", format!("{} ({bytes})", one_line(path)));
+        let here = if std::path::Path::new(path).is_file() { "" } else { ", missing: moved or deleted" };
+        field("file", format!("{} ({bytes}{here})", one_line(path)));
         if let Some(sha) = &t.sha256 {
             field("sha256", sha.clone());
         }

@@ -114,11 +114,14 @@ pub async fn run(
         }
     }
     if settings.target == Target::Demo {
-        let tail = match reach {
-            Reach::Service(_) => " in the engine process",
-            Reach::InProcess if !args.wait => "; with --no-service its tasks end with this command, so add --wait",
-            Reach::InProcess => "",
-        };
+        if *reach == Reach::InProcess && !args.wait {
+            note(
+                "demo mode with --no-service: the embedded simulator, and its tasks, end with this command; \
+                 add --wait (or drop --no-service, so that the engine process keeps them)",
+            );
+            return Ok(ExitCode::from(2));
+        }
+        let tail = if *reach == Reach::InProcess { "" } else { " in the engine process" };
         note(&format!("demo mode: no API key is configured, so this runs against the embedded simulator{tail}"));
     }
     let attached = session::attach(settings, reach).await?;

@@ -69,11 +69,14 @@ pub fn redownload(r: &TaskRecord, busy: bool, now_ms: i64) -> Result<(TaskRecord
         return Err(EngineError::NotApplicable { id: r.id, state: r.state, action: "downloading it" });
     }
     let mut r = r.clone();
+    // A saved task keeps its end time: elapsed stays its render time, not the time since.
+    if r.state != LocalState::Downloaded {
+        r.finished_at = None;
+    }
     r.state = LocalState::Completed;
     r.download_attempts = 0;
     r.url_refreshes = 0;
     r.error = None;
-    r.finished_at = None;
     r.updated_at = now_ms;
     let job = if r.url.is_some() { Job::Download } else { Job::Poll };
     Ok((r, job))

@@ -242,6 +242,24 @@ pub fn duplicate_id(r: &TaskRecord, remote_id: &str, other: i64, ctx: &Ctx) -> S
 /// make the task `download_failed`; a URL that stopped working is re-fetched from the service
 /// once, then the task is `expired`.
 pub fn after_download(r: &TaskRecord, result: &Result<Saved, FetchError>, max_attempts: u32, ctx: &Ctx) -> Step {
+    let step = download_step(r, result, max_attempts, ctx);
+    // A file saved before stays saved: a failed fetch again (it streams to `.part`, never over
+    // the file) leaves the task downloaded, and says why the URL did not work.
+    match (&r.file_path, step.record.state) {
+        (Some(_), LocalState::Expired | LocalState::DownloadFailed) => {
+            let why = step.record.error.as_ref().and_then(message_of).unwrap_or_default();
+            let mut record = step.record;
+            record.state = LocalState::Downloaded;
+            record.error = None;
+            record.finished_at = r.finished_at;
+            let event = format!("fetching again did not work ({why}); the saved file is kept");
+            Step { record, event: Some(event), next: Next::Stop }
+        }
+        _ => step,
+    }
+}
+
+fn download_step(r: &TaskRecord, result: &Result<Saved, FetchError>, max_attempts: u32, ctx: &Ctx) -> Step {
     let mut r = r.clone();
     r.updated_at = ctx.now_ms;
     match result {

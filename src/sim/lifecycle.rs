@@ -59,12 +59,14 @@ const FAILURES: [(&str, &str); 3] = [
 ];
 
 impl Timeline {
-    /// Draws a timeline: render time uniform in the configured range, failure by its rate.
-    pub fn plan(config: &LifecycleConfig, rng: &mut fastrand::Rng) -> Timeline {
+    /// Draws a timeline: render time uniform in the configured range, failure by its rate, with
+    /// a reason that fits the task (a media failure only for a task with media).
+    pub fn plan(config: &LifecycleConfig, has_media: bool, rng: &mut fastrand::Rng) -> Timeline {
         let (lo, hi) = (config.render_min.as_millis() as u64, config.render_max.as_millis() as u64);
         let render_for = Duration::from_millis(if hi > lo { rng.u64(lo..=hi) } else { lo });
         let outcome = if rng.f64() < config.failure_rate {
-            let (code, message) = FAILURES[rng.usize(..FAILURES.len())];
+            let reasons = if has_media { &FAILURES[..] } else { &FAILURES[..2] };
+            let (code, message) = reasons[rng.usize(..reasons.len())];
             Outcome::Fail(json!({ "code": code, "message": message }))
         } else {
             Outcome::Complete
@@ -119,11 +121,11 @@ mod tests {
         let mut rng = fastrand::Rng::with_seed(7);
         let config = LifecycleConfig { failure_rate: 0.0, ..LifecycleConfig::default() };
         for _ in 0..100 {
-            let t = Timeline::plan(&config, &mut rng);
+            let t = Timeline::plan(&config, false, &mut rng);
             assert!((config.render_min..=config.render_max).contains(&t.render_for));
             assert_eq!(t.outcome, Outcome::Complete);
         }
         let always = LifecycleConfig { failure_rate: 1.0, ..config };
-        assert!(matches!(Timeline::plan(&always, &mut rng).outcome, Outcome::Fail(_)));
+        assert!(matches!(Timeline::plan(&always, true, &mut rng).outcome, Outcome::Fail(_)));
     }
 }

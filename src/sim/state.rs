@@ -217,7 +217,10 @@ impl State {
     pub fn create(&self, sub: &ValidSubmission, idempotency_key: Option<&str>) -> Arc<SimTask> {
         let (normal, timeline) = self.with_rng(|rng| {
             let id: String = (0..24).map(|_| rng.alphanumeric().to_ascii_lowercase()).collect();
-            (format!("{}{id}", self.config.id_prefix), Timeline::plan(&self.config.lifecycle, rng))
+            (
+                format!("{}{id}", self.config.id_prefix),
+                Timeline::plan(&self.config.lifecycle, !sub.media.is_empty(), rng),
+            )
         });
         let hostile = self.hostile();
         let chosen = hostile.shapes_tasks() && self.fires("tasks", hostile.tasks);
