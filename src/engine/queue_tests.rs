@@ -34,8 +34,11 @@ fn answer(id: &str, status: &str) -> Result<VideoTask, ApiError> {
     Ok(VideoTask::from_json(body).expect("decodes"))
 }
 
+/// A running task two minutes old: where the spec's prior expects finishes, so it is polled
+/// densely (a younger one is polled sparsely until the first minute is over).
 fn polled(id: i64) -> TaskRecord {
-    record(id, LocalState::InProgress)
+    let r = record(id, LocalState::InProgress);
+    TaskRecord { remote_created_at: r.remote_created_at.map(|c| c - 110), ..r }
 }
 
 fn completed(id: i64, deadline: i64) -> TaskRecord {
