@@ -3,10 +3,10 @@
 //!
 //! A running task is polled densely (a little faster than the spec's 5 s) where a finish is
 //! likely and sparsely where it is not. "Likely" comes from an [`Outlook`]: the distribution of
-//! a kind of task's total time (submission to completion), learned from completed tasks and
-//! blended with the spec's prior (most renders take 1 to 5 minutes). A task that reports
-//! `progress` is polled where its own progress says it will finish. When the request budget
-//! cannot carry every poll that is wanted, the budget goes to the tasks likeliest to finish.
+//! a kind of task's total time (submission to completion), learned from completed tasks, with
+//! the spec's prior (most renders take 1 to 5 minutes) where nothing was learned. A task that
+//! reports `progress` is polled where its own progress says it will finish. When the request
+//! budget cannot carry every poll that is wanted, the tasks likeliest to finish get more of it.
 
 use std::collections::{HashMap, VecDeque};
 use std::sync::Arc;
@@ -22,7 +22,8 @@ pub struct PollPolicy {
     /// The spec's starting interval. Where a finish is likely, tasks are polled at
     /// `DENSE_SHARE` of it (see [`shortest`]); elsewhere less often.
     pub base: Duration,
-    /// Longest interval for a running task (unless the budget forces longer).
+    /// Longest interval for a running task (unless the budget forces longer). The first poll
+    /// comes at 5 s and finishes start after a minute: this lets the next one wait for them.
     pub max: Duration,
     /// Interval for stalled tasks and unrecognized statuses.
     pub slow: Duration,
@@ -115,8 +116,8 @@ pub struct Sighting {
 }
 
 /// How the request budget is shared when the polls wanted exceed it: a task gets
-/// `per_likelihood` × its likelihood of finishing polls per second (never more than it wants),
-/// and waits at most `longest`.
+/// `per_likelihood` × √(its likelihood of finishing) polls per second (never more than it
+/// wants), and waits at most `longest`.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Rationing {
     pub per_likelihood: f64,
@@ -132,7 +133,7 @@ pub struct Pace {
     pub likelihood: f64,
     pub shortest: Duration,
     pub longest: Duration,
-    /// The previous answer's progress, when the task was already rendering then.
+    /// The previous answer's progress (0 if the task was still queued then).
     pub previous: Option<Sighting>,
     /// Set while the budget cannot carry every poll wanted.
     pub rationing: Option<Rationing>,
@@ -370,12 +371,6 @@ impl Outlook {
         };
         Duration::from_secs_f64(wait.clamp(short, long))
     }
-
-    /// The median total time.
-    pub fn median(&self) -> Duration {
-        let i = self.survival.iter().position(|s| *s <= 0.5).unwrap_or(GRID);
-        Duration::from_secs_f64(i as f64 * self.step)
-    }
 }
 
 /// The age ranges polled densely: everywhere finishes are known to happen, except the grid
@@ -403,7 +398,7 @@ fn dense_runs(survival: &[f64], step: f64, shortest: f64) -> Vec<(f64, f64)> {
         }
         let (from, to) = (i as f64 * step, (i + 1) as f64 * step);
         match runs.last_mut() {
-            Some(last) if from - last.1 < 2.0 * shortest && last.1 > 0.0 => last.1 = to,
+            Some(last) if from - last.1 < 2.0 * shortest => last.1 = to,
             _ => runs.push((from, to)),
         }
     }
