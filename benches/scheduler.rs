@@ -9,7 +9,7 @@ use std::time::{Duration, Instant};
 
 use criterion::{Criterion, criterion_group, criterion_main};
 use reel::api::VideoTask;
-use reel::engine::schedule::{PollPolicy, RateWindow, interval};
+use reel::engine::schedule::{Pace, PollPolicy, RateWindow, next_poll};
 use reel::engine::transition::{Ctx, Next, after_poll};
 use reel::store::{LocalState, TaskRecord, fixtures};
 
@@ -29,8 +29,7 @@ fn bench(c: &mut Criterion) {
         now_ms: 1_800_000_030_000,
         policy,
         url_ttl: Duration::from_secs(3600),
-        in_flight: IN_FLIGHT,
-        expected_left: Some(Duration::from_secs(40)),
+        pace: Pace::steady(Duration::from_secs(5)),
         jitter: 0.5,
     };
     let records: Vec<TaskRecord> = (0..IN_FLIGHT as i64).map(record).collect();
@@ -54,7 +53,8 @@ fn bench(c: &mut Criterion) {
     });
 
     c.bench_function("scheduler: interval only", |b| {
-        b.iter(|| interval(&policy, black_box(Duration::from_secs(90)), black_box(IN_FLIGHT), None))
+        let pace = Pace::steady(Duration::from_secs(5));
+        b.iter(|| next_poll(black_box(&pace), black_box(Some(42.0)), black_box(1_800_000_030_000)))
     });
 
     c.bench_function("scheduler: request budget check", |b| {

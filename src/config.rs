@@ -78,7 +78,8 @@ pub struct EngineSettings {
     pub requests_per_second: u32,
     /// First poll after submission (spec 4.3: 5 s).
     pub first_poll_secs: f64,
-    /// Poll interval in a task's first minute; it grows with age and load.
+    /// The spec's interval; tasks are polled at about this where a finish is likely, less often
+    /// elsewhere (up to `max_poll_interval_secs`).
     pub poll_interval_secs: f64,
     pub max_poll_interval_secs: f64,
     /// Past this a task is `stalled` (spec 4.3: 10 minutes).
@@ -100,7 +101,7 @@ impl Default for EngineSettings {
             requests_per_second: 10,
             first_poll_secs: 5.0,
             poll_interval_secs: 5.0,
-            max_poll_interval_secs: 60.0,
+            max_poll_interval_secs: 90.0,
             client_timeout_secs: 600.0,
             url_ttl_secs: 3600.0,
             max_downloads: 4,

@@ -11,7 +11,7 @@ use std::time::{Duration, Instant};
 use super::download::{FetchError, Saved};
 use super::health::{Health, HealthTracker};
 use super::recover::{Recovery, Resume};
-use super::schedule::{PollPolicy, RateWindow, RenderStats};
+use super::schedule::{Kind, LOAD_SHARE, Pace, PollPolicy, RateWindow, Rationer, RenderStats, Sighting, shortest};
 use super::transition::{self, Ctx, Next, Step};
 use crate::api::{ApiError, VideoTask};
 use crate::store::{LocalState, TaskRecord};
@@ -142,7 +142,15 @@ pub struct Queue {
     budget: RateWindow,
     health: HealthTracker,
     stats: RenderStats,
+    /// How the budget is shared while the polls wanted would exceed it.
+    rationer: Rationer,
     rng: fastrand::Rng,
+}
+
+/// How long ago the task was accepted (by the service's clock when it said, else ours).
+fn age_of(r: &TaskRecord, now: Now) -> Duration {
+    let started = r.remote_created_at.map(|c| c * 1000).or(r.submitted_at).unwrap_or(now.ms);
+    Duration::from_millis((now.ms - started).max(0) as u64)
 }
 
 /// Whether a row changed in a way someone can see; polls that change nothing else are kept in
@@ -172,6 +180,7 @@ impl Queue {
             polled: 0,
             health: HealthTracker::default(),
             stats,
+            rationer: Rationer::default(),
             rng,
         }
     }
@@ -276,20 +285,56 @@ impl Queue {
     }
 
     fn ctx(&mut self, record: &TaskRecord, now: Now) -> Ctx {
-        let started = record.remote_created_at.map(|c| c * 1000).or(record.submitted_at).unwrap_or(now.ms);
-        let expected_left = self
-            .stats
-            .early(&record.model)
-            .map(|d| d.as_millis() as i64 - (now.ms - started))
-            .filter(|left| *left > 0)
-            .map(|left| Duration::from_millis(left as u64));
-        Ctx {
-            now_ms: now.ms,
-            policy: self.limits.policy,
-            url_ttl: self.limits.url_ttl,
-            in_flight: self.polled.max(1),
-            expected_left,
-            jitter: self.rng.f64(),
+        self.ration(record.id, now);
+        let policy = self.limits.policy;
+        let age = age_of(record, now);
+        let short = shortest(&policy);
+        let outlook = self.stats.outlook(&Kind::of(record), &policy);
+        let previous = match (record.state, record.last_polled_at) {
+            (LocalState::Queued, Some(at_ms)) => Some(Sighting { at_ms, progress: 0.0 }),
+            (LocalState::InProgress, Some(at_ms)) => Some(Sighting { at_ms, progress: record.progress.unwrap_or(0.0) }),
+            _ => None,
+        };
+        let pace = Pace {
+            planned: outlook.wait(age, &policy),
+            likelihood: outlook.likelihood(age, short),
+            shortest: short,
+            longest: policy.max,
+            previous,
+            rationing: self.rationer.current(),
+        };
+        Ctx { now_ms: now.ms, policy, url_ttl: self.limits.url_ttl, pace, jitter: self.rng.f64() }
+    }
+
+    /// Works out, at most once a second, whether the polls wanted fit the budget and how to
+    /// share it when they do not. Costs one outlook lookup per polled task. `answered` is the
+    /// task whose answer is being handled (its send, if it was one, no longer waits).
+    fn ration(&mut self, answered: i64, now: Now) {
+        if !self.rationer.due(now.at) {
+            return;
+        }
+        let policy = self.limits.policy;
+        let short = shortest(&policy);
+        let mut wants = Vec::with_capacity(self.polled);
+        let mut sends_wait = false;
+        for (id, t) in &self.tasks {
+            sends_wait |= t.job == Job::Send && *id != answered;
+            if t.job != Job::Poll {
+                continue;
+            }
+            let r = &t.record;
+            wants.push(if matches!(r.state, LocalState::Stalled | LocalState::Unrecognized) {
+                (1.0 / policy.slow.as_secs_f64().max(1e-3), 0.0)
+            } else {
+                let (age, outlook) = (age_of(r, now), self.stats.outlook(&Kind::of(r), &policy));
+                (1.0 / outlook.wait(age, &policy).as_secs_f64(), outlook.likelihood(age, short))
+            });
+        }
+        let share = if sends_wait { LOAD_SHARE } else { 1.0 };
+        if self.rationer.update(&wants, f64::from(policy.budget_per_sec) * share, policy.max, now.at) {
+            // While it binds, the budget, not the scheduler, is what delays detection.
+            let binds = self.rationer.current().is_some();
+            tracing::info!(polled = wants.len(), binds, "request budget");
         }
     }
 
@@ -443,7 +488,7 @@ impl Queue {
             && record.state != LocalState::Completed
             && let (Some(c), Some(d)) = (step.record.remote_created_at, step.record.remote_completed_at)
         {
-            self.stats.record(&step.record.model, (d - c).max(0) as f64);
+            self.stats.record(&Kind::of(&step.record), (d - c).max(0) as f64);
         }
         let retry = retry_of(id, &step.next, result.as_ref().err());
         Plan { health, retry, ..self.apply(id, step, now) }

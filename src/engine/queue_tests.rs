@@ -34,8 +34,11 @@ fn answer(id: &str, status: &str) -> Result<VideoTask, ApiError> {
     Ok(VideoTask::from_json(body).expect("decodes"))
 }
 
+/// A running task two minutes old: where the spec's prior expects finishes, so it is polled
+/// densely (a younger one is polled sparsely until the first minute is over).
 fn polled(id: i64) -> TaskRecord {
-    record(id, LocalState::InProgress)
+    let r = record(id, LocalState::InProgress);
+    TaskRecord { remote_created_at: r.remote_created_at.map(|c| c - 110), ..r }
 }
 
 fn completed(id: i64, deadline: i64) -> TaskRecord {
@@ -340,4 +343,33 @@ fn unusable_or_duplicate_ids_are_reported_on_the_task_and_never_polled() {
         assert_eq!(q.tracked(), 0, "{name}: never polled");
         assert!(w.record.remote_id.as_deref() != Some(id) || dup.is_some(), "{name}");
     }
+}
+
+#[test]
+fn when_the_budget_binds_the_likeliest_finishes_are_polled_soonest() {
+    let mut l = limits();
+    l.policy.budget_per_sec = 2;
+    let (mut q, now) = queue(l);
+    // 60 running tasks want 12.6 polls/s. By the spec's prior, one 70 s old is far less likely
+    // to finish in the next seconds than one 250 s old.
+    for id in 0..60 {
+        let r = record(id, LocalState::InProgress);
+        let older = if id % 2 == 0 { 60 } else { 240 };
+        q.track(TaskRecord { remote_created_at: r.remote_created_at.map(|c| c - older), ..r }, Job::Poll, now.at);
+    }
+    let mut waits: [Vec<i64>; 2] = [Vec::new(), Vec::new()];
+    let mut t = now;
+    while t.at < now.at + Duration::from_secs(10) {
+        for id in ids(&q.next(t)) {
+            q.polled(id, &answer("x", "in_progress"), t);
+            let next = q.get(id).and_then(|r| r.next_poll_at).expect("scheduled");
+            waits[(id % 2) as usize].push(next - t.ms);
+        }
+        t = t.after(Duration::from_millis(500));
+    }
+    let mean = |w: &[i64]| w.iter().sum::<i64>() as f64 / w.len().max(1) as f64;
+    let (young, old) = (mean(&waits[0]), mean(&waits[1]));
+    assert!(!waits[0].is_empty() && !waits[1].is_empty());
+    assert!(old < young, "older tasks wait {old} ms, younger {young} ms");
+    assert!(old > 4_750.0, "every wait is stretched while the budget binds: {old} ms");
 }

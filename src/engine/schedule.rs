@@ -1,17 +1,29 @@
 //! Pure scheduling decisions: when to poll a task, how long to back off, the request budget,
-//! and render times learned per model.
+//! and the finish times learned per kind of task.
+//!
+//! A running task is polled densely (a little faster than the spec's 5 s) where a finish is
+//! likely and sparsely where it is not. "Likely" comes from an [`Outlook`]: the distribution of
+//! a kind of task's total time (submission to completion), learned from completed tasks, with
+//! the spec's prior (most renders take 1 to 5 minutes) where nothing was learned. A task that
+//! reports `progress` is polled where its own progress says it will finish. When the request
+//! budget cannot carry every poll that is wanted, the tasks likeliest to finish get more of it.
 
 use std::collections::{HashMap, VecDeque};
+use std::sync::Arc;
 use std::time::{Duration, Instant};
+
+use crate::store::TaskRecord;
 
 /// When and how fast to poll (spec 4.3), and the global request budget.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct PollPolicy {
     /// First poll after submission.
     pub first_poll: Duration,
-    /// Interval during a task's first minute; it then grows by this much per minute of age.
+    /// The spec's starting interval. Where a finish is likely, tasks are polled at
+    /// `DENSE_SHARE` of it (see [`shortest`]); elsewhere less often.
     pub base: Duration,
-    /// Longest interval for a running task (unless the budget forces longer).
+    /// Longest interval for a running task (unless the budget forces longer). The first poll
+    /// comes at 5 s and finishes start after a minute: this lets the next one wait for them.
     pub max: Duration,
     /// Interval for stalled tasks and unrecognized statuses.
     pub slow: Duration,
@@ -29,7 +41,7 @@ impl Default for PollPolicy {
         PollPolicy {
             first_poll: Duration::from_secs(5),
             base: Duration::from_secs(5),
-            max: Duration::from_secs(60),
+            max: Duration::from_secs(90),
             slow: Duration::from_secs(60),
             client_timeout: Duration::from_secs(600),
             budget_per_sec: 10,
@@ -39,19 +51,22 @@ impl Default for PollPolicy {
     }
 }
 
-/// Share of the budget that routine polling may use; the rest is headroom for submissions.
-const LOAD_SHARE: f64 = 0.8;
+/// Share of the budget that routine polling may use while submissions wait to be sent; the
+/// rest is headroom for them. With none waiting, polling may use all of it.
+pub const LOAD_SHARE: f64 = 0.8;
 
-/// The interval before the next poll of a running task.
-/// - grows with the task's age: `base` in the first minute, plus `base` per further minute;
-/// - grows with the number of tasks in flight so polling uses at most 80% of the budget;
-/// - waits for the expected finish when the model's history says it is still far off.
-pub fn interval(p: &PollPolicy, age: Duration, in_flight: usize, expected_left: Option<Duration>) -> Duration {
-    let minutes = age.as_secs_f64() / 60.0;
-    let by_age = (p.base.as_secs_f64() * (1.0 + (minutes - 1.0).max(0.0))).min(p.max.as_secs_f64());
-    let by_load = in_flight as f64 / (f64::from(p.budget_per_sec.max(1)) * LOAD_SHARE);
-    let by_history = expected_left.map_or(0.0, |left| left.as_secs_f64().min(p.max.as_secs_f64()));
-    Duration::from_secs_f64(by_age.max(by_history).max(by_load))
+/// Polling every `base` sees 95% of finishes within 0.95 × `base`. Polling at that interval
+/// where finishes are likely sees all of them as soon, which leaves the other 5% to be spent
+/// where finishes are unlikely (`LATE_SHARE`, with a margin for what history cannot know).
+const DENSE_SHARE: f64 = 0.95;
+
+/// Share of finishes allowed to be seen later than the dense interval: the polls saved are the
+/// ones where the outlook gives the lowest chance of a finish.
+const LATE_SHARE: f64 = 0.035;
+
+/// The shortest interval between two polls of a running task.
+pub fn shortest(p: &PollPolicy) -> Duration {
+    p.base.mul_f64(DENSE_SHARE)
 }
 
 /// Back-off after `failures` consecutive errors, with `jitter` in [0, 1) spreading it ±20%.
@@ -90,26 +105,373 @@ impl RateWindow {
     }
 }
 
-/// Render times (seconds) per model, newest first, learned from history and from this run.
+// ---- the next poll of one task
+
+/// A progress value the service reported, and when.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Sighting {
+    pub at_ms: i64,
+    /// Percent, 0 to 100.
+    pub progress: f64,
+}
+
+/// How the request budget is shared when the polls wanted exceed it: a task gets
+/// `per_likelihood` × √(its likelihood of finishing) polls per second (never more than it
+/// wants), and waits at most `longest`.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Rationing {
+    pub per_likelihood: f64,
+    pub longest: Duration,
+}
+
+/// What decides a running task's next poll, besides the answer itself.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Pace {
+    /// The wait the task's outlook asks for at its age.
+    pub planned: Duration,
+    /// Chance, by the outlook, that the task finishes within `shortest`.
+    pub likelihood: f64,
+    pub shortest: Duration,
+    pub longest: Duration,
+    /// The previous answer's progress (0 if the task was still queued then).
+    pub previous: Option<Sighting>,
+    /// Set while the budget cannot carry every poll wanted.
+    pub rationing: Option<Rationing>,
+}
+
+impl Pace {
+    /// A fixed interval: no history, no progress, no budget pressure.
+    pub fn steady(every: Duration) -> Pace {
+        Pace { planned: every, likelihood: 1.0, shortest: every, longest: every, previous: None, rationing: None }
+    }
+}
+
+/// When the finish is due by linear progress: (earliest, latest) seconds from `now`. Progress
+/// is taken as whole percent rounded down, so each reading may be up to one percent low. A
+/// previous reading of 0 (or a task still queued then) bounds only the latest: rendering may
+/// have started any time since.
+pub fn remaining(prev: Sighting, now: Sighting) -> Option<(f64, f64)> {
+    let dt = (now.at_ms - prev.at_ms) as f64 / 1000.0;
+    let dp = now.progress - prev.progress;
+    if dt <= 0.0 || now.progress < 1.0 || now.progress >= 100.0 || dp < 1.0 {
+        return None;
+    }
+    if prev.progress <= 0.0 {
+        return Some((0.0, (100.0 - now.progress) * dt / now.progress));
+    }
+    let earliest = (99.0 - now.progress).max(0.0) * dt / (dp + 1.0);
+    let latest = if dp > 1.0 { (100.0 - now.progress) * dt / (dp - 1.0) } else { f64::INFINITY };
+    Some((earliest, latest))
+}
+
+/// The wait and likelihood that a task's own progress asks for: once the finish is pinned down
+/// to less than half the shortest interval, poll right at its latest moment; until then, poll
+/// at its earliest, which pins it down further; with only a latest moment, poll by the outlook
+/// but no later than that.
+fn by_progress(earliest: f64, latest: f64, pace: &Pace) -> (Duration, f64) {
+    let (shortest, longest) =
+        (pace.shortest.as_secs_f64(), pace.longest.as_secs_f64().max(pace.shortest.as_secs_f64()));
+    let wait = if latest - earliest <= shortest / 2.0 {
+        latest
+    } else if earliest <= 0.0 {
+        pace.planned.as_secs_f64().min(latest)
+    } else {
+        earliest
+    };
+    let middle = (earliest + latest.min(earliest + longest)) / 2.0;
+    (Duration::from_secs_f64(wait.clamp(shortest, longest)), (shortest / middle.max(shortest)).clamp(0.0, 1.0))
+}
+
+/// A wait stretched as the budget requires: the less likely a finish, the longer.
+pub fn rationed(wanted: Duration, likelihood: f64, rationing: Option<Rationing>) -> Duration {
+    let Some(r) = rationing else { return wanted };
+    let share = r.per_likelihood * likelihood.max(0.0).sqrt();
+    let fair = if share > 0.0 { Duration::from_secs_f64((1.0 / share).min(1e6)) } else { r.longest };
+    wanted.max(fair.min(r.longest))
+}
+
+/// The wait before the next poll of a running task that answered with `progress` (when it is
+/// rendering and said one).
+pub fn next_poll(pace: &Pace, progress: Option<f64>, now_ms: i64) -> Duration {
+    let now = progress.map(|p| Sighting { at_ms: now_ms, progress: p });
+    let by_own = pace.previous.zip(now).and_then(|(prev, now)| remaining(prev, now));
+    let (wanted, likelihood) = match by_own {
+        Some((earliest, latest)) => by_progress(earliest, latest, pace),
+        None => (pace.planned, pace.likelihood),
+    };
+    rationed(wanted, likelihood, pace.rationing)
+}
+
+/// Shares `per_sec` polls per second among tasks that each want (polls per second, likelihood of
+/// finishing soon): `None` when every task can have what it wants. Otherwise each task gets
+/// `k × √likelihood` (the share that minimises the mean detection delay), between one poll per
+/// `longest` and what it wants, with `k` chosen to spend the budget; `longest` is `floor`, or
+/// longer if even that would not fit.
+pub fn ration(wants: &[(f64, f64)], per_sec: f64, floor: Duration) -> Option<Rationing> {
+    let per_sec = per_sec.max(1e-9);
+    if wants.iter().map(|w| w.0).sum::<f64>() <= per_sec {
+        return None;
+    }
+    let longest = floor.as_secs_f64().max(wants.len() as f64 / per_sec);
+    let least = 1.0 / longest;
+    let used =
+        |k: f64| -> f64 { wants.iter().map(|&(want, p)| (k * p.max(0.0).sqrt()).clamp(least.min(want), want)).sum() };
+    let (mut lo, mut hi) = (0.0f64, 1.0f64);
+    while used(hi) < per_sec && hi < 1e12 {
+        hi *= 4.0;
+    }
+    for _ in 0..60 {
+        let mid = (lo + hi) / 2.0;
+        if used(mid) <= per_sec { lo = mid } else { hi = mid }
+    }
+    Some(Rationing { per_likelihood: lo, longest: Duration::from_secs_f64(longest) })
+}
+
+/// Keeps the budget's sharing up to date, working it out at most once a second.
+#[derive(Debug, Clone, Default)]
+pub struct Rationer {
+    current: Option<Rationing>,
+    since: Option<Instant>,
+}
+
+impl Rationer {
+    pub fn current(&self) -> Option<Rationing> {
+        self.current
+    }
+
+    /// Whether a second has passed since the sharing was last worked out.
+    pub fn due(&self, now: Instant) -> bool {
+        self.since.is_none_or(|at| now >= at + Duration::from_secs(1))
+    }
+
+    /// Works the sharing out again (see [`ration`]); says whether the budget started or
+    /// stopped binding.
+    pub fn update(&mut self, wants: &[(f64, f64)], per_sec: f64, floor: Duration, now: Instant) -> bool {
+        let next = ration(wants, per_sec, floor);
+        let changed = next.is_some() != self.current.is_some();
+        (self.current, self.since) = (next, Some(now));
+        changed
+    }
+}
+
+// ---- what is known of when a kind of task finishes
+
+/// Survival below this is "nothing known": the task has outlived its outlook.
+const KNOWN: f64 = 1e-4;
+/// Grid points over [0, client_timeout].
+const GRID: usize = 600;
+/// Fewer samples than this and a kind's or a model's history is not used: the next outlook
+/// (the model's, the prior) is.
+const OUTLOOK_SAMPLES: usize = 10;
+/// Kernel width as a share of Silverman's rule, which smooths two modes into one.
+const BANDWIDTH_SHARE: f64 = 0.5;
+
+/// The distribution of a kind of task's total time, on a grid, and where polls are dense.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Outlook {
+    step: f64,
+    /// Chance of still running at each grid age; starts at 1.
+    survival: Vec<f64>,
+    /// Age ranges (s) polled at the shortest interval.
+    dense: Vec<(f64, f64)>,
+    /// Past this age the outlook knows nothing (survival below `KNOWN`).
+    end: f64,
+    /// What takes over past `end`: for a kind, its model's outlook; for a model, the prior.
+    beyond: Option<Arc<Outlook>>,
+}
+
+/// The spec's prior: total times spread evenly over a tenth to a half of the client timeout
+/// (spec 4.3 and 8: typically 1 to 5 minutes, timeout 10 minutes).
+fn prior_survival(p: &PollPolicy, age: f64) -> f64 {
+    let t = p.client_timeout.as_secs_f64();
+    let (lo, hi) = (t / 10.0, t / 2.0);
+    ((hi - age) / (hi - lo)).clamp(0.0, 1.0)
+}
+
+/// Kernel bandwidth for `samples` (a share of Silverman's rule), at least `floor`.
+fn bandwidth(sorted: &[f64], floor: f64) -> f64 {
+    let n = sorted.len() as f64;
+    let mean = sorted.iter().sum::<f64>() / n;
+    let sd = (sorted.iter().map(|x| (x - mean).powi(2)).sum::<f64>() / n).sqrt();
+    let at = |q: f64| sorted[((sorted.len() - 1) as f64 * q).round() as usize];
+    let iqr = (at(0.75) - at(0.25)) / 1.34;
+    let spread = if iqr > 0.0 { sd.min(iqr) } else { sd };
+    (BANDWIDTH_SHARE * 0.9 * spread * n.powf(-0.2)).max(floor)
+}
+
+impl Outlook {
+    /// The spec's prior alone.
+    pub fn prior(p: &PollPolicy) -> Outlook {
+        let step = p.client_timeout.as_secs_f64().max(1.0) / GRID as f64;
+        Outlook::from_survival((0..=GRID).map(|i| prior_survival(p, i as f64 * step)).collect(), step, p)
+    }
+
+    /// From learned total times (seconds), smoothed, when there are enough of them; `beyond`
+    /// takes over otherwise, and past what they tell.
+    pub fn learned(samples: &[f64], p: &PollPolicy, beyond: Arc<Outlook>) -> Arc<Outlook> {
+        let step = p.client_timeout.as_secs_f64().max(1.0) / GRID as f64;
+        let mut sorted: Vec<f64> = samples.iter().copied().filter(|x| x.is_finite() && *x >= 0.0).collect();
+        if sorted.len() < OUTLOOK_SAMPLES {
+            return beyond;
+        }
+        sorted.sort_by(f64::total_cmp);
+        // A logistic kernel (its tail has a closed form) with the standard deviation wanted.
+        let scale = bandwidth(&sorted, shortest(p).as_secs_f64()) * 3f64.sqrt() / std::f64::consts::PI;
+        let tail = |age: f64| -> f64 {
+            sorted.iter().map(|x| 1.0 / (1.0 + ((age - x) / scale).exp())).sum::<f64>() / sorted.len() as f64
+        };
+        let at_zero = tail(0.0).max(1e-12);
+        let survival = (0..=GRID).map(|i| (tail(i as f64 * step) / at_zero).min(1.0)).collect();
+        Arc::new(Outlook { beyond: Some(beyond), ..Outlook::from_survival(survival, step, p) })
+    }
+
+    fn from_survival(survival: Vec<f64>, step: f64, p: &PollPolicy) -> Outlook {
+        let known = survival.iter().position(|s| *s < KNOWN).unwrap_or(GRID);
+        let dense = dense_runs(&survival[..=known.min(GRID)], step, shortest(p).as_secs_f64());
+        Outlook { step, survival, dense, end: known as f64 * step, beyond: None }
+    }
+
+    fn survival(&self, age: f64) -> f64 {
+        let x = (age / self.step).max(0.0);
+        let i = x.floor() as usize;
+        match (self.survival.get(i), self.survival.get(i + 1)) {
+            (Some(a), Some(b)) => a + (b - a) * (x - i as f64),
+            (Some(a), None) => *a,
+            _ => 0.0,
+        }
+    }
+
+    /// Chance of finishing within `within` for a task still running at `age`.
+    pub fn likelihood(&self, age: Duration, within: Duration) -> f64 {
+        let (a, w) = (age.as_secs_f64(), within.as_secs_f64());
+        if a >= self.end {
+            // Overdue: no telling; rank it with the middling ones.
+            return self.beyond.as_ref().map_or(0.05, |b| b.likelihood(age, within));
+        }
+        let now = self.survival(a).max(KNOWN);
+        ((now - self.survival(a + w)) / now).clamp(0.0, 1.0)
+    }
+
+    /// The wait before the next poll of a task still running at `age`.
+    pub fn wait(&self, age: Duration, p: &PollPolicy) -> Duration {
+        let a = age.as_secs_f64();
+        let (short, long) = (shortest(p).as_secs_f64(), p.max.as_secs_f64().max(shortest(p).as_secs_f64()));
+        if a >= self.end {
+            if let Some(beyond) = &self.beyond {
+                return beyond.wait(age, p);
+            }
+            // Outlived everything known: slow down by one base interval per minute overdue.
+            let grown = short + p.base.as_secs_f64() * (a - self.end) / 60.0;
+            return Duration::from_secs_f64(grown.min(long));
+        }
+        let wait = match self.dense.iter().find(|(_, to)| *to > a) {
+            Some((from, _)) if *from <= a => short,
+            Some((from, _)) => from - a,
+            None => self.end - a,
+        };
+        Duration::from_secs_f64(wait.clamp(short, long))
+    }
+}
+
+/// The age ranges polled densely: everywhere finishes are known to happen, except the grid
+/// cells of lowest hazard (chance of finishing there, for a task still running) holding
+/// `LATE_SHARE` of all finishes. Gaps shorter than two dense intervals save nothing and stay
+/// dense.
+fn dense_runs(survival: &[f64], step: f64, shortest: f64) -> Vec<(f64, f64)> {
+    let cells = survival.len().saturating_sub(1);
+    let mass = |i: usize| (survival[i] - survival[i + 1]).max(0.0);
+    let mut order: Vec<usize> = (0..cells).collect();
+    order.sort_by(|a, b| (mass(*a) / survival[*a]).total_cmp(&(mass(*b) / survival[*b])).then(a.cmp(b)));
+    let mut sparse = vec![false; cells];
+    let mut late = 0.0;
+    for i in order {
+        if late + mass(i) > LATE_SHARE {
+            break;
+        }
+        late += mass(i);
+        sparse[i] = true;
+    }
+    let mut runs: Vec<(f64, f64)> = Vec::new();
+    for (i, is_sparse) in sparse.iter().enumerate() {
+        if *is_sparse {
+            continue;
+        }
+        let (from, to) = (i as f64 * step, (i + 1) as f64 * step);
+        match runs.last_mut() {
+            Some(last) if from - last.1 < 2.0 * shortest => last.1 = to,
+            _ => runs.push((from, to)),
+        }
+    }
+    runs
+}
+
+// ---- learning
+
+/// What render times are grouped by: the model, and finer when there is enough history.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct Kind {
+    pub model: String,
+    pub seconds: i64,
+    pub resolution: String,
+}
+
+impl Kind {
+    pub fn of(r: &TaskRecord) -> Kind {
+        Kind { model: r.model.clone(), seconds: r.seconds, resolution: r.resolution.clone() }
+    }
+}
+
+/// Samples kept per model and per kind.
+const SAMPLES: usize = 50;
+/// Fewer samples than this and a model's history gives no estimate of its own.
+const MIN_SAMPLES: usize = 3;
+/// Kinds remembered; the one recorded least recently is forgotten first.
+const KINDS: usize = 64;
+
+/// Total times (seconds, newest first) per model and per kind, learned from history and from
+/// this run, with the outlooks made from them.
 #[derive(Debug, Clone, Default)]
 pub struct RenderStats {
     by_model: HashMap<String, Vec<f64>>,
+    /// With the record count when last recorded, to forget the stalest kind.
+    by_kind: HashMap<Kind, (u64, Vec<f64>)>,
+    recorded: u64,
+    /// Outlooks made for `policy`, per kind and per model (`Kind::whole`); a model's are
+    /// dropped when its samples change.
+    outlooks: HashMap<Kind, Arc<Outlook>>,
+    prior: Option<Arc<Outlook>>,
+    policy: Option<PollPolicy>,
 }
 
-/// Samples kept per model.
-const SAMPLES: usize = 50;
-/// Fewer samples than this and the history says nothing.
-const MIN_SAMPLES: usize = 3;
+impl Kind {
+    /// Stands for every kind of a model.
+    fn whole(model: &str) -> Kind {
+        Kind { model: model.to_string(), seconds: -1, resolution: String::new() }
+    }
+}
 
 impl RenderStats {
     pub fn new(by_model: HashMap<String, Vec<f64>>) -> RenderStats {
-        RenderStats { by_model }
+        RenderStats { by_model, ..RenderStats::default() }
     }
 
-    pub fn record(&mut self, model: &str, seconds: f64) {
-        let list = self.by_model.entry(model.to_string()).or_default();
+    pub fn record(&mut self, kind: &Kind, seconds: f64) {
+        self.recorded += 1;
+        let list = self.by_model.entry(kind.model.clone()).or_default();
         list.insert(0, seconds);
         list.truncate(SAMPLES);
+        if !self.by_kind.contains_key(kind)
+            && self.by_kind.len() >= KINDS
+            && let Some(stalest) = self.by_kind.iter().min_by_key(|(_, v)| v.0).map(|(k, _)| k.clone())
+        {
+            self.by_kind.remove(&stalest);
+            self.outlooks.remove(&stalest);
+        }
+        let (at, list) = self.by_kind.entry(kind.clone()).or_default();
+        *at = self.recorded;
+        list.insert(0, seconds);
+        list.truncate(SAMPLES);
+        self.outlooks.retain(|k, _| k.model != kind.model);
     }
 
     pub fn quantile(&self, model: &str, q: f64) -> Option<Duration> {
@@ -125,99 +487,36 @@ impl RenderStats {
         self.quantile(model, 0.5)
     }
 
-    /// An early estimate (lower quartile): polls aim here so a fast render is not noticed late.
-    pub fn early(&self, model: &str) -> Option<Duration> {
-        self.quantile(model, 0.25)
+    /// The outlook for a kind of task under `policy`: its own history when there is enough,
+    /// then its model's, then the spec's prior, each taking over where the one before knows
+    /// nothing (as for tasks of this run that are still running past every finish seen so far).
+    pub fn outlook(&mut self, kind: &Kind, policy: &PollPolicy) -> Arc<Outlook> {
+        if self.policy != Some(*policy) {
+            self.outlooks.clear();
+            self.prior = None;
+            self.policy = Some(*policy);
+        }
+        if let Some(o) = self.outlooks.get(kind) {
+            return o.clone();
+        }
+        let prior = self.prior.get_or_insert_with(|| Arc::new(Outlook::prior(policy))).clone();
+        let whole = Kind::whole(&kind.model);
+        let model = match self.outlooks.get(&whole) {
+            Some(o) => o.clone(),
+            None => {
+                let samples = self.by_model.get(&kind.model).map_or(&[][..], Vec::as_slice);
+                let o = Outlook::learned(samples, policy, prior);
+                self.outlooks.insert(whole, o.clone());
+                o
+            }
+        };
+        let samples = self.by_kind.get(kind).map_or(&[][..], |(_, l)| l.as_slice());
+        let own = Outlook::learned(samples, policy, model);
+        self.outlooks.insert(kind.clone(), own.clone());
+        own
     }
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn s(x: f64) -> Duration {
-        Duration::from_secs_f64(x)
-    }
-
-    #[test]
-    fn interval_table() {
-        let p = PollPolicy::default();
-        let cases = [
-            // (age s, in flight, expected left s, want s)
-            (0.0, 1, None, 5.0),
-            (59.0, 1, None, 5.0),
-            (120.0, 1, None, 10.0),
-            (180.0, 1, None, 15.0),
-            (3000.0, 1, None, 60.0),
-            (0.0, 100, None, 12.5),
-            (0.0, 1000, None, 125.0),
-            (0.0, 1, Some(40.0), 40.0),
-            (0.0, 1, Some(300.0), 60.0),
-            (0.0, 1, Some(2.0), 5.0),
-        ];
-        for (age, n, left, want) in cases {
-            let got = interval(&p, s(age), n, left.map(s));
-            assert!((got.as_secs_f64() - want).abs() < 1e-9, "age {age} n {n} left {left:?}: {got:?}");
-        }
-    }
-
-    #[test]
-    fn polling_stays_within_the_budget_whatever_the_load() {
-        let p = PollPolicy::default();
-        for n in [1, 10, 50, 100, 1_000, 10_000] {
-            let per_task = interval(&p, Duration::ZERO, n, None).as_secs_f64();
-            let rate = n as f64 / per_task;
-            assert!(rate <= f64::from(p.budget_per_sec) * LOAD_SHARE + 1e-9, "{n} tasks: {rate}/s");
-        }
-    }
-
-    #[test]
-    fn backoff_doubles_caps_and_jitters() {
-        let p = PollPolicy::default();
-        let cases = [
-            (1, 0.5, 2.0),
-            (2, 0.5, 4.0),
-            (3, 0.5, 8.0),
-            (7, 0.5, 120.0),
-            (40, 0.5, 120.0),
-            (1, 0.0, 1.6),
-            (1, 1.0, 2.4),
-        ];
-        for (failures, jitter, want) in cases {
-            let got = backoff(&p, failures, jitter).as_secs_f64();
-            assert!((got - want).abs() < 1e-9, "{failures} {jitter}: {got}");
-        }
-    }
-
-    #[test]
-    fn rate_window_never_lets_more_than_the_budget_through_in_any_window() {
-        let start = Instant::now();
-        let mut w = RateWindow::new(10);
-        let mut sent = Vec::new();
-        let mut now = start;
-        while now < start + Duration::from_secs(5) {
-            match w.try_acquire(now) {
-                Ok(()) => sent.push(now),
-                Err(at) => assert!(at > now),
-            }
-            now += Duration::from_millis(7);
-        }
-        for (i, t) in sent.iter().enumerate() {
-            let in_window = sent[i..].iter().take_while(|u| u.duration_since(*t) < Duration::from_secs(1)).count();
-            assert!(in_window <= 10, "{in_window} in the window starting at {i}");
-        }
-        assert!(sent.len() >= 45, "the budget is used, not starved: {}", sent.len());
-    }
-
-    #[test]
-    fn render_stats_need_history_and_use_quantiles() {
-        let mut r = RenderStats::default();
-        assert_eq!(r.expected("m"), None);
-        for secs in [100.0, 60.0, 80.0, 120.0, 90.0] {
-            r.record("m", secs);
-        }
-        assert_eq!(r.expected("m"), Some(s(90.0)));
-        assert_eq!(r.early("m"), Some(s(80.0)));
-        assert_eq!(r.expected("other"), None);
-    }
-}
+#[path = "schedule_tests.rs"]
+mod tests;

@@ -5,7 +5,7 @@ use std::time::Duration;
 use serde_json::{Value, json};
 
 use super::download::{FetchError, Saved};
-use super::schedule::{PollPolicy, backoff, interval};
+use super::schedule::{Pace, PollPolicy, backoff, next_poll};
 use crate::api::client::unusable_task_id;
 use crate::api::types::message_of;
 use crate::api::{ApiError, Status, VideoTask};
@@ -38,9 +38,8 @@ pub struct Ctx {
     pub policy: PollPolicy,
     /// URL lifetime assumed when the service does not say (no `expires_at`).
     pub url_ttl: Duration,
-    pub in_flight: usize,
-    /// Time until the model's early-estimate finish, from history.
-    pub expected_left: Option<Duration>,
+    /// What decides the next poll of a running task: its outlook, its last progress, the budget.
+    pub pace: Pace,
     /// In [0, 1): spreads back-offs.
     pub jitter: f64,
 }
@@ -74,7 +73,8 @@ fn apply_status(mut r: TaskRecord, task: &VideoTask, ctx: &Ctx) -> Step {
     r.progress = task.progress.or(r.progress);
     r.remote_created_at = r.remote_created_at.or(task.created_at);
     let stalled = age(&r, ctx.now_ms) > ctx.policy.client_timeout;
-    let running = interval(&ctx.policy, age(&r, ctx.now_ms), ctx.in_flight, ctx.expected_left);
+    let progress = if task.status == Status::InProgress { task.progress } else { None };
+    let running = next_poll(&ctx.pace, progress, ctx.now_ms);
     let (next, detail) = match (&task.status, &task.url) {
         (Status::Completed, Some(url)) => {
             r.state = LocalState::Completed;

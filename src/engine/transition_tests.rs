@@ -2,6 +2,7 @@ use serde_json::json;
 
 use super::*;
 use crate::api::ErrorBody;
+use crate::engine::schedule::Pace;
 
 const NOW: i64 = 1_800_000_000_000;
 
@@ -20,8 +21,7 @@ fn ctx() -> Ctx {
         now_ms: NOW,
         policy: PollPolicy::default(),
         url_ttl: Duration::from_secs(3600),
-        in_flight: 1,
-        expected_left: None,
+        pace: Pace::steady(Duration::from_secs(5)),
         jitter: 0.5,
     }
 }

@@ -1,0 +1,249 @@
+use std::collections::HashMap;
+use std::sync::Arc;
+
+use super::*;
+
+fn s(x: f64) -> Duration {
+    Duration::from_secs_f64(x)
+}
+
+#[test]
+fn backoff_doubles_caps_and_jitters() {
+    let p = PollPolicy::default();
+    let cases =
+        [(1, 0.5, 2.0), (2, 0.5, 4.0), (3, 0.5, 8.0), (7, 0.5, 120.0), (40, 0.5, 120.0), (1, 0.0, 1.6), (1, 1.0, 2.4)];
+    for (failures, jitter, want) in cases {
+        let got = backoff(&p, failures, jitter).as_secs_f64();
+        assert!((got - want).abs() < 1e-9, "{failures} {jitter}: {got}");
+    }
+}
+
+#[test]
+fn rate_window_never_lets_more_than_the_budget_through_in_any_window() {
+    let start = Instant::now();
+    let mut w = RateWindow::new(10);
+    let mut sent = Vec::new();
+    let mut now = start;
+    while now < start + Duration::from_secs(5) {
+        match w.try_acquire(now) {
+            Ok(()) => sent.push(now),
+            Err(at) => assert!(at > now),
+        }
+        now += Duration::from_millis(7);
+    }
+    for (i, t) in sent.iter().enumerate() {
+        let in_window = sent[i..].iter().take_while(|u| u.duration_since(*t) < Duration::from_secs(1)).count();
+        assert!(in_window <= 10, "{in_window} in the window starting at {i}");
+    }
+    assert!(sent.len() >= 45, "the budget is used, not starved: {}", sent.len());
+}
+
+#[test]
+fn render_stats_need_history_and_use_quantiles() {
+    let mut r = RenderStats::default();
+    assert_eq!(r.expected("m"), None);
+    let kind = Kind { model: "m".into(), seconds: 5, resolution: "720P".into() };
+    for secs in [100.0, 60.0, 80.0, 120.0, 90.0] {
+        r.record(&kind, secs);
+    }
+    assert_eq!(r.expected("m"), Some(s(90.0)));
+    assert_eq!(r.quantile("m", 0.25), Some(s(80.0)));
+    assert_eq!(r.expected("other"), None);
+}
+
+fn close(got: Duration, want: f64) -> bool {
+    (got.as_secs_f64() - want).abs() < 1e-6
+}
+
+#[test]
+fn the_spec_prior_polls_densely_from_just_past_a_minute_and_slows_when_overdue() {
+    let p = PollPolicy::default();
+    let prior = Outlook::prior(&p);
+    // The prior spreads finishes over 60 to 300 s; the 3.5% least likely (60 to 68 s) are the
+    // ones allowed to be seen late, so dense polling starts at 68 s.
+    let cases = [
+        // (age s, wait s)
+        (5.0, 63.0),
+        (60.0, 8.0),
+        (65.0, 4.75),
+        (68.0, 4.75),
+        (200.0, 4.75),
+        (299.0, 4.75),
+        // Past everything the prior expects: one more base interval per minute overdue, capped.
+        (300.0, 4.75),
+        (360.0, 9.75),
+        (1200.0, 79.75),
+        (3000.0, 90.0),
+    ];
+    for (age, want) in cases {
+        let got = prior.wait(s(age), &p);
+        assert!(close(got, want), "age {age}: {got:?}, want {want}");
+    }
+}
+
+fn spread(from: f64, to: f64, n: usize) -> Vec<f64> {
+    (0..n).map(|i| from + (to - from) * i as f64 / (n - 1) as f64).collect()
+}
+
+#[test]
+fn a_learned_outlook_polls_sparsely_before_and_between_likely_finishes() {
+    let p = PollPolicy::default();
+    let prior = Arc::new(Outlook::prior(&p));
+    let narrow = Outlook::learned(&spread(100.0, 110.0, 50), &p, prior.clone());
+    let two = [spread(70.0, 80.0, 25), spread(220.0, 230.0, 25)].concat();
+    let bimodal = Outlook::learned(&two, &p, prior.clone());
+    let dense = shortest(&p).as_secs_f64();
+    // (name, outlook, age s, lowest wait s, highest wait s)
+    let cases: [(&str, &Outlook, f64, f64, f64); 9] = [
+        ("narrow: the first wait goes far", &narrow, 5.0, 80.0, 90.0),
+        ("narrow: waits for the first likely finish", &narrow, 60.0, 25.0, 40.0),
+        ("narrow: dense where finishes are", &narrow, 104.0, dense, dense),
+        ("narrow: past them, the prior takes over", &narrow, 200.0, dense, dense),
+        ("bimodal: dense in the first mode", &bimodal, 75.0, dense, dense),
+        ("bimodal: sparse between the modes", &bimodal, 120.0, 60.0, 90.0),
+        ("bimodal: dense in the second mode", &bimodal, 225.0, dense, dense),
+        ("bimodal: sparse before the first", &bimodal, 10.0, 25.0, 60.0),
+        ("prior: as above", &prior, 5.0, 63.0, 63.0),
+    ];
+    for (name, outlook, age, lo, hi) in cases {
+        let got = outlook.wait(s(age), &p).as_secs_f64();
+        assert!(got >= lo - 1e-6 && got <= hi + 1e-6, "{name}: {got} s not in {lo}..={hi}");
+    }
+    let few = Outlook::learned(&spread(100.0, 110.0, 9), &p, prior.clone());
+    assert_eq!(*few, *prior, "too few samples: the prior decides");
+}
+
+#[test]
+fn likelihood_grows_toward_the_likely_finish() {
+    let p = PollPolicy::default();
+    let narrow = Outlook::learned(&spread(100.0, 110.0, 50), &p, Arc::new(Outlook::prior(&p)));
+    let at = |age: f64| narrow.likelihood(s(age), shortest(&p));
+    assert!(at(30.0) < 1e-3, "{}", at(30.0));
+    assert!(at(95.0) < at(104.0), "{} {}", at(95.0), at(104.0));
+    assert!(at(108.0) > 0.5, "{}", at(108.0));
+    // Past the learned finishes the prior ranks the task.
+    let prior = Outlook::prior(&p);
+    assert!((narrow.likelihood(s(250.0), shortest(&p)) - prior.likelihood(s(250.0), shortest(&p))).abs() < 1e-9);
+}
+
+#[test]
+fn remaining_time_by_progress_table() {
+    let at = |ms: i64, progress: f64| Sighting { at_ms: ms, progress };
+    let inf = f64::INFINITY;
+    let cases = [
+        // (previous, now, (earliest, latest) s)
+        (at(0, 10.0), at(10_000, 20.0), Some((79.0 * 10.0 / 11.0, 80.0 * 10.0 / 9.0))),
+        (at(0, 50.0), at(20_000, 51.0), Some((48.0 * 20.0 / 2.0, inf))),
+        (at(0, 0.0), at(10_000, 50.0), Some((0.0, 10.0))),
+        (at(0, 40.0), at(10_000, 40.0), None),
+        (at(0, 40.0), at(10_000, 30.0), None),
+        (at(0, 40.0), at(0, 50.0), None),
+        (at(0, 0.0), at(10_000, 0.0), None),
+        (at(0, 40.0), at(10_000, 100.0), None),
+    ];
+    for (prev, now, want) in cases {
+        let got = remaining(prev, now);
+        match (got, want) {
+            (Some((a, b)), Some((c, d))) => {
+                assert!((a - c).abs() < 1e-9 && (b == d || (b - d).abs() < 1e-9), "{prev:?} {now:?}: {got:?}")
+            }
+            _ => assert_eq!(got, want, "{prev:?} {now:?}"),
+        }
+    }
+}
+
+#[test]
+fn next_poll_table() {
+    let pace = Pace {
+        planned: s(60.0),
+        likelihood: 0.01,
+        shortest: s(4.75),
+        longest: s(90.0),
+        previous: None,
+        rationing: None,
+    };
+    let seen = |ms: i64, progress: f64| Some(Sighting { at_ms: ms, progress });
+    let binding = Some(Rationing { per_likelihood: 0.1, longest: s(120.0) });
+    let cases = [
+        // (name, previous, progress now (at 10 s, or 20/30 s where said), rationing, wait s)
+        ("no progress: the outlook's wait", None, None, None, 60.0),
+        ("first reading: the outlook's wait", None, Some(30.0), None, 60.0),
+        ("pinned down: at the latest moment, never under the shortest", seen(0, 50.0), Some(90.0), None, 4.75),
+        ("not yet pinned down: at the earliest moment", seen(-20_000, 80.0), Some(90.0), None, 9.0 * 30.0 / 11.0),
+        ("only a latest moment, sooner than planned", seen(-10_000, 0.0), Some(80.0), None, 20.0 * 20.0 / 80.0),
+        ("only a latest moment, later than planned", seen(0, 0.0), Some(5.0), None, 60.0),
+        ("the budget binds: stretched by likelihood", None, None, binding, 100.0),
+    ];
+    for (name, previous, progress, rationing, want) in cases {
+        let got = next_poll(&Pace { previous, rationing, ..pace }, progress, 10_000);
+        assert!(close(got, want), "{name}: {got:?}, want {want}");
+    }
+    let likely = Pace { planned: s(4.75), likelihood: 0.25, rationing: binding, ..pace };
+    assert!(close(next_poll(&likely, None, 0), 20.0), "likelier finishes wait less");
+}
+
+#[test]
+fn rationing_spends_the_budget_on_likely_finishes_and_never_more() {
+    let dense = 1.0 / 4.75;
+    assert_eq!(ration(&[(dense, 0.5); 10], 8.0, s(90.0)), None, "10 tasks fit in 8 polls/s");
+    for n in [50usize, 100, 1_000, 10_000] {
+        let wants: Vec<(f64, f64)> = (0..n).map(|i| (dense, (i % 10) as f64 / 10.0)).collect();
+        let r = ration(&wants, 8.0, s(90.0)).expect("binds");
+        let rates: Vec<f64> = wants
+            .iter()
+            .map(|(want, p)| 1.0 / rationed(Duration::from_secs_f64(1.0 / want), *p, Some(r)).as_secs_f64())
+            .collect();
+        let total: f64 = rates.iter().sum();
+        assert!((7.9..=8.0 + 1e-6).contains(&total), "{n} tasks: {total} polls/s");
+        assert!(rates[9] >= rates[5] && rates[5] >= rates[1] && rates[1] >= rates[0], "{n}: {:?}", &rates[..10]);
+        assert!(rates.iter().all(|r| *r >= 1.0 / (90f64.max(n as f64 / 8.0)) - 1e-9), "{n}: none starves");
+    }
+}
+
+#[test]
+fn the_rationer_works_the_sharing_out_once_a_second_and_says_when_the_budget_binds() {
+    let t0 = Instant::now();
+    let mut r = Rationer::default();
+    assert!(r.due(t0));
+    assert!(!r.update(&[(0.2, 0.5); 10], 8.0, s(90.0), t0), "fits: nothing changes");
+    assert!(!r.due(t0 + s(0.5)) && r.due(t0 + s(1.0)));
+    assert!(r.update(&[(0.2, 0.5); 100], 8.0, s(90.0), t0 + s(1.0)), "starts binding");
+    assert!(r.current().is_some());
+    assert!(r.update(&[(0.2, 0.5); 10], 8.0, s(90.0), t0 + s(2.0)), "stops binding");
+}
+
+#[test]
+fn outlooks_come_from_the_kind_then_the_model_then_the_prior() {
+    let p = PollPolicy::default();
+    let kind = |res: &str| Kind { model: "m".into(), seconds: 5, resolution: res.into() };
+    let dense = shortest(&p);
+    let mut r = RenderStats::new(HashMap::from([("m".to_string(), spread(95.0, 105.0, 50))]));
+    assert_eq!(r.outlook(&kind("720P"), &p).wait(s(100.0), &p), dense, "the model's history");
+    assert!(r.outlook(&kind("720P"), &p).wait(s(30.0), &p) > dense);
+    for secs in spread(200.0, 210.0, 10) {
+        r.record(&kind("1080P"), secs);
+    }
+    let own = r.outlook(&kind("1080P"), &p);
+    assert!(own.wait(s(100.0), &p) > dense, "its own history says 1080P takes longer");
+    assert_eq!(own.wait(s(205.0), &p), dense);
+    assert_eq!(r.outlook(&kind("720P"), &p).wait(s(100.0), &p), dense, "other kinds keep the model's");
+    // A first run learns from its fastest tasks first: those still running past every finish
+    // seen so far are handed to the prior, not left to slow down.
+    let mut first = RenderStats::default();
+    for secs in spread(65.0, 75.0, 12) {
+        first.record(&kind("720P"), secs);
+    }
+    assert_eq!(first.outlook(&kind("720P"), &p).wait(s(150.0), &p), dense);
+    assert!(first.outlook(&kind("720P"), &p).wait(s(20.0), &p) > dense);
+}
+
+#[test]
+fn kinds_are_bounded_and_the_stalest_is_forgotten() {
+    let mut r = RenderStats::default();
+    for i in 0..(KINDS as i64 + 10) {
+        r.record(&Kind { model: "m".into(), seconds: i, resolution: "720P".into() }, 100.0);
+    }
+    assert_eq!(r.by_kind.len(), KINDS);
+    assert!(!r.by_kind.contains_key(&Kind { model: "m".into(), seconds: 0, resolution: "720P".into() }));
+    assert_eq!(r.by_model["m"].len(), SAMPLES);
+}
