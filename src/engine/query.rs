@@ -48,6 +48,15 @@ pub fn unfinished(db: &Path) -> Result<Vec<TaskRecord>, QueryError> {
     Ok(tasks::unfinished(&open_reader(db)?)?)
 }
 
+/// What the dashboard shows when it opens: every unfinished task, and those that changed in the
+/// since `since_ms` (what happened while no dashboard was open: the engine process goes on).
+pub fn on_opening(db: &Path, since_ms: i64) -> Result<Vec<TaskRecord>, QueryError> {
+    if !db.exists() {
+        return Ok(Vec::new());
+    }
+    Ok(tasks::unfinished_or_since(&open_reader(db)?, since_ms, 500)?)
+}
+
 /// A task with its timeline.
 pub fn show(db: &Path, id: i64) -> Result<(TaskRecord, Vec<EventRecord>), QueryError> {
     let conn = open_reader(db)?;

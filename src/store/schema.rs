@@ -162,6 +162,11 @@ pub const MIGRATIONS: &[&str] = &[
         UPDATE tasks SET parent_id = NULL WHERE id = new.id;
     END;
     "#,
+    // 4: what changed while no dashboard was open.
+    r#"
+    -- The dashboard at start: the tasks that changed since a given time (WHERE updated_at >= ?).
+    CREATE INDEX tasks_by_updated ON tasks(updated_at);
+    "#,
 ];
 
 pub fn version(conn: &Connection) -> Result<usize, StoreError> {

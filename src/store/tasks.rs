@@ -318,6 +318,21 @@ pub fn holder_of(conn: &Connection, remote_id: &str, base_url: &str, except: i64
     Ok(stmt.query_row(params![remote_id, base_url, except], |r| r.get(0)).optional()?)
 }
 
+/// The tasks that are unfinished or changed since `since` (Unix ms), at most `limit` of the
+/// latest, oldest first.
+pub fn unfinished_or_since(conn: &Connection, since: i64, limit: usize) -> Result<Vec<TaskRecord>, StoreError> {
+    let mut out = unfinished(conn)?;
+    let seen: std::collections::HashSet<i64> = out.iter().map(|t| t.id).collect();
+    let recent = collect(
+        conn,
+        &format!("SELECT {COLUMNS} FROM tasks WHERE updated_at >= ?1 ORDER BY updated_at DESC LIMIT ?2"),
+        params![since, limit as i64],
+    )?;
+    out.extend(recent.into_iter().filter(|t| !seen.contains(&t.id)));
+    out.sort_by_key(|t| t.id);
+    Ok(out)
+}
+
 pub fn events(conn: &Connection, task_id: i64) -> Result<Vec<EventRecord>, StoreError> {
     let mut stmt = conn.prepare_cached("SELECT at, state, detail FROM events WHERE task_id = ?1 ORDER BY at, id")?;
     let rows = stmt
@@ -424,6 +439,23 @@ mod tests {
         assert_eq!(events(&conn, t.id).expect("events")[0].state, "waiting");
         t.id = 999;
         assert!(matches!(save(&conn, &t), Err(StoreError::Missing(999))));
+    }
+
+    #[test]
+    fn opening_shows_the_unfinished_and_what_changed_since() {
+        let conn = db();
+        let mut rows = Vec::new();
+        for (updated, state) in
+            [(1_000, LocalState::Downloaded), (5_000, LocalState::Failed), (2_000, LocalState::InProgress)]
+        {
+            let mut t = insert(&conn, &new_task("p")).expect("insert");
+            t.state = state;
+            t.updated_at = updated;
+            save(&conn, &t).expect("save");
+            rows.push(t.id);
+        }
+        let ids: Vec<i64> = unfinished_or_since(&conn, 4_000, 10).expect("read").iter().map(|t| t.id).collect();
+        assert_eq!(ids, vec![rows[1], rows[2]], "the one that changed since, and the unfinished one");
     }
 
     #[test]

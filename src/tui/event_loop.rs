@@ -35,6 +35,9 @@ fn action_of(input: Input) -> Option<Action> {
     }
 }
 
+/// Tasks that changed this recently are shown when the dashboard opens, besides unfinished ones.
+const RECENT: Duration = Duration::from_secs(12 * 3600);
+
 /// The dashboard with its engine running, before it has a screen.
 pub struct Dashboard {
     settings: Settings,
@@ -155,7 +158,9 @@ where
     {
         let (tx, db) = (cx.actions.clone(), cx.db.clone());
         tokio::task::spawn_blocking(move || {
-            if let Ok(records) = query::unfinished(&db) {
+            // What went on while no dashboard was open (the engine process kept working).
+            let since = now_ms() - RECENT.as_millis() as i64;
+            if let Ok(records) = query::on_opening(&db, since) {
                 let _ = tx.send(Action::Loaded(records));
             }
         });
