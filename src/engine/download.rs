@@ -9,9 +9,14 @@
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
+use std::io::Write;
+
+use bytes::Bytes;
 use sha2::{Digest, Sha256};
 use thiserror::Error;
 use tokio::io::{AsyncReadExt, AsyncSeekExt, AsyncWriteExt};
+use tokio::sync::mpsc;
+use tokio::task::JoinHandle;
 
 use crate::api::download::Validator;
 use crate::api::{ApiError, Client, Download};
@@ -185,20 +190,72 @@ impl Watch {
     }
 }
 
-/// Downloads `url` to `path`, resuming from `path.part` if an earlier attempt left one.
-pub async fn fetch(
-    client: &Client,
-    url: &str,
-    path: &Path,
-    stall: StallRule,
-    progress: Progress<'_>,
-) -> Result<Saved, FetchError> {
-    let dir = path.parent().ok_or_else(|| FetchError::Retry(format!("{} has no folder", path.display())))?;
-    tokio::fs::create_dir_all(dir).await.map_err(|e| io("cannot create", dir, e))?;
+/// Chunks queued for the writer. hyper hands over up to about 400 KiB at a time, so this bounds
+/// what one download holds in memory to a few MiB; 4 to 64 measured the same.
+const QUEUE: usize = 8;
+
+/// The body on its way to disk: `std::fs::File` writes on one blocking thread fed by a bounded
+/// channel of `Bytes` (refcounted: nothing is copied). A `tokio::fs::File` copies every write
+/// into its own buffer and hops to the blocking pool for each; here the receiving task only
+/// hashes and hands over, so hashing one chunk overlaps writing the previous ones.
+struct Writer {
+    tx: mpsc::Sender<Bytes>,
+    job: JoinHandle<std::io::Result<std::fs::File>>,
+}
+
+impl Writer {
+    fn start(mut file: std::fs::File) -> Writer {
+        let (tx, mut rx) = mpsc::channel::<Bytes>(QUEUE);
+        let job = tokio::task::spawn_blocking(move || {
+            while let Some(chunk) = rx.blocking_recv() {
+                file.write_all(&chunk)?;
+            }
+            Ok(file)
+        });
+        Writer { tx, job }
+    }
+
+    /// Queues `chunk`, waiting only while the writer is `QUEUE` chunks behind.
+    async fn write(&mut self, chunk: Bytes) -> std::io::Result<()> {
+        if self.tx.send(chunk).await.is_ok() {
+            return Ok(());
+        }
+        // The writer stops early only on an error, which is the one to report.
+        match (&mut self.job).await {
+            Ok(Err(e)) => Err(e),
+            Ok(Ok(_)) => Err(std::io::Error::other("the writer stopped")),
+            Err(e) => Err(std::io::Error::other(e)),
+        }
+    }
+
+    /// Waits until everything queued is written, then fsyncs if asked.
+    async fn close(self, sync: bool) -> std::io::Result<()> {
+        drop(self.tx);
+        let file = self.job.await.map_err(std::io::Error::other)??;
+        if sync {
+            tokio::task::spawn_blocking(move || file.sync_all()).await.map_err(std::io::Error::other)??;
+        }
+        Ok(())
+    }
+}
+
+/// A transfer ready to continue: the `.part` file positioned after what is kept, the hash of
+/// those bytes, and the first new bytes (those that came with the overlap of a resume).
+struct Opened {
+    download: Download,
+    file: tokio::fs::File,
+    hasher: Sha256,
+    kept: u64,
+    first: Bytes,
+    watch: Watch,
+}
+
+/// Opens the transfer, resuming from `path.part` when what the server sends again matches it.
+async fn open(client: &Client, url: &str, path: &Path, stall: StallRule) -> Result<Opened, FetchError> {
     let part = part_path(path);
     // A resume the server answers wrongly (another range, other bytes) starts over, once.
     let mut fresh = false;
-    let (mut download, mut file, mut hasher, mut written, mut watch) = loop {
+    loop {
         let have = if fresh { 0 } else { tokio::fs::metadata(&part).await.map(|m| m.len()).unwrap_or(0) };
         // A short piece is not worth verifying: fetch it again.
         let ask = have.saturating_sub(OVERLAP);
@@ -223,7 +280,7 @@ pub async fn fetch(
             // The whole file (nothing to resume, a changed file, or a server that ignores Range).
             file.set_len(0).await.map_err(|e| io("cannot truncate", &part, e))?;
             save_validator(path, &download.validator).await;
-            break (download, file, Sha256::new(), 0, watch);
+            return Ok(Opened { download, file, hasher: Sha256::new(), kept: 0, first: Bytes::new(), watch });
         }
         // Compare what the server sends again with what is on disk, then append after it.
         let on_disk = read_range(&part, download.start, have - download.start).await?;
@@ -243,48 +300,69 @@ pub async fn fetch(
         file.set_len(have).await.map_err(|e| io("cannot truncate", &part, e))?;
         hash_prefix(&part, have, &mut hasher).await?;
         file.seek(std::io::SeekFrom::Start(have)).await.map_err(|e| io("cannot write", &part, e))?;
-        let rest = &sent[on_disk.len()..];
-        file.write_all(rest).await.map_err(|e| io("cannot write", &part, e))?;
-        hasher.update(rest);
-        break (download, file, hasher, have + rest.len() as u64, watch);
-    };
-    let total = download.total;
-    progress(written, total);
-    let mut last_report = Instant::now();
-    loop {
-        match watch.chunk(&mut download).await {
-            Ok(Some(chunk)) => {
-                file.write_all(&chunk).await.map_err(|e| io("cannot write", &part, e))?;
-                hasher.update(&chunk);
-                written += chunk.len() as u64;
-                if let Some(t) = total
-                    && written > t
-                {
-                    return Err(FetchError::Retry(format!("got more than the {t} bytes announced")));
-                }
-                if last_report.elapsed().as_millis() >= 100 {
-                    progress(written, total);
-                    last_report = Instant::now();
-                }
-            }
-            Ok(None) => break,
-            Err(e) => {
-                let _ = file.flush().await;
-                return Err(match e {
-                    FetchError::Retry(m) => FetchError::Retry(format!("{m} (after {written} bytes)")),
-                    other => other,
-                });
-            }
-        }
+        let first = Bytes::from(sent).slice(on_disk.len()..);
+        return Ok(Opened { download, file, hasher, kept: have, first, watch });
     }
-    file.flush().await.map_err(|e| io("cannot write", &part, e))?;
+}
+
+/// Downloads `url` to `path`, resuming from `path.part` if an earlier attempt left one.
+pub async fn fetch(
+    client: &Client,
+    url: &str,
+    path: &Path,
+    stall: StallRule,
+    progress: Progress<'_>,
+) -> Result<Saved, FetchError> {
+    let dir = path.parent().ok_or_else(|| FetchError::Retry(format!("{} has no folder", path.display())))?;
+    tokio::fs::create_dir_all(dir).await.map_err(|e| io("cannot create", dir, e))?;
+    let part = part_path(path);
+    let Opened { mut download, file, mut hasher, kept, first, mut watch } = open(client, url, path, stall).await?;
+    let mut writer = Writer::start(file.into_std().await);
+    let total = download.total;
+    progress(kept, total);
+    let mut written = kept;
+    let mut last_report = Instant::now();
+    let mut next = (!first.is_empty()).then_some(first);
+    let received = loop {
+        let chunk = match next.take() {
+            Some(chunk) => chunk,
+            None => match watch.chunk(&mut download).await {
+                Ok(Some(chunk)) => chunk,
+                Ok(None) => break Ok(()),
+                Err(e) => break Err(e),
+            },
+        };
+        written += chunk.len() as u64;
+        if let Some(t) = total
+            && written > t
+        {
+            break Err(FetchError::Retry(format!("got more than the {t} bytes announced")));
+        }
+        hasher.update(&chunk);
+        if let Err(e) = writer.write(chunk).await {
+            // The writer has ended; nothing is left to wait for.
+            return Err(io("cannot write", &part, e));
+        }
+        if last_report.elapsed().as_millis() >= 100 {
+            progress(written, total);
+            last_report = Instant::now();
+        }
+    };
+    if let Err(e) = received {
+        // What arrived stays in the `.part` file for a resume: let the writer finish it first.
+        let _ = writer.close(false).await;
+        return Err(match e {
+            FetchError::Retry(m) => FetchError::Retry(format!("{m} (after {written} bytes)")),
+            other => other,
+        });
+    }
     if let Some(total) = total
         && written != total
     {
+        let _ = writer.close(false).await;
         return Err(FetchError::Retry(format!("got {written} of {total} bytes")));
     }
-    file.sync_all().await.map_err(|e| io("cannot sync", &part, e))?;
-    drop(file);
+    writer.close(true).await.map_err(|e| io("cannot write", &part, e))?;
     progress(written, total.or(Some(written)));
     finish(&part, path, written, hasher).await
 }
@@ -297,4 +375,122 @@ async fn finish(part: &Path, path: &Path, size: u64, hasher: Sha256) -> Result<S
     }
     let sha256 = hasher.finalize().iter().map(|b| format!("{b:02x}")).collect();
     Ok(Saved { path: path.to_path_buf(), size, sha256 })
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::Mutex;
+
+    use super::*;
+    use crate::api::{ApiKey, ClientOptions, Status};
+    use crate::rules::{Catalog, Draft, UnknownModels, validate};
+    use crate::sim::{Faults, LifecycleConfig, SimConfig, SimHandle};
+
+    /// A simulator on 127.0.0.1 with one finished task of `seconds` at 1080P: (sim, client,
+    /// file URL, the served bytes).
+    async fn served(seconds: &str) -> (SimHandle, Client, String, Bytes) {
+        let lifecycle = LifecycleConfig {
+            queue_time: Duration::ZERO,
+            render_min: Duration::ZERO,
+            render_max: Duration::ZERO,
+            failure_rate: 0.0,
+        };
+        let config = SimConfig { lifecycle, seed: Some(7), ..SimConfig::default() };
+        let sim = SimHandle::start(config, 0).await.expect("the simulator starts");
+        let client = Client::new(&sim.base_url(), ApiKey::new(sim.api_key()).expect("key"), ClientOptions::default())
+            .expect("client");
+        let draft = Draft {
+            model: "acme/aurora-2.7/text-to-video".into(),
+            prompt: "a long take".into(),
+            seconds: Some(seconds.into()),
+            resolution: Some("1080P".into()),
+            ..Draft::default()
+        };
+        let valid = validate(&draft, &Catalog::builtin(), UnknownModels::Warn).expect("valid");
+        let queued = client.submit(&crate::engine::journal::request_for(&valid), None).await.expect("submitted");
+        let url = loop {
+            let task = client.get(&queued.id).await.expect("poll");
+            if task.status == Status::Completed {
+                break task.url.expect("a URL");
+            }
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        };
+        let bytes = sim.current_file_bytes(&queued.id).expect("served bytes");
+        (sim, client, url, bytes)
+    }
+
+    fn sha(bytes: &[u8]) -> String {
+        Sha256::digest(bytes).iter().map(|b| format!("{b:02x}")).collect()
+    }
+
+    fn file_statuses(sim: &SimHandle) -> Vec<u16> {
+        sim.requests().iter().filter(|q| q.path.contains("/files/")).map(|q| q.status).collect()
+    }
+
+    #[tokio::test]
+    async fn a_large_file_in_many_chunks_hashes_to_the_served_bytes() {
+        let (sim, client, url, bytes) = served("150").await;
+        // The longest video the spec allows: dozens of chunks, many more than the writer queues.
+        assert!(bytes.len() > 8 << 20, "a large file ({} bytes)", bytes.len());
+        let dir = tempfile::tempdir().expect("tempdir");
+        let path = dir.path().join("out.mp4");
+        let last = Mutex::new(None);
+        let report = |done: u64, total: Option<u64>| *last.lock().expect("lock") = Some((done, total));
+        let saved = fetch(&client, &url, &path, StallRule::default(), &report).await.expect("saved");
+        let size = bytes.len() as u64;
+        assert_eq!((saved.size, saved.sha256.as_str()), (size, sha(&bytes).as_str()));
+        assert!(std::fs::read(&path).expect("file") == bytes.to_vec(), "the bytes on disk are the served ones");
+        assert_eq!(*last.lock().expect("lock"), Some((size, Some(size))), "the last progress is the whole file");
+        assert!(!part_path(&path).exists() && !meta_path(&path).exists(), "nothing left behind");
+        sim.stop().await;
+    }
+
+    #[tokio::test]
+    async fn a_cut_transfer_keeps_what_arrived_and_resumes_to_the_same_bytes() {
+        let (sim, client, url, bytes) = served("30").await;
+        let dir = tempfile::tempdir().expect("tempdir");
+        let path = dir.path().join("out.mp4");
+        sim.set_faults(Faults { truncate: 1.0, ..Faults::default() });
+        let cut = fetch(&client, &url, &path, StallRule::default(), &|_, _| {}).await;
+        assert!(matches!(cut, Err(FetchError::Retry(_))), "{cut:?}");
+        // The simulator sends exactly half before breaking the connection: all of it is on disk.
+        let kept = std::fs::read(part_path(&path)).expect("the part file");
+        assert!(kept == bytes[..bytes.len() / 2], "the part file holds the half that arrived");
+        sim.set_faults(Faults::default());
+        let saved = fetch(&client, &url, &path, StallRule::default(), &|_, _| {}).await.expect("saved");
+        assert_eq!((saved.size, saved.sha256), (bytes.len() as u64, sha(&bytes)));
+        assert!(std::fs::read(&path).expect("file") == bytes.to_vec());
+        assert_eq!(file_statuses(&sim), [200, 206], "the second request resumed");
+        sim.stop().await;
+    }
+
+    #[tokio::test]
+    async fn a_part_file_of_other_bytes_is_fetched_again_whole() {
+        let (sim, client, url, bytes) = served("30").await;
+        let dir = tempfile::tempdir().expect("tempdir");
+        let path = dir.path().join("out.mp4");
+        std::fs::write(part_path(&path), vec![0x5a; bytes.len() / 2]).expect("a stale part file");
+        let saved = fetch(&client, &url, &path, StallRule::default(), &|_, _| {}).await.expect("saved");
+        assert_eq!((saved.size, saved.sha256), (bytes.len() as u64, sha(&bytes)));
+        assert_eq!(file_statuses(&sim), [206, 200], "the resume was refused after comparing the overlap");
+        sim.stop().await;
+    }
+
+    #[tokio::test]
+    async fn a_failing_disk_write_is_reported_not_waited_for() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let path = dir.path().join("read-only");
+        std::fs::write(&path, b"").expect("file");
+        let file = std::fs::File::open(&path).expect("opened for reading only");
+        let mut writer = Writer::start(file);
+        // The writer fails on the first chunk; the queue fills at most, then the error comes back.
+        let mut result = Ok(());
+        for _ in 0..=QUEUE + 1 {
+            result = writer.write(Bytes::from_static(b"data")).await;
+            if result.is_err() {
+                break;
+            }
+        }
+        assert!(result.is_err(), "a write error is reported");
+    }
 }
