@@ -191,7 +191,10 @@ async fn no_task_is_polled_more_often_than_its_interval() {
         assert!(times.len() >= 3, "{path} polled {} times", times.len());
         for pair in times.windows(2) {
             let gap = pair[1].duration_since(pair[0]);
-            assert!(gap + Duration::from_millis(15) >= policy.base, "{path}: {gap:?} between polls");
+            // The engine never decides less than 0.95 × base (schedule tests); arrivals at the
+            // server may be squeezed by scheduling jitter, hence the room below that.
+            let floor = policy.base.mul_f64(0.95).saturating_sub(Duration::from_millis(20));
+            assert!(gap >= floor, "{path}: {gap:?} between polls");
         }
     }
 }
