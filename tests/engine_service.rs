@@ -224,14 +224,14 @@ async fn two_clients_at_once_share_one_engine_and_one_request_budget() {
     let starts = f.data.join("logs");
     let engines = std::fs::read_to_string(starts.join("engine.out")).unwrap_or_default();
     assert!(!engines.contains("panicked"), "{engines}");
-    // The budget is the folder's: 5 API requests in any window (the engine's window is a little
-    // over a second, so a one-second window at the server never holds more).
+    // The budget is the folder's: 5 API requests a second for both clients together (two
+    // engines would allow 10). Two-second windows at the server, with room for jitter only.
     let api: Vec<Instant> = sim.requests().iter().filter(|r| r.path.starts_with("/v1/")).map(|r| r.arrived).collect();
     let mut sorted = api.clone();
     sorted.sort();
     for (i, t) in sorted.iter().enumerate() {
-        let within = sorted[i..].iter().take_while(|u| u.duration_since(*t) < Duration::from_secs(1)).count();
-        assert!(within <= 5, "{within} API requests within one second at the server");
+        let within = sorted[i..].iter().take_while(|u| u.duration_since(*t) < Duration::from_secs(2)).count();
+        assert!(within <= 12, "{within} API requests within two seconds at the server");
     }
     f.until_stopped(&sim).await;
 }
