@@ -194,6 +194,9 @@ impl Watch {
 /// what one download holds in memory to a few MiB; 4 to 64 measured the same.
 const QUEUE: usize = 8;
 
+/// Bytes written between two requests to start writing them to disk (see [`start_writeback`]).
+const WRITEBACK_EVERY: u64 = 1 << 20;
+
 /// The body on its way to disk: `std::fs::File` writes on one blocking thread fed by a bounded
 /// channel of `Bytes` (refcounted: nothing is copied). A `tokio::fs::File` copies every write
 /// into its own buffer and hops to the blocking pool for each; here the receiving task only
@@ -204,11 +207,18 @@ struct Writer {
 }
 
 impl Writer {
-    fn start(mut file: std::fs::File) -> Writer {
+    /// Appends to `file`, which is positioned at byte `at`.
+    fn start(mut file: std::fs::File, at: u64) -> Writer {
         let (tx, mut rx) = mpsc::channel::<Bytes>(QUEUE);
         let job = tokio::task::spawn_blocking(move || {
+            let (mut asked, mut end) = (at, at);
             while let Some(chunk) = rx.blocking_recv() {
                 file.write_all(&chunk)?;
+                end += chunk.len() as u64;
+                if end - asked >= WRITEBACK_EVERY {
+                    start_writeback(&file, asked, end - asked);
+                    asked = end;
+                }
             }
             Ok(file)
         });
@@ -238,6 +248,19 @@ impl Writer {
         Ok(())
     }
 }
+
+/// Asks the kernel to start writing `len` bytes from `from` to disk now, not when its dirty-page
+/// timers fire, so that the fsync at the end waits for the last piece only (measured: 15 MB on
+/// loopback about a fifth faster, see BENCHMARKS.md). On Linux `POSIX_FADV_DONTNEED` does this:
+/// it starts writeback of the dirty pages and drops only pages already on disk. A hint: its
+/// failure changes nothing but the speed.
+#[cfg(target_os = "linux")]
+fn start_writeback(file: &std::fs::File, from: u64, len: u64) {
+    let _ = rustix::fs::fadvise(file, from, std::num::NonZeroU64::new(len), rustix::fs::Advice::DontNeed);
+}
+
+#[cfg(not(target_os = "linux"))]
+fn start_writeback(_file: &std::fs::File, _from: u64, _len: u64) {}
 
 /// A transfer ready to continue: the `.part` file positioned after what is kept, the hash of
 /// those bytes, and the first new bytes (those that came with the overlap of a resume).
@@ -317,7 +340,7 @@ pub async fn fetch(
     tokio::fs::create_dir_all(dir).await.map_err(|e| io("cannot create", dir, e))?;
     let part = part_path(path);
     let Opened { mut download, file, mut hasher, kept, first, mut watch } = open(client, url, path, stall).await?;
-    let mut writer = Writer::start(file.into_std().await);
+    let mut writer = Writer::start(file.into_std().await, kept);
     let total = download.total;
     progress(kept, total);
     let mut written = kept;
@@ -482,7 +505,7 @@ mod tests {
         let path = dir.path().join("read-only");
         std::fs::write(&path, b"").expect("file");
         let file = std::fs::File::open(&path).expect("opened for reading only");
-        let mut writer = Writer::start(file);
+        let mut writer = Writer::start(file, 0);
         // The writer fails on the first chunk; the queue fills at most, then the error comes back.
         let mut result = Ok(());
         for _ in 0..=QUEUE + 1 {
