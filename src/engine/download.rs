@@ -251,7 +251,7 @@ impl Writer {
 
 /// Asks the kernel to start writing `len` bytes from `from` to disk now, not when its dirty-page
 /// timers fire, so that the fsync at the end waits for the last piece only (measured: 15 MB on
-/// loopback about a fifth faster, see BENCHMARKS.md). On Linux `POSIX_FADV_DONTNEED` does this:
+/// loopback about a third faster, see BENCHMARKS.md). On Linux `POSIX_FADV_DONTNEED` does this:
 /// it starts writeback of the dirty pages and drops only pages already on disk. A hint: its
 /// failure changes nothing but the speed.
 #[cfg(target_os = "linux")]
