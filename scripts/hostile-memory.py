@@ -7,7 +7,9 @@ Usage: cargo build --release && scripts/hostile-memory.py [service|no-service|le
               is measured (default)
   no-service  `reel --no-service submit --wait`: the engine runs in that one process, measured
   legacy      `reel submit --wait` of a build without engine processes (REEL_BIN=...)
-Env: TASKS (10), SECS (30) of polling per case. Each case starts a fresh simulator (renders
+Env: TASKS (10), SECS (30) of polling per case, RPS (10, the default request budget); with
+more tasks and a higher budget, up to 16 answers (the engine's cap on API requests in flight)
+are read at once. Each case starts a fresh simulator (renders
 that never finish, every task GET answered as the case says) and a fresh data folder.
 """
 
@@ -29,7 +31,12 @@ CASES = [
     ("valid JSON of 50 MiB", ["--hostile-huge", "always", "--huge-bytes", str(50 * 1024 * 1024)]),
 ]
 # Polls come quickly, so that many hostile answers arrive within SECS (errors still back off).
-ENGINE = {"first_poll_secs": 1, "poll_interval_secs": 1, "max_poll_interval_secs": 2}
+ENGINE = {
+    "first_poll_secs": 1,
+    "poll_interval_secs": 1,
+    "max_poll_interval_secs": 2,
+    "requests_per_second": int(os.environ.get("RPS", "10")),
+}
 
 
 def measure(mode, flags):
@@ -71,7 +78,10 @@ def measure(mode, flags):
 def main():
     modes = sys.argv[1:] or ["service"]
     print(f"machine: {machine()}")
-    print(f"reel: {os.environ.get('REEL_BIN', 'target/release/reel')}; {TASKS} tasks, {SECS:.0f} s of polling per case")
+    print(
+        f"reel: {os.environ.get('REEL_BIN', 'target/release/reel')}; {TASKS} tasks, "
+        f"{ENGINE['requests_per_second']} requests/s, {SECS:.0f} s of polling per case"
+    )
     print(f"{'mode':<11} {'answers':<28} {'VmHWM':>12} {'task GETs':>10}")
     for mode in modes:
         for name, flags in CASES:

@@ -3,8 +3,11 @@
 (issue 12b; target: under the stall window plus one second).
 
 Usage: cargo build --release && scripts/stall-start.py [STALL_SECS[:TRICKLE_BYTES]] ...
-  (default: 30 5, i.e. `[engine] stall_secs` 30 and 5 with the simulator's default trickle)
-Env: NO_SERVICE=1 runs `reel --no-service submit` (the engine in that process).
+  (default: 30 5, i.e. `[engine] stall_secs` 30 and 5 with the simulator's default trickle;
+  STALL_SECS "-" leaves the setting out)
+Env: NO_SERVICE=1 runs `reel --no-service submit` (the engine in that process); LIMIT (300):
+seconds after which the submit is killed and a download not started yet is reported as such
+(for builds that never cut a stalled transfer, REEL_BIN=...).
 
 Five tasks finish after one second; the simulator answers the first four file requests with
 `--trickle-bytes` (1024 unless given) and then one byte every 20 s (`--hostile-trickle first:4
@@ -14,6 +17,7 @@ Five tasks finish after one second; the simulator answers the first four file re
 
 import json
 import os
+import subprocess
 import sys
 
 from benchlib import MODEL, Folder, Sim, machine
@@ -25,23 +29,34 @@ def run(stall, trickle_bytes):
     if trickle_bytes is not None:
         flags += ["--trickle-bytes", str(trickle_bytes)]
     sim = Sim(*flags)
-    folder = Folder(sim, {"first_poll_secs": 1, "stall_secs": stall})
+    engine = {"first_poll_secs": 1}
+    if stall is not None:
+        engine["stall_secs"] = stall
+    folder = Folder(sim, engine)
     try:
         extra = ["--no-service"] if os.environ.get("NO_SERVICE") else []
-        out = folder.reel(*extra, "submit", "--model", MODEL, "--prompt", "a fox", "--count", "5", "--wait", "--json")
-        if out.returncode != 0:
-            raise RuntimeError(out.stderr)
+        submit = folder.spawn(*extra, "submit", "--model", MODEL, "--prompt", "a fox", "--count", "5", "--wait")
+        limit = float(os.environ.get("LIMIT", "300"))
+        try:
+            submit.wait(timeout=limit)
+        except subprocess.TimeoutExpired:
+            submit.kill()
+            submit.wait()
         waits = []
-        for task in json.loads(out.stdout):
+        for task in folder.tasks():
             events = json.loads(folder.reel("show", str(task["id"]), "--json").stdout)["events"]
             at = {}
             for e in events:
                 at.setdefault(e["state"], e["at"])
-            waits.append((at["downloading"] - at["completed"]) / 1000)
+            if "downloading" in at:
+                waits.append((at["downloading"] - at["completed"]) / 1000)
+            else:
+                waits.append(float("inf"))
         files = sim.seen("GET /files/")
         trickled = [t for t, l in files if "trickle" in l]
-        healthy_at = next(t for t, l in files if "trickle" not in l)
-        return sorted(waits), healthy_at - max(trickled)
+        healthy = [t for t, l in files if "trickle" not in l]
+        gap = healthy[0] - max(trickled) if healthy and trickled else float("inf")
+        return sorted(waits), gap
     finally:
         folder.remove()
         sim.stop()
@@ -50,12 +65,16 @@ def run(stall, trickle_bytes):
 def main():
     specs = sys.argv[1:] or ["30", "5"]
     print(f"machine: {machine()}")
-    mode = "--no-service" if os.environ.get("NO_SERVICE") else "engine process"
+    mode = "--no-service" if os.environ.get("NO_SERVICE") else "as `reel submit` runs it"
     print(f"reel: {os.environ.get('REEL_BIN', 'target/release/reel')} ({mode})")
     print(f"{'stall_secs':>10} {'trickle head':>12} {'5th waits':>10} {'sim: 5th file GET after 4th':>28}  all waits")
     for spec in specs:
         stall, _, head = spec.partition(":")
-        waits, gap = run(float(stall), int(head) if head else None)
+        # "-": no stall_secs in the config (a build that does not know the setting)
+        waits, gap = run(None if stall == "-" else float(stall), int(head) if head else None)
+        if waits[-1] == float("inf"):
+            print(f"{stall:>10} {(head or '1024') + ' B':>12}  not started within LIMIT", flush=True)
+            continue
         print(
             f"{stall:>10} {(head or '1024') + ' B':>12} {waits[-1]:>9.2f}s {gap:>27.2f}s  "
             + " ".join(f"{w:.2f}" for w in waits),
