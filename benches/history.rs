@@ -3,7 +3,8 @@
 //!
 //! Run: `cargo bench --bench history`. The first run builds the database it measures, at
 //! `target/bench-history/reel.db` (1,000,000 tasks over a year, prompts of 8 to 15 words from a
-//! 240-word vocabulary, 5 models, every state); later runs reuse it.
+//! 240-word vocabulary, 5 models, every state); later runs reuse it. `HISTORY_DB=path` measures
+//! another database of the same data instead (an older schema, side by side).
 #![allow(clippy::unwrap_used, clippy::expect_used, reason = "a test or benchmark fails loudly on purpose")]
 
 use std::path::Path;
@@ -125,7 +126,7 @@ fn serve(app: &mut App, db: &Path, effects: Vec<Effect>) {
 fn main() {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("target/bench-history");
     std::fs::create_dir_all(&dir).expect("dir");
-    let db = dir.join("reel.db");
+    let db = std::env::var_os("HISTORY_DB").map_or_else(|| dir.join("reel.db"), std::path::PathBuf::from);
     let count = |db: &Path| {
         reel::store::open_reader(db)
             .ok()
