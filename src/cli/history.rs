@@ -122,10 +122,13 @@ fn stat_line(l: &Line, pricing: &crate::config::Pricing) -> String {
     let pct = l.success_rate.map_or("-".into(), |r| format!("{:.0}%", r * 100.0));
     let secs = |v: Option<f64>| v.map_or("-".into(), |s| format!("{s:.0} s"));
     format!(
-        "{:<36}  {:>6}  {:>7}  {:>7}  {:>7}  {:>9.0}  {}",
+        "{:<36}  {:>6}  {:>7}  {:>6}  {:>8}  {:>4}  {:>7}  {:>7}  {:>9.0}  {}",
         fit(&l.key, 36),
         l.tasks,
         pct,
+        l.failed,
+        l.rejected,
+        l.lost,
         secs(l.p50),
         secs(l.p90),
         l.billed_seconds,
@@ -135,8 +138,8 @@ fn stat_line(l: &Line, pricing: &crate::config::Pricing) -> String {
 
 pub fn stats_text(ledger: &Ledger, pricing: &crate::config::Pricing) -> String {
     let header = format!(
-        "{:<36}  {:>6}  {:>7}  {:>7}  {:>7}  {:>9}  {}",
-        "", "TASKS", "SUCCESS", "P50", "P90", "BILLED S", "COST"
+        "{:<36}  {:>6}  {:>7}  {:>6}  {:>8}  {:>4}  {:>7}  {:>7}  {:>9}  {}",
+        "", "TASKS", "SUCCESS", "FAILED", "REJECTED", "LOST", "P50", "P90", "BILLED S", "COST"
     );
     let mut out = format!("Per model\n{}\n", header.replacen(&" ".repeat(36), &format!("{:<36}", "MODEL"), 1));
     for l in &ledger.models {
@@ -248,4 +251,32 @@ pub fn run(args: &HistoryArgs, settings: &Settings, out: &mut Output<impl Write>
         HistoryCommand::Export(a) => export(a, settings, out)?,
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::store::history::LedgerRow;
+
+    #[test]
+    fn stats_keep_failed_rejected_and_lost_apart() {
+        let row = LedgerRow {
+            day: "2026-11-23".into(),
+            model: "acme/aurora-3.0/text-to-video".into(),
+            tasks: 10,
+            succeeded: 4,
+            failed: 1,
+            rejected: 3,
+            lost: 2,
+            billed_seconds: 20.0,
+            unknown_billed: 0,
+        };
+        let pricing = crate::config::Pricing::default();
+        let text = stats_text(&crate::engine::ledger::compute(&[row], &Default::default(), &pricing), &pricing);
+        let header = text.lines().nth(1).unwrap_or_default();
+        assert!(header.contains("SUCCESS  FAILED  REJECTED  LOST"), "{text}");
+        let model = text.lines().nth(2).unwrap_or_default();
+        let columns: Vec<&str> = model.split_whitespace().collect();
+        assert_eq!(columns[1..6], ["10", "80%", "1", "3", "2"], "{text}");
+    }
 }
