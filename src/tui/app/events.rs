@@ -24,8 +24,12 @@ impl App {
             }
             Action::Submitted { again, result: Ok(records) } => {
                 let ids: Vec<i64> = records.iter().map(|r| r.id).collect();
+                // These are the rows as first journaled; the engine's own news of a task (sent,
+                // queued) can arrive first over the socket and must not be taken back.
                 for record in records {
-                    self.table.upsert(TaskUpdate { record, eta_ms: None });
+                    if self.table.row(record.id).is_none() {
+                        self.table.upsert(TaskUpdate { record, eta_ms: None });
+                    }
                 }
                 self.sent.extend(ids.iter().copied());
                 self.follow_newest(&ids);

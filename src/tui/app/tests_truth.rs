@@ -140,3 +140,17 @@ fn a_redownload_keeps_the_render_time() {
     a.update(Action::Tick, NOW + 600_000);
     assert_eq!(elapsed(&a), Some(60_000));
 }
+
+#[test]
+fn the_reply_to_a_send_never_takes_back_newer_news_of_the_same_task() {
+    let mut a = app();
+    task(&mut a, 1, LocalState::Queued);
+    a.update(
+        Action::Submitted { again: false, result: Ok(vec![rec(1, LocalState::Waiting), rec(2, LocalState::Waiting)]) },
+        NOW,
+    );
+    let state = |a: &App, id: i64| a.table.row(id).map(|r| r.record.state);
+    assert_eq!(state(&a, 1), Some(LocalState::Queued), "the engine's news came first and stays");
+    assert_eq!(state(&a, 2), Some(LocalState::Waiting), "a task not heard of yet is shown as sent");
+    assert_eq!(a.table.selected_id(), Some(2), "the selection follows the newest");
+}
