@@ -290,7 +290,9 @@ impl Queue {
         let age = age_of(record, now);
         let short = shortest(&policy);
         let outlook = self.stats.outlook(&Kind::of(record), &policy);
-        let previous = match (record.state, record.last_polled_at) {
+        // The send's own answer (queued, when the task was accepted) is the first sighting, so
+        // the first progress a poll brings already dates the finish.
+        let previous = match (record.state, record.last_polled_at.or(record.submitted_at)) {
             (LocalState::Queued, Some(at_ms)) => Some(Sighting { at_ms, progress: 0.0 }),
             (LocalState::InProgress, Some(at_ms)) => Some(Sighting { at_ms, progress: record.progress.unwrap_or(0.0) }),
             _ => None,

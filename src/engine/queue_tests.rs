@@ -373,3 +373,24 @@ fn when_the_budget_binds_the_likeliest_finishes_are_polled_soonest() {
     assert!(old < young, "older tasks wait {old} ms, younger {young} ms");
     assert!(old > 4_750.0, "every wait is stretched while the budget binds: {old} ms");
 }
+
+#[test]
+fn the_first_progress_after_a_send_dates_the_finish() {
+    let (mut q, now) = queue(limits());
+    let sent = TaskRecord {
+        submitted_at: Some(T0),
+        last_polled_at: None,
+        remote_created_at: Some(T0 / 1000),
+        progress: None,
+        ..record(1, LocalState::Queued)
+    };
+    q.track(sent, Job::Poll, now.at);
+    let t = now.after(Duration::from_secs(5));
+    q.next(t);
+    let mut body = json!({"id": "task_00000001", "object": "video", "status": "in_progress", "created_at": T0 / 1000});
+    body["progress"] = json!(35);
+    q.polled(1, &Ok(VideoTask::from_json(body).expect("decodes")), t);
+    // 35% in 5 s: done within about 9.3 s more, long before the spec's one-minute prior.
+    let wake = q.next(t).wake.map(|w| w.duration_since(t.at));
+    assert!(wake.is_some_and(|w| w <= Duration::from_secs_f64(9.5)), "{wake:?}");
+}
