@@ -180,8 +180,24 @@ async fn kill_9_at_any_moment_loses_no_task_and_leaves_no_corrupt_file() {
             &["wait", "--all", "--no-service"]
         };
         let mut child = reel(&env, &sim, args).spawn().expect("spawns");
-        let after = Duration::from_millis(if round == 0 { 100 } else { rng.u64(150..900) });
-        tokio::time::sleep(after).await;
+        if round == 0 {
+            // Once every POST has been answered, however slowly a loaded machine started the
+            // process: a fixed delay could land while all eight POSTs are in flight, leaving
+            // eight `submit_unknown` and nothing for the later rounds (kills during the sends
+            // are tested by `a_batch_cut_by_kill_9…`).
+            let db = env.data.join("reel.db");
+            let answered = "SELECT count(*) FROM tasks WHERE state NOT IN ('waiting', 'submitting')";
+            let journaled = || {
+                reel::store::open_reader(&db).ok().and_then(|c| c.query_row(answered, [], |r| r.get::<_, i64>(0)).ok())
+                    == Some(8)
+            };
+            let deadline = std::time::Instant::now() + Duration::from_secs(20);
+            while !journaled() && std::time::Instant::now() < deadline {
+                tokio::time::sleep(Duration::from_millis(2)).await;
+            }
+        } else {
+            tokio::time::sleep(Duration::from_millis(rng.u64(150..900))).await;
+        }
         if child.try_wait().expect("status").is_none() {
             child.start_kill().expect("SIGKILL");
             kills += 1;
