@@ -212,6 +212,15 @@ pub struct HostileArgs {
     /// Serve /media/ files with the wrong Content-Type.
     #[arg(long, help_heading = MEDIA)]
     pub media_wrong_type: bool,
+    /// Serve /media/ files as application/octet-stream.
+    #[arg(long, help_heading = MEDIA)]
+    pub media_octet_stream: bool,
+    /// Serve /media/ files without a Content-Type.
+    #[arg(long, help_heading = MEDIA)]
+    pub media_untyped: bool,
+    /// Serve /media/ MP4 files with their moov (index) after the media data.
+    #[arg(long, help_heading = MEDIA)]
+    pub media_moov_last: bool,
 }
 
 impl SimArgs {
@@ -284,6 +293,9 @@ impl HostileArgs {
             task_strings: self.hostile_strings,
             media_head_405: self.media_head_405,
             media_wrong_type: self.media_wrong_type,
+            media_octet_stream: self.media_octet_stream,
+            media_untyped: self.media_untyped,
+            media_moov_last: self.media_moov_last,
         }
     }
 }
