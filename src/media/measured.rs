@@ -67,7 +67,13 @@ mod tests {
         items(d)
             .into_iter()
             .zip(durations)
-            .map(|(item, duration)| Checked { item, format: "video/mp4".into(), size: None, duration: *duration, source: None })
+            .map(|(item, duration)| Checked {
+                item,
+                format: "video/mp4".into(),
+                size: None,
+                duration: *duration,
+                source: None,
+            })
             .collect()
     }
 

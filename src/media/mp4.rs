@@ -107,6 +107,15 @@ pub fn scan(window: &[u8], offset: u64) -> Scan {
             // A header cut by the end of the window: read again from it, unless nothing was read.
             return if window.len() - at < 16 && at > 0 { Scan::ReadAt(offset + at as u64) } else { Scan::Unknown };
         };
+        // Anything else read as boxes would send us to random offsets.
+        let plausible = if offset == 0 && at == 0 {
+            matches!(&h.kind, b"ftyp" | b"moov" | b"mdat" | b"free" | b"skip" | b"wide")
+        } else {
+            h.kind.iter().all(|c| c.is_ascii_graphic() || *c == b' ' || *c == 0xa9)
+        };
+        if !plausible {
+            return Scan::Unknown;
+        }
         if &h.kind == b"moov" {
             let end = h.len.and_then(|l| usize::try_from(l).ok()).map_or(window.len(), |l| h.content.saturating_add(l));
             let content = &window[h.content.min(window.len())..end.min(window.len())];
@@ -180,6 +189,12 @@ mod tests {
             ("offsets add up", bx(b"free", &[0; 8]), 500, Scan::ReadAt(516)),
             ("moov cut before mvhd", cut_moov, 0, Scan::ReadAt(24)),
             ("not an mp4", b"<html><body>nope</body></html>".to_vec(), 0, Scan::Unknown),
+            (
+                "garbage where a box should start",
+                vec![0, 0, 0, 16, 0, 1, 2, 3, 0, 0, 0, 0, 0, 0, 0, 0],
+                900,
+                Scan::Unknown,
+            ),
             ("box smaller than a header", vec![0, 0, 0, 4, b'f', b't', b'y', b'p'], 0, Scan::Unknown),
             ("empty", vec![], 0, Scan::Unknown),
         ];

@@ -10,9 +10,9 @@ use reqwest::header::{CONTENT_LENGTH, CONTENT_RANGE, CONTENT_TYPE, RANGE};
 use reqwest::{Client, Response, StatusCode, redirect};
 
 use super::probe::{self, Probe};
+pub use super::verdict::{Checked, Item, PreflightError, Reason};
 use super::verdict::{Observed, Source, verdict};
 use super::{mp4, wav};
-pub use super::verdict::{Checked, Item, PreflightError, Reason};
 
 /// Bytes read from the start of a file (and of a later window of an MP4).
 pub const WINDOW: u64 = 64 * 1024;
@@ -47,7 +47,10 @@ pub fn client() -> Result<Client, reqwest::Error> {
     static ONCE: std::sync::Once = std::sync::Once::new();
     // Fails only when a provider is installed already, which is what we want anyway.
     ONCE.call_once(|| drop(rustls::crypto::ring::default_provider().install_default()));
-    Client::builder().redirect(redirect::Policy::limited(5)).user_agent(concat!("reel/", env!("CARGO_PKG_VERSION"))).build()
+    Client::builder()
+        .redirect(redirect::Policy::limited(5))
+        .user_agent(concat!("reel/", env!("CARGO_PKG_VERSION")))
+        .build()
 }
 
 /// Checks every item, a few at once; the answers are in the order of `items`.

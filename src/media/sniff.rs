@@ -89,7 +89,8 @@ mod tests {
 
     #[test]
     fn magic_bytes() {
-        let cases: &[(&[u8], Option<(&str, &[Sort])>)] = &[
+        type Case<'a> = (&'a [u8], Option<(&'a str, &'a [Sort])>);
+        let cases: &[Case] = &[
             (&crate::sim::MEDIA_PNG, Some(("a PNG image", &[Image]))),
             (b"\xff\xd8\xff\xe0\0\x10JFIF", Some(("a JPEG image", &[Image]))),
             (b"GIF89a\x01\0", Some(("a GIF image", &[Image]))),

@@ -76,14 +76,22 @@ impl Checked {
 impl fmt::Display for Checked {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let size = self.size.map_or_else(|| "size unknown".to_string(), text::size);
-        write!(f, "media item {} ({}): {}, {size}", self.item.index + 1, words(self.item.kind), text::safe(&self.format))?;
+        write!(
+            f,
+            "media item {} ({}): {}, {size}",
+            self.item.index + 1,
+            words(self.item.kind),
+            text::safe(&self.format)
+        )?;
         if self.item.kind.max_total_seconds().is_none() {
             return Ok(());
         }
         let mut notes = Vec::new();
         notes.extend(self.source.map(|s| s.to_string()));
         match (self.item.stated, self.duration) {
-            (Some(s), Some(_)) if self.disagrees() => notes.push(format!("stated {} s, the measured one counts", secs(s))),
+            (Some(s), Some(_)) if self.disagrees() => {
+                notes.push(format!("stated {} s, the measured one counts", secs(s)))
+            }
             (Some(s), None) => notes.push(format!("the stated {} s counts", secs(s))),
             (None, None) if self.item.kind == MediaKind::ReferenceVideo => {
                 notes.push("so the billed seconds are unknown".into())
@@ -150,7 +158,14 @@ fn essence(content_type: &str) -> String {
 
 /// Content types that say nothing about what a file holds: its first bytes decide.
 fn says_nothing(essence: &str) -> bool {
-    matches!(essence, "" | "application/octet-stream" | "binary/octet-stream" | "application/binary" | "application/mp4" | "application/ogg")
+    matches!(
+        essence,
+        "" | "application/octet-stream"
+            | "binary/octet-stream"
+            | "application/binary"
+            | "application/mp4"
+            | "application/ogg"
+    )
 }
 
 /// Whether a content type leaves the decision to the first bytes (so a ranged GET is needed).
@@ -193,9 +208,7 @@ pub fn verdict(item: &Item, seen: &Observed) -> Result<Checked, PreflightError> 
         }
         given
     };
-    let duration = seen
-        .duration
-        .filter(|(d, _)| item.kind.max_total_seconds().is_some() && d.is_finite() && *d > 0.0);
+    let duration = seen.duration.filter(|(d, _)| item.kind.max_total_seconds().is_some() && d.is_finite() && *d > 0.0);
     Ok(Checked {
         item: item.clone(),
         format,

@@ -30,9 +30,21 @@ fn verdicts_table() {
         (ReferenceVideo, 200, Some("image/png"), &[], Err("the server says it is image/png, not a video")),
         (ReferenceAudio, 200, Some("video/mp4"), &[], Err("the server says it is video/mp4, not audio")),
         (FirstFrame, 200, Some("text/html; charset=utf-8"), &[], Err("the server says it is text/html, not an image")),
-        (ReferenceImage, 200, Some("application/octet-stream"), PNG, Ok("application/octet-stream, by its first bytes a PNG image")),
+        (
+            ReferenceImage,
+            200,
+            Some("application/octet-stream"),
+            PNG,
+            Ok("application/octet-stream, by its first bytes a PNG image"),
+        ),
         (ReferenceVideo, 200, None, MP4, Ok("no content type, by its first bytes an MP4 file")),
-        (ReferenceAudio, 200, Some("binary/octet-stream"), MP4, Ok("binary/octet-stream, by its first bytes an MP4 file")),
+        (
+            ReferenceAudio,
+            200,
+            Some("binary/octet-stream"),
+            MP4,
+            Ok("binary/octet-stream, by its first bytes an MP4 file"),
+        ),
         (ReferenceAudio, 200, None, WAV, Ok("no content type, by its first bytes a WAV file")),
         (
             ReferenceVideo,
@@ -76,12 +88,26 @@ fn the_message_names_the_item() {
 fn durations_and_summaries() {
     type Case<'a> = (MediaKind, Option<f64>, Option<(f64, Source)>, Option<f64>, bool, &'a str);
     let cases: &[Case] = &[
-        (ReferenceVideo, Some(5.0), Some((8.0, Source::Ffprobe)), Some(8.0), true, "8 s (ffprobe; stated 5 s, the measured one counts)"),
+        (
+            ReferenceVideo,
+            Some(5.0),
+            Some((8.0, Source::Ffprobe)),
+            Some(8.0),
+            true,
+            "8 s (ffprobe; stated 5 s, the measured one counts)",
+        ),
         (ReferenceVideo, Some(5.0), Some((5.4, Source::Mp4Header)), Some(5.4), false, "5.4 s (MP4 header)"),
         (ReferenceAudio, None, Some((3.0, Source::WavHeader)), Some(3.0), false, "3 s (WAV header)"),
         (ReferenceVideo, Some(4.0), None, None, false, "duration unknown (the stated 4 s counts)"),
         (ReferenceVideo, None, None, None, false, "duration unknown (so the billed seconds are unknown)"),
-        (ReferenceVideo, None, Some((0.0, Source::Ffprobe)), None, false, "duration unknown (so the billed seconds are unknown)"),
+        (
+            ReferenceVideo,
+            None,
+            Some((0.0, Source::Ffprobe)),
+            None,
+            false,
+            "duration unknown (so the billed seconds are unknown)",
+        ),
         (ReferenceVideo, None, Some((f64::NAN, Source::Ffprobe)), None, false, "duration unknown"),
         (ReferenceImage, None, Some((3.0, Source::Ffprobe)), None, false, "2.0 KB"),
     ];

@@ -50,7 +50,8 @@ mod tests {
     #[test]
     fn wav_durations() {
         let list = b"LIST\x03\0\0\0abc\0";
-        let cases: Vec<(&str, Vec<u8>, Option<u64>, Option<f64>)> = vec![
+        type Case = (&'static str, Vec<u8>, Option<u64>, Option<f64>);
+        let cases: Vec<Case> = vec![
             ("plain", wav(8000, 24_000, &[]), None, Some(3.0)),
             ("odd chunk before fmt", wav(16_000, 8_000, list), None, Some(0.5)),
             ("streamed: size from length", wav(8000, u32::MAX, &[]), Some(44 + 16_000), Some(2.0)),

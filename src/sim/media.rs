@@ -88,7 +88,14 @@ fn content_type(kind: MediaKind, wrong: bool) -> &'static str {
     }
 }
 
-pub fn serve(state: &State, hostile: &Hostile, method: &Method, query: &str, range: Option<&str>, kind: MediaKind) -> Reply {
+pub fn serve(
+    state: &State,
+    hostile: &Hostile,
+    method: &Method,
+    query: &str,
+    range: Option<&str>,
+    kind: MediaKind,
+) -> Reply {
     if *method == Method::HEAD && hostile.media_head_405 {
         return Reply::error(StatusCode::METHOD_NOT_ALLOWED, "method_not_allowed", "HEAD is not supported")
             .with(header::ALLOW, "GET");
