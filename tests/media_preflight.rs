@@ -78,6 +78,34 @@ async fn each_failure_names_the_item_and_the_reason() {
 }
 
 #[tokio::test]
+async fn a_server_that_stalls_is_given_up_on() {
+    let sim =
+        hostile_sim(Hostile { media_slow: true, slow_bytes_every: Duration::from_secs(1), ..Hostile::default() }).await;
+    let items = [item(0, ReferenceImage, format!("{}/media/a.png", sim.base_url()))];
+    let options = Options { timeout: Duration::from_millis(300), ..without_ffprobe() };
+    let results = check(&items, &options).await;
+    assert!(matches!(results[0].as_ref().map_err(|e| &e.reason), Err(Reason::TimedOut(_))), "{results:?}");
+}
+
+#[tokio::test]
+async fn a_server_that_ignores_ranges_leaves_a_late_index_unknown() {
+    let sim = hostile_sim(Hostile {
+        media_moov_last: true,
+        media_octet_stream: true,
+        range_ignored: reel::sim::Trigger::Always,
+        ..Hostile::default()
+    })
+    .await;
+    let items = [item(0, ReferenceVideo, format!("{}/media/v.mp4?seconds=120", sim.base_url()))];
+    let results = check(&items, &without_ffprobe()).await;
+    let c = results[0].as_ref().expect("the type is known by the first bytes");
+    assert_eq!((c.duration, c.source), (None, None), "unknown, never zero");
+    assert!(c.to_string().contains("duration unknown"), "{c}");
+    let gets = sim.requests().iter().filter(|r| r.method == "GET").count();
+    assert_eq!(gets, 2, "the start, then one more window, whose 200 shows that ranges are ignored");
+}
+
+#[tokio::test]
 async fn a_refused_head_falls_back_to_a_ranged_get() {
     let sim = hostile_sim(Hostile { media_head_405: true, ..Hostile::default() }).await;
     let base = sim.base_url();

@@ -221,6 +221,9 @@ pub struct HostileArgs {
     /// Serve /media/ MP4 files with their moov (index) after the media data.
     #[arg(long, help_heading = MEDIA)]
     pub media_moov_last: bool,
+    /// Answer /media/ one byte every --slow-bytes-ms, headers included.
+    #[arg(long, help_heading = MEDIA)]
+    pub media_slow: bool,
 }
 
 impl SimArgs {
@@ -296,6 +299,7 @@ impl HostileArgs {
             media_octet_stream: self.media_octet_stream,
             media_untyped: self.media_untyped,
             media_moov_last: self.media_moov_last,
+            media_slow: self.media_slow,
         }
     }
 }

@@ -323,6 +323,8 @@ pub struct Hostile {
     pub media_untyped: bool,
     /// Serve MP4 media with the `moov` (its index, with the duration) after the media data.
     pub media_moov_last: bool,
+    /// Answer media one byte every `slow_bytes_every`, headers included.
+    pub media_slow: bool,
 }
 
 impl Default for Hostile {
@@ -363,6 +365,7 @@ impl Default for Hostile {
             media_octet_stream: false,
             media_untyped: false,
             media_moov_last: false,
+            media_slow: false,
         }
     }
 }

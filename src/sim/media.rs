@@ -7,7 +7,7 @@ use hyper::{Method, StatusCode};
 
 use super::hostile::Hostile;
 use super::range::{self, RangeAnswer};
-use super::reply::Reply;
+use super::reply::{Delivery, Reply};
 use super::routes::{MediaKind, query_param};
 use super::state::State;
 use super::video::{self, VideoSpec};
@@ -118,6 +118,7 @@ pub fn serve(
     };
     let bytes = if kind == MediaKind::Mp4 && hostile.media_moov_last { Bytes::from(moov_last(&bytes)) } else { bytes };
     let len = bytes.len() as u64;
+    let range = range.filter(|_| !state.fires("range_ignored", hostile.range_ignored));
     let (status, bytes, claim) = match range::answer(range, len) {
         RangeAnswer::Whole => (StatusCode::OK, bytes, None),
         RangeAnswer::Part { start, end } => {
@@ -141,6 +142,9 @@ pub fn serve(
     }
     if let Some(claim) = claim {
         r = r.with(header::CONTENT_RANGE, &claim);
+    }
+    if hostile.media_slow {
+        r.delivery = Delivery::Raw { pace: Some(hostile.slow_bytes_every), extra: 0 };
     }
     if *method == Method::HEAD {
         r.body = Bytes::new();
