@@ -22,7 +22,7 @@ struct Header {
 }
 
 fn be32(b: &[u8], at: usize) -> Option<u32> {
-    b.get(at..at + 4).map(|s| u32::from_be_bytes([s[0], s[1], s[2], s[3]]))
+    b.get(at..at.checked_add(4)?).map(|s| u32::from_be_bytes([s[0], s[1], s[2], s[3]]))
 }
 
 fn be64(b: &[u8], at: usize) -> Option<u64> {
@@ -95,17 +95,22 @@ fn moov_seconds(moov: &[u8]) -> Option<f64> {
     longest_track
 }
 
+/// The file offset `offset + at`, or unknown past what a file can be.
+fn read_at(offset: u64, at: u64) -> Scan {
+    offset.checked_add(at).map_or(Scan::Unknown, Scan::ReadAt)
+}
+
 /// Scans `window`, the bytes of a file from offset `offset`, which must be where a top-level
 /// box starts (0 for the first read, then a [`Scan::ReadAt`]).
 pub fn scan(window: &[u8], offset: u64) -> Scan {
     let mut at = 0usize;
     loop {
         if at >= window.len() {
-            return if at == 0 { Scan::Unknown } else { Scan::ReadAt(offset + at as u64) };
+            return if at == 0 { Scan::Unknown } else { read_at(offset, at as u64) };
         }
         let Some(h) = header(window, at) else {
             // A header cut by the end of the window: read again from it, unless nothing was read.
-            return if window.len() - at < 16 && at > 0 { Scan::ReadAt(offset + at as u64) } else { Scan::Unknown };
+            return if window.len() - at < 16 && at > 0 { read_at(offset, at as u64) } else { Scan::Unknown };
         };
         // Anything else read as boxes would send us to random offsets.
         let plausible = if offset == 0 && at == 0 {
@@ -122,7 +127,7 @@ pub fn scan(window: &[u8], offset: u64) -> Scan {
             return match moov_seconds(content) {
                 Some(s) => Scan::Seconds(s),
                 // Cut short before its headers: read it whole from its start.
-                None if end > window.len() && at > 0 => Scan::ReadAt(offset + at as u64),
+                None if end > window.len() && at > 0 => read_at(offset, at as u64),
                 None => Scan::Unknown,
             };
         }
@@ -130,7 +135,7 @@ pub fn scan(window: &[u8], offset: u64) -> Scan {
         let next = (h.content as u64).checked_add(len);
         match next.and_then(|n| usize::try_from(n).ok()) {
             Some(n) if n < window.len() => at = n,
-            _ => return next.map_or(Scan::Unknown, |n| Scan::ReadAt(offset + n)),
+            _ => return next.map_or(Scan::Unknown, |n| read_at(offset, n)),
         }
     }
 }
@@ -187,6 +192,7 @@ mod tests {
             ("moov after a large mdat", mdat_big, 0, Scan::ReadAt(24 + 1_000_000)),
             ("64-bit box size", large_size, 0, Scan::ReadAt(24 + 5_000_000_000)),
             ("offsets add up", bx(b"free", &[0; 8]), 500, Scan::ReadAt(516)),
+            ("offsets past any file", bx(b"free", &[0; 8]), u64::MAX - 4, Scan::Unknown),
             ("moov cut before mvhd", cut_moov, 0, Scan::ReadAt(24)),
             ("not an mp4", b"<html><body>nope</body></html>".to_vec(), 0, Scan::Unknown),
             (

@@ -151,7 +151,7 @@ struct Window {
 /// A ranged GET of [`WINDOW`] bytes from `at`, reading at most that many bytes even from a
 /// server that ignores the range and sends the whole file.
 async fn window(http: &Client, url: &str, at: u64, options: &Options) -> Result<Window, Reason> {
-    let range = format!("bytes={at}-{}", at + WINDOW - 1);
+    let range = format!("bytes={at}-{}", at.saturating_add(WINDOW - 1));
     let mut r = send(http.get(url).header(RANGE, range), options).await?;
     let content_range = header(&r, CONTENT_RANGE);
     let length = match r.status() {

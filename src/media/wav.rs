@@ -1,7 +1,7 @@
 //! Duration from a WAV header: the `data` chunk's size over the `fmt ` chunk's byte rate.
 
 fn le32(b: &[u8], at: usize) -> Option<u32> {
-    b.get(at..at + 4).map(|s| u32::from_le_bytes([s[0], s[1], s[2], s[3]]))
+    b.get(at..at.checked_add(4)?).map(|s| u32::from_le_bytes([s[0], s[1], s[2], s[3]]))
 }
 
 /// Seconds of a WAV file from its first bytes; `length` (of the whole file) stands in for a
