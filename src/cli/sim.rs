@@ -212,6 +212,18 @@ pub struct HostileArgs {
     /// Serve /media/ files with the wrong Content-Type.
     #[arg(long, help_heading = MEDIA)]
     pub media_wrong_type: bool,
+    /// Serve /media/ files as application/octet-stream.
+    #[arg(long, help_heading = MEDIA)]
+    pub media_octet_stream: bool,
+    /// Serve /media/ files without a Content-Type.
+    #[arg(long, help_heading = MEDIA)]
+    pub media_untyped: bool,
+    /// Serve /media/ MP4 files with their moov (index) after the media data.
+    #[arg(long, help_heading = MEDIA)]
+    pub media_moov_last: bool,
+    /// Answer /media/ one byte every --slow-bytes-ms, headers included.
+    #[arg(long, help_heading = MEDIA)]
+    pub media_slow: bool,
 }
 
 impl SimArgs {
@@ -284,6 +296,10 @@ impl HostileArgs {
             task_strings: self.hostile_strings,
             media_head_405: self.media_head_405,
             media_wrong_type: self.media_wrong_type,
+            media_octet_stream: self.media_octet_stream,
+            media_untyped: self.media_untyped,
+            media_moov_last: self.media_moov_last,
+            media_slow: self.media_slow,
         }
     }
 }

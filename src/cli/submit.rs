@@ -10,7 +10,8 @@ use super::follow::{Ended, exit_code, follow, print_tasks, stderr_is_tty};
 use super::output::{Output, allow_closed, note};
 use super::progress::Board;
 use crate::config::{Settings, Target};
-use crate::rules::{Draft, MediaDraft, UnknownModels, validate};
+use crate::media::{measured, preflight};
+use crate::rules::{Draft, Invalid, MediaDraft, UnknownModels, validate};
 use crate::session::{self, Reach};
 use crate::store::LocalState;
 
@@ -52,6 +53,9 @@ pub struct SubmitArgs {
     /// Print the tasks as JSON.
     #[arg(long)]
     pub json: bool,
+    /// Send without checking the media URLs first (reachable, type, duration).
+    #[arg(long)]
+    pub no_preflight: bool,
 }
 
 /// `TYPE=URL[@SECONDS]`; `@SECONDS` counts only when it is a number, since URLs may hold `@`.
@@ -92,14 +96,17 @@ pub async fn run(
             return Ok(ExitCode::from(2));
         }
     };
+    let skip = args.no_preflight || draft.media.is_empty();
     let valid = match validate(&draft, &settings.catalog, UnknownModels::Warn) {
-        Ok(v) => v,
-        Err(invalid) => {
-            for v in &invalid.violations {
-                note(&format!("{}: {v}", v.field()));
+        Ok(v) if skip => v,
+        Err(invalid) if skip || !measured::only_totals(&invalid) => return Ok(refused(&invalid)),
+        // Valid, or over a duration total as stated: measured durations decide.
+        _ => {
+            let Some(draft) = checked_media(&draft).await else { return Ok(ExitCode::from(2)) };
+            match validate(&draft, &settings.catalog, UnknownModels::Warn) {
+                Ok(v) => v,
+                Err(invalid) => return Ok(refused(&invalid)),
             }
-            note("nothing was sent");
-            return Ok(ExitCode::from(2));
         }
     };
     for w in &valid.warnings {
@@ -144,6 +151,40 @@ pub async fn run(
     } else {
         exit_code(&records, |s| !matches!(s, LocalState::Rejected | LocalState::SubmitUnknown), board.saw_unreachable)
     })
+}
+
+fn refused(invalid: &Invalid) -> ExitCode {
+    for v in &invalid.violations {
+        note(&format!("{}: {v}", v.field()));
+    }
+    note("nothing was sent");
+    ExitCode::from(2)
+}
+
+/// The preflight: every media URL checked, each one's verdict shown; the draft with measured
+/// durations, or `None` when any item failed (every failure listed, nothing sent).
+async fn checked_media(draft: &Draft) -> Option<Draft> {
+    let http = match preflight::client() {
+        Ok(c) => c,
+        Err(e) => {
+            note(&format!("cannot check the media URLs: {e}; add --no-preflight to send without checks"));
+            return None;
+        }
+    };
+    let results = preflight::check(&http, &measured::items(draft), &preflight::Options::default()).await;
+    let (passed, failed): (Vec<_>, Vec<_>) = results.into_iter().partition(Result::is_ok);
+    let passed: Vec<preflight::Checked> = passed.into_iter().flatten().collect();
+    for c in &passed {
+        note(&c.to_string());
+    }
+    if !failed.is_empty() {
+        for e in failed.into_iter().filter_map(Result::err) {
+            note(&e.to_string());
+        }
+        note("nothing was sent (--no-preflight sends without these checks)");
+        return None;
+    }
+    Some(measured::with_measured(draft, &passed))
 }
 
 #[cfg(test)]

@@ -317,6 +317,14 @@ pub struct Hostile {
     // Media for preflight checks (`/media/...`).
     pub media_head_405: bool,
     pub media_wrong_type: bool,
+    /// Serve media as `application/octet-stream` (clients decide by the first bytes).
+    pub media_octet_stream: bool,
+    /// Serve media without a Content-Type.
+    pub media_untyped: bool,
+    /// Serve MP4 media with the `moov` (its index, with the duration) after the media data.
+    pub media_moov_last: bool,
+    /// Answer media one byte every `slow_bytes_every`, headers included.
+    pub media_slow: bool,
 }
 
 impl Default for Hostile {
@@ -354,6 +362,10 @@ impl Default for Hostile {
             task_strings: false,
             media_head_405: false,
             media_wrong_type: false,
+            media_octet_stream: false,
+            media_untyped: false,
+            media_moov_last: false,
+            media_slow: false,
         }
     }
 }

@@ -6,7 +6,8 @@ use hyper::header;
 use hyper::{Method, StatusCode};
 
 use super::hostile::Hostile;
-use super::reply::Reply;
+use super::range::{self, RangeAnswer};
+use super::reply::{Delivery, Reply};
 use super::routes::{MediaKind, query_param};
 use super::state::State;
 use super::video::{self, VideoSpec};
@@ -47,6 +48,35 @@ pub fn wav(seconds: u32) -> Vec<u8> {
     out
 }
 
+/// The same MP4 with its `moov` after the `mdat`, as some writers leave it, its chunk offsets
+/// moved with the media data. Files without a `moov` before their `mdat` come back as they are.
+pub fn moov_last(file: &[u8]) -> Vec<u8> {
+    let be32 = |b: &[u8], at: usize| b.get(at..at + 4).map_or(0, |s| u32::from_be_bytes([s[0], s[1], s[2], s[3]]));
+    let mut boxes = Vec::new();
+    let mut at = 0;
+    while at + 8 <= file.len() {
+        let size = (be32(file, at) as usize).max(8).min(file.len() - at);
+        boxes.push(&file[at..at + size]);
+        at += size;
+    }
+    let Some(i) = boxes.iter().position(|b| &b[4..8] == b"moov") else { return file.to_vec() };
+    let mut moov = boxes.remove(i).to_vec();
+    let shift = moov.len() as u32;
+    if let Some(stco) = moov.windows(4).position(|w| w == b"stco") {
+        let count = be32(&moov, stco + 8) as usize;
+        for n in 0..count {
+            let entry = stco + 12 + 4 * n;
+            let moved = be32(&moov, entry).saturating_sub(shift);
+            if let Some(slot) = moov.get_mut(entry..entry + 4) {
+                slot.copy_from_slice(&moved.to_be_bytes());
+            }
+        }
+    }
+    let mut out: Vec<u8> = boxes.concat();
+    out.extend_from_slice(&moov);
+    out
+}
+
 fn content_type(kind: MediaKind, wrong: bool) -> &'static str {
     match (kind, wrong) {
         (MediaKind::Mp4, false) => "video/mp4",
@@ -58,7 +88,14 @@ fn content_type(kind: MediaKind, wrong: bool) -> &'static str {
     }
 }
 
-pub fn serve(state: &State, hostile: &Hostile, method: &Method, query: &str, kind: MediaKind) -> Reply {
+pub fn serve(
+    state: &State,
+    hostile: &Hostile,
+    method: &Method,
+    query: &str,
+    range: Option<&str>,
+    kind: MediaKind,
+) -> Reply {
     if *method == Method::HEAD && hostile.media_head_405 {
         return Reply::error(StatusCode::METHOD_NOT_ALLOWED, "method_not_allowed", "HEAD is not supported")
             .with(header::ALLOW, "GET");
@@ -79,10 +116,36 @@ pub fn serve(state: &State, hostile: &Hostile, method: &Method, query: &str, kin
             Bytes::from(video::render_mp4(&spec))
         }),
     };
-    let len = bytes.len().to_string();
-    let mut r = Reply::new(StatusCode::OK, bytes)
-        .with(header::CONTENT_TYPE, content_type(kind, hostile.media_wrong_type))
-        .with(header::CONTENT_LENGTH, &len);
+    let bytes = if kind == MediaKind::Mp4 && hostile.media_moov_last { Bytes::from(moov_last(&bytes)) } else { bytes };
+    let len = bytes.len() as u64;
+    let range = range.filter(|_| !state.fires("range_ignored", hostile.range_ignored));
+    let (status, bytes, claim) = match range::answer(range, len) {
+        RangeAnswer::Whole => (StatusCode::OK, bytes, None),
+        RangeAnswer::Part { start, end } => {
+            let part = bytes.slice(start as usize..=end as usize);
+            (StatusCode::PARTIAL_CONTENT, part, Some(format!("bytes {start}-{end}/{len}")))
+        }
+        RangeAnswer::Unsatisfiable => {
+            return Reply::error(StatusCode::RANGE_NOT_SATISFIABLE, "range", "the range starts past the end")
+                .with(header::CONTENT_RANGE, &format!("bytes */{len}"));
+        }
+    };
+    let content_type = match (hostile.media_untyped, hostile.media_octet_stream) {
+        (true, _) => None,
+        (false, true) => Some("application/octet-stream"),
+        (false, false) => Some(content_type(kind, hostile.media_wrong_type)),
+    };
+    let part_len = bytes.len().to_string();
+    let mut r = Reply::new(status, bytes).with(header::ACCEPT_RANGES, "bytes").with(header::CONTENT_LENGTH, &part_len);
+    if let Some(t) = content_type {
+        r = r.with(header::CONTENT_TYPE, t);
+    }
+    if let Some(claim) = claim {
+        r = r.with(header::CONTENT_RANGE, &claim);
+    }
+    if hostile.media_slow {
+        r.delivery = Delivery::Raw { pace: Some(hostile.slow_bytes_every), extra: 0 };
+    }
     if *method == Method::HEAD {
         r.body = Bytes::new();
     }
@@ -103,6 +166,31 @@ mod tests {
         let (byte_rate, data) = (le32(28), le32(40));
         assert_eq!(data / byte_rate, 3);
         assert_eq!(w.len(), 44 + 24_000);
+    }
+
+    #[test]
+    fn moov_last_keeps_the_media_data_where_its_offsets_say() {
+        let spec = VideoSpec { width: 64, height: 64, seconds: 2, seed: 0, label: "t".into() };
+        let first = video::render_mp4(&spec);
+        let last = moov_last(&first);
+        assert_eq!(first.len(), last.len());
+        let kinds: Vec<&[u8]> = {
+            let mut at = 0;
+            let mut out = Vec::new();
+            while at + 8 <= last.len() {
+                out.push(&last[at + 4..at + 8]);
+                at += u32::from_be_bytes([last[at], last[at + 1], last[at + 2], last[at + 3]]) as usize;
+            }
+            out
+        };
+        assert_eq!(kinds, [&b"ftyp"[..], b"free", b"mdat", b"moov"]);
+        let offset = |file: &[u8]| {
+            let at = file.windows(4).position(|w| w == b"stco").expect("stco") + 12;
+            u32::from_be_bytes([file[at], file[at + 1], file[at + 2], file[at + 3]]) as usize
+        };
+        let (a, b) = (offset(&first), offset(&last));
+        assert_eq!(first[a..a + 64], last[b..b + 64], "the first chunk is found where the moved offset says");
+        assert_eq!(moov_last(b"not an mp4 at all"), b"not an mp4 at all");
     }
 
     #[test]

@@ -163,7 +163,10 @@ async fn answer(conn: &Conn, req: Request<Incoming>, ep: Endpoint, fault: Option
             let (reply, label) = files::serve(state, &hostile, &req, &id, main && !mirror, truncate);
             Answer { reply, task_id: Some(id), label }
         }
-        Endpoint::Media(kind) => Answer::plain(media::serve(state, &hostile, req.method(), &query, kind)),
+        Endpoint::Media(kind) => {
+            let range = req.headers().get(header::RANGE).and_then(|v| v.to_str().ok());
+            Answer::plain(media::serve(state, &hostile, req.method(), &query, range, kind))
+        }
         Endpoint::WrongMethod(allow) => Answer::plain(
             Reply::error(StatusCode::METHOD_NOT_ALLOWED, "method_not_allowed", "method not allowed")
                 .with(header::ALLOW, allow),
