@@ -37,7 +37,14 @@ def main():
         if os.environ.get("RAW"):
             print(f"{name}\t{median['point_estimate']}")
             continue
-        print(f"{name:<64} {fmt(median['point_estimate']):>10}  [{fmt(ci['lower_bound'])} .. {fmt(ci['upper_bound'])}]")
+        line = f"{name:<64} {fmt(median['point_estimate']):>10}  [{fmt(ci['lower_bound'])} .. {fmt(ci['upper_bound'])}]"
+        if os.environ.get("P95"):
+            with open(os.path.join(dirpath, "sample.json")) as f:
+                sample = json.load(f)
+            means = sorted(t / i for t, i in zip(sample["times"], sample["iters"]))
+            p95 = means[max(0, -(-95 * len(means) // 100) - 1)]
+            line += f"  samples: median {fmt(means[len(means) // 2])}, p95 {fmt(p95)}"
+        print(line)
 
 
 if __name__ == "__main__":

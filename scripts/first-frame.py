@@ -13,6 +13,7 @@ round, so that the machine's load falls on all of them alike. Needs tmux and pyt
 """
 
 import os
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -114,6 +115,7 @@ def main():
                 results["legacy build"].append(first_frame(work, old.env, [os.path.abspath(legacy)]))
     finally:
         tmux("kill-server")
+        shutil.rmtree(work, ignore_errors=True)
         folder.remove()
         if old:
             old.remove()

@@ -52,7 +52,7 @@ tmux -L $sock send-keys -t cpu Tab
 tmux -L $sock send-keys -t cpu -l "16:9 9:16 1:1 4:3 3:4 4 5 6 7"
 tmux -L $sock send-keys -t cpu C-s
 for _ in $(seq 1 200); do
-  tmux -L $sock capture-pane -p -t cpu | grep -q "1000 tasks, 1000 running" && break
+  tmux -L $sock capture-pane -p -t cpu | grep -Eq "1000 tasks, 1000 (running|active)" && break
   sleep 1
 done
 tmux -L $sock capture-pane -p -t cpu | head -1
