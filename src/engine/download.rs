@@ -7,7 +7,7 @@
 //! those on disk. A server that answers a resume with other bytes makes the download start over.
 
 use std::path::{Path, PathBuf};
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 use std::io::Write;
 
@@ -18,6 +18,7 @@ use tokio::io::{AsyncReadExt, AsyncSeekExt, AsyncWriteExt};
 use tokio::sync::mpsc;
 use tokio::task::JoinHandle;
 
+use super::stall::StallWatch;
 use crate::api::download::Validator;
 use crate::api::{ApiError, Client, Download};
 
@@ -43,19 +44,7 @@ pub struct Saved {
     pub sha256: String,
 }
 
-/// A transfer that moves fewer than `min_bytes` in `window` is cut (and resumed later), so a
-/// trickling server cannot hold a download slot while other URLs expire.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct StallRule {
-    pub window: Duration,
-    pub min_bytes: u64,
-}
-
-impl Default for StallRule {
-    fn default() -> Self {
-        StallRule { window: Duration::from_secs(30), min_bytes: 1024 }
-    }
-}
+pub use super::stall::StallRule;
 
 /// Bytes requested again before a resume point and compared with those on disk.
 pub const OVERLAP: u64 = 64 * 1024;
@@ -144,49 +133,45 @@ async fn save_validator(path: &Path, v: &Validator) {
     }
 }
 
-/// The next piece of the body, or a stall: fewer than `rule.min_bytes` in the current window.
+/// The next piece of the body, or a stall: fewer than `rule.min_bytes` over the last window.
 struct Watch {
+    watch: StallWatch,
     rule: StallRule,
-    since: Instant,
-    bytes: u64,
 }
 
 impl Watch {
     fn new(rule: StallRule) -> Watch {
-        Watch { rule, since: Instant::now(), bytes: 0 }
+        Watch { watch: StallWatch::new(rule, Instant::now()), rule }
     }
 
     async fn chunk(&mut self, download: &mut Download) -> Result<Option<bytes::Bytes>, FetchError> {
         loop {
-            let deadline = self.since + self.rule.window;
-            match tokio::time::timeout_at(deadline.into(), download.chunk()).await {
+            let next = download.chunk();
+            let answer = match self.watch.deadline() {
+                Some(deadline) => tokio::time::timeout_at(deadline.into(), next).await,
+                None => Ok(next.await),
+            };
+            match answer {
                 Ok(Ok(chunk)) => {
-                    let n = chunk.as_ref().map_or(0, |c| c.len() as u64);
-                    self.bytes += n;
-                    self.check()?;
+                    let now = Instant::now();
+                    self.watch.record(now, chunk.as_ref().map_or(0, |c| c.len() as u64));
+                    self.check(now)?;
                     return Ok(chunk);
                 }
                 Ok(Err(e)) => return Err(FetchError::Retry(format!("the transfer broke: {e}"))),
-                Err(_) => self.check()?,
+                Err(_) => self.check(Instant::now())?,
             }
         }
     }
 
-    /// At the end of each window: enough bytes start a new one, too few end the transfer.
-    fn check(&mut self) -> Result<(), FetchError> {
-        if self.since.elapsed() < self.rule.window {
-            return Ok(());
-        }
-        if self.bytes < self.rule.min_bytes {
-            return Err(FetchError::Retry(format!(
-                "the transfer stalled ({} bytes in {} s); it will resume",
-                self.bytes,
+    fn check(&self, now: Instant) -> Result<(), FetchError> {
+        match self.watch.stalled(now) {
+            Some(bytes) => Err(FetchError::Retry(format!(
+                "the transfer stalled ({bytes} bytes in {} s); it will resume",
                 self.rule.window.as_secs()
-            )));
+            ))),
+            None => Ok(()),
         }
-        self.since = Instant::now();
-        self.bytes = 0;
-        Ok(())
     }
 }
 
@@ -403,6 +388,7 @@ async fn finish(part: &Path, path: &Path, size: u64, hasher: Sha256) -> Result<S
 #[cfg(test)]
 mod tests {
     use std::sync::Mutex;
+    use std::time::Duration;
 
     use super::*;
     use crate::api::{ApiKey, ClientOptions, Status};

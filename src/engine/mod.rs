@@ -21,6 +21,7 @@ pub mod queue;
 pub mod recover;
 mod run;
 pub mod service;
+pub mod stall;
 pub use run::now_ms;
 pub mod schedule;
 pub mod transition;
