@@ -6,6 +6,7 @@
 //! - `api`    the HTTP API: wire types, client, downloads, errors
 //! - `engine` the background engine: submission journal, poll scheduler, downloads, recovery
 //! - `store`  the SQLite journal: schema, task rows, events, the writer thread
+//! - `media`  local media files: upload to S3-compatible storage, presigned URLs
 //! - `logging` the log file (`tracing`, rotated daily) in the data folder
 //! - `session` wiring: settings → store, client (or the demo simulator), engine
 //! - `sim`    the embedded simulator of the API: a real HTTP server on loopback
@@ -17,6 +18,7 @@ pub mod cli;
 pub mod config;
 pub mod engine;
 pub mod logging;
+pub mod media;
 pub mod rules;
 pub mod session;
 pub mod sim;

@@ -1,0 +1,2 @@
+//! Local media files used as references: storage for uploads.
+pub mod storage;
