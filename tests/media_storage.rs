@@ -140,9 +140,7 @@ async fn the_same_content_is_uploaded_once() {
     assert_eq!((again.key.as_str(), again.reused), (first.key.as_str(), true));
 
     let requests = moto.requests();
-    let on_key = |method: &str| {
-        requests.iter().filter(|(m, u)| m == method && u.contains(&first.key)).count()
-    };
+    let on_key = |method: &str| requests.iter().filter(|(m, u)| m == method && u.contains(&first.key)).count();
     assert_eq!(on_key("PUT"), 1, "one PUT in all: {requests:?}");
     assert_eq!(on_key("HEAD"), 2, "each upload asks first: {requests:?}");
 }
@@ -187,8 +185,11 @@ async fn large_files_go_in_parts_with_progress() {
     let moto = Moto::start(false).await;
     moto.create_bucket(BUCKET).await;
     let part = 5 << 20;
-    let storage =
-        moto.storage("any-secret").with_transfer(Transfer { multipart_threshold: part as u64, part_size: part, parallel: 2 });
+    let storage = moto.storage("any-secret").with_transfer(Transfer {
+        multipart_threshold: part as u64,
+        part_size: part,
+        parallel: 2,
+    });
     let files = tempfile::tempdir().expect("tempdir");
     let bytes = pattern(2 * part + 1000);
     let path = write(files.path(), "voice.wav", &bytes);
@@ -226,7 +227,9 @@ async fn credentials_never_reach_the_disk() {
     let vault = tempfile::tempdir().expect("vault");
     let secret = "hush-7f3a9c-do-not-store";
     let token = "tok-5e1d2b-do-not-store";
-    let creds = format!(r#"{{"Version": 1, "AccessKeyId": "AKIAREELTEST0002", "SecretAccessKey": "{secret}", "SessionToken": "{token}"}}"#);
+    let creds = format!(
+        r#"{{"Version": 1, "AccessKeyId": "AKIAREELTEST0002", "SecretAccessKey": "{secret}", "SessionToken": "{token}"}}"#
+    );
     write(vault.path(), "creds.json", creds.as_bytes());
     let home = tempfile::tempdir().expect("home");
     let (config_dir, data_dir) = (home.path().join("config"), home.path().join("data"));

@@ -102,9 +102,10 @@ impl Storage {
         if let Some(url) = endpoint {
             builder = builder.with_endpoint(url.as_str().trim_end_matches('/'));
         }
-        let store = builder
-            .build()
-            .map_err(|e| StorageError::BadSettings { field: "storage", reason: crate::text::excerpt(&e.to_string(), 300) })?;
+        let store = builder.build().map_err(|e| StorageError::BadSettings {
+            field: "storage",
+            reason: crate::text::excerpt(&e.to_string(), 300),
+        })?;
         Ok(Storage {
             store,
             bucket: settings.bucket.trim().to_string(),
@@ -187,15 +188,12 @@ impl Storage {
     ) -> Result<(String, jiff::Timestamp), StorageError> {
         let lifetime = clamp_lifetime(lifetime);
         let now = jiff::Timestamp::now();
-        let url = self
-            .store
-            .signed_url(Method::GET, location, lifetime)
-            .await
-            .map_err(|e| StorageError::Sign { key: key.to_string(), detail: crate::text::excerpt(&e.to_string(), 300) })?;
-        let expires_at = jiff::SignedDuration::try_from(lifetime)
-            .ok()
-            .and_then(|d| now.checked_add(d).ok())
-            .unwrap_or(now);
+        let url = self.store.signed_url(Method::GET, location, lifetime).await.map_err(|e| StorageError::Sign {
+            key: key.to_string(),
+            detail: crate::text::excerpt(&e.to_string(), 300),
+        })?;
+        let expires_at =
+            jiff::SignedDuration::try_from(lifetime).ok().and_then(|d| now.checked_add(d).ok()).unwrap_or(now);
         Ok((url.to_string(), expires_at))
     }
 }

@@ -14,9 +14,7 @@ pub const HOW_TO_CONFIGURE: &str = "add to the config file:\n  [storage]\n  buck
 pub enum StorageError {
     #[error("a local file needs storage to upload it to, and none is configured: {HOW_TO_CONFIGURE}")]
     NotConfigured,
-    #[error(
-        "[storage] in the config file: {field}: {reason}"
-    )]
+    #[error("[storage] in the config file: {field}: {reason}")]
     BadSettings { field: &'static str, reason: String },
     #[error(
         "no storage credentials ({detail}): set AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY, or credentials_cmd in [storage]"
@@ -80,10 +78,8 @@ pub fn classify(err: &object_store::Error, bucket: &str, key: &str) -> StorageEr
         (None, None) => text.clone(),
     };
     let detail = crate::text::excerpt(&detail, 300);
-    let denied_status = matches!(
-        err,
-        object_store::Error::PermissionDenied { .. } | object_store::Error::Unauthenticated { .. }
-    );
+    let denied_status =
+        matches!(err, object_store::Error::PermissionDenied { .. } | object_store::Error::Unauthenticated { .. });
     match code.as_deref() {
         Some("NoSuchBucket") => StorageError::BucketMissing { bucket: bucket.to_string() },
         Some(c) if ACCESS_CODES.contains(&c) => StorageError::AccessDenied { bucket: bucket.to_string(), detail },

@@ -7,8 +7,13 @@ use std::time::Duration;
 use crate::rules::params::MediaKind;
 
 /// Extensions and the content type stored with them, by family.
-const IMAGES: &[(&str, &str)] =
-    &[("jpg", "image/jpeg"), ("jpeg", "image/jpeg"), ("png", "image/png"), ("webp", "image/webp"), ("gif", "image/gif")];
+const IMAGES: &[(&str, &str)] = &[
+    ("jpg", "image/jpeg"),
+    ("jpeg", "image/jpeg"),
+    ("png", "image/png"),
+    ("webp", "image/webp"),
+    ("gif", "image/gif"),
+];
 const VIDEOS: &[(&str, &str)] = &[
     ("mp4", "video/mp4"),
     ("m4v", "video/mp4"),
@@ -42,9 +47,9 @@ pub fn extension(path: &Path) -> Option<String> {
 /// The content type to store a file of `kind` with, or what `kind` accepts instead.
 pub fn content_type(kind: MediaKind, ext: Option<&str>) -> Result<&'static str, String> {
     let accepted = family(kind);
-    ext.and_then(|e| accepted.iter().find(|(x, _)| *x == e)).map(|(_, ct)| *ct).ok_or_else(|| {
-        accepted.iter().map(|(x, _)| format!(".{x}")).collect::<Vec<_>>().join(", ")
-    })
+    ext.and_then(|e| accepted.iter().find(|(x, _)| *x == e))
+        .map(|(_, ct)| *ct)
+        .ok_or_else(|| accepted.iter().map(|(x, _)| format!(".{x}")).collect::<Vec<_>>().join(", "))
 }
 
 /// `<prefix>/<sha256>.<ext>`: the same bytes always land on the same key.
@@ -99,7 +104,8 @@ mod tests {
 
     #[test]
     fn keys_are_content_addressed_under_the_prefix() {
-        let cases = [("reel", "ab", "png", "reel/ab.png"), ("/a/b/", "ab", "mp4", "a/b/ab.mp4"), ("", "ab", "wav", "ab.wav")];
+        let cases =
+            [("reel", "ab", "png", "reel/ab.png"), ("/a/b/", "ab", "mp4", "a/b/ab.mp4"), ("", "ab", "wav", "ab.wav")];
         for (prefix, sha, ext, want) in cases {
             assert_eq!(object_key(prefix, sha, ext), want);
         }

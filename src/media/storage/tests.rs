@@ -124,7 +124,8 @@ async fn credentials_cmd_runs_without_a_shell_and_failures_name_it() {
     for (cmd, want) in [
         (argv(&["false"]), "exit status: 1"),
         (argv(&["/nonexistent/reel-creds"]), "No such file"),
-        (argv(&["printf", "hush-hush"]), "credential_process JSON"),
+        // Prints "hush-hush", which its arguments do not hold.
+        (argv(&["printf", "h%sh-h%sh", "us", "us"]), "credential_process JSON"),
         (argv(&[]), "names no program"),
     ] {
         let e = Credentials::from_command(&cmd).await.expect_err("fails");
