@@ -18,7 +18,9 @@ use object_store::signer::{Method, Signer};
 use object_store::{ClientOptions, ObjectStoreExt, RetryConfig, StaticCredentialProvider};
 
 pub use error::{HOW_TO_CONFIGURE, StorageError, classify, server_reply};
-pub use naming::{MAX_URL_LIFETIME, URL_LIFETIME_MARGIN, clamp_lifetime, content_type, object_key, url_lifetime};
+pub use naming::{
+    MAX_URL_LIFETIME, URL_LIFETIME_MARGIN, clamp_lifetime, content_type, object_key, url_expiry, url_lifetime,
+};
 pub use settings::{
     Credentials, DEFAULT_REGION, ENV_ACCESS_KEY_ID, ENV_SECRET_ACCESS_KEY, ENV_SESSION_TOKEN, StorageSettings,
 };
@@ -34,9 +36,11 @@ pub struct Uploaded {
     /// Hex sha256 of the file.
     pub sha256: String,
     pub size: u64,
-    /// Presigned GET URL.
+    /// Presigned GET URL. Signed with temporary credentials it carries their session token
+    /// (SigV4 requires it), never the secret key.
     pub url: String,
-    /// The URL works until about then (taken just before signing, so never later).
+    /// The URL works until about then (taken just before signing, so never later), or until
+    /// the temporary credentials that signed it expire, if that is sooner.
     pub expires_at: jiff::Timestamp,
     /// The object was there already: nothing was sent.
     pub reused: bool,
@@ -56,6 +60,7 @@ pub struct Storage {
     bucket: String,
     prefix: String,
     transfer: Transfer,
+    credentials_expire: Option<jiff::Timestamp>,
 }
 
 impl std::fmt::Debug for Storage {
@@ -87,6 +92,7 @@ impl Storage {
             .with_read_timeout(READ_TIMEOUT)
             .with_allow_http(endpoint.as_ref().is_some_and(|u| u.scheme() == "http"));
         let retry = RetryConfig { max_retries: 4, retry_timeout: Duration::from_secs(120), ..RetryConfig::default() };
+        let credentials_expire = credentials.expires_at;
         let credential = object_store::aws::AwsCredential {
             key_id: credentials.access_key_id,
             secret_key: credentials.secret_access_key,
@@ -111,6 +117,7 @@ impl Storage {
             bucket: settings.bucket.trim().to_string(),
             prefix: settings.prefix().to_string(),
             transfer: Transfer::default(),
+            credentials_expire,
         })
     }
 
@@ -192,9 +199,7 @@ impl Storage {
             key: key.to_string(),
             detail: crate::text::excerpt(&e.to_string(), 300),
         })?;
-        let expires_at =
-            jiff::SignedDuration::try_from(lifetime).ok().and_then(|d| now.checked_add(d).ok()).unwrap_or(now);
-        Ok((url.to_string(), expires_at))
+        Ok((url.to_string(), url_expiry(now, lifetime, self.credentials_expire)))
     }
 }
 

@@ -55,6 +55,16 @@ fn between(text: &str, open: &str, close: &str) -> Option<String> {
     Some(text[start..start + len].trim().to_string()).filter(|s| !s.is_empty())
 }
 
+/// The HTTP status object_store quotes (`status code: 403 Forbidden`), for replies without a
+/// body, such as those to HEAD.
+fn status(text: &str) -> Option<String> {
+    const MARK: &str = "status code: ";
+    let start = text.find(MARK)? + MARK.len();
+    let rest = &text[start..];
+    let status = rest[..rest.find(':').unwrap_or(rest.len())].trim();
+    (!status.is_empty()).then(|| format!("HTTP {status}"))
+}
+
 /// Codes that mean the credentials are wrong or lack permission.
 const ACCESS_CODES: &[&str] = &[
     "AccessDenied",
@@ -75,7 +85,7 @@ pub fn classify(err: &object_store::Error, bucket: &str, key: &str) -> StorageEr
         (Some(c), Some(m)) => format!("{c}: {m}"),
         (Some(c), None) => c.clone(),
         (None, Some(m)) => m.clone(),
-        (None, None) => text.clone(),
+        (None, None) => status(&text).unwrap_or_else(|| text.clone()),
     };
     let detail = crate::text::excerpt(&detail, 300);
     let denied_status =

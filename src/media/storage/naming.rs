@@ -75,6 +75,18 @@ pub fn url_lifetime(client_timeout: Duration) -> Duration {
     clamp_lifetime(client_timeout.saturating_add(URL_LIFETIME_MARGIN))
 }
 
+/// When a URL signed at `now` to live `lifetime` stops working: never after the credentials
+/// that signed it expire.
+pub fn url_expiry(
+    now: jiff::Timestamp,
+    lifetime: Duration,
+    credentials_expire: Option<jiff::Timestamp>,
+) -> jiff::Timestamp {
+    let lifetime = jiff::SignedDuration::try_from(clamp_lifetime(lifetime)).unwrap_or(jiff::SignedDuration::ZERO);
+    let end = now.checked_add(lifetime).unwrap_or(jiff::Timestamp::MAX);
+    credentials_expire.map_or(end, |c| end.min(c))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -126,5 +138,20 @@ mod tests {
         }
         assert_eq!(url_lifetime(s(600)), s(600 + 3600));
         assert_eq!(url_lifetime(s(10 * 24 * 3600)), MAX_URL_LIFETIME);
+    }
+
+    #[test]
+    fn urls_expire_with_their_lifetime_or_their_credentials() {
+        let t = |secs: i64| jiff::Timestamp::from_second(1_800_000_000 + secs).expect("in range");
+        let s = Duration::from_secs;
+        let cases = [
+            (s(3600), None, t(3600)),
+            (s(3600), Some(t(600)), t(600)),
+            (s(3600), Some(t(7200)), t(3600)),
+            (s(30 * 24 * 3600), None, t(7 * 24 * 3600)),
+        ];
+        for (lifetime, credentials, want) in cases {
+            assert_eq!(url_expiry(t(0), lifetime, credentials), want, "{lifetime:?} {credentials:?}");
+        }
     }
 }

@@ -103,6 +103,8 @@ pub struct Credentials {
     pub(super) access_key_id: String,
     pub(super) secret_access_key: String,
     pub(super) session_token: Option<String>,
+    /// When temporary credentials stop working; URLs signed with them die then too.
+    pub(super) expires_at: Option<jiff::Timestamp>,
 }
 
 impl fmt::Debug for Credentials {
@@ -112,6 +114,7 @@ impl fmt::Debug for Credentials {
             .field("access_key_id", &format!("{id}…"))
             .field("secret_access_key", &"<redacted>")
             .field("session_token", &self.session_token.as_ref().map(|_| "<redacted>"))
+            .field("expires_at", &self.expires_at)
             .finish()
     }
 }
@@ -133,7 +136,18 @@ impl Credentials {
             return None;
         }
         let session_token = session_token.map(str::trim).filter(|t| !t.is_empty()).map(str::to_string);
-        Some(Credentials { access_key_id: id.into(), secret_access_key: secret.into(), session_token })
+        Some(Credentials {
+            access_key_id: id.into(),
+            secret_access_key: secret.into(),
+            session_token,
+            expires_at: None,
+        })
+    }
+
+    /// Temporary credentials: they stop working at `at`.
+    pub fn expiring(mut self, at: jiff::Timestamp) -> Credentials {
+        self.expires_at = Some(at);
+        self
     }
 
     /// From AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY and AWS_SESSION_TOKEN as `var` gives them
@@ -160,6 +174,7 @@ impl Credentials {
             access_key_id: Option<String>,
             secret_access_key: Option<String>,
             session_token: Option<String>,
+            expiration: Option<String>,
         }
         let printed: Printed = serde_json::from_str(text.trim()).map_err(|e| {
             format!(
@@ -170,8 +185,13 @@ impl Credentials {
         })?;
         let id = printed.access_key_id.unwrap_or_default();
         let secret = printed.secret_access_key.unwrap_or_default();
-        Credentials::new(&id, &secret, printed.session_token.as_deref())
-            .ok_or_else(|| "its output lacks AccessKeyId or SecretAccessKey".to_string())
+        let credentials = Credentials::new(&id, &secret, printed.session_token.as_deref())
+            .ok_or_else(|| "its output lacks AccessKeyId or SecretAccessKey".to_string())?;
+        // An Expiration that does not parse is treated as unknown, as when it is absent.
+        Ok(match printed.expiration.and_then(|e| e.trim().parse::<jiff::Timestamp>().ok()) {
+            Some(at) => credentials.expiring(at),
+            None => credentials,
+        })
     }
 
     /// Runs `argv` (no shell, no stdin) and parses what it prints. Async so that a slow

@@ -104,7 +104,8 @@ fn credential_process_json_is_parsed_without_quoting_it() {
         r#"{"Version": 1, "AccessKeyId": "AKIA1", "SecretAccessKey": "hush", "Expiration": "2030-01-01T00:00:00Z"}"#,
     )
     .expect("valid");
-    assert_eq!(ok, Credentials::new("AKIA1", "hush", None).expect("complete"));
+    let at: jiff::Timestamp = "2030-01-01T00:00:00Z".parse().expect("timestamp");
+    assert_eq!(ok, Credentials::new("AKIA1", "hush", None).expect("complete").expiring(at));
     for bad in ["hush-hush", r#"{"AccessKeyId": "AKIA1"}"#, r#"{"AccessKeyId": 1, "SecretAccessKey": "hush-hush"}"#] {
         let e = Credentials::from_process_json(bad).expect_err("invalid");
         assert!(!e.contains("hush"), "{e}");
@@ -179,6 +180,14 @@ fn failures_are_classified_by_code_then_status() {
         (
             object_store::Error::PermissionDenied { path: "k".into(), source: "403 Forbidden".to_string().into() },
             "refused access",
+        ),
+        (
+            object_store::Error::PermissionDenied {
+                path: "k".into(),
+                source: "Error performing HEAD http://h/k - Server returned non-2xx status code: 403 Forbidden: "
+                    .into(),
+            },
+            "bucket \"media\" (HTTP 403 Forbidden)",
         ),
         (generic("<Code>InternalError</Code><Message>We encountered an internal error</Message>"), "internal error"),
         (generic("connection refused"), "connection refused"),
