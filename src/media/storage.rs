@@ -75,8 +75,10 @@ fn install_crypto() {
     ONCE.call_once(|| drop(rustls::crypto::ring::default_provider().install_default()));
 }
 
-/// A transfer that stops moving data this long is cut (and retried by object_store).
+/// A reply that stops coming this long is cut (and retried by object_store).
 const READ_TIMEOUT: Duration = Duration::from_secs(30);
+/// Longest one request may take: 8 MiB at 75 kbit/s.
+const REQUEST_TIMEOUT: Duration = Duration::from_secs(15 * 60);
 
 impl Storage {
     /// `settings` is `None` when the config has no `[storage]`: the error says how to add one.
@@ -85,9 +87,10 @@ impl Storage {
         settings.check()?;
         install_crypto();
         let endpoint = settings.endpoint_url()?;
-        // A large part on a slow line takes long: no limit on the whole request, only on stalls.
+        // One request carries at most a part (8 MiB): the whole-request limit only ends a stall
+        // in sending, which the read timeout cannot see, and never a working slow line.
         let options = ClientOptions::new()
-            .with_timeout_disabled()
+            .with_timeout(REQUEST_TIMEOUT)
             .with_connect_timeout(Duration::from_secs(10))
             .with_read_timeout(READ_TIMEOUT)
             .with_allow_http(endpoint.as_ref().is_some_and(|u| u.scheme() == "http"));

@@ -34,7 +34,7 @@ pub struct Transfer {
 
 impl Default for Transfer {
     fn default() -> Self {
-        Transfer { multipart_threshold: 16 << 20, part_size: 8 << 20, parallel: 2 }
+        Transfer { multipart_threshold: 8 << 20, part_size: 8 << 20, parallel: 2 }
     }
 }
 
