@@ -8,6 +8,7 @@ use serde::Deserialize;
 use thiserror::Error;
 
 use crate::api::{ApiKey, KeyError};
+use crate::media::storage::StorageSettings;
 use crate::rules::Catalog;
 use crate::rules::catalog::{CatalogError, ModelSpec};
 /// Pricing and the budget are rules; they are read from the config file, so they are named
@@ -39,6 +40,8 @@ pub struct ConfigFile {
     /// Dashboard keys by command: `open = "p"`, `down = ["j", "Down"]`, `"history.open" = "p"`.
     #[serde(default)]
     pub keys: BTreeMap<String, KeyList>,
+    /// `[storage]`: where local media files are uploaded.
+    pub storage: Option<StorageSettings>,
 }
 
 /// One key or several.
@@ -282,6 +285,8 @@ pub struct Settings {
     pub budget: Budget,
     /// `[keys]`, each command with its keys; the dashboard's keymap checks them.
     pub keys: BTreeMap<String, Vec<String>>,
+    /// `[storage]`, if configured; credentials are resolved only when an upload needs them.
+    pub storage: Option<StorageSettings>,
     pub programs: Programs,
     /// What the log file records (`RUST_LOG` syntax); `None`: `reel=info`.
     pub log_filter: Option<String>,
@@ -374,6 +379,7 @@ pub fn resolve(
         actions: file.actions.clone(),
         budget: file.budget,
         keys: file.keys.iter().map(|(k, v)| (k.clone(), v.keys())).collect(),
+        storage: file.storage.clone(),
         programs,
         log_filter: env.log.clone(),
         warnings,
