@@ -65,7 +65,7 @@ pub fn parse_media(text: &str) -> Result<MediaDraft, String> {
         Some((url, secs)) if secs.trim().parse::<f64>().is_ok() => (url, Some(secs.trim().to_string())),
         _ => (rest, None),
     };
-    Ok(MediaDraft { kind: kind.trim().to_string(), url: url.trim().to_string(), seconds })
+    Ok(MediaDraft::typed(kind, url, seconds))
 }
 
 impl SubmitArgs {

@@ -337,7 +337,12 @@ impl Form {
         self.media = t
             .media
             .iter()
-            .map(|m| MediaDraft { kind: m.kind.clone(), url: m.url.clone(), seconds: m.seconds.map(|s| s.to_string()) })
+            .map(|m| MediaDraft {
+                kind: m.kind.clone(),
+                url: m.url.clone(),
+                seconds: m.seconds.map(|s| s.to_string()),
+                local: m.local.clone(),
+            })
             .collect();
         self.media_cursor = 0;
         self.parent = Some(t.id);
@@ -413,7 +418,8 @@ impl MediaEditor {
         MediaEditor {
             index,
             kind: item.and_then(|m| MediaKind::parse(&m.kind)).unwrap_or(kind),
-            url: item.map(|m| m.url.clone()).unwrap_or_default(),
+            // A local item is edited as its file, whatever URL it was sent with.
+            url: item.map(|m| m.local.as_ref().map_or(&m.url, |l| &l.path).clone()).unwrap_or_default(),
             seconds: item.and_then(|m| m.seconds.clone()).unwrap_or_default(),
             part: if item.is_some() { 1 } else { 0 },
         }
@@ -421,11 +427,7 @@ impl MediaEditor {
 
     pub fn item(&self) -> MediaDraft {
         let secs = self.seconds.trim();
-        MediaDraft {
-            kind: self.kind.to_string(),
-            url: self.url.trim().to_string(),
-            seconds: (!secs.is_empty()).then(|| secs.to_string()),
-        }
+        MediaDraft::typed(&self.kind.to_string(), &self.url, (!secs.is_empty()).then(|| secs.to_string()))
     }
 
     pub fn cycle_kind(&mut self, forward: bool) {
@@ -531,7 +533,7 @@ mod tests {
     #[test]
     fn media_problems_point_at_the_media_field() {
         let mut f = form();
-        f.media.push(MediaDraft { kind: "reference_image".into(), url: "https://x.org/a.png".into(), seconds: None });
+        f.media.push(MediaDraft::typed("reference_image", "https://x.org/a.png", None));
         let c = check(&mut f);
         assert!(c.first_problem(Field::Media).is_some_and(|m| m.contains("text-to-video")), "{:?}", c.problems);
     }
