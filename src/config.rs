@@ -140,6 +140,8 @@ pub struct Env {
     pub editor: Option<String>,
     /// REEL_LOG (or RUST_LOG): what the log file records, e.g. `reel=debug`.
     pub log: Option<String>,
+    /// HOME: where `~/` in a local media path points.
+    pub home: Option<PathBuf>,
 }
 
 impl Env {
@@ -156,6 +158,7 @@ impl Env {
             visual: var("VISUAL"),
             editor: var("EDITOR"),
             log: var("REEL_LOG").or_else(|| var("RUST_LOG")),
+            home: var("HOME").map(PathBuf::from),
         }
     }
 
@@ -290,6 +293,8 @@ pub struct Settings {
     pub programs: Programs,
     /// What the log file records (`RUST_LOG` syntax); `None`: `reel=info`.
     pub log_filter: Option<String>,
+    /// The home folder, for `~/` in local media paths.
+    pub home: Option<PathBuf>,
     /// Things the user should know but that do not stop the program.
     pub warnings: Vec<String>,
 }
@@ -382,6 +387,7 @@ pub fn resolve(
         storage: file.storage.clone(),
         programs,
         log_filter: env.log.clone(),
+        home: env.home.clone(),
         warnings,
     })
 }
@@ -458,6 +464,14 @@ pub fn resolve_key(source: &KeySource) -> Result<ApiKey, ConfigError> {
         }
     };
     ApiKey::new(&text).map_err(|e| ConfigError::BadKey { source_name: source.name(), source: e })
+}
+
+/// Credentials for `[storage]`, resolved each time an upload needs them (from its
+/// credentials_cmd, else the environment) and never kept in the settings.
+pub async fn storage_credentials(
+    storage: &StorageSettings,
+) -> Result<crate::media::storage::Credentials, crate::media::storage::StorageError> {
+    crate::media::storage::Credentials::resolve(storage, |k| std::env::var(k).ok()).await
 }
 
 #[cfg(test)]

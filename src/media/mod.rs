@@ -7,5 +7,6 @@ pub mod preflight;
 pub mod probe;
 pub mod sniff;
 pub mod storage;
+pub mod uploads;
 pub mod verdict;
 pub mod wav;
