@@ -177,7 +177,12 @@ fn refused(invalid: &Invalid) -> ExitCode {
 pub async fn uploaded(draft: Draft, settings: &Settings) -> Option<Draft> {
     let cwd = std::env::current_dir().unwrap_or_default();
     let client_timeout = Duration::try_from_secs_f64(settings.engine.client_timeout_secs).unwrap_or(Duration::MAX);
-    let frame = uploads::Frame { home: settings.home.as_deref(), cwd: &cwd, now: jiff::Timestamp::now().as_second(), client_timeout };
+    let frame = uploads::Frame {
+        home: settings.home.as_deref(),
+        cwd: &cwd,
+        now: jiff::Timestamp::now().as_second(),
+        client_timeout,
+    };
     let failed = |failures: Vec<uploads::UploadFailure>| {
         for f in failures {
             note(&f.to_string());
@@ -190,14 +195,15 @@ pub async fn uploaded(draft: Draft, settings: &Settings) -> Option<Draft> {
         Ok(steps) => steps,
         Err(failures) => return failed(failures),
     };
-    let storage = match uploads::open(settings.storage.as_ref(), async |s| crate::config::storage_credentials(s).await).await {
-        Ok(s) => s,
-        Err(e) => {
-            note(&e.to_string());
-            note("nothing was sent");
-            return None;
-        }
-    };
+    let storage =
+        match uploads::open(settings.storage.as_ref(), async |s| crate::config::storage_credentials(s).await).await {
+            Ok(s) => s,
+            Err(e) => {
+                note(&e.to_string());
+                note("nothing was sent");
+                return None;
+            }
+        };
     let lifetime = storage::url_lifetime(client_timeout);
     let shown = |index, path: &std::path::Path, p| {
         if let Some(line) = uploads::progress_line(index, path, p) {

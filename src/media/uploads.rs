@@ -140,7 +140,10 @@ async fn upload(
 ) -> Result<(String, LocalOrigin), String> {
     // Kept absolute, so a re-run from another folder finds the same file.
     let absolute = std::path::absolute(path).unwrap_or_else(|_| path.to_path_buf());
-    let up = storage.upload(&absolute, kind, lifetime, |p| progress(index, &absolute, p)).await.map_err(|e| e.to_string())?;
+    let up = storage
+        .upload(&absolute, kind, lifetime, |p| progress(index, &absolute, p))
+        .await
+        .map_err(|e| e.to_string())?;
     let origin = LocalOrigin {
         path: absolute.display().to_string(),
         key: Some(up.key),
@@ -169,12 +172,21 @@ mod tests {
     use crate::rules::MediaDraft;
 
     fn frame(now: i64) -> Frame<'static> {
-        Frame { home: Some(Path::new("/home/u")), cwd: Path::new("/work"), now, client_timeout: Duration::from_secs(600) }
+        Frame {
+            home: Some(Path::new("/home/u")),
+            cwd: Path::new("/work"),
+            now,
+            client_timeout: Duration::from_secs(600),
+        }
     }
 
     fn uploaded(path: &str, expires_at: i64) -> MediaDraft {
         MediaDraft {
-            local: Some(LocalOrigin { path: path.into(), key: Some("reel/k.png".into()), expires_at: Some(expires_at) }),
+            local: Some(LocalOrigin {
+                path: path.into(),
+                key: Some("reel/k.png".into()),
+                expires_at: Some(expires_at),
+            }),
             ..MediaDraft::typed("reference_image", "https://b.example/k.png?sig", None)
         }
     }

@@ -189,7 +189,11 @@ fn every_rule_on_both_sides_of_every_bound() {
         (
             "not a url",
             with(I2V_A, |d| d.media = vec![MediaDraft { url: "cat.png".into(), ..item("first_frame", None) }]),
-            vec![MediaUrlInvalid { index: 0, value: "cat.png".into(), reason: "is neither a URL nor a local path (/, ./, ../, ~/ or file://)" }],
+            vec![MediaUrlInvalid {
+                index: 0,
+                value: "cat.png".into(),
+                reason: "is neither a URL nor a local path (/, ./, ../, ~/ or file://)",
+            }],
         ),
         (
             "http url",

@@ -122,10 +122,7 @@ mod tests {
             (Some("1080P"), Some("9:16"), Some(true))
         );
         assert_eq!(d.negative_prompt, "blur");
-        assert_eq!(
-            d.media,
-            vec![MediaDraft::typed("reference_image", "https://x.org/1.png", None)]
-        );
+        assert_eq!(d.media, vec![MediaDraft::typed("reference_image", "https://x.org/1.png", None)]);
     }
 
     #[test]

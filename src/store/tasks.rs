@@ -421,7 +421,8 @@ mod tests {
             media: vec![MediaRecord {
                 kind: "reference_video".into(),
                 url: "https://x.org/v.mp4".into(),
-                seconds: Some(3.0), local: None
+                seconds: Some(3.0),
+                local: None,
             }],
             billed_seconds: Some(8.0),
             created_at: 1_000,
