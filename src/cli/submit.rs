@@ -195,15 +195,18 @@ pub async fn uploaded(draft: Draft, settings: &Settings) -> Option<Draft> {
         Ok(steps) => steps,
         Err(failures) => return failed(failures),
     };
-    let storage =
-        match uploads::open(settings.storage.as_ref(), async |s| crate::config::storage_credentials(s).await).await {
-            Ok(s) => s,
-            Err(e) => {
-                note(&e.to_string());
-                note("nothing was sent");
-                return None;
-            }
-        };
+    let connected = async {
+        let s = uploads::configured(settings.storage.as_ref())?;
+        storage::Storage::connect(Some(s), crate::config::storage_credentials(s).await?)
+    };
+    let storage = match connected.await {
+        Ok(s) => s,
+        Err(e) => {
+            note(&e.to_string());
+            note("nothing was sent");
+            return None;
+        }
+    };
     let lifetime = storage::url_lifetime(client_timeout);
     let shown = |index, path: &std::path::Path, p| {
         if let Some(line) = uploads::progress_line(index, path, p) {

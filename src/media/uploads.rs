@@ -72,14 +72,9 @@ pub fn plan(draft: &Draft, frame: &Frame) -> Result<Vec<(usize, Step)>, Vec<Uplo
     if failures.is_empty() { Ok(steps) } else { Err(failures) }
 }
 
-/// Connects to the configured bucket; without `[storage]` the error says how to add it.
-pub async fn open(
-    settings: Option<&StorageSettings>,
-    credentials: impl AsyncFnOnce(&StorageSettings) -> Result<super::storage::Credentials, StorageError>,
-) -> Result<Storage, StorageError> {
-    let settings = settings.ok_or(StorageError::NotConfigured)?;
-    let credentials = credentials(settings).await?;
-    Storage::connect(Some(settings), credentials)
+/// `[storage]` when a local file needs it; without it the error says how to add it.
+pub fn configured(settings: Option<&StorageSettings>) -> Result<&StorageSettings, StorageError> {
+    settings.ok_or(StorageError::NotConfigured)
 }
 
 /// Carries out `steps`: the draft with each local item's URL and origin filled in, or every

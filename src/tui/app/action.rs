@@ -140,4 +140,7 @@ pub enum EffectError {
     EditorFailed { program: String, status: String },
     #[error("cannot take the terminal back from the editor: {0}")]
     Terminal(std::io::Error),
+    /// A media item could not be uploaded or failed its check.
+    #[error("{0}; nothing was sent")]
+    Media(String),
 }
