@@ -136,6 +136,12 @@ pub async fn perform(effect: Effect, cx: &Context, console: &mut impl Console) -
                 let _ = tx.send(Action::Submitted { again: true, result: Ok(all) });
             });
         }
+        Effect::CheckMedia(items) => {
+            let home = cx.media.home.clone();
+            tokio::spawn(async move {
+                let _ = tx.send(Action::MediaChecked(super::media::check_items(items, home).await));
+            });
+        }
         Effect::Bulk { op, ids, skipped } => {
             let engine = cx.engine.clone();
             tokio::spawn(async move {

@@ -205,6 +205,8 @@ pub struct Form {
     /// The task this form was copied from ("vary").
     pub parent: Option<i64>,
     pub check: Check,
+    /// Each media item's check, by [`crate::tui::media::item_key`]; a failed one blocks sending.
+    pub media_checks: std::collections::HashMap<String, crate::tui::media::MediaStatus>,
     /// Set by the first edit or submission: until then a blank prompt is not called an error.
     pub touched: bool,
 }
@@ -226,6 +228,7 @@ impl Form {
             grid: String::new(),
             parent: None,
             check: Check::default(),
+            media_checks: Default::default(),
             touched: false,
         }
     }
@@ -307,6 +310,13 @@ impl Form {
                         }
                     }
                 }
+            }
+        }
+        for (i, m) in self.media.iter().enumerate() {
+            if let Some(crate::tui::media::MediaStatus::Failed(reason)) =
+                self.media_checks.get(&crate::tui::media::item_key(&m.kind, &m.url))
+            {
+                check.problems.push((Field::Media, format!("media item {}: {reason}", i + 1)));
             }
         }
         check.problems.sort_by_key(|(f, _)| Field::ALL.iter().position(|x| x == f));

@@ -46,9 +46,8 @@ pub async fn prepare(
         now: jiff::Timestamp::now().as_second(),
         client_timeout: cx.client_timeout,
     };
-    let joined = |failures: Vec<uploads::UploadFailure>| {
-        failures.iter().map(ToString::to_string).collect::<Vec<_>>().join("; ")
-    };
+    let joined =
+        |failures: Vec<uploads::UploadFailure>| failures.iter().map(ToString::to_string).collect::<Vec<_>>().join("; ");
     let steps = uploads::plan(&draft, &frame).map_err(joined)?;
     let draft = if steps.is_empty() {
         draft
@@ -77,4 +76,89 @@ pub async fn prepare(
         Ok(_) => Err("a local media file was not uploaded".into()),
         Err(invalid) => Err(invalid.to_string()),
     }
+}
+
+/// What the dashboard knows of one media item of the form, by its text ([`item_key`]).
+#[derive(Debug, Clone, PartialEq)]
+pub enum MediaStatus {
+    Checking,
+    /// Reachable and of the right type; `None`: not known (never shown as 0).
+    Checked {
+        size: Option<u64>,
+        duration: Option<f64>,
+    },
+    Failed(String),
+}
+
+impl MediaStatus {
+    /// Size and duration as the form shows them beside the item.
+    pub fn summary(&self, kind: &str) -> String {
+        let timed = crate::rules::MediaKind::parse(kind).is_some_and(|k| k.max_total_seconds().is_some());
+        match self {
+            MediaStatus::Checking => "checking…".into(),
+            MediaStatus::Checked { size, duration } => {
+                let size = size.map_or_else(|| "size unknown".to_string(), crate::text::size);
+                match (timed, duration) {
+                    (false, _) => size,
+                    (true, Some(d)) => format!("{size} · {d:.1} s"),
+                    (true, None) => format!("{size} · duration unknown"),
+                }
+            }
+            MediaStatus::Failed(reason) => format!("✗ {reason}"),
+        }
+    }
+}
+
+/// The key a form item's check is kept under: its type and text, so an edit checks again.
+pub fn item_key(kind: &str, url: &str) -> String {
+    format!("{kind} {url}")
+}
+
+/// Checks the form's items off the UI thread: URLs by the preflight, local files by reading
+/// their size (they are uploaded and checked as URLs at send).
+pub async fn check_items(
+    items: Vec<(String, crate::rules::MediaDraft)>,
+    home: Option<PathBuf>,
+) -> Vec<(String, MediaStatus)> {
+    let mut out = Vec::new();
+    let mut remote = Vec::new();
+    let cwd = std::env::current_dir().unwrap_or_default();
+    for (key, m) in items {
+        let Some(kind) = crate::rules::MediaKind::parse(&m.kind) else { continue };
+        if m.local.as_ref().is_some_and(|l| !l.is_uploaded()) {
+            let status = match crate::rules::source::local_path(&m.url, home.as_deref(), &cwd) {
+                Err(e) => MediaStatus::Failed(e.to_string()),
+                Ok(path) => match tokio::fs::metadata(&path).await {
+                    Ok(meta) if meta.is_file() => MediaStatus::Checked { size: Some(meta.len()), duration: None },
+                    Ok(_) => MediaStatus::Failed(format!("{} is not a file", path.display())),
+                    Err(e) => MediaStatus::Failed(format!("cannot read {}: {e}", path.display())),
+                },
+            };
+            out.push((key, status));
+        } else {
+            remote.push((key, preflight::Item { index: out.len() + remote.len(), kind, url: m.url, stated: None }));
+        }
+    }
+    if remote.is_empty() {
+        return out;
+    }
+    let http = match preflight::client() {
+        Ok(c) => c,
+        Err(e) => {
+            out.extend(remote.into_iter().map(|(k, _)| (k, MediaStatus::Failed(format!("cannot check: {e}")))));
+            return out;
+        }
+    };
+    let items: Vec<preflight::Item> = remote.iter().map(|(_, i)| i.clone()).collect();
+    let results = preflight::check(&http, &items, &preflight::Options::default()).await;
+    for ((key, _), r) in remote.into_iter().zip(results) {
+        out.push((
+            key,
+            match r {
+                Ok(c) => MediaStatus::Checked { size: c.size, duration: c.duration },
+                Err(e) => MediaStatus::Failed(e.reason.to_string()),
+            },
+        ));
+    }
+    out
 }
