@@ -99,7 +99,7 @@ fn sizes_and_durations_or_unknown_never_zero() {
 }
 
 #[test]
-fn adding_an_item_asks_for_its_check() {
+fn items_not_checked_yet_do_not_block() {
     let mut a = app();
     a.form.media = items();
     a.update(Action::MediaChecked(vec![]), NOW);
