@@ -8,6 +8,7 @@ use serde::Deserialize;
 use thiserror::Error;
 
 use crate::api::{ApiKey, KeyError};
+use crate::media::storage::StorageSettings;
 use crate::rules::Catalog;
 use crate::rules::catalog::{CatalogError, ModelSpec};
 /// Pricing and the budget are rules; they are read from the config file, so they are named
@@ -39,6 +40,8 @@ pub struct ConfigFile {
     /// Dashboard keys by command: `open = "p"`, `down = ["j", "Down"]`, `"history.open" = "p"`.
     #[serde(default)]
     pub keys: BTreeMap<String, KeyList>,
+    /// `[storage]`: where local media files are uploaded.
+    pub storage: Option<StorageSettings>,
 }
 
 /// One key or several.
@@ -137,6 +140,8 @@ pub struct Env {
     pub editor: Option<String>,
     /// REEL_LOG (or RUST_LOG): what the log file records, e.g. `reel=debug`.
     pub log: Option<String>,
+    /// HOME: where `~/` in a local media path points.
+    pub home: Option<PathBuf>,
 }
 
 impl Env {
@@ -153,6 +158,7 @@ impl Env {
             visual: var("VISUAL"),
             editor: var("EDITOR"),
             log: var("REEL_LOG").or_else(|| var("RUST_LOG")),
+            home: var("HOME").map(PathBuf::from),
         }
     }
 
@@ -282,9 +288,13 @@ pub struct Settings {
     pub budget: Budget,
     /// `[keys]`, each command with its keys; the dashboard's keymap checks them.
     pub keys: BTreeMap<String, Vec<String>>,
+    /// `[storage]`, if configured; credentials are resolved only when an upload needs them.
+    pub storage: Option<StorageSettings>,
     pub programs: Programs,
     /// What the log file records (`RUST_LOG` syntax); `None`: `reel=info`.
     pub log_filter: Option<String>,
+    /// The home folder, for `~/` in local media paths.
+    pub home: Option<PathBuf>,
     /// Things the user should know but that do not stop the program.
     pub warnings: Vec<String>,
 }
@@ -374,8 +384,10 @@ pub fn resolve(
         actions: file.actions.clone(),
         budget: file.budget,
         keys: file.keys.iter().map(|(k, v)| (k.clone(), v.keys())).collect(),
+        storage: file.storage.clone(),
         programs,
         log_filter: env.log.clone(),
+        home: env.home.clone(),
         warnings,
     })
 }
@@ -452,6 +464,14 @@ pub fn resolve_key(source: &KeySource) -> Result<ApiKey, ConfigError> {
         }
     };
     ApiKey::new(&text).map_err(|e| ConfigError::BadKey { source_name: source.name(), source: e })
+}
+
+/// Credentials for `[storage]`, resolved each time an upload needs them (from its
+/// credentials_cmd, else the environment) and never kept in the settings.
+pub async fn storage_credentials(
+    storage: &StorageSettings,
+) -> Result<crate::media::storage::Credentials, crate::media::storage::StorageError> {
+    crate::media::storage::Credentials::resolve(storage, |k| std::env::var(k).ok()).await
 }
 
 #[cfg(test)]

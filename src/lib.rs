@@ -6,7 +6,7 @@
 //! - `api`    the HTTP API: wire types, client, downloads, errors
 //! - `engine` the background engine: submission journal, poll scheduler, downloads, recovery
 //! - `store`  the SQLite journal: schema, task rows, events, the writer thread
-//! - `media`  reference media: preflight checks of media URLs (reachable, type, duration)
+//! - `media`  reference media: uploads of local files, preflight checks of media URLs
 //! - `logging` the log file (`tracing`, rotated daily) in the data folder
 //! - `session` wiring: settings → store, client (or the demo simulator), engine
 //! - `sim`    the embedded simulator of the API: a real HTTP server on loopback

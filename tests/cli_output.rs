@@ -112,6 +112,7 @@ fn seed_hostile(db: &Path) -> TaskRecord {
             kind: "reference_image".into(),
             url: format!("https://x.example/a.png{LINK}"),
             seconds: None,
+            local: None,
         }],
         ..new_task("")
     };

@@ -50,7 +50,12 @@ fn seed() -> Seeded {
             seconds: 5 + i as i64,
             billed_seconds: Some((5 + i) as f64),
             media: if i == 1 {
-                vec![MediaRecord { kind: "reference_image".into(), url: "https://x.org/a.png".into(), seconds: None }]
+                vec![MediaRecord {
+                    kind: "reference_image".into(),
+                    url: "https://x.org/a.png".into(),
+                    seconds: None,
+                    local: None,
+                }]
             } else {
                 vec![]
             },

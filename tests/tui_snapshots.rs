@@ -417,9 +417,24 @@ fn history_detail_with_media() {
         t.seconds = 8;
         t.billed_seconds = None;
         t.media = vec![
-            MediaRecord { kind: "reference_image".into(), url: "https://cdn.example/a.png".into(), seconds: None },
-            MediaRecord { kind: "reference_video".into(), url: "https://cdn.example/b.mp4".into(), seconds: None },
-            MediaRecord { kind: "reference_audio".into(), url: "https://cdn.example/c.mp3".into(), seconds: Some(4.0) },
+            MediaRecord {
+                kind: "reference_image".into(),
+                url: "https://cdn.example/a.png".into(),
+                seconds: None,
+                local: None,
+            },
+            MediaRecord {
+                kind: "reference_video".into(),
+                url: "https://cdn.example/b.mp4".into(),
+                seconds: None,
+                local: None,
+            },
+            MediaRecord {
+                kind: "reference_audio".into(),
+                url: "https://cdn.example/c.mp3".into(),
+                seconds: Some(4.0),
+                local: None,
+            },
         ];
         t.file_path = Some("/videos/21-image-1.mp4".into());
         t.file_size = Some(3_000_000);

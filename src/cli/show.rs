@@ -44,7 +44,8 @@ pub fn render(t: &TaskRecord, events: &[EventRecord]) -> String {
     );
     for m in &t.media {
         let secs = m.seconds.map(|s| format!(" ({s} s)")).unwrap_or_default();
-        field("media", format!("{} {}{secs}", m.kind, one_line(&m.url)));
+        let from = m.local.as_ref().map(|l| format!(" from {}", one_line(&l.path))).unwrap_or_default();
+        field("media", format!("{} {}{secs}{from}", m.kind, one_line(&m.url)));
     }
     field("billed", crate::engine::ledger::billed_text(t));
     if let Some(p) = t.parent_id {

@@ -2,6 +2,7 @@
 
 use std::io::Write;
 use std::process::ExitCode;
+use std::time::Duration;
 
 use clap::Args;
 
@@ -10,7 +11,7 @@ use super::follow::{Ended, exit_code, follow, print_tasks, stderr_is_tty};
 use super::output::{Output, allow_closed, note};
 use super::progress::Board;
 use crate::config::{Settings, Target};
-use crate::media::{measured, preflight};
+use crate::media::{measured, preflight, storage, uploads};
 use crate::rules::{Draft, Invalid, MediaDraft, UnknownModels, validate};
 use crate::session::{self, Reach};
 use crate::store::LocalState;
@@ -38,8 +39,9 @@ pub struct SubmitArgs {
     /// Ask the service to add its watermark.
     #[arg(long)]
     pub watermark: bool,
-    /// Reference media: reference_image=URL, reference_video=URL@SECONDS, first_frame=URL, …
-    #[arg(long, value_name = "TYPE=URL[@SECONDS]")]
+    /// Reference media: reference_image=URL, reference_video=URL@SECONDS, first_frame=PATH, …
+    /// A local path (/, ./, ../, ~/ or file://) is uploaded to [storage] first.
+    #[arg(long, value_name = "TYPE=URL|PATH[@SECONDS]")]
     pub media: Vec<String>,
     /// Copies to submit.
     #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..=100))]
@@ -65,7 +67,7 @@ pub fn parse_media(text: &str) -> Result<MediaDraft, String> {
         Some((url, secs)) if secs.trim().parse::<f64>().is_ok() => (url, Some(secs.trim().to_string())),
         _ => (rest, None),
     };
-    Ok(MediaDraft { kind: kind.trim().to_string(), url: url.trim().to_string(), seconds })
+    Ok(MediaDraft::typed(kind, url, seconds))
 }
 
 impl SubmitArgs {
@@ -97,17 +99,26 @@ pub async fn run(
         }
     };
     let skip = args.no_preflight || draft.media.is_empty();
+    match validate(&draft, &settings.catalog, UnknownModels::Warn) {
+        Ok(_) => {}
+        // Over a duration total as stated: measured durations decide.
+        Err(invalid) if !skip && measured::only_totals(&invalid) => {}
+        Err(invalid) => return Ok(refused(&invalid)),
+    }
+    let Some(draft) = uploaded(draft, settings).await else { return Ok(ExitCode::from(2)) };
+    let draft = if skip {
+        draft
+    } else {
+        let Some(draft) = checked_media(&draft).await else { return Ok(ExitCode::from(2)) };
+        draft
+    };
     let valid = match validate(&draft, &settings.catalog, UnknownModels::Warn) {
-        Ok(v) if skip => v,
-        Err(invalid) if skip || !measured::only_totals(&invalid) => return Ok(refused(&invalid)),
-        // Valid, or over a duration total as stated: measured durations decide.
-        _ => {
-            let Some(draft) = checked_media(&draft).await else { return Ok(ExitCode::from(2)) };
-            match validate(&draft, &settings.catalog, UnknownModels::Warn) {
-                Ok(v) => v,
-                Err(invalid) => return Ok(refused(&invalid)),
-            }
+        Ok(v) if !v.awaits_uploads() => v,
+        Ok(_) => {
+            note("a local media file was not uploaded; nothing was sent");
+            return Ok(ExitCode::from(2));
         }
+        Err(invalid) => return Ok(refused(&invalid)),
     };
     for w in &valid.warnings {
         note(&format!("warning: {w}"));
@@ -159,6 +170,53 @@ fn refused(invalid: &Invalid) -> ExitCode {
     }
     note("nothing was sent");
     ExitCode::from(2)
+}
+
+/// The draft with every local file uploaded (or re-signed) and its URL in place, or `None`
+/// when any could not be (each one named, nothing sent).
+pub async fn uploaded(draft: Draft, settings: &Settings) -> Option<Draft> {
+    let cwd = std::env::current_dir().unwrap_or_default();
+    let client_timeout = Duration::try_from_secs_f64(settings.engine.client_timeout_secs).unwrap_or(Duration::MAX);
+    let frame = uploads::Frame {
+        home: settings.home.as_deref(),
+        cwd: &cwd,
+        now: jiff::Timestamp::now().as_second(),
+        client_timeout,
+    };
+    let failed = |failures: Vec<uploads::UploadFailure>| {
+        for f in failures {
+            note(&f.to_string());
+        }
+        note("nothing was sent");
+        None
+    };
+    let steps = match uploads::plan(&draft, &frame) {
+        Ok(steps) if steps.is_empty() => return Some(draft),
+        Ok(steps) => steps,
+        Err(failures) => return failed(failures),
+    };
+    let connected = async {
+        let s = uploads::configured(settings.storage.as_ref())?;
+        storage::Storage::connect(Some(s), crate::config::storage_credentials(s).await?)
+    };
+    let storage = match connected.await {
+        Ok(s) => s,
+        Err(e) => {
+            note(&e.to_string());
+            note("nothing was sent");
+            return None;
+        }
+    };
+    let lifetime = storage::url_lifetime(client_timeout);
+    let shown = |index, path: &std::path::Path, p| {
+        if let Some(line) = uploads::progress_line(index, path, p) {
+            note(&line);
+        }
+    };
+    match uploads::carry_out(&draft, steps, &storage, lifetime, shown).await {
+        Ok(d) => Some(d),
+        Err(failures) => failed(failures),
+    }
 }
 
 /// The preflight: every media URL checked, each one's verdict shown; the draft with measured

@@ -35,7 +35,12 @@ pub fn new_task(s: &ValidSubmission, origin: Origin) -> NewTask {
         media: s
             .media
             .iter()
-            .map(|m| MediaRecord { kind: m.kind.to_string(), url: m.url.clone(), seconds: m.seconds })
+            .map(|m| MediaRecord {
+                kind: m.kind.to_string(),
+                url: m.url.clone(),
+                seconds: m.seconds,
+                local: m.local.clone(),
+            })
             .collect(),
         billed_seconds: s.billing.total(),
         created_at: origin.created_at,
@@ -77,7 +82,12 @@ pub fn draft(r: &TaskRecord) -> Draft {
         media: r
             .media
             .iter()
-            .map(|m| MediaDraft { kind: m.kind.clone(), url: m.url.clone(), seconds: m.seconds.map(|s| s.to_string()) })
+            .map(|m| MediaDraft {
+                kind: m.kind.clone(),
+                url: m.url.clone(),
+                seconds: m.seconds.map(|s| s.to_string()),
+                local: m.local.clone(),
+            })
             .collect(),
     }
 }
@@ -87,7 +97,7 @@ mod tests {
     use serde_json::json;
 
     use super::*;
-    use crate::rules::{Catalog, UnknownModels, validate};
+    use crate::rules::{Catalog, LocalOrigin, UnknownModels, validate};
 
     fn valid(d: &Draft) -> ValidSubmission {
         validate(d, &Catalog::builtin(), UnknownModels::Reject).expect("valid draft")
@@ -108,11 +118,16 @@ mod tests {
             Draft {
                 model: "acme/aurora-3.0/reference-to-video-global".into(),
                 media: vec![
-                    MediaDraft { kind: "reference_image".into(), url: "https://e.test/a.png".into(), seconds: None },
+                    MediaDraft::typed("reference_image", "https://e.test/a.png", None),
                     MediaDraft {
                         kind: "reference_video".into(),
                         url: "https://e.test/b.mp4".into(),
                         seconds: Some("4".into()),
+                        local: Some(LocalOrigin {
+                            path: "/clips/b.mp4".into(),
+                            key: Some("reel/ab.mp4".into()),
+                            expires_at: Some(1_700_000_000),
+                        }),
                     },
                 ],
                 ..base
@@ -152,5 +167,21 @@ mod tests {
             ]),
             "stated seconds are never sent"
         );
+    }
+
+    #[test]
+    fn local_origins_are_kept_but_never_sent() {
+        let s = valid(&drafts()[2]);
+        let row = TaskRecord::journaled(3, new_task(&s, Origin::default()), LocalState::Waiting);
+        let stored = serde_json::to_value(&row.media).expect("serializes");
+        assert_eq!(stored[1]["local"]["path"], "/clips/b.mp4");
+        assert_eq!(stored[1]["local"]["key"], "reel/ab.mp4");
+        assert!(stored[0].get("local").is_none(), "a URL item stores no origin");
+        let body = serde_json::to_string(&request(&row)).expect("serializes");
+        assert!(!body.contains("local") && !body.contains("/clips/"), "{body}");
+        // Rows written before local files read as URL items.
+        let old: Vec<MediaRecord> =
+            serde_json::from_str(r#"[{"type": "reference_image", "url": "https://e.test/a.png"}]"#).expect("old row");
+        assert_eq!(old[0].local, None);
     }
 }

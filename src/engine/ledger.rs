@@ -254,8 +254,12 @@ mod tests {
         let mut t = record(1, LocalState::Downloaded);
         t.seconds = 18;
         t.billed_seconds = None;
-        t.media =
-            vec![MediaRecord { kind: "reference_video".into(), url: "https://x.org/v.mp4".into(), seconds: None }];
+        t.media = vec![MediaRecord {
+            kind: "reference_video".into(),
+            url: "https://x.org/v.mp4".into(),
+            seconds: None,
+            local: None,
+        }];
         assert_eq!(billed_text(&t), "18 s + 1 reference video of unstated length", "after rendering too");
         t.billed_seconds = Some(22.0);
         assert_eq!(billed_text(&t), "22 s");

@@ -53,10 +53,8 @@ mod tests {
             media: media
                 .iter()
                 .enumerate()
-                .map(|(i, (kind, secs))| MediaDraft {
-                    kind: kind.to_string(),
-                    url: format!("https://cdn.example/{i}"),
-                    seconds: secs.map(str::to_string),
+                .map(|(i, (kind, secs))| {
+                    MediaDraft::typed(kind, &format!("https://cdn.example/{i}"), secs.map(str::to_string))
                 })
                 .collect(),
             ..Draft::default()

@@ -55,11 +55,10 @@ pub fn client() -> Result<Client, reqwest::Error> {
 
 /// Checks every item, a few at once; the answers are in the order of `items`.
 pub async fn check(http: &Client, items: &[Item], options: &Options) -> Vec<Result<Checked, PreflightError>> {
-    futures_util::stream::iter(items)
-        .map(|item| check_one(http, item, options))
-        .buffered(options.concurrency.max(1))
-        .collect()
-        .await
+    // The futures are made first: a closure inside the stream would keep the whole future from
+    // being `Send` (rustc cannot prove it for every lifetime), and the dashboard spawns it.
+    let checks: Vec<_> = items.iter().map(|item| check_one(http, item, options)).collect();
+    futures_util::stream::iter(checks).buffered(options.concurrency.max(1)).collect().await
 }
 
 async fn check_one(http: &Client, item: &Item, options: &Options) -> Result<Checked, PreflightError> {

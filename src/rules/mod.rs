@@ -5,6 +5,7 @@ pub mod catalog;
 pub mod model_id;
 pub mod params;
 pub mod pricing;
+pub mod source;
 pub mod validate;
 pub mod wire;
 
@@ -13,6 +14,7 @@ pub use catalog::{Catalog, DurationRule, Family, ModelEntry, ModelSpec};
 pub use model_id::{Mode, ModelId, ModelIdError};
 pub use params::{MediaKind, Ratio, Resolution};
 pub use pricing::{Budget, OverBudget, Pricing, check_budget};
+pub use source::{LocalOrigin, is_local};
 pub use validate::{
     DEFAULT_SECONDS, Draft, Field, Invalid, Media, MediaDraft, UnknownModels, ValidSubmission, Violation, Warning,
     validate,

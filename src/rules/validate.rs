@@ -9,6 +9,7 @@ use super::billing::{Billing, billing};
 use super::catalog::{Catalog, DurationRule, RuleSource};
 use super::model_id::{Mode, ModelId, ModelIdError};
 use super::params::{MediaKind, Ratio, Resolution};
+use super::source::{LocalOrigin, is_local};
 
 /// Spec section 4.1: `seconds` when none is given.
 pub const DEFAULT_SECONDS: i64 = 5;
@@ -34,14 +35,37 @@ pub struct MediaDraft {
     pub url: String,
     /// Duration the user states for a reference video or audio; never sent, used for the limits.
     pub seconds: Option<String>,
+    /// Set when the item is a local file: `url` is then the file until it is uploaded, and
+    /// the presigned URL after.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub local: Option<LocalOrigin>,
+}
+
+impl MediaDraft {
+    /// An item as a user typed it: text that names a local file makes it a local item.
+    pub fn typed(kind: &str, text: &str, seconds: Option<String>) -> MediaDraft {
+        let text = text.trim();
+        let local = is_local(text).then(|| LocalOrigin::pending(text));
+        MediaDraft { kind: kind.trim().to_string(), url: text.to_string(), seconds, local }
+    }
 }
 
 /// A media item that passed every check.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Media {
     pub kind: MediaKind,
+    /// The URL to send; for a local file not uploaded yet, the file as given.
     pub url: String,
     pub seconds: Option<f64>,
+    /// The local file this item came from, if any; never sent.
+    pub local: Option<LocalOrigin>,
+}
+
+impl Media {
+    /// A local file that must be uploaded before this item can be sent.
+    pub fn awaits_upload(&self) -> bool {
+        self.local.as_ref().is_some_and(|l| !l.is_uploaded())
+    }
 }
 
 /// A submission that passed every rule: the only thing the client will send.
@@ -57,6 +81,13 @@ pub struct ValidSubmission {
     pub media: Vec<Media>,
     pub billing: Billing,
     pub warnings: Vec<Warning>,
+}
+
+impl ValidSubmission {
+    /// Whether any item is a local file not uploaded yet: such a submission must not be sent.
+    pub fn awaits_uploads(&self) -> bool {
+        self.media.iter().any(Media::awaits_upload)
+    }
 }
 
 /// The field a violation belongs to, so a form can show it beside that field.
@@ -197,7 +228,7 @@ impl std::error::Error for Invalid {}
 
 fn check_url(index: usize, value: &str) -> Option<Violation> {
     let reason = match url::Url::parse(value) {
-        Err(_) => "is not a valid URL",
+        Err(_) => "is neither a URL nor a local path (/, ./, ../, ~/ or file://)",
         Ok(u) if !matches!(u.scheme(), "http" | "https") => "must start with http:// or https://",
         Ok(u) if u.host_str().is_none_or(str::is_empty) => "has no host",
         Ok(_) => return None,
@@ -210,7 +241,16 @@ fn check_media(index: usize, item: &MediaDraft, out: &mut Vec<Violation>) -> Opt
     if kind.is_none() {
         out.push(Violation::MediaTypeInvalid { index, value: item.kind.clone() });
     }
-    let url_problem = check_url(index, &item.url);
+    // A local file waiting for its upload has no URL yet; once uploaded, the URL is checked.
+    let url_problem = match &item.local {
+        Some(l) if !l.is_uploaded() && is_local(&item.url) => None,
+        Some(l) if !l.is_uploaded() => Some(Violation::MediaUrlInvalid {
+            index,
+            value: item.url.clone(),
+            reason: "is not a local path (start it with /, ./, ../, ~/ or file://)",
+        }),
+        _ => check_url(index, &item.url),
+    };
     let url_ok = url_problem.is_none();
     out.extend(url_problem);
     let seconds = match item.seconds.as_deref().map(str::trim).filter(|s| !s.is_empty()) {
@@ -229,7 +269,9 @@ fn check_media(index: usize, item: &MediaDraft, out: &mut Vec<Violation>) -> Opt
         out.push(Violation::MediaSecondsNotApplicable { index, kind: k });
     }
     match (kind, seconds) {
-        (Some(kind), Some(seconds)) if url_ok => Some(Media { kind, url: item.url.clone(), seconds }),
+        (Some(kind), Some(seconds)) if url_ok => {
+            Some(Media { kind, url: item.url.clone(), seconds, local: item.local.clone() })
+        }
         _ => None,
     }
 }

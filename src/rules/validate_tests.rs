@@ -12,7 +12,7 @@ fn draft(model: &str) -> Draft {
 }
 
 fn item(kind: &str, seconds: Option<&str>) -> MediaDraft {
-    MediaDraft { kind: kind.into(), url: "https://cdn.example.com/a.bin".into(), seconds: seconds.map(Into::into) }
+    MediaDraft::typed(kind, "https://cdn.example.com/a.bin", seconds.map(Into::into))
 }
 
 fn items(kind: &str, n: usize) -> Vec<MediaDraft> {
@@ -189,7 +189,11 @@ fn every_rule_on_both_sides_of_every_bound() {
         (
             "not a url",
             with(I2V_A, |d| d.media = vec![MediaDraft { url: "cat.png".into(), ..item("first_frame", None) }]),
-            vec![MediaUrlInvalid { index: 0, value: "cat.png".into(), reason: "is not a valid URL" }],
+            vec![MediaUrlInvalid {
+                index: 0,
+                value: "cat.png".into(),
+                reason: "is neither a URL nor a local path (/, ./, ../, ~/ or file://)",
+            }],
         ),
         (
             "http url",
@@ -286,4 +290,22 @@ fn messages_name_field_value_and_rule() {
     assert_eq!(v[0].field().to_string(), "metadata.resolution");
     let v = run(&with(R2V_A, |d| d.media = items("reference_image", 11))).expect_err("invalid");
     assert_eq!(v[0].to_string(), "11 reference_image items given; at most 10 are allowed per request");
+}
+
+#[test]
+fn local_files_wait_for_their_upload() {
+    let mut d = draft("acme/aurora-3.0/reference-to-video-global");
+    d.prompt = "image 1".into();
+    d.media = vec![MediaDraft::typed("reference_image", "~/pics/a.png", None)];
+    let v = validate(&d, &Catalog::builtin(), UnknownModels::Warn).expect("a local path is valid");
+    assert!(v.awaits_uploads(), "not sendable until uploaded");
+    d.media[0].url = "https://bucket.example/a.png?X-Amz-Signature=1".into();
+    d.media[0].local.as_mut().expect("local").key = Some("reel/a.png".into());
+    let v = validate(&d, &Catalog::builtin(), UnknownModels::Warn).expect("uploaded");
+    assert!(!v.awaits_uploads());
+    assert_eq!(v.media[0].local.as_ref().map(|l| l.path.as_str()), Some("~/pics/a.png"));
+    // A body parsed from the wire has no local items: a path there is refused as before.
+    d.media = vec![MediaDraft { local: None, ..MediaDraft::typed("reference_image", "./a.png", None) }];
+    let e = validate(&d, &Catalog::builtin(), UnknownModels::Warn).expect_err("a path is no URL");
+    assert!(matches!(e.violations[0], Violation::MediaUrlInvalid { index: 0, .. }), "{e}");
 }

@@ -84,6 +84,8 @@ pub fn draft_from_json(body: &Value) -> Result<Draft, Vec<Violation>> {
                             kind: kind.unwrap_or_default(),
                             url: url.unwrap_or_default(),
                             seconds: None,
+                            // A body names no local file: its URLs are checked as URLs.
+                            local: None,
                         });
                     }
                 }
@@ -120,10 +122,7 @@ mod tests {
             (Some("1080P"), Some("9:16"), Some(true))
         );
         assert_eq!(d.negative_prompt, "blur");
-        assert_eq!(
-            d.media,
-            vec![MediaDraft { kind: "reference_image".into(), url: "https://x.org/1.png".into(), seconds: None }]
-        );
+        assert_eq!(d.media, vec![MediaDraft::typed("reference_image", "https://x.org/1.png", None)]);
     }
 
     #[test]

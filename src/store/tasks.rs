@@ -17,6 +17,10 @@ pub struct MediaRecord {
     pub url: String,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub seconds: Option<f64>,
+    /// The local file it was uploaded from, and the object holding it (rows before local
+    /// files have none).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub local: Option<crate::rules::LocalOrigin>,
 }
 
 /// A task about to be submitted.
@@ -418,6 +422,7 @@ mod tests {
                 kind: "reference_video".into(),
                 url: "https://x.org/v.mp4".into(),
                 seconds: Some(3.0),
+                local: None,
             }],
             billed_seconds: Some(8.0),
             created_at: 1_000,

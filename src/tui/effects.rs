@@ -10,6 +10,7 @@ use tokio::sync::mpsc::UnboundedSender;
 
 use super::app::{Action, Effect, EffectError, Op};
 use super::form::Field;
+use super::media::{MediaContext, prepare};
 use super::table::Prefs;
 use super::terminal::Console;
 use crate::config::Programs;
@@ -23,6 +24,7 @@ pub struct Context {
     pub db: PathBuf,
     pub data_dir: PathBuf,
     pub actions: UnboundedSender<Action>,
+    pub media: Arc<MediaContext>,
 }
 
 fn prefs_path(data_dir: &Path) -> PathBuf {
@@ -84,10 +86,21 @@ pub async fn perform(effect: Effect, cx: &Context, console: &mut impl Console) -
     let report = |r: Result<String, EffectError>| drop(cx.actions.send(Action::Report(r)));
     match effect {
         Effect::Submit { plan, copies, parent } => {
-            let engine = cx.engine.clone();
+            let (engine, media) = (cx.engine.clone(), cx.media.clone());
             tokio::spawn(async move {
-                let mut all = Vec::new();
+                // Every submission's media is ready before the first is sent.
+                let mut ready = Vec::new();
                 for v in plan {
+                    match prepare(v, &media, &tx).await {
+                        Ok(v) => ready.push(v),
+                        Err(e) => {
+                            let _ = tx.send(Action::Submitted { again: false, result: Err(EffectError::Media(e)) });
+                            return;
+                        }
+                    }
+                }
+                let mut all = Vec::new();
+                for v in ready {
                     match engine.submit(v, copies, parent).await {
                         Ok(records) => all.extend(records),
                         Err(e) => {
@@ -100,10 +113,18 @@ pub async fn perform(effect: Effect, cx: &Context, console: &mut impl Console) -
             });
         }
         Effect::SubmitAgain(items) => {
-            let engine = cx.engine.clone();
+            let (engine, media) = (cx.engine.clone(), cx.media.clone());
             tokio::spawn(async move {
                 let mut all = Vec::new();
                 for (parent, v) in items {
+                    // A re-run's uploaded files: re-signed when their URLs expire too soon.
+                    let v = match prepare(v, &media, &tx).await {
+                        Ok(v) => v,
+                        Err(e) => {
+                            let _ = tx.send(Action::Submitted { again: true, result: Err(EffectError::Media(e)) });
+                            return;
+                        }
+                    };
                     match engine.submit(v, 1, Some(parent)).await {
                         Ok(records) => all.extend(records),
                         Err(e) => {
@@ -113,6 +134,12 @@ pub async fn perform(effect: Effect, cx: &Context, console: &mut impl Console) -
                     }
                 }
                 let _ = tx.send(Action::Submitted { again: true, result: Ok(all) });
+            });
+        }
+        Effect::CheckMedia(items) => {
+            let home = cx.media.home.clone();
+            tokio::spawn(async move {
+                let _ = tx.send(Action::MediaChecked(super::media::check_items(items, home).await));
             });
         }
         Effect::Bulk { op, ids, skipped } => {

@@ -98,6 +98,13 @@ impl Dashboard {
             db: db_path(&settings),
             data_dir: settings.data_dir.clone(),
             actions: tx,
+            media: std::sync::Arc::new(crate::tui::media::MediaContext {
+                storage: settings.storage.clone(),
+                home: settings.home.clone(),
+                client_timeout: std::time::Duration::try_from_secs_f64(settings.engine.client_timeout_secs)
+                    .unwrap_or(std::time::Duration::MAX),
+                catalog: settings.catalog.clone(),
+            }),
         };
         let header = Header {
             profile: settings.profile.clone(),

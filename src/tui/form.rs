@@ -205,6 +205,8 @@ pub struct Form {
     /// The task this form was copied from ("vary").
     pub parent: Option<i64>,
     pub check: Check,
+    /// Each media item's check, by [`crate::tui::media::item_key`]; a failed one blocks sending.
+    pub media_checks: std::collections::HashMap<String, crate::tui::media::MediaStatus>,
     /// Set by the first edit or submission: until then a blank prompt is not called an error.
     pub touched: bool,
 }
@@ -226,6 +228,7 @@ impl Form {
             grid: String::new(),
             parent: None,
             check: Check::default(),
+            media_checks: Default::default(),
             touched: false,
         }
     }
@@ -309,6 +312,13 @@ impl Form {
                 }
             }
         }
+        for (i, m) in self.media.iter().enumerate() {
+            if let Some(crate::tui::media::MediaStatus::Failed(reason)) =
+                self.media_checks.get(&crate::tui::media::item_key(&m.kind, &m.url))
+            {
+                check.problems.push((Field::Media, format!("media item {}: {reason}", i + 1)));
+            }
+        }
         check.problems.sort_by_key(|(f, _)| Field::ALL.iter().position(|x| x == f));
         if !check.problems.is_empty() {
             check.plan.clear();
@@ -337,7 +347,12 @@ impl Form {
         self.media = t
             .media
             .iter()
-            .map(|m| MediaDraft { kind: m.kind.clone(), url: m.url.clone(), seconds: m.seconds.map(|s| s.to_string()) })
+            .map(|m| MediaDraft {
+                kind: m.kind.clone(),
+                url: m.url.clone(),
+                seconds: m.seconds.map(|s| s.to_string()),
+                local: m.local.clone(),
+            })
             .collect();
         self.media_cursor = 0;
         self.parent = Some(t.id);
@@ -413,7 +428,8 @@ impl MediaEditor {
         MediaEditor {
             index,
             kind: item.and_then(|m| MediaKind::parse(&m.kind)).unwrap_or(kind),
-            url: item.map(|m| m.url.clone()).unwrap_or_default(),
+            // A local item is edited as its file, whatever URL it was sent with.
+            url: item.map(|m| m.local.as_ref().map_or(&m.url, |l| &l.path).clone()).unwrap_or_default(),
             seconds: item.and_then(|m| m.seconds.clone()).unwrap_or_default(),
             part: if item.is_some() { 1 } else { 0 },
         }
@@ -421,11 +437,7 @@ impl MediaEditor {
 
     pub fn item(&self) -> MediaDraft {
         let secs = self.seconds.trim();
-        MediaDraft {
-            kind: self.kind.to_string(),
-            url: self.url.trim().to_string(),
-            seconds: (!secs.is_empty()).then(|| secs.to_string()),
-        }
+        MediaDraft::typed(&self.kind.to_string(), &self.url, (!secs.is_empty()).then(|| secs.to_string()))
     }
 
     pub fn cycle_kind(&mut self, forward: bool) {
@@ -531,7 +543,7 @@ mod tests {
     #[test]
     fn media_problems_point_at_the_media_field() {
         let mut f = form();
-        f.media.push(MediaDraft { kind: "reference_image".into(), url: "https://x.org/a.png".into(), seconds: None });
+        f.media.push(MediaDraft::typed("reference_image", "https://x.org/a.png", None));
         let c = check(&mut f);
         assert!(c.first_problem(Field::Media).is_some_and(|m| m.contains("text-to-video")), "{:?}", c.problems);
     }

@@ -9,6 +9,7 @@ pub mod help;
 pub mod history;
 pub mod keymap;
 pub mod layout;
+pub mod media;
 pub mod table;
 pub mod terminal;
 pub mod theme;

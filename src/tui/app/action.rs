@@ -34,6 +34,8 @@ pub enum Action {
         result: Result<Vec<TaskRecord>, EffectError>,
     },
     Edited(Field, Result<String, EffectError>),
+    /// The form's media items were checked (preflight, or a local file's size).
+    MediaChecked(Vec<(String, crate::tui::media::MediaStatus)>),
     /// An effect reported back (a copy, a command, an engine action): what to tell the user.
     Report(Result<String, EffectError>),
     /// An action on several tasks ended: the ones it started, the ones the engine refused
@@ -108,6 +110,8 @@ pub enum Effect {
     },
     Reveal(String),
     LoadSpent,
+    /// Check these form media items (by their key) off the UI thread.
+    CheckMedia(Vec<(String, crate::rules::MediaDraft)>),
 }
 
 /// Why an effect failed; `Display` is the message the status line shows.
@@ -140,4 +144,7 @@ pub enum EffectError {
     EditorFailed { program: String, status: String },
     #[error("cannot take the terminal back from the editor: {0}")]
     Terminal(std::io::Error),
+    /// A media item could not be uploaded or failed its check.
+    #[error("{0}; nothing was sent")]
+    Media(String),
 }

@@ -43,6 +43,10 @@ impl App {
                 self.say(Level::Info, text);
             }
             Action::Submitted { result: Err(e), .. } => self.say_error("Not sent: ", &e),
+            Action::MediaChecked(results) => {
+                self.form.media_checks.extend(results);
+                self.form.recheck(&self.catalog, &self.pricing);
+            }
             Action::Report(Ok(message)) => self.say(Level::Info, message),
             Action::Report(Err(e)) | Action::Deleted(Err(e)) | Action::Edited(_, Err(e)) => self.say_error("", &e),
             Action::BulkDone { op, done, failed, skipped } => {

@@ -279,6 +279,9 @@ impl App {
             Some(Overlay::Picker { kind, cursor }) => return self.picked(kind, cursor),
             Some(Overlay::Media(m)) => {
                 let item = m.item();
+                let key = crate::tui::media::item_key(&item.kind, &item.url);
+                let check = vec![(key.clone(), item.clone())];
+                self.form.media_checks.insert(key, crate::tui::media::MediaStatus::Checking);
                 match m.index {
                     Some(i) if i < self.form.media.len() => self.form.media[i] = item,
                     _ => {
@@ -287,6 +290,7 @@ impl App {
                     }
                 }
                 self.recheck();
+                return vec![Effect::CheckMedia(check)];
             }
             Some(other) => self.overlay = Some(other),
             None => match self.focus {

@@ -142,7 +142,16 @@ pub fn draw(frame: &mut Frame, a: &Areas, app: &App) {
     for (i, m) in f.media.iter().enumerate().skip(start).take(MEDIA_ROWS as usize) {
         let marker = if i == f.media_cursor && focused(app, Field::Media) { "›" } else { " " };
         let secs = m.seconds.as_deref().map(|s| format!(" {s}s")).unwrap_or_default();
-        let text = format!("  {marker} {} {}{secs}", m.kind, clean(&m.url));
+        let shown = m.local.as_ref().map_or(&m.url, |l| &l.path);
+        let status = f
+            .media_checks
+            .get(&crate::tui::media::item_key(&m.kind, &m.url))
+            .map(|s| format!(" {} ·", clean(&s.summary(&m.kind))))
+            .unwrap_or_default();
+        // The preview of images and videos goes in the brackets (issue 16 draws frames).
+        let preview = if m.kind.contains("audio") { "[♪] " } else { "[▫] " };
+        // What was measured comes before the URL, which is the first thing cut on a narrow pane.
+        let text = format!("{marker}{preview}{}{status}{secs} {}", m.kind, clean(shown));
         lines.push(Line::raw(excerpt(&text, w as usize)));
     }
     frame.render_widget(Paragraph::new(lines), media_area);

@@ -36,7 +36,8 @@ pub fn parameters<'a>(t: &TaskRecord) -> Vec<Line<'a>> {
         seen.push(&m.kind);
         let n = seen.iter().filter(|k| **k == m.kind).count();
         let secs = m.seconds.map(|s| format!(" ({s} s)")).unwrap_or_default();
-        lines.push(field("Media", format!("{} {n}: {}{secs}", clean(&m.kind), clean(&m.url))));
+        let from = m.local.as_ref().map(|l| format!(" from {}", clean(&l.path))).unwrap_or_default();
+        lines.push(field("Media", format!("{} {n}: {}{secs}{from}", clean(&m.kind), clean(&m.url))));
     }
     lines
 }

@@ -1,0 +1,164 @@
+//! The dashboard's media work at send time, off the UI thread: local files uploaded (or their
+//! expiring URLs re-signed, for a re-run), every media URL checked, and the submission
+//! validated again with what was measured. The engine only ever gets what passed.
+
+use std::path::PathBuf;
+use std::time::Duration;
+
+use tokio::sync::mpsc::UnboundedSender;
+
+use super::app::Action;
+use crate::engine::journal::{self, Origin};
+use crate::media::storage::{Storage, StorageSettings, url_lifetime};
+use crate::media::{measured, preflight, uploads};
+use crate::rules::{Catalog, Draft, UnknownModels, ValidSubmission, validate};
+use crate::store::{LocalState, TaskRecord};
+
+/// What the media work needs from the settings.
+#[derive(Debug, Clone)]
+pub struct MediaContext {
+    pub storage: Option<StorageSettings>,
+    pub home: Option<PathBuf>,
+    pub client_timeout: Duration,
+    pub catalog: Catalog,
+}
+
+/// A submission's parameters as a draft, to work on its media.
+fn draft_of(v: &ValidSubmission) -> Draft {
+    journal::draft(&TaskRecord::journaled(0, journal::new_task(v, Origin::default()), LocalState::Waiting))
+}
+
+/// `v` with its local files uploaded and every media URL checked, or why it cannot be sent
+/// (every failing item named). Progress of large uploads goes to the status line.
+pub async fn prepare(
+    v: ValidSubmission,
+    cx: &MediaContext,
+    status: &UnboundedSender<Action>,
+) -> Result<ValidSubmission, String> {
+    if v.media.is_empty() {
+        return Ok(v);
+    }
+    let draft = draft_of(&v);
+    let cwd = std::env::current_dir().unwrap_or_default();
+    let frame = uploads::Frame {
+        home: cx.home.as_deref(),
+        cwd: &cwd,
+        now: jiff::Timestamp::now().as_second(),
+        client_timeout: cx.client_timeout,
+    };
+    let joined =
+        |failures: Vec<uploads::UploadFailure>| failures.iter().map(ToString::to_string).collect::<Vec<_>>().join("; ");
+    let steps = uploads::plan(&draft, &frame).map_err(joined)?;
+    let draft = if steps.is_empty() {
+        draft
+    } else {
+        let settings = uploads::configured(cx.storage.as_ref()).map_err(|e| e.to_string())?;
+        let credentials = crate::config::storage_credentials(settings).await.map_err(|e| e.to_string())?;
+        let storage = Storage::connect(Some(settings), credentials).map_err(|e| e.to_string())?;
+        let shown = |index, path: &std::path::Path, p| {
+            if let Some(line) = uploads::progress_line(index, path, p) {
+                let _ = status.send(Action::Report(Ok(line)));
+            }
+        };
+        uploads::carry_out(&draft, steps, &storage, url_lifetime(cx.client_timeout), shown).await.map_err(joined)?
+    };
+    let http = preflight::client().map_err(|e| format!("cannot check the media URLs: {e}"))?;
+    let results = preflight::check(&http, &measured::items(&draft), &preflight::Options::default()).await;
+    let (passed, failed): (Vec<_>, Vec<_>) = results.into_iter().partition(Result::is_ok);
+    let failed: Vec<String> = failed.into_iter().filter_map(Result::err).map(|e| e.to_string()).collect();
+    if !failed.is_empty() {
+        return Err(failed.join("; "));
+    }
+    let passed: Vec<preflight::Checked> = passed.into_iter().flatten().collect();
+    let again = measured::with_measured(&draft, &passed);
+    match validate(&again, &cx.catalog, UnknownModels::Warn) {
+        Ok(v) if !v.awaits_uploads() => Ok(v),
+        Ok(_) => Err("a local media file was not uploaded".into()),
+        Err(invalid) => Err(invalid.to_string()),
+    }
+}
+
+/// What the dashboard knows of one media item of the form, by its text ([`item_key`]).
+#[derive(Debug, Clone, PartialEq)]
+pub enum MediaStatus {
+    Checking,
+    /// Reachable and of the right type; `None`: not known (never shown as 0).
+    Checked {
+        size: Option<u64>,
+        duration: Option<f64>,
+    },
+    Failed(String),
+}
+
+impl MediaStatus {
+    /// Size and duration as the form shows them beside the item.
+    pub fn summary(&self, kind: &str) -> String {
+        let timed = crate::rules::MediaKind::parse(kind).is_some_and(|k| k.max_total_seconds().is_some());
+        match self {
+            MediaStatus::Checking => "checking…".into(),
+            MediaStatus::Checked { size, duration } => {
+                let size = size.map_or_else(|| "size unknown".to_string(), crate::text::size);
+                match (timed, duration) {
+                    (false, _) => size,
+                    (true, Some(d)) => format!("{size} · {d:.1} s"),
+                    (true, None) => format!("{size} · duration unknown"),
+                }
+            }
+            MediaStatus::Failed(reason) => format!("✗ {reason}"),
+        }
+    }
+}
+
+/// The key a form item's check is kept under: its type and text, so an edit checks again.
+pub fn item_key(kind: &str, url: &str) -> String {
+    format!("{kind} {url}")
+}
+
+/// Checks the form's items off the UI thread: URLs by the preflight, local files by reading
+/// their size (they are uploaded and checked as URLs at send).
+pub async fn check_items(
+    items: Vec<(String, crate::rules::MediaDraft)>,
+    home: Option<PathBuf>,
+) -> Vec<(String, MediaStatus)> {
+    let mut out = Vec::new();
+    let mut remote = Vec::new();
+    let cwd = std::env::current_dir().unwrap_or_default();
+    for (key, m) in items {
+        let Some(kind) = crate::rules::MediaKind::parse(&m.kind) else { continue };
+        if m.local.as_ref().is_some_and(|l| !l.is_uploaded()) {
+            let status = match crate::rules::source::local_path(&m.url, home.as_deref(), &cwd) {
+                Err(e) => MediaStatus::Failed(e.to_string()),
+                Ok(path) => match tokio::fs::metadata(&path).await {
+                    Ok(meta) if meta.is_file() => MediaStatus::Checked { size: Some(meta.len()), duration: None },
+                    Ok(_) => MediaStatus::Failed(format!("{} is not a file", path.display())),
+                    Err(e) => MediaStatus::Failed(format!("cannot read {}: {e}", path.display())),
+                },
+            };
+            out.push((key, status));
+        } else {
+            remote.push((key, preflight::Item { index: out.len() + remote.len(), kind, url: m.url, stated: None }));
+        }
+    }
+    if remote.is_empty() {
+        return out;
+    }
+    let http = match preflight::client() {
+        Ok(c) => c,
+        Err(e) => {
+            out.extend(remote.into_iter().map(|(k, _)| (k, MediaStatus::Failed(format!("cannot check: {e}")))));
+            return out;
+        }
+    };
+    let items: Vec<preflight::Item> = remote.iter().map(|(_, i)| i.clone()).collect();
+    let results = preflight::check(&http, &items, &preflight::Options::default()).await;
+    for ((key, _), r) in remote.into_iter().zip(results) {
+        out.push((
+            key,
+            match r {
+                Ok(c) => MediaStatus::Checked { size: c.size, duration: c.duration },
+                Err(e) => MediaStatus::Failed(e.reason.to_string()),
+            },
+        ));
+    }
+    out
+}

@@ -1,0 +1,130 @@
+//! The form's media items on TestBackend: type, size, duration (or "unknown", never 0), a
+//! preview placeholder, and a failing check shown beside the item and blocking Ctrl-S.
+#![allow(clippy::unwrap_used, clippy::expect_used, reason = "a test fails loudly on purpose")]
+
+use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
+use ratatui::Terminal;
+use ratatui::backend::TestBackend;
+use reel::config::{Budget, Pricing};
+use reel::engine::Health;
+use reel::rules::{Catalog, MediaDraft};
+use reel::tui::app::{Action, App, Effect, Header};
+use reel::tui::form::Field;
+use reel::tui::media::{MediaStatus, item_key};
+use reel::tui::table::Prefs;
+use reel::tui::views;
+
+const NOW: i64 = 1_800_000_100_000;
+const MODEL: &str = "acme/aurora-3.0/reference-to-video-global";
+
+fn app() -> App {
+    let header = Header { profile: None, base_url: "http://127.0.0.1:8787/".into(), demo: false, health: Health::Ok };
+    let mut a = App::new(
+        Catalog::builtin(),
+        Pricing::default(),
+        vec![],
+        Budget::default(),
+        header,
+        Prefs::default(),
+        NOW,
+        (120, 32),
+    );
+    a.form.model = a.form.models.iter().position(|m| m == MODEL).expect("model in the catalog");
+    for c in "image 1 meets video 1".chars() {
+        a.update(Action::Key(KeyEvent::new(KeyCode::Char(c), KeyModifiers::NONE)), NOW);
+    }
+    a
+}
+
+fn items() -> Vec<MediaDraft> {
+    vec![
+        MediaDraft::typed("reference_image", "~/pics/fox.png", None),
+        MediaDraft::typed("reference_video", "https://cdn.example/run.mp4", None),
+        MediaDraft::typed("reference_audio", "https://cdn.example/wind.wav", None),
+    ]
+}
+
+/// The form with three items, each with what its check found.
+fn checked(failing: bool) -> App {
+    let mut a = app();
+    a.form.media = items();
+    let key = |m: &MediaDraft| item_key(&m.kind, &m.url);
+    let m = a.form.media.clone();
+    let video = if failing {
+        MediaStatus::Failed("no such file (404)".into())
+    } else {
+        MediaStatus::Checked { size: Some(2_400_000), duration: Some(4.5) }
+    };
+    a.update(
+        Action::MediaChecked(vec![
+            (key(&m[0]), MediaStatus::Checked { size: Some(48_000), duration: None }),
+            (key(&m[1]), video),
+            (key(&m[2]), MediaStatus::Checked { size: None, duration: None }),
+        ]),
+        NOW,
+    );
+    a
+}
+
+fn screen(a: &App, w: u16, h: u16) -> String {
+    let mut t = Terminal::new(TestBackend::new(w, h)).expect("terminal");
+    t.draw(|f| views::draw(f, a)).expect("draws");
+    let buf = t.backend().buffer().clone();
+    (0..h)
+        .map(|y| (0..w).map(|x| buf[(x, y)].symbol().to_string()).collect::<String>().trim_end().to_string())
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+fn ctrl_s(a: &mut App) -> Vec<Effect> {
+    a.update(Action::Key(KeyEvent::new(KeyCode::Char('s'), KeyModifiers::CONTROL)), NOW)
+}
+
+#[test]
+fn sizes_and_durations_or_unknown_never_zero() {
+    let summary = |s: MediaStatus, kind: &str| s.summary(kind);
+    assert_eq!(summary(MediaStatus::Checked { size: Some(48_000), duration: None }, "reference_image"), "48.0 KB");
+    assert_eq!(
+        summary(MediaStatus::Checked { size: Some(2_400_000), duration: Some(4.5) }, "reference_video"),
+        "2.4 MB · 4.5 s"
+    );
+    assert_eq!(
+        summary(MediaStatus::Checked { size: None, duration: None }, "reference_audio"),
+        "size unknown · duration unknown"
+    );
+    assert_eq!(summary(MediaStatus::Checking, "first_frame"), "checking…");
+    let text = screen(&checked(false), 160, 48);
+    assert!(text.contains("4.5 s") && text.contains("duration unknown"), "{text}");
+    assert!(!text.contains(" 0 s") && !text.contains("0.0 s"), "{text}");
+}
+
+#[test]
+fn items_not_checked_yet_do_not_block() {
+    let mut a = app();
+    a.form.media = items();
+    a.update(Action::MediaChecked(vec![]), NOW);
+    assert!(a.form.check.first_problem(Field::Media).is_none(), "{:?}", a.form.check.problems);
+}
+
+#[test]
+fn a_failing_item_is_shown_beside_it_and_blocks_ctrl_s() {
+    let mut a = checked(true);
+    let problem = a.form.check.first_problem(Field::Media).expect("a problem on media");
+    assert!(problem.contains("media item 2") && problem.contains("404"), "{problem}");
+    let effects = ctrl_s(&mut a);
+    assert!(!effects.iter().any(|e| matches!(e, Effect::Submit { .. })), "not sent: {effects:?}");
+
+    let mut ok = checked(false);
+    let effects = ctrl_s(&mut ok);
+    assert!(effects.iter().any(|e| matches!(e, Effect::Submit { .. })), "sent once all pass: {effects:?}");
+}
+
+#[test]
+fn form_with_checked_media_80x24() {
+    insta::assert_snapshot!(screen(&checked(true), 80, 24));
+}
+
+#[test]
+fn form_with_checked_media_160x48() {
+    insta::assert_snapshot!(screen(&checked(false), 160, 48));
+}
