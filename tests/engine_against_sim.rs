@@ -126,6 +126,25 @@ async fn submitted_tasks_end_downloaded_with_matching_bytes() {
     rig.engine.take().expect("engine").shutdown().await;
 }
 
+#[tokio::test]
+async fn a_local_file_not_uploaded_is_never_journaled_or_sent() {
+    let sim = start(fast_config()).await;
+    let mut rig = rig(&sim, 50).await;
+    let draft = Draft {
+        model: "acme/aurora-3.0/image-to-video".into(),
+        prompt: "the still, moving".into(),
+        media: vec![reel::rules::MediaDraft::typed("first_frame", "./still.png", None)],
+        ..Draft::default()
+    };
+    let valid = validate(&draft, &Catalog::builtin(), UnknownModels::Warn).expect("valid");
+    assert!(valid.awaits_uploads());
+    let refused = rig.engine().submit(valid, 1, None).await;
+    assert!(matches!(refused, Err(reel::engine::EngineError::NotUploaded(1))), "{refused:?}");
+    assert_eq!(sim.task_count(), 0);
+    assert!(reel::engine::query::unfinished(&rig.data.join("reel.db")).expect("read").is_empty());
+    rig.engine.take().expect("engine").shutdown().await;
+}
+
 /// Polls and downloads under every fault the simulator has. Submissions run under 429 and slow
 /// answers only: a POST whose answer is lost (reset, malformed, most 5xx) is `submit_unknown`
 /// by design and is never resent on its own.

@@ -47,6 +47,11 @@ impl Runner {
         count: u32,
         parent: Option<i64>,
     ) -> Result<Vec<TaskRecord>, EngineError> {
+        // Uploads happen in the client that holds the storage credentials; a path never
+        // reaches the service, whichever client forgot.
+        if let Some(i) = s.media.iter().position(|m| m.awaits_upload()) {
+            return Err(EngineError::NotUploaded(i + 1));
+        }
         let now = now();
         let rows: Vec<NewTask> = (0..count.max(1))
             .map(|_| {

@@ -85,6 +85,8 @@ pub enum EngineError {
     Stopped,
     #[error("no task {0}")]
     NoTask(i64),
+    #[error("media item {0} is a local file that was not uploaded; only its URL can be sent")]
+    NotUploaded(usize),
     #[error("task {id} is {state}; {action} does not apply")]
     NotApplicable { id: i64, state: LocalState, action: &'static str },
     /// The engine process answered with an error.
