@@ -6,8 +6,8 @@
 mod common;
 
 use std::path::{Path, PathBuf};
-use std::process::{Child, Stdio};
-use std::time::{Duration, Instant};
+use std::process::Stdio;
+use std::time::Duration;
 
 use common::*;
 use reel::media::storage::{Credentials, Storage, StorageSettings};
@@ -17,73 +17,30 @@ use reel::sim::{MEDIA_PNG, SimHandle};
 use serde_json::Value;
 use tokio::process::Command;
 
-const PATIENCE: Duration = Duration::from_secs(90);
 const BUCKET: &str = "reel-local";
 const KEY_ID: &str = "AKIAREELLOCAL001";
 
-fn http() -> reqwest::Client {
-    let _ = rustls::crypto::ring::default_provider().install_default();
-    reqwest::Client::builder().no_proxy().build().expect("client")
+#[path = "common/moto.rs"]
+mod moto;
+
+use moto::{Moto, http};
+
+trait Bucket {
+    async fn create_bucket_here(&self);
+    async fn empty_bucket(&self);
+    fn storage_toml(&self) -> String;
+    fn storage(&self) -> Storage;
 }
 
-/// A moto S3 server of its own on 127.0.0.1, recording every request; killed when dropped.
-struct Moto {
-    child: Child,
-    port: u16,
-    dir: tempfile::TempDir,
-}
-
-impl Moto {
-    async fn start() -> Moto {
-        let dir = tempfile::tempdir().expect("tempdir");
-        let port = std::net::TcpListener::bind("127.0.0.1:0").expect("a free port").local_addr().expect("addr").port();
-        let child = std::process::Command::new("python3")
-            .args(["-m", "moto.server", "-H", "127.0.0.1", "-p", &port.to_string()])
-            .current_dir(dir.path())
-            .env("MOTO_ENABLE_RECORDING", "1")
-            .env("MOTO_RECORDER_FILEPATH", dir.path().join("requests.jsonl"))
-            .stdin(Stdio::null())
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .spawn()
-            .expect("python3 runs; install moto with: python3 -m pip install 'moto[server]'");
-        let mut moto = Moto { child, port, dir };
-        let start = Instant::now();
-        loop {
-            if let Ok(r) = http().get(format!("{}/moto-api/", moto.endpoint())).send().await
-                && r.status().is_success()
-            {
-                return moto;
-            }
-            assert!(moto.child.try_wait().expect("wait").is_none(), "moto exited; is moto[server] installed?");
-            assert!(start.elapsed() < PATIENCE, "moto did not answer on port {}", moto.port);
-            tokio::time::sleep(Duration::from_millis(100)).await;
-        }
+impl Bucket for Moto {
+    async fn create_bucket_here(&self) {
+        self.create_bucket(BUCKET).await;
     }
 
-    fn endpoint(&self) -> String {
-        format!("http://127.0.0.1:{}", self.port)
-    }
-
-    async fn create_bucket(&self) {
-        let r = http().put(format!("{}/{BUCKET}", self.endpoint())).send().await.expect("moto answers");
-        assert!(r.status().is_success(), "bucket created: {}", r.status());
-    }
-
-    /// Every object gone (moto's reset), the bucket there again.
+    /// Every object gone, the bucket there again.
     async fn empty_bucket(&self) {
-        let r = http().post(format!("{}/moto-api/reset", self.endpoint())).send().await.expect("moto answers");
-        assert!(r.status().is_success(), "reset: {}", r.status());
-        self.create_bucket().await;
-    }
-
-    /// Requests with `method` whose URL holds `part`.
-    fn count(&self, method: &str, part: &str) -> usize {
-        let text = std::fs::read_to_string(self.dir.path().join("requests.jsonl")).unwrap_or_default();
-        text.lines()
-            .map(|l| serde_json::from_str::<Value>(l).expect("a recorded request"))
-            .filter(|v| v["method"] == method && v["url"].as_str().is_some_and(|u| u.contains(part)))
-            .count()
+        self.reset().await;
+        self.create_bucket(BUCKET).await;
     }
 
     fn storage_toml(&self) -> String {
@@ -99,13 +56,6 @@ impl Moto {
         };
         Storage::connect(Some(&settings), Credentials::new(KEY_ID, "secret", None).expect("complete"))
             .expect("connects")
-    }
-}
-
-impl Drop for Moto {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
     }
 }
 
@@ -153,8 +103,8 @@ fn posts(sim: &SimHandle) -> usize {
 
 #[tokio::test(flavor = "multi_thread")]
 async fn a_local_file_is_uploaded_once_and_sent_as_a_presigned_url() {
-    let (moto, sim) = (Moto::start().await, start(fast_config()).await);
-    moto.create_bucket().await;
+    let (moto, sim) = (Moto::start(true).await, start(fast_config()).await);
+    moto.create_bucket_here().await;
     let env = env(&moto.storage_toml());
     let path = png(env.dir.path());
     for (round, given) in
@@ -191,7 +141,7 @@ async fn without_storage_a_local_path_is_refused_with_how_to_configure() {
 
 #[tokio::test(flavor = "multi_thread")]
 async fn a_refused_upload_sends_no_post() {
-    let (moto, sim) = (Moto::start().await, start(fast_config()).await);
+    let (moto, sim) = (Moto::start(true).await, start(fast_config()).await);
     // No bucket: the storage server refuses the upload.
     let env = env(&moto.storage_toml());
     let path = png(env.dir.path());
@@ -208,8 +158,8 @@ async fn a_refused_upload_sends_no_post() {
 
 #[tokio::test(flavor = "multi_thread")]
 async fn a_rerun_re_signs_an_expiring_url_and_uploads_again_when_the_object_is_gone() {
-    let moto = Moto::start().await;
-    moto.create_bucket().await;
+    let moto = Moto::start(true).await;
+    moto.create_bucket_here().await;
     let storage = moto.storage();
     let files = tempfile::tempdir().expect("tempdir");
     let path = png(files.path());

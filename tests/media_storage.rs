@@ -3,80 +3,26 @@
 #![allow(clippy::unwrap_used, clippy::expect_used, reason = "a test fails loudly on purpose")]
 
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use reel::media::storage::{Credentials, Progress, Storage, StorageError, StorageSettings, Transfer, Uploaded};
 use reel::rules::params::MediaKind;
 use sha2::{Digest, Sha256};
 
-/// Bounds waits that do end; generous, so a loaded machine never fails a test.
-const PATIENCE: Duration = Duration::from_secs(90);
 const HOUR: Duration = Duration::from_secs(3600);
 const BUCKET: &str = "reel-media";
 
-fn http() -> reqwest::Client {
-    let _ = rustls::crypto::ring::default_provider().install_default();
-    reqwest::Client::builder().no_proxy().build().expect("client")
+#[path = "common/moto.rs"]
+mod moto;
+
+use moto::{Moto, http};
+
+trait Media {
+    fn settings(&self) -> StorageSettings;
+    fn storage(&self, secret: &str) -> Storage;
 }
 
-/// A moto server of its own; killed when dropped.
-struct Moto {
-    child: Child,
-    port: u16,
-    dir: tempfile::TempDir,
-}
-
-impl Moto {
-    /// `record`: moto writes every request it receives to a file, before answering it.
-    async fn start(record: bool) -> Moto {
-        let dir = tempfile::tempdir().expect("tempdir");
-        let port = std::net::TcpListener::bind("127.0.0.1:0").expect("a free port").local_addr().expect("addr").port();
-        let mut cmd = Command::new("python3");
-        cmd.args(["-m", "moto.server", "-H", "127.0.0.1", "-p", &port.to_string()])
-            .current_dir(dir.path())
-            .stdin(Stdio::null())
-            .stdout(Stdio::null())
-            .stderr(std::fs::File::create(dir.path().join("moto.log")).expect("log"));
-        if record {
-            cmd.env("MOTO_ENABLE_RECORDING", "1").env("MOTO_RECORDER_FILEPATH", dir.path().join("requests.jsonl"));
-        }
-        let child = cmd.spawn().expect("python3 runs; install moto with: python3 -m pip install 'moto[server]'");
-        let mut moto = Moto { child, port, dir };
-        let start = Instant::now();
-        loop {
-            if let Ok(r) = http().get(format!("{}/moto-api/", moto.endpoint())).send().await
-                && r.status().is_success()
-            {
-                return moto;
-            }
-            if let Some(status) = moto.child.try_wait().expect("wait") {
-                let log = std::fs::read_to_string(moto.dir.path().join("moto.log")).unwrap_or_default();
-                panic!("moto exited ({status}); is moto[server] installed? {log}");
-            }
-            assert!(start.elapsed() < PATIENCE, "moto did not answer on port {}", moto.port);
-            tokio::time::sleep(Duration::from_millis(100)).await;
-        }
-    }
-
-    fn endpoint(&self) -> String {
-        format!("http://127.0.0.1:{}", self.port)
-    }
-
-    async fn create_bucket(&self, name: &str) {
-        let r = http().put(format!("{}/{name}", self.endpoint())).send().await.expect("moto answers");
-        assert!(r.status().is_success(), "bucket created: {}", r.status());
-    }
-
-    /// The requests moto received (method and URL), when started with `record`.
-    fn requests(&self) -> Vec<(String, String)> {
-        let text = std::fs::read_to_string(self.dir.path().join("requests.jsonl")).unwrap_or_default();
-        text.lines()
-            .map(|l| serde_json::from_str::<serde_json::Value>(l).expect("a recorded request"))
-            .map(|v| (v["method"].as_str().unwrap_or("").to_string(), v["url"].as_str().unwrap_or("").to_string()))
-            .collect()
-    }
-
+impl Media for Moto {
     fn settings(&self) -> StorageSettings {
         StorageSettings {
             endpoint: Some(self.endpoint()),
@@ -89,13 +35,6 @@ impl Moto {
     fn storage(&self, secret: &str) -> Storage {
         let creds = Credentials::new("AKIAREELTEST0001", secret, None).expect("complete");
         Storage::connect(Some(&self.settings()), creds).expect("connects")
-    }
-}
-
-impl Drop for Moto {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
     }
 }
 
