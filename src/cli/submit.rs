@@ -11,7 +11,7 @@ use super::follow::{Ended, exit_code, follow, print_tasks, stderr_is_tty};
 use super::output::{Output, allow_closed, note};
 use super::progress::Board;
 use crate::config::{Settings, Target};
-use crate::media::{measured, preflight, storage, uploads};
+use crate::media::{measured, preflight, uploads};
 use crate::rules::{Draft, Invalid, MediaDraft, UnknownModels, validate};
 use crate::session::{self, Reach};
 use crate::store::LocalState;
@@ -176,73 +176,42 @@ fn refused(invalid: &Invalid) -> ExitCode {
 /// when any could not be (each one named, nothing sent).
 pub async fn uploaded(draft: Draft, settings: &Settings) -> Option<Draft> {
     let cwd = std::env::current_dir().unwrap_or_default();
-    let client_timeout = Duration::try_from_secs_f64(settings.engine.client_timeout_secs).unwrap_or(Duration::MAX);
     let frame = uploads::Frame {
         home: settings.home.as_deref(),
         cwd: &cwd,
         now: jiff::Timestamp::now().as_second(),
-        client_timeout,
+        client_timeout: Duration::try_from_secs_f64(settings.engine.client_timeout_secs).unwrap_or(Duration::MAX),
     };
-    let failed = |failures: Vec<uploads::UploadFailure>| {
-        for f in failures {
-            note(&f.to_string());
-        }
-        note("nothing was sent");
-        None
-    };
-    let steps = match uploads::plan(&draft, &frame) {
-        Ok(steps) if steps.is_empty() => return Some(draft),
-        Ok(steps) => steps,
-        Err(failures) => return failed(failures),
-    };
-    let connected = async {
-        let s = uploads::configured(settings.storage.as_ref())?;
-        storage::Storage::connect(Some(s), crate::config::storage_credentials(s).await?)
-    };
-    let storage = match connected.await {
-        Ok(s) => s,
-        Err(e) => {
-            note(&e.to_string());
-            note("nothing was sent");
-            return None;
-        }
-    };
-    let lifetime = storage::url_lifetime(client_timeout);
     let shown = |index, path: &std::path::Path, p| {
         if let Some(line) = uploads::progress_line(index, path, p) {
             note(&line);
         }
     };
-    match uploads::carry_out(&draft, steps, &storage, lifetime, shown).await {
+    let storage = settings.storage.as_ref();
+    match uploads::upload_all(draft, &frame, storage, crate::config::storage_credentials, shown).await {
         Ok(d) => Some(d),
-        Err(failures) => failed(failures),
+        Err(failures) => {
+            failures.iter().for_each(|f| note(f));
+            note("nothing was sent");
+            None
+        }
     }
 }
 
 /// The preflight: every media URL checked, each one's verdict shown; the draft with measured
 /// durations, or `None` when any item failed (every failure listed, nothing sent).
 async fn checked_media(draft: &Draft) -> Option<Draft> {
-    let http = match preflight::client() {
-        Ok(c) => c,
-        Err(e) => {
-            note(&format!("cannot check the media URLs: {e}; add --no-preflight to send without checks"));
-            return None;
+    match preflight::check_draft(draft).await {
+        Ok((draft, checked)) => {
+            checked.iter().for_each(|c| note(&c.to_string()));
+            Some(draft)
         }
-    };
-    let results = preflight::check(&http, &measured::items(draft), &preflight::Options::default()).await;
-    let (passed, failed): (Vec<_>, Vec<_>) = results.into_iter().partition(Result::is_ok);
-    let passed: Vec<preflight::Checked> = passed.into_iter().flatten().collect();
-    for c in &passed {
-        note(&c.to_string());
-    }
-    if !failed.is_empty() {
-        for e in failed.into_iter().filter_map(Result::err) {
-            note(&e.to_string());
+        Err(failures) => {
+            failures.iter().for_each(|f| note(f));
+            note("nothing was sent (--no-preflight sends without these checks)");
+            None
         }
-        note("nothing was sent (--no-preflight sends without these checks)");
-        return None;
     }
-    Some(measured::with_measured(draft, &passed))
 }
 
 #[cfg(test)]

@@ -13,6 +13,7 @@ use super::probe::{self, Probe};
 pub use super::verdict::{Checked, Item, PreflightError, Reason};
 use super::verdict::{Observed, Source, verdict};
 use super::{mp4, wav};
+use crate::rules::Draft;
 
 /// Bytes read from the start of a file (and of a later window of an MP4).
 pub const WINDOW: u64 = 64 * 1024;
@@ -59,6 +60,19 @@ pub async fn check(http: &Client, items: &[Item], options: &Options) -> Vec<Resu
     // being `Send` (rustc cannot prove it for every lifetime), and the dashboard spawns it.
     let checks: Vec<_> = items.iter().map(|item| check_one(http, item, options)).collect();
     futures_util::stream::iter(checks).buffered(options.concurrency.max(1)).collect().await
+}
+
+/// Every media URL of `draft` checked: the draft with the measured durations in place and what
+/// each item was found to be, or each failing item with its reason (nothing is sent then).
+pub async fn check_draft(draft: &Draft) -> Result<(Draft, Vec<Checked>), Vec<String>> {
+    let http = client().map_err(|e| vec![format!("cannot check the media URLs: {e}")])?;
+    let results = check(&http, &super::measured::items(draft), &Options::default()).await;
+    let (passed, failed): (Vec<_>, Vec<_>) = results.into_iter().partition(Result::is_ok);
+    if !failed.is_empty() {
+        return Err(failed.into_iter().filter_map(Result::err).map(|e| e.to_string()).collect());
+    }
+    let passed: Vec<Checked> = passed.into_iter().flatten().collect();
+    Ok((super::measured::with_measured(draft, &passed), passed))
 }
 
 async fn check_one(http: &Client, item: &Item, options: &Options) -> Result<Checked, PreflightError> {

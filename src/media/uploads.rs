@@ -1,14 +1,15 @@
 //! Local media files of a draft made into URLs before anything is sent: uploaded (or found in
 //! the bucket already) and presigned, or, for a re-run, re-signed when the URL it was sent with
 //! has expired or will expire before the service could fetch it. What to do is decided by
-//! [`plan`], pure; [`carry_out`] does it.
+//! [`plan`], pure; [`carry_out`] does it; [`upload_all`] is the whole of it, as `reel submit` and
+//! the dashboard both use it.
 
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use thiserror::Error;
 
-use super::storage::{Progress, Storage, StorageError, StorageSettings};
+use super::storage::{Credentials, Progress, Storage, StorageError, StorageSettings, url_lifetime};
 use crate::rules::source::local_path;
 use crate::rules::{Draft, LocalOrigin, MediaKind};
 
@@ -75,6 +76,27 @@ pub fn plan(draft: &Draft, frame: &Frame) -> Result<Vec<(usize, Step)>, Vec<Uplo
 /// `[storage]` when a local file needs it; without it the error says how to add it.
 pub fn configured(settings: Option<&StorageSettings>) -> Result<&StorageSettings, StorageError> {
     settings.ok_or(StorageError::NotConfigured)
+}
+
+/// `draft` with every local file uploaded (or its URL signed again) and its URL in place, or
+/// each reason it cannot be (nothing is sent then). Credentials are asked for only when there
+/// is something to upload; `progress` hears the bytes of large files.
+pub async fn upload_all(
+    draft: Draft,
+    frame: &Frame<'_>,
+    storage: Option<&StorageSettings>,
+    credentials: impl AsyncFnOnce(&StorageSettings) -> Result<Credentials, StorageError>,
+    progress: impl FnMut(usize, &Path, Progress) + Send,
+) -> Result<Draft, Vec<String>> {
+    let texts = |failures: Vec<UploadFailure>| failures.iter().map(ToString::to_string).collect::<Vec<_>>();
+    let steps = plan(&draft, frame).map_err(texts)?;
+    if steps.is_empty() {
+        return Ok(draft);
+    }
+    let settings = configured(storage).map_err(|e| vec![e.to_string()])?;
+    let credentials = credentials(settings).await.map_err(|e| vec![e.to_string()])?;
+    let storage = Storage::connect(Some(settings), credentials).map_err(|e| vec![e.to_string()])?;
+    carry_out(&draft, steps, &storage, url_lifetime(frame.client_timeout), progress).await.map_err(texts)
 }
 
 /// Carries out `steps`: the draft with each local item's URL and origin filled in, or every

@@ -9,8 +9,8 @@ use tokio::sync::mpsc::UnboundedSender;
 
 use super::app::Action;
 use crate::engine::journal::{self, Origin};
-use crate::media::storage::{Storage, StorageSettings, url_lifetime};
-use crate::media::{measured, preflight, uploads};
+use crate::media::storage::StorageSettings;
+use crate::media::{preflight, uploads};
 use crate::rules::{Catalog, Draft, UnknownModels, ValidSubmission, validate};
 use crate::store::{LocalState, TaskRecord};
 
@@ -38,7 +38,6 @@ pub async fn prepare(
     if v.media.is_empty() {
         return Ok(v);
     }
-    let draft = draft_of(&v);
     let cwd = std::env::current_dir().unwrap_or_default();
     let frame = uploads::Frame {
         home: cx.home.as_deref(),
@@ -46,31 +45,16 @@ pub async fn prepare(
         now: jiff::Timestamp::now().as_second(),
         client_timeout: cx.client_timeout,
     };
-    let joined =
-        |failures: Vec<uploads::UploadFailure>| failures.iter().map(ToString::to_string).collect::<Vec<_>>().join("; ");
-    let steps = uploads::plan(&draft, &frame).map_err(joined)?;
-    let draft = if steps.is_empty() {
-        draft
-    } else {
-        let settings = uploads::configured(cx.storage.as_ref()).map_err(|e| e.to_string())?;
-        let credentials = crate::config::storage_credentials(settings).await.map_err(|e| e.to_string())?;
-        let storage = Storage::connect(Some(settings), credentials).map_err(|e| e.to_string())?;
-        let shown = |index, path: &std::path::Path, p| {
-            if let Some(line) = uploads::progress_line(index, path, p) {
-                let _ = status.send(Action::Report(Ok(line)));
-            }
-        };
-        uploads::carry_out(&draft, steps, &storage, url_lifetime(cx.client_timeout), shown).await.map_err(joined)?
+    let shown = |index, path: &std::path::Path, p| {
+        if let Some(line) = uploads::progress_line(index, path, p) {
+            let _ = status.send(Action::Report(Ok(line)));
+        }
     };
-    let http = preflight::client().map_err(|e| format!("cannot check the media URLs: {e}"))?;
-    let results = preflight::check(&http, &measured::items(&draft), &preflight::Options::default()).await;
-    let (passed, failed): (Vec<_>, Vec<_>) = results.into_iter().partition(Result::is_ok);
-    let failed: Vec<String> = failed.into_iter().filter_map(Result::err).map(|e| e.to_string()).collect();
-    if !failed.is_empty() {
-        return Err(failed.join("; "));
-    }
-    let passed: Vec<preflight::Checked> = passed.into_iter().flatten().collect();
-    let again = measured::with_measured(&draft, &passed);
+    let storage = cx.storage.as_ref();
+    let draft = uploads::upload_all(draft_of(&v), &frame, storage, crate::config::storage_credentials, shown)
+        .await
+        .map_err(|f| f.join("; "))?;
+    let (again, _) = preflight::check_draft(&draft).await.map_err(|f| f.join("; "))?;
     match validate(&again, &cx.catalog, UnknownModels::Warn) {
         Ok(v) if !v.awaits_uploads() => Ok(v),
         Ok(_) => Err("a local media file was not uploaded".into()),
