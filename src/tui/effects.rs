@@ -137,9 +137,9 @@ pub async fn perform(effect: Effect, cx: &Context, console: &mut impl Console) -
             });
         }
         Effect::CheckMedia(items) => {
-            let home = cx.media.home.clone();
+            let (home, storage) = (cx.media.home.clone(), cx.media.storage.is_some());
             tokio::spawn(async move {
-                let _ = tx.send(Action::MediaChecked(super::media::check_items(items, home).await));
+                let _ = tx.send(Action::MediaChecked(super::media::check_items(items, home, storage).await));
             });
         }
         Effect::Bulk { op, ids, skipped } => {

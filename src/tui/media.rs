@@ -93,16 +93,21 @@ impl MediaStatus {
     }
 }
 
+/// Beside a local file in the form when nothing is configured to upload it to.
+pub const NO_STORAGE: &str = "a local file needs [storage] in the config file to be uploaded (see README)";
+
 /// The key a form item's check is kept under: its type and text, so an edit checks again.
 pub fn item_key(kind: &str, url: &str) -> String {
     format!("{kind} {url}")
 }
 
 /// Checks the form's items off the UI thread: URLs by the preflight, local files by reading
-/// their size (they are uploaded and checked as URLs at send).
+/// their size (they are uploaded and checked as URLs at send, so without `[storage]` they are
+/// refused here already).
 pub async fn check_items(
     items: Vec<(String, crate::rules::MediaDraft)>,
     home: Option<PathBuf>,
+    storage: bool,
 ) -> Vec<(String, MediaStatus)> {
     let mut out = Vec::new();
     let mut remote = Vec::new();
@@ -112,6 +117,7 @@ pub async fn check_items(
         if m.local.as_ref().is_some_and(|l| !l.is_uploaded()) {
             let status = match crate::rules::source::local_path(&m.url, home.as_deref(), &cwd) {
                 Err(e) => MediaStatus::Failed(e.to_string()),
+                Ok(_) if !storage => MediaStatus::Failed(NO_STORAGE.into()),
                 Ok(path) => match tokio::fs::metadata(&path).await {
                     Ok(meta) if meta.is_file() => MediaStatus::Checked { size: Some(meta.len()), duration: None },
                     Ok(_) => MediaStatus::Failed(format!("{} is not a file", path.display())),
@@ -145,4 +151,29 @@ pub async fn check_items(
         ));
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::rules::MediaDraft;
+
+    #[tokio::test]
+    async fn a_local_file_is_sized_and_refused_at_once_without_storage() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let path = dir.path().join("still.png");
+        std::fs::write(&path, [0x89, b'P', b'N', b'G']).expect("write");
+        let text = path.display().to_string();
+        let items = || vec![("k".to_string(), MediaDraft::typed("first_frame", &text, None))];
+        let cases = [
+            (true, MediaStatus::Checked { size: Some(4), duration: None }),
+            (false, MediaStatus::Failed(NO_STORAGE.into())),
+        ];
+        for (storage, want) in cases {
+            assert_eq!(check_items(items(), None, storage).await, vec![("k".to_string(), want)], "storage {storage}");
+        }
+        let missing = MediaDraft::typed("first_frame", "/no/such/still.png", None);
+        let got = check_items(vec![("k".into(), missing)], None, true).await;
+        assert!(matches!(&got[0].1, MediaStatus::Failed(r) if r.contains("cannot read")), "{got:?}");
+    }
 }

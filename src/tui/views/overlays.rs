@@ -64,7 +64,10 @@ pub fn media(frame: &mut Frame, app: &App, m: &MediaEditor) {
     );
     let lines = vec![
         part(0, "Type", format!("◂ {} ▸", m.kind)),
-        part(1, "URL", format!("{}{}", crate::text::clean(&m.url), cursor(1))),
+        part(1, "URL/file", {
+            let hint = if m.url.is_empty() { "  (https://…, or a file: /…, ./…, ~/…)" } else { "" };
+            format!("{}{}{hint}", crate::text::clean(&m.url), cursor(1))
+        }),
         part(2, "Seconds", format!("{}{}  (reference video or audio only)", m.seconds, cursor(2))),
         Line::styled(hint, theme::dim()),
     ];
