@@ -136,6 +136,8 @@ pub struct Env {
     pub config: Option<PathBuf>,
     /// REEL_PLAYER: plays a video.
     pub player: Option<String>,
+    /// REEL_FFMPEG: the ffmpeg that makes previews.
+    pub ffmpeg: Option<String>,
     pub visual: Option<String>,
     pub editor: Option<String>,
     /// REEL_LOG (or RUST_LOG): what the log file records, e.g. `reel=debug`.
@@ -155,6 +157,7 @@ impl Env {
             profile: var("REEL_PROFILE"),
             config: var("REEL_CONFIG").map(PathBuf::from),
             player: var("REEL_PLAYER"),
+            ffmpeg: var("REEL_FFMPEG"),
             visual: var("VISUAL"),
             editor: var("EDITOR"),
             log: var("REEL_LOG").or_else(|| var("RUST_LOG")),
@@ -177,6 +180,8 @@ pub struct Programs {
     pub editor: Vec<String>,
     /// Opens a folder: the desktop's opener.
     pub opener: Vec<String>,
+    /// Makes previews: REEL_FFMPEG, else `ffmpeg` on the PATH. A program, never a command line.
+    pub ffmpeg: String,
 }
 
 fn desktop_opener() -> Vec<String> {
@@ -213,7 +218,8 @@ pub fn programs(env: &Env) -> (Programs, Vec<String>) {
         vec!["vi".to_string()],
         &mut warnings,
     );
-    (Programs { player, editor, opener: desktop_opener() }, warnings)
+    let ffmpeg = env.ffmpeg.clone().unwrap_or_else(|| "ffmpeg".to_string());
+    (Programs { player, editor, opener: desktop_opener(), ffmpeg }, warnings)
 }
 
 #[derive(Debug, Error)]

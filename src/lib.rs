@@ -7,6 +7,7 @@
 //! - `engine` the background engine: submission journal, poll scheduler, downloads, recovery
 //! - `store`  the SQLite journal: schema, task rows, events, the writer thread
 //! - `media`  reference media: uploads of local files, preflight checks of media URLs
+//! - `preview` previews of saved videos: cached poster and strip frames, inline playback (ffmpeg)
 //! - `logging` the log file (`tracing`, rotated daily) in the data folder
 //! - `session` wiring: settings → store, client (or the demo simulator), engine
 //! - `sim`    the embedded simulator of the API: a real HTTP server on loopback
@@ -19,6 +20,7 @@ pub mod config;
 pub mod engine;
 pub mod logging;
 pub mod media;
+pub mod preview;
 pub mod rules;
 pub mod session;
 pub mod sim;
