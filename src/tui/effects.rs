@@ -25,6 +25,7 @@ pub struct Context {
     pub data_dir: PathBuf,
     pub actions: UnboundedSender<Action>,
     pub media: Arc<MediaContext>,
+    pub previews: Arc<super::preview::work::PreviewWork>,
 }
 
 fn prefs_path(data_dir: &Path) -> PathBuf {
@@ -85,6 +86,11 @@ pub async fn perform(effect: Effect, cx: &Context, console: &mut impl Console) -
     let tx = cx.actions.clone();
     let report = |r: Result<String, EffectError>| drop(cx.actions.send(Action::Report(r)));
     match effect {
+        e @ (Effect::LoadStills { .. }
+        | Effect::LoadThumbs { .. }
+        | Effect::Play { .. }
+        | Effect::PlayPause(_)
+        | Effect::PlayStop) => cx.previews.perform(e, &tx),
         Effect::Submit { plan, copies, parent } => {
             let (engine, media) = (cx.engine.clone(), cx.media.clone());
             tokio::spawn(async move {
@@ -207,7 +213,12 @@ pub async fn perform(effect: Effect, cx: &Context, console: &mut impl Console) -
             // Desktop notification where a notifier exists; silently nothing elsewhere.
             let _ = spawn(&["notify-send".into(), "reel".into(), message]);
         }
-        Effect::Suspend => console.suspend()?,
+        Effect::Suspend => {
+            // A playing preview stops while nobody can see it, and goes on when back.
+            let was_playing = cx.previews.hold();
+            console.suspend()?;
+            cx.previews.resume(was_playing);
+        }
         Effect::Quit => {}
         Effect::HistoryPage { generation, query, cursor } => {
             let db = cx.db.clone();

@@ -15,6 +15,10 @@ use tokio::sync::mpsc;
 use super::app::{Action, AfterQuit, App, Header, Summary};
 use super::effects::{self, Context};
 use super::keymap::Keymap;
+use super::preview::Previews;
+use super::preview::work::PreviewWork;
+use ratatui_image::picker::Picker;
+use crate::preview::Previewer;
 use super::terminal::{self, Console};
 use crate::config::{Settings, Target};
 use crate::engine::{Engine, Event, Health, now_ms, query};
@@ -47,6 +51,8 @@ pub struct Dashboard {
     engine: Arc<Engine>,
     events: mpsc::UnboundedReceiver<Event>,
     keymap: Keymap,
+    /// How pictures are drawn: the terminal's protocol, else half blocks.
+    picker: Picker,
 }
 
 /// How the dashboard ended.
@@ -78,7 +84,13 @@ impl Dashboard {
             engine: Arc::new(attached.engine),
             events: attached.events,
             keymap,
+            picker: Picker::halfblocks(),
         })
+    }
+
+    /// Draws pictures with `picker` (found by asking the terminal) instead of half blocks.
+    pub fn with_picker(self, picker: Picker) -> Dashboard {
+        Dashboard { picker, ..self }
     }
 
     /// Runs until the user quits or `input` ends, then stops the engine.
@@ -87,7 +99,7 @@ impl Dashboard {
         C: Console,
         S: Stream<Item = io::Result<Input>> + Unpin,
     {
-        let Dashboard { settings, session, base_url, engine, events, keymap } = self;
+        let Dashboard { settings, session, base_url, engine, events, keymap, picker } = self;
         let demo = settings.target == Target::Demo;
         let after = AfterQuit::of(engine.outlives_this_process(), demo);
         let (tx, results) = mpsc::unbounded_channel::<Action>();
@@ -105,6 +117,7 @@ impl Dashboard {
                     .unwrap_or(std::time::Duration::MAX),
                 catalog: settings.catalog.clone(),
             }),
+            previews: Arc::new(PreviewWork::new(Previewer::from_settings(&settings))),
         };
         let header = Header {
             profile: settings.profile.clone(),
@@ -124,6 +137,7 @@ impl Dashboard {
                 console.size()?,
             );
             app.keymap = keymap;
+            app.previews = Previews::new(picker);
             app.after_quit = after;
             event_loop(app, &cx, console, input, events, results).await
         }
@@ -142,7 +156,10 @@ pub async fn run(settings: Settings, reach: Reach) -> anyhow::Result<ExitCode> {
     // Started before the terminal is taken, so that a failure prints plainly.
     let dashboard = Dashboard::start(&settings, &reach).await?;
     let mut tty = terminal::open()?;
-    let finished = dashboard.run(&mut tty, EventStream::new()).await;
+    // Asked once, before anything reads the terminal's input: which image protocol it speaks.
+    let picker = Picker::from_query_stdio().unwrap_or_else(|_| Picker::halfblocks());
+    tracing::info!(protocol = ?picker.protocol_type(), "pictures");
+    let finished = dashboard.with_picker(picker).run(&mut tty, EventStream::new()).await;
     drop(tty);
     if let Some(message) = finished?.farewell() {
         println!("{message}");

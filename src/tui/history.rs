@@ -168,6 +168,8 @@ pub struct History {
     pub show_ledger: bool,
     /// Tab moved the keys to the detail pane, to scroll it.
     pub detail_focused: bool,
+    /// Posters in a grid instead of the list.
+    pub grid: bool,
 }
 
 impl History {

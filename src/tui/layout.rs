@@ -98,16 +98,18 @@ pub struct HistoryAreas {
 }
 
 /// Where the history screen goes, inside the frame (between the header and the status line).
-pub fn history(frame: Rect) -> HistoryAreas {
+/// The grid of posters takes more of the height than the list.
+pub fn history(frame: Rect, grid: bool) -> HistoryAreas {
     let body = Rect { y: frame.y + 1, height: frame.height.saturating_sub(3), ..frame };
     let [filters, rest] = Layout::vertical([Constraint::Length(1), Constraint::Min(0)]).areas(body);
-    let [list, below] = Layout::vertical([Constraint::Percentage(55), Constraint::Min(0)]).areas(rest);
+    let share = if grid { 65 } else { 55 };
+    let [list, below] = Layout::vertical([Constraint::Percentage(share), Constraint::Min(0)]).areas(rest);
     HistoryAreas { filters, list, below }
 }
 
 /// The history's detail pane.
-pub fn history_detail(frame: Rect) -> Rect {
-    history(frame).below
+pub fn history_detail(frame: Rect, grid: bool) -> Rect {
+    history(frame, grid).below
 }
 
 /// Rows a bordered table with a header line shows.

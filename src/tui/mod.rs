@@ -10,6 +10,7 @@ pub mod history;
 pub mod keymap;
 pub mod layout;
 pub mod media;
+pub mod preview;
 pub mod table;
 pub mod terminal;
 pub mod theme;

@@ -55,6 +55,14 @@ pub enum Action {
     Deleted(Result<TaskRecord, EffectError>),
     /// What today's tasks cost so far.
     Spent(f64),
+    /// A saved video's poster and strip (by sha256), or why there are none.
+    Stills(String, Result<crate::preview::Stills, super::PreviewFailure>),
+    /// A poster for the history grid, scaled down, by sha256.
+    Thumb(String, Result<image::RgbImage, super::PreviewFailure>),
+    /// A frame of the inline player, of the given start.
+    PlayFrame(u64, image::RgbImage),
+    /// The inline player of the given start could not go on.
+    PlayFailed(u64, String),
 }
 
 /// An engine action that applies to several tasks at once.
@@ -112,6 +120,29 @@ pub enum Effect {
     LoadSpent,
     /// Check these form media items (by their key) off the UI thread.
     CheckMedia(Vec<(String, crate::rules::MediaDraft)>),
+    /// Read (or make) the poster and strip of a saved video.
+    LoadStills {
+        sha256: String,
+        path: String,
+    },
+    /// Read (or make) posters for the history grid, as (sha256, path), scaled to fit
+    /// `width`x`height` pixels.
+    LoadThumbs {
+        files: Vec<(String, String)>,
+        width: u32,
+        height: u32,
+    },
+    /// Play a video inline, its frames fitted to `width`x`height` pixels.
+    Play {
+        generation: u64,
+        path: String,
+        width: u32,
+        height: u32,
+        fps: u32,
+    },
+    /// Hold the player's frames back, or let them come again.
+    PlayPause(bool),
+    PlayStop,
 }
 
 /// Why an effect failed; `Display` is the message the status line shows.

@@ -19,6 +19,10 @@ impl App {
                 }
                 self.table.rebuild();
             }
+            Action::Stills(sha, result) => self.stills_arrived(sha, result),
+            Action::Thumb(sha, result) => self.thumb_arrived(sha, result),
+            Action::PlayFrame(generation, frame) => self.play_frame(generation, frame),
+            Action::PlayFailed(generation, message) => self.play_failed(generation, message),
             Action::Timeline(id, events) => {
                 self.table.timelines.insert(id, events);
             }

@@ -10,6 +10,14 @@ use crate::tui::keymap::{Cmd, Scope};
 impl App {
     pub(super) fn key(&mut self, ev: KeyEvent) -> Vec<Effect> {
         let scope = self.scope();
+        // A playing video's keys (Space, Esc) come first, unless something is being typed.
+        let typing = matches!(scope, Scope::Text | Scope::Line | Scope::Searching | Scope::HistorySearch);
+        if self.playing()
+            && !typing
+            && let Some(cmd) = self.keymap.lookup_only(Scope::Playing, &ev)
+        {
+            return self.command(cmd);
+        }
         match self.keymap.lookup(scope, &ev) {
             Some(cmd) => self.command(cmd),
             None if scope == Scope::HistorySearch => {
@@ -38,6 +46,9 @@ impl App {
             return self.answer(cmd);
         }
         if let Some(effects) = self.help_command(cmd) {
+            return effects;
+        }
+        if let Some(effects) = self.preview_command(cmd) {
             return effects;
         }
         if self.detail_focused()
@@ -109,7 +120,16 @@ impl App {
             | Cmd::Recheck => return self.table_command(cmd),
             Cmd::ShowHistory => return self.open_history(),
             Cmd::Yes | Cmd::YesWithFile | Cmd::No => return self.answer(cmd),
-            Cmd::ToggleLedger | Cmd::CycleModel | Cmd::CycleSpan | Cmd::CopyPrompt | Cmd::Reveal | Cmd::Delete => {}
+            Cmd::ToggleLedger
+            | Cmd::CycleModel
+            | Cmd::CycleSpan
+            | Cmd::CopyPrompt
+            | Cmd::Reveal
+            | Cmd::Delete
+            | Cmd::Play
+            | Cmd::PlayPause
+            | Cmd::PlayStop
+            | Cmd::ToggleGrid => {}
         }
         Vec::new()
     }

@@ -12,6 +12,7 @@ mod history;
 mod input;
 mod mouse;
 mod overlays;
+mod preview;
 mod quit;
 mod tasks;
 
@@ -19,6 +20,7 @@ use std::collections::BTreeSet;
 
 pub use action::{Action, Effect, EffectError, Op};
 pub use bulk::{bulk_message, eligible};
+pub use preview::{PreviewFailure, Subject, subject};
 pub use quit::{AfterQuit, Summary};
 pub use tasks::{fill_command, resubmission};
 
@@ -28,6 +30,7 @@ use super::form::{Field, Form, MediaEditor};
 use super::help::HelpState;
 use super::history::History;
 use super::keymap::{Keymap, Scope, UserAction};
+use super::preview::Previews;
 use super::table::{Prefs, Table};
 use crate::engine::Health;
 use crate::rules::{Budget, Catalog, Pricing};
@@ -120,6 +123,8 @@ pub struct App {
     pub paused_until: Option<i64>,
     /// The first line of the detail pane shown.
     pub detail_scroll: u16,
+    /// Frames of saved videos, their pictures, and the inline player.
+    pub previews: Previews,
     /// Tasks sent in this run, for the summary on the way out.
     pub sent: BTreeSet<i64>,
     /// Tasks sent in this run whose records were deleted since.
@@ -178,6 +183,7 @@ impl App {
             after_quit,
             paused_until: None,
             detail_scroll: 0,
+            previews: Previews::default(),
             sent: BTreeSet::new(),
             sent_deleted: 0,
             catalog,
@@ -223,6 +229,7 @@ impl App {
     /// Whether anything waits for time to pass (spinners, elapsed times, countdowns, a search
     /// that has not settled): the loop ticks only then.
     pub fn animating(&self) -> bool {
+        // A playing preview is not here: its frames wake the loop themselves.
         self.table.running() > 0 || self.history.search_pending() || self.paused_until.is_some_and(|t| t > self.now_ms)
     }
 
@@ -295,6 +302,7 @@ impl App {
         if self.screen == Screen::History {
             effects.extend(self.history_follow_ups());
         }
+        effects.extend(self.sync_previews());
         effects
     }
 

@@ -106,11 +106,12 @@ impl App {
     pub(super) fn scroll_detail(&mut self, cmd: Cmd) {
         let area = layout::areas(Rect::new(0, 0, self.size.0, self.size.1), &self.form);
         let pane = if self.screen == Screen::History {
-            layout::history_detail(Rect::new(0, 0, self.size.0, self.size.1))
+            layout::history_detail(Rect::new(0, 0, self.size.0, self.size.1), self.history.grid)
         } else {
             area.detail
         };
-        let inner = (pane.width.saturating_sub(2), pane.height.saturating_sub(2));
+        let text = self.detail_text_area(pane.inner(ratatui::layout::Margin::new(1, 1)));
+        let inner = (text.width, text.height);
         let total = if self.screen == Screen::History {
             views::history::detail_height(self, inner.0)
         } else {

@@ -99,15 +99,15 @@ fn slash_filters_the_help() {
 #[test]
 fn rebound_keys_work_and_the_help_shows_them() {
     let mut a = app();
-    let keys: BTreeMap<String, Vec<String>> = [("open".to_string(), vec!["p".to_string()])].into_iter().collect();
+    let keys: BTreeMap<String, Vec<String>> = [("open".to_string(), vec!["O".to_string()])].into_iter().collect();
     a.keymap = Keymap::with_keys(&[], &keys).expect("valid");
     task(&mut a, 1, LocalState::Downloaded);
     select(&mut a, 1);
-    assert_eq!(acts(ch(&mut a, 'p')), vec![Effect::Open("/videos/1.mp4".into())]);
+    assert_eq!(acts(ch(&mut a, 'O')), vec![Effect::Open("/videos/1.mp4".into())]);
     assert!(acts(ch(&mut a, 'o')).is_empty(), "o is free now");
     ch(&mut a, '?');
-    assert!(help(&a).lines.contains(&HelpLine::Key { keys: "p".into(), what: "open the video in the player".into() }));
-    assert_eq!(a.keymap.footer(Scope::Table)[0], ("p".to_string(), "open".to_string()));
+    assert!(help(&a).lines.contains(&HelpLine::Key { keys: "O".into(), what: "open the video in the player".into() }));
+    assert_eq!(a.keymap.footer(Scope::Table)[0], ("O".to_string(), "open".to_string()));
 }
 
 #[test]

@@ -52,6 +52,7 @@ pub fn bindings() -> Vec<Binding> {
         b(Form, Key::plain(K::Down), FieldDown, "next field (or media item)", None),
         b(Form, Key::ch('?'), Help, "this help", Some("help")),
         b(Table, Key::ch('o'), Open, "open the video in the player", Some("open")),
+        b(Table, Key::ch('p'), Play, "play the video here, in the detail pane (again: stop)", Some("play")),
         b(Table, Key::ch('e'), Vary, "copy into the form to vary it", Some("vary")),
         b(Table, Key::ch('r'), Resubmit, "send again as is (or resend an unknown one)", Some("again")),
         b(Table, Key::ch(' '), Mark, "mark or unmark (actions apply to every marked task)", Some("mark")),
@@ -76,7 +77,13 @@ pub fn bindings() -> Vec<Binding> {
     ]);
     movement(Detail, "scroll", &mut v);
     v.extend([
+        b(Playing, Key::ch(' '), PlayPause, "pause or go on playing", Some("pause")),
+        b(Playing, Key::plain(K::Esc), PlayStop, "stop playing (back to the poster)", Some("stop")),
+    ]);
+    v.extend([
         b(History, Key::ch('o'), Open, "open the video", Some("open")),
+        b(History, Key::ch('p'), Play, "play the video here, in the detail pane (again: stop)", Some("play")),
+        b(History, Key::ch('g'), ToggleGrid, "a grid of posters or the list", Some("grid")),
         b(History, Key::ch('e'), Vary, "copy into the form to vary it", Some("vary")),
         b(History, Key::ch('r'), Resubmit, "send it again as is", Some("again")),
         b(History, Key::ch('/'), Search, "search prompts (words match by prefix)", Some("search")),

@@ -70,6 +70,12 @@ pub enum Cmd {
     Redo,
     /// Delete to the start of the line (a shell's Ctrl-U).
     ClearLine,
+    /// Play the selected video inline in the detail pane (or stop it).
+    Play,
+    PlayPause,
+    PlayStop,
+    /// The history as a list or a grid of posters.
+    ToggleGrid,
 }
 
 /// The names `[keys]` in the config uses for commands.
@@ -124,6 +130,10 @@ const CMD_NAMES: &[(Cmd, &str)] = &[
     (Cmd::Undo, "undo"),
     (Cmd::Redo, "redo"),
     (Cmd::ClearLine, "clear_line"),
+    (Cmd::Play, "play"),
+    (Cmd::PlayPause, "play_pause"),
+    (Cmd::PlayStop, "play_stop"),
+    (Cmd::ToggleGrid, "grid"),
 ];
 
 impl Cmd {
@@ -163,10 +173,12 @@ pub enum Scope {
     HistorySearch,
     /// A question (deleting a record, the daily budget, sending again, quitting).
     Confirm,
+    /// A video playing in the detail pane: its keys come before the pane's own.
+    Playing,
 }
 
 impl Scope {
-    pub const ALL: [Scope; 14] = [
+    pub const ALL: [Scope; 15] = [
         Scope::Global,
         Scope::Text,
         Scope::Line,
@@ -181,6 +193,7 @@ impl Scope {
         Scope::History,
         Scope::HistorySearch,
         Scope::Confirm,
+        Scope::Playing,
     ];
 
     pub fn title(self) -> &'static str {
@@ -199,6 +212,7 @@ impl Scope {
             Scope::History => "History and ledger",
             Scope::HistorySearch => "History search",
             Scope::Confirm => "Questions",
+            Scope::Playing => "Playing a preview",
         }
     }
 
@@ -219,6 +233,7 @@ impl Scope {
             Scope::History => "history",
             Scope::HistorySearch => "history_search",
             Scope::Confirm => "question",
+            Scope::Playing => "playing",
         }
     }
 }
@@ -357,6 +372,11 @@ impl Keymap {
     }
 
     /// The command for a key in a scope; global bindings apply where the scope has none.
+    /// The command of `ev` in `scope` itself, not falling back to the global keys.
+    pub fn lookup_only(&self, scope: Scope, ev: &KeyEvent) -> Option<Cmd> {
+        self.bindings.iter().find(|b| b.scope == scope && b.key.matches(ev)).map(|b| b.cmd)
+    }
+
     pub fn lookup(&self, scope: Scope, ev: &KeyEvent) -> Option<Cmd> {
         let find = |s: Scope| self.bindings.iter().find(|b| b.scope == s && b.key.matches(ev)).map(|b| b.cmd);
         find(scope).or_else(|| find(Scope::Global))
@@ -457,12 +477,12 @@ mod tests {
 
     #[test]
     fn the_config_rebinds_by_command_and_the_help_and_footer_follow() {
-        let k = Keymap::with_keys(&[], &keys(&[("open", &["p"]), ("history.delete", &["Del", "X"])])).expect("ok");
+        let k = Keymap::with_keys(&[], &keys(&[("open", &["O"]), ("history.delete", &["Del", "X"])])).expect("ok");
         for scope in [Scope::Table, Scope::History] {
-            assert_eq!(k.lookup(scope, &plain('p')), Some(Cmd::Open), "{scope:?}");
+            assert_eq!(k.lookup(scope, &plain('O')), Some(Cmd::Open), "{scope:?}");
             assert_eq!(k.lookup(scope, &plain('o')), None, "{scope:?}: the old key is free");
         }
-        assert_eq!(k.footer(Scope::Table)[0], ("p".to_string(), "open".to_string()), "same place in the footer");
+        assert_eq!(k.footer(Scope::Table)[0], ("O".to_string(), "open".to_string()), "same place in the footer");
         assert_eq!(k.lookup(Scope::History, &ev(KeyCode::Delete, KeyModifiers::NONE)), Some(Cmd::Delete));
         assert_eq!(k.lookup(Scope::History, &plain('X')), Some(Cmd::Delete));
         assert_eq!(k.lookup(Scope::History, &plain('x')), None);

@@ -108,6 +108,7 @@ fn lines<'a>(app: &App, row: &Row) -> Vec<Line<'a>> {
         }
     }
     lines.extend(parameters(t));
+    lines.extend(super::preview::note(app, t, row.file_present));
     if let Some(p) = &t.file_path {
         let bytes = t.file_size.map(|s| format!(" ({})", size(s as u64))).unwrap_or_default();
         lines.push(match row.file_present {
@@ -144,9 +145,32 @@ pub fn height(app: &App, width: u16) -> u16 {
     app.table.selected_row().map_or(0, |row| wrapped_height(&lines(app, row), width))
 }
 
+/// A detail pane's content: the poster beside the text and the strip under both when the task
+/// has a saved video and there is room, else the text alone; the text scrolls, with a hint
+/// when it is longer than its area (`scope`: where Tab gives the pane the keys).
+pub fn body(frame: &mut Frame, area: Rect, mut block: Block, lines: Vec<Line>, app: &App, scope: Scope) {
+    let focused = app.detail_focused();
+    let inner = block.inner(area);
+    let fit = app.preview_fit(inner);
+    let text = fit.as_ref().map_or(inner, |(_, f)| f.text);
+    let total = wrapped_height(&lines, text.width);
+    let scroll = app.detail_scroll.min(total.saturating_sub(text.height));
+    if total > text.height {
+        let more = if scroll + text.height < total { "↓ more" } else { "end" };
+        let tab = super::compose::key(app, scope, Cmd::NextFocus);
+        let hint = if focused { more.to_string() } else { format!("{more} · {tab} to scroll") };
+        block = block.title_bottom(Span::styled(format!(" {hint} "), theme::label()));
+    }
+    frame.render_widget(block, area);
+    frame.render_widget(Paragraph::new(lines).wrap(Wrap { trim: false }).scroll((scroll, 0)), text);
+    if let Some((s, f)) = fit {
+        super::preview::pictures(frame, app, &s.sha256, &f);
+    }
+}
+
 pub fn draw(frame: &mut Frame, area: Rect, app: &App) {
     let focused = app.detail_focused();
-    let mut block = Block::default()
+    let block = Block::default()
         .borders(Borders::ALL)
         .border_style(if focused { theme::focused_border() } else { theme::border() })
         .title(Span::styled(" Detail ", theme::title()));
@@ -156,16 +180,7 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &App) {
         return;
     };
     let lines = lines(app, row);
-    let inner = block.inner(area);
-    let total = wrapped_height(&lines, inner.width);
-    let scroll = app.detail_scroll.min(total.saturating_sub(inner.height));
-    if total > inner.height {
-        let more = if scroll + inner.height < total { "↓ more" } else { "end" };
-        let tab = super::compose::key(app, Scope::Table, Cmd::NextFocus);
-        let hint = if focused { more.to_string() } else { format!("{more} · {tab} to scroll") };
-        block = block.title_bottom(Span::styled(format!(" {hint} "), theme::label()));
-    }
-    frame.render_widget(Paragraph::new(lines).wrap(Wrap { trim: false }).block(block).scroll((scroll, 0)), area);
+    body(frame, area, block, lines, app, Scope::Table);
 }
 
 #[cfg(test)]

@@ -57,7 +57,16 @@ pub fn draw(frame: &mut Frame, status: Rect, footer: Rect, app: &App) {
     // A question's answers keep their order; elsewhere quit and help are kept, at the end.
     let (items, keep): (_, &[&str]) = match &app.overlay {
         Some(Overlay::Confirm(q)) => (answers(app, q), &[]),
-        _ => (app.keymap.footer(app.scope()), &["quit", "help"]),
+        _ => {
+            let mut items = app.keymap.footer(app.scope());
+            // While a preview plays, its keys come first; the pane's Space and Esc are theirs.
+            if app.playing() {
+                let playing = app.keymap.footer(crate::tui::keymap::Scope::Playing);
+                items.retain(|(k, _)| !playing.iter().any(|(p, _)| p == k));
+                items.splice(0..0, playing.into_iter().filter(|(_, w)| w == "pause" || w == "stop"));
+            }
+            (items, &["quit", "help"])
+        }
     };
     let mut spans = vec![Span::raw(" ")];
     for (key, what) in fit(items, keep, footer.width.saturating_sub(1) as usize) {

@@ -4,7 +4,7 @@
 use ratatui::Frame;
 use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::text::{Line, Span};
-use ratatui::widgets::{Bar, BarChart, BarGroup, Block, Borders, Cell, Paragraph, Row, Table, TableState, Wrap};
+use ratatui::widgets::{Bar, BarChart, BarGroup, Block, Borders, Cell, Paragraph, Row, Table, TableState};
 
 use super::detail::{error_line, field, parameters, wrapped_height};
 use crate::engine::ledger::Line as LedgerLine;
@@ -12,14 +12,14 @@ use crate::store::history::Order;
 use crate::text::{clean, excerpt, size};
 use crate::tui::app::{App, count};
 use crate::tui::history::{Entry, Piece};
-use crate::tui::keymap::{Cmd, Scope};
-use crate::tui::layout::{offset, visible_rows};
+use crate::tui::keymap::Scope;
+use crate::tui::layout::{HistoryAreas, offset, visible_rows};
 use crate::tui::table::short_model;
 use crate::tui::theme;
 
 /// The history screen in `area` (the frame but the header, status and footer lines).
-pub fn draw(frame: &mut Frame, area: Rect, app: &App) {
-    let [filters, rest] = Layout::vertical([Constraint::Length(1), Constraint::Min(0)]).areas(area);
+pub fn draw(frame: &mut Frame, areas: HistoryAreas, app: &App) {
+    let HistoryAreas { filters, list, below } = areas;
     let h = &app.history;
     let f = &h.filters;
     let search = if h.typing {
@@ -44,8 +44,11 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &App) {
     ]);
     frame.render_widget(Paragraph::new(line), filters);
 
-    let [list, below] = Layout::vertical([Constraint::Percentage(55), Constraint::Min(0)]).areas(rest);
-    draw_list(frame, list, app);
+    if h.grid {
+        super::preview::grid(frame, list, app);
+    } else {
+        draw_list(frame, list, app);
+    }
     if h.show_ledger {
         ledger(frame, below, app);
     } else {
@@ -138,6 +141,7 @@ fn lines<'a>(app: &App, row: &Entry) -> Vec<Line<'a>> {
         Span::styled(row.state.clone(), theme::state(t.state)),
     ])];
     lines.extend(parameters(t));
+    lines.extend(super::preview::note(app, t, row.file_present));
     match (&t.file_path, row.file_present) {
         (Some(p), Some(true)) => lines
             .push(field("File", format!("{} ({})", clean(p), t.file_size.map(|s| size(s as u64)).unwrap_or_default()))),
@@ -183,7 +187,7 @@ pub fn detail_height(app: &App, width: u16) -> u16 {
 
 fn detail(frame: &mut Frame, area: Rect, app: &App) {
     let focused = app.detail_focused();
-    let mut block = Block::default()
+    let block = Block::default()
         .borders(Borders::ALL)
         .border_style(if focused { theme::focused_border() } else { theme::border() })
         .title(Span::styled(" Task ", theme::title()));
@@ -192,16 +196,7 @@ fn detail(frame: &mut Frame, area: Rect, app: &App) {
         return;
     };
     let lines = lines(app, row);
-    let inner = block.inner(area);
-    let total = wrapped_height(&lines, inner.width);
-    let scroll = app.detail_scroll.min(total.saturating_sub(inner.height));
-    if total > inner.height {
-        let more = if scroll + inner.height < total { "↓ more" } else { "end" };
-        let tab = super::compose::key(app, Scope::History, Cmd::NextFocus);
-        let hint = if focused { more.to_string() } else { format!("{more} · {tab} to scroll") };
-        block = block.title_bottom(Span::styled(format!(" {hint} "), theme::label()));
-    }
-    frame.render_widget(Paragraph::new(lines).wrap(Wrap { trim: false }).block(block).scroll((scroll, 0)), area);
+    super::detail::body(frame, area, block, lines, app, Scope::History);
 }
 
 /// Ledger columns at full width; narrower screens fold failed, rejected and lost into one

@@ -7,6 +7,7 @@ pub mod header;
 pub mod help;
 pub mod history;
 pub mod overlays;
+pub mod preview;
 pub mod tasks;
 
 use ratatui::Frame;
@@ -18,9 +19,7 @@ pub fn draw(frame: &mut Frame, app: &App) {
     let a = layout::areas(frame.area(), &app.form);
     header::draw(frame, a.header, app);
     if app.screen == Screen::History {
-        let h = layout::history(frame.area());
-        let body = ratatui::layout::Rect { height: h.filters.height + h.list.height + h.below.height, ..h.filters };
-        history::draw(frame, body, app);
+        history::draw(frame, layout::history(frame.area(), app.history.grid), app);
     } else {
         compose::draw(frame, &a, app);
         tasks::draw(frame, a.table, app);

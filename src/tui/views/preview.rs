@@ -1,0 +1,124 @@
+//! Frames of saved videos: the poster and strip in a detail pane (or the inline player's
+//! frame), what stands in while they are made, and the history's grid of posters. Pictures are
+//! made in `update`; here they are only copied to the screen.
+
+use ratatui::Frame;
+use ratatui::layout::{Alignment, Rect};
+use ratatui::text::{Line, Span};
+use ratatui::widgets::{Block, Borders, Paragraph, Wrap};
+use ratatui_image::Image;
+
+use super::detail::field;
+use crate::store::TaskRecord;
+use crate::text::excerpt;
+use crate::tui::app::{App, subject};
+use crate::tui::preview::fit::{Fit, GRID_TEXT_ROWS};
+use crate::tui::preview::{Missing, Picture};
+use crate::tui::theme;
+
+fn draw_picture(frame: &mut Frame, area: Rect, p: &Picture) {
+    let area = Rect { width: area.width.min(p.size.width), height: area.height.min(p.size.height), ..area };
+    frame.render_widget(Image::new(&p.protocol), area);
+}
+
+/// A dim word in the middle of an empty picture's area.
+fn stand_in(frame: &mut Frame, area: Rect, text: &str) {
+    let y = area.y + area.height / 2;
+    let line = Rect { y, height: 1, ..area };
+    frame.render_widget(Paragraph::new(Span::styled(text.to_string(), theme::dim())).alignment(Alignment::Center), line);
+    frame.render_widget(Block::default().borders(Borders::ALL).border_style(theme::border()), area);
+}
+
+/// The poster (or the playing frame) and the strip of the task the pane shows.
+pub fn pictures(frame: &mut Frame, app: &App, sha256: &str, fit: &Fit) {
+    let p = &app.previews;
+    let playing = p.playing.as_ref().filter(|pl| pl.sha256 == sha256);
+    let shown = p.shown.as_ref().filter(|s| s.sha256 == sha256);
+    match (playing.and_then(|pl| pl.frame.as_ref()), shown) {
+        (Some(f), _) => draw_picture(frame, fit.poster, f),
+        (None, Some(s)) => draw_picture(frame, fit.poster, &s.poster),
+        (None, None) => stand_in(frame, fit.poster, "making preview…"),
+    }
+    if let Some(pl) = playing {
+        let state = if pl.paused { "❚❚ paused" } else if pl.frame.is_some() { "▶ playing" } else { "▶ starting…" };
+        let r = Rect { y: fit.poster.bottom().saturating_sub(1), height: 1, width: fit.poster.width.min(13), ..fit.poster };
+        frame.render_widget(Paragraph::new(Span::styled(state, theme::label())), r);
+    }
+    for (i, area) in fit.strip.iter().enumerate() {
+        match shown.and_then(|s| s.strip.get(i)) {
+            Some(pic) => draw_picture(frame, *area, pic),
+            None if shown.is_none() => stand_in(frame, *area, ""),
+            None => {}
+        }
+    }
+}
+
+/// The detail's line about previews, when there is something to say instead of a picture:
+/// ffmpeg missing, or this file could not be read.
+pub fn note<'a>(app: &App, t: &TaskRecord, present: Option<bool>) -> Option<Line<'a>> {
+    let s = subject(t, present)?;
+    if let Some(why) = &app.previews.no_ffmpeg {
+        return Some(field("Preview", why.clone()));
+    }
+    match app.previews.missing(&s.sha256) {
+        Some(Missing::Failed(why)) => Some(field("Preview", format!("none: {why}"))),
+        _ => None,
+    }
+}
+
+/// The history as a grid: a poster for each task with its prompt under it.
+pub fn grid(frame: &mut Frame, area: Rect, app: &App) {
+    let h = &app.history;
+    let block = Block::default()
+        .borders(Borders::ALL)
+        .border_style(if h.detail_focused { theme::border() } else { theme::focused_border() })
+        .title(Span::styled(
+            format!(" {}{} tasks · grid ", h.rows.len(), if h.done { "" } else { "+" }),
+            theme::title(),
+        ));
+    let rows = app.grid_rows();
+    let block = if rows.len() < h.rows.len() {
+        block.title_bottom(Span::styled(
+            format!(" {}–{} of {}{} ", rows.start + 1, rows.end, h.rows.len(), if h.done { "" } else { "+" }),
+            theme::label(),
+        ))
+    } else {
+        block
+    };
+    frame.render_widget(block, area);
+    let (inner, g) = app.grid();
+    if h.rows.is_empty() {
+        let hint = if h.loading { "Loading…" } else { "No tasks yet" };
+        frame.render_widget(Paragraph::new(Span::styled(hint, theme::dim())), inner);
+        return;
+    }
+    if let Some(why) = &app.previews.no_ffmpeg {
+        let r = Rect { y: inner.bottom().saturating_sub(1), height: 1, ..inner };
+        frame.render_widget(Paragraph::new(Span::styled(why.clone(), theme::warn())), r);
+    }
+    for (slot, i) in rows.enumerate() {
+        let row = &h.rows[i];
+        let cell = g.cell(inner, slot);
+        if cell.bottom() > inner.bottom() || cell.right() > inner.right() {
+            break;
+        }
+        let poster = Rect { height: g.poster.1, ..cell };
+        let t = &row.record;
+        match subject(t, row.file_present) {
+            Some(s) => match app.previews.thumb_pictures.get(&s.sha256) {
+                Some(p) => draw_picture(frame, poster, p),
+                None if app.previews.no_ffmpeg.is_some() => stand_in(frame, poster, "no ffmpeg"),
+                None => match app.previews.thumb_missing(&s.sha256) {
+                    Missing::Failed(_) => stand_in(frame, poster, "no preview"),
+                    Missing::Loading => stand_in(frame, poster, "…"),
+                },
+            },
+            None => stand_in(frame, poster, &row.state),
+        }
+        let selected = i == h.selected;
+        let text = Rect { y: poster.bottom(), height: GRID_TEXT_ROWS, ..cell };
+        let style = if selected { theme::selected() } else { theme::dim() };
+        let prompt = excerpt(&row.prompt, usize::from(cell.width) * usize::from(GRID_TEXT_ROWS));
+        frame.render_widget(Paragraph::new(Line::styled(prompt, style)).wrap(Wrap { trim: true }), text);
+    }
+}
