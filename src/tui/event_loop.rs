@@ -17,12 +17,12 @@ use super::effects::{self, Context};
 use super::keymap::Keymap;
 use super::preview::Previews;
 use super::preview::work::PreviewWork;
-use ratatui_image::picker::Picker;
-use crate::preview::Previewer;
 use super::terminal::{self, Console};
 use crate::config::{Settings, Target};
 use crate::engine::{Engine, Event, Health, now_ms, query};
+use crate::preview::Previewer;
 use crate::session::{self, Reach, Session, db_path};
+use ratatui_image::picker::Picker;
 
 /// Spinners and clocks move at most this often, and engine news is drawn at most this often.
 const TICK: Duration = Duration::from_millis(100);

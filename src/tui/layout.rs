@@ -100,7 +100,11 @@ pub struct HistoryAreas {
 /// Where the history screen goes, inside the frame (between the header and the status line).
 /// The grid of posters takes more of the height than the list.
 pub fn history(frame: Rect, grid: bool) -> HistoryAreas {
-    let body = Rect { y: frame.y + 1, height: frame.height.saturating_sub(3), ..frame };
+    history_in(Rect { y: frame.y + 1, height: frame.height.saturating_sub(3), ..frame }, grid)
+}
+
+/// The history screen's parts inside `body`.
+pub fn history_in(body: Rect, grid: bool) -> HistoryAreas {
     let [filters, rest] = Layout::vertical([Constraint::Length(1), Constraint::Min(0)]).areas(body);
     let share = if grid { 65 } else { 55 };
     let [list, below] = Layout::vertical([Constraint::Percentage(share), Constraint::Min(0)]).areas(rest);

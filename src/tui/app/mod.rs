@@ -345,6 +345,8 @@ mod tests;
 #[cfg(test)]
 mod tests_keys;
 #[cfg(test)]
+mod tests_preview;
+#[cfg(test)]
 mod tests_rows;
 #[cfg(test)]
 mod tests_truth;

@@ -71,7 +71,7 @@ impl App {
     }
 
     /// The detail pane's inner area on screen now.
-    fn detail_inner(&self) -> Rect {
+    pub(super) fn detail_inner(&self) -> Rect {
         let frame = Rect::new(0, 0, self.size.0, self.size.1);
         let pane = match self.screen {
             Screen::Dashboard => layout::areas(frame, &self.form).detail,
@@ -153,7 +153,10 @@ impl App {
             return Vec::new();
         };
         let Some((_, f)) = self.preview_fit(self.detail_inner()) else {
-            self.say(Level::Info, "The detail pane is too small to play in: enlarge the terminal, or o opens the player");
+            self.say(
+                Level::Info,
+                "The detail pane is too small to play in: enlarge the terminal, or o opens the player",
+            );
             return Vec::new();
         };
         let generation = self.previews.next_generation();
@@ -226,10 +229,10 @@ impl App {
         }
         let hidden = fit.is_none() || self.overlay.is_some();
         let poster = fit.map(|(_, f)| f.poster.as_size()).unwrap_or_default();
-        let picker = self.previews.picker.clone();
-        if let Some(p) = self.previews.playing.as_mut() {
+        let previews = &mut self.previews;
+        if let Some(p) = previews.playing.as_mut() {
             if let Some(frame) = p.latest.take() {
-                p.frame = picture(&picker, &frame, poster).or(p.frame.take());
+                p.frame = picture(&previews.picker, &frame, poster).or(p.frame.take());
             }
             if p.hidden != hidden {
                 p.hidden = hidden;
@@ -270,14 +273,10 @@ impl App {
                 wanted.push(s);
             }
         }
-        let ask: Vec<(String, String)> = wanted
-            .into_iter()
-            .filter(|s| self.previews.want_thumb(&s.sha256))
-            .map(|s| (s.sha256, s.path))
-            .collect();
+        let ask: Vec<(String, String)> =
+            wanted.into_iter().filter(|s| self.previews.want_thumb(&s.sha256)).map(|s| (s.sha256, s.path)).collect();
         self.previews.show_thumbs(shas.iter().map(String::as_str), Size::new(g.poster.0, g.poster.1));
         let (width, height) = pixels(Rect::new(0, 0, g.poster.0, g.poster.1), self.previews.cell());
         if ask.is_empty() { Vec::new() } else { vec![Effect::LoadThumbs { files: ask, width, height }] }
     }
-
 }

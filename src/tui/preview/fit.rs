@@ -77,12 +77,7 @@ pub fn fit(inner: Rect, aspect: f64, cell: (u16, u16), frames: usize) -> Option<
     Some(Fit {
         poster: Rect { x: inner.x, y: inner.y, width: poster.0, height: poster.1 },
         strip,
-        text: Rect {
-            x: inner.x + poster.0 + GAP,
-            y: inner.y,
-            width: inner.width - poster.0 - GAP,
-            height: rows,
-        },
+        text: Rect { x: inner.x + poster.0 + GAP, y: inner.y, width: inner.width - poster.0 - GAP, height: rows },
     })
 }
 
@@ -148,8 +143,9 @@ mod tests {
 
     #[test]
     fn poster_and_strip_by_pane_size() {
-        // (pane inner, aspect, poster, strip frames (count, size), text width)
-        let cases: [(Rect, f64, Option<Rect>, (usize, u16, u16), u16); 7] = [
+        // (pane inner, aspect, poster, strip frames (count, width, height), text width)
+        type Case = (Rect, f64, Option<Rect>, (usize, u16, u16), u16);
+        let cases: [Case; 7] = [
             // The dashboard at 80x24: a small poster, no strip.
             (r(47, 15, 44, 6), WIDE, Some(r(47, 15, 15, 4)), (0, 0, 0), 28),
             // History at 80x24.

@@ -105,10 +105,17 @@ impl Default for Previews {
     }
 }
 
-/// Makes a picture of `image` fitted inside `area`.
+/// Makes a picture of `image` that fills `area`. The areas are already cut to the video's shape,
+/// so the image is scaled to exactly their pixels: at most a cell's rounding off the true shape,
+/// never a band of background at an edge.
 pub fn picture(picker: &Picker, image: &RgbImage, area: Size) -> Option<Picture> {
-    let image = DynamicImage::ImageRgb8(image.clone());
-    let protocol = picker.new_protocol(image, area, Resize::Scale(Some(FilterType::Triangle))).ok()?;
+    let font = picker.font_size();
+    let (w, h) = (u32::from(area.width) * u32::from(font.width), u32::from(area.height) * u32::from(font.height));
+    if w == 0 || h == 0 || image.width() == 0 || image.height() == 0 {
+        return None;
+    }
+    let scaled = image::imageops::resize(image, w, h, FilterType::Triangle);
+    let protocol = picker.new_protocol(DynamicImage::ImageRgb8(scaled), area, Resize::Fit(None)).ok()?;
     Some(Picture { size: area, protocol })
 }
 
@@ -242,10 +249,10 @@ impl Previews {
         self.pending.remove(&format!("thumb:{sha256}"));
         self.thumbs.retain(|(s, _)| *s != sha256);
         self.thumbs.push_front((sha256, image));
-        if self.thumbs.len() > THUMBS_KEPT {
-            if let Some((gone, _)) = self.thumbs.pop_back() {
-                self.thumb_pictures.remove(&gone);
-            }
+        if self.thumbs.len() > THUMBS_KEPT
+            && let Some((gone, _)) = self.thumbs.pop_back()
+        {
+            self.thumb_pictures.remove(&gone);
         }
     }
 

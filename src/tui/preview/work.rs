@@ -125,7 +125,11 @@ mod tests {
 
     #[test]
     fn shrinking_keeps_the_shape_and_never_enlarges() {
-        let cases = [((480, 270), (220, 120), (213, 120)), ((160, 90), (220, 120), (160, 90)), ((270, 480), (220, 120), (68, 120))];
+        let cases = [
+            ((480, 270), (220, 120), (213, 120)),
+            ((160, 90), (220, 120), (160, 90)),
+            ((270, 480), (220, 120), (68, 120)),
+        ];
         for ((w, h), (bw, bh), want) in cases {
             let got = shrink(RgbImage::new(w, h), bw, bh);
             assert_eq!((got.width(), got.height()), want, "{w}x{h} into {bw}x{bh}");

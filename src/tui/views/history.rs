@@ -13,13 +13,13 @@ use crate::text::{clean, excerpt, size};
 use crate::tui::app::{App, count};
 use crate::tui::history::{Entry, Piece};
 use crate::tui::keymap::Scope;
-use crate::tui::layout::{HistoryAreas, offset, visible_rows};
+use crate::tui::layout::{HistoryAreas, history_in, offset, visible_rows};
 use crate::tui::table::short_model;
 use crate::tui::theme;
 
 /// The history screen in `area` (the frame but the header, status and footer lines).
-pub fn draw(frame: &mut Frame, areas: HistoryAreas, app: &App) {
-    let HistoryAreas { filters, list, below } = areas;
+pub fn draw(frame: &mut Frame, area: Rect, app: &App) {
+    let HistoryAreas { filters, list, below } = history_in(area, app.history.grid);
     let h = &app.history;
     let f = &h.filters;
     let search = if h.typing {

@@ -19,7 +19,8 @@ pub fn draw(frame: &mut Frame, app: &App) {
     let a = layout::areas(frame.area(), &app.form);
     header::draw(frame, a.header, app);
     if app.screen == Screen::History {
-        history::draw(frame, layout::history(frame.area(), app.history.grid), app);
+        let h = layout::history(frame.area(), app.history.grid);
+        history::draw(frame, h.filters.union(h.below), app);
     } else {
         compose::draw(frame, &a, app);
         tasks::draw(frame, a.table, app);

@@ -21,12 +21,17 @@ fn draw_picture(frame: &mut Frame, area: Rect, p: &Picture) {
     frame.render_widget(Image::new(&p.protocol), area);
 }
 
-/// A dim word in the middle of an empty picture's area.
-fn stand_in(frame: &mut Frame, area: Rect, text: &str) {
-    let y = area.y + area.height / 2;
-    let line = Rect { y, height: 1, ..area };
-    frame.render_widget(Paragraph::new(Span::styled(text.to_string(), theme::dim())).alignment(Alignment::Center), line);
-    frame.render_widget(Block::default().borders(Borders::ALL).border_style(theme::border()), area);
+/// An empty frame with a dim word in its middle, where a picture will be (or cannot be): the
+/// first of `texts` that fits.
+fn stand_in(frame: &mut Frame, area: Rect, texts: &[&str]) {
+    let block = Block::default().borders(Borders::ALL).border_style(theme::border());
+    let inner = block.inner(area);
+    frame.render_widget(block, area);
+    let line = Rect { y: inner.y + inner.height.saturating_sub(1) / 2, height: inner.height.min(1), ..inner };
+    let fits = texts.iter().find(|t| Span::raw(**t).width() <= usize::from(inner.width));
+    let text =
+        fits.map_or_else(|| excerpt(texts.last().copied().unwrap_or(""), usize::from(inner.width)), |t| t.to_string());
+    frame.render_widget(Paragraph::new(Span::styled(text, theme::dim())).alignment(Alignment::Center), line);
 }
 
 /// The poster (or the playing frame) and the strip of the task the pane shows.
@@ -37,17 +42,24 @@ pub fn pictures(frame: &mut Frame, app: &App, sha256: &str, fit: &Fit) {
     match (playing.and_then(|pl| pl.frame.as_ref()), shown) {
         (Some(f), _) => draw_picture(frame, fit.poster, f),
         (None, Some(s)) => draw_picture(frame, fit.poster, &s.poster),
-        (None, None) => stand_in(frame, fit.poster, "making preview…"),
+        (None, None) => stand_in(frame, fit.poster, &["making preview…", "preview…", "…"]),
     }
     if let Some(pl) = playing {
-        let state = if pl.paused { "❚❚ paused" } else if pl.frame.is_some() { "▶ playing" } else { "▶ starting…" };
-        let r = Rect { y: fit.poster.bottom().saturating_sub(1), height: 1, width: fit.poster.width.min(13), ..fit.poster };
+        let state = if pl.paused {
+            "❚❚ paused"
+        } else if pl.frame.is_some() {
+            "▶ playing"
+        } else {
+            "▶ starting…"
+        };
+        let r =
+            Rect { y: fit.poster.bottom().saturating_sub(1), height: 1, width: fit.poster.width.min(13), ..fit.poster };
         frame.render_widget(Paragraph::new(Span::styled(state, theme::label())), r);
     }
     for (i, area) in fit.strip.iter().enumerate() {
         match shown.and_then(|s| s.strip.get(i)) {
             Some(pic) => draw_picture(frame, *area, pic),
-            None if shown.is_none() => stand_in(frame, *area, ""),
+            None if shown.is_none() => stand_in(frame, *area, &[]),
             None => {}
         }
     }
@@ -107,18 +119,20 @@ pub fn grid(frame: &mut Frame, area: Rect, app: &App) {
         match subject(t, row.file_present) {
             Some(s) => match app.previews.thumb_pictures.get(&s.sha256) {
                 Some(p) => draw_picture(frame, poster, p),
-                None if app.previews.no_ffmpeg.is_some() => stand_in(frame, poster, "no ffmpeg"),
+                None if app.previews.no_ffmpeg.is_some() => stand_in(frame, poster, &["no ffmpeg"]),
                 None => match app.previews.thumb_missing(&s.sha256) {
-                    Missing::Failed(_) => stand_in(frame, poster, "no preview"),
-                    Missing::Loading => stand_in(frame, poster, "…"),
+                    Missing::Failed(_) => stand_in(frame, poster, &["no preview"]),
+                    Missing::Loading => stand_in(frame, poster, &["…"]),
                 },
             },
-            None => stand_in(frame, poster, &row.state),
+            None => stand_in(frame, poster, &[&row.state]),
         }
         let selected = i == h.selected;
         let text = Rect { y: poster.bottom(), height: GRID_TEXT_ROWS, ..cell };
         let style = if selected { theme::selected() } else { theme::dim() };
-        let prompt = excerpt(&row.prompt, usize::from(cell.width) * usize::from(GRID_TEXT_ROWS));
+        let mark = if selected { "▸ " } else { "" };
+        let room = usize::from(cell.width) * usize::from(GRID_TEXT_ROWS) - mark.len().min(2);
+        let prompt = format!("{mark}{}", excerpt(&row.prompt, room));
         frame.render_widget(Paragraph::new(Line::styled(prompt, style)).wrap(Wrap { trim: true }), text);
     }
 }
