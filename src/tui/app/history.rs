@@ -97,9 +97,20 @@ impl App {
 
     /// The history screen's meaning of a command, or `None` when it has none of its own.
     pub(super) fn history_command(&mut self, cmd: Cmd) -> Option<Vec<Effect>> {
-        let page = (self.size.1 / 2).max(1) as isize;
+        let mut page = (self.size.1 / 2).max(1) as isize;
+        // In the grid, up and down go a row of posters, left and right one, a page a screenful.
+        let mut row = 1;
+        if self.history.grid {
+            let (_, g) = self.grid();
+            row = g.cols as isize;
+            page = g.cells() as isize;
+        }
         let h = &mut self.history;
         let effects = match cmd {
+            Cmd::ValuePrev | Cmd::ValueNext if h.grid => {
+                h.move_by(if cmd == Cmd::ValueNext { 1 } else { -1 });
+                Vec::new()
+            }
             Cmd::ShowHistory => self.leave_history(),
             Cmd::NextFocus | Cmd::PrevFocus => {
                 self.toggle_history_focus();
@@ -107,8 +118,8 @@ impl App {
             }
             Cmd::Up | Cmd::Down | Cmd::PageUp | Cmd::PageDown | Cmd::Top | Cmd::Bottom => {
                 h.move_by(match cmd {
-                    Cmd::Up => -1,
-                    Cmd::Down => 1,
+                    Cmd::Up => -row,
+                    Cmd::Down => row,
                     Cmd::PageUp => -page,
                     Cmd::PageDown => page,
                     Cmd::Top => isize::MIN / 2,

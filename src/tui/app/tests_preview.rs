@@ -173,6 +173,16 @@ fn the_history_grid_asks_for_the_posters_on_screen() {
         .flatten()
         .collect();
     assert!(!more.is_empty() && more.iter().all(|f| !files.contains(f)), "{more:?}");
+    // Down goes a row of posters, right one poster.
+    key(&mut a, KeyCode::Home);
+    key(&mut a, KeyCode::Down);
+    assert_eq!(a.history.selected, usize::from(g.cols));
+    key(&mut a, KeyCode::Right);
+    key(&mut a, KeyCode::Right);
+    key(&mut a, KeyCode::Left);
+    assert_eq!(a.history.selected, usize::from(g.cols) + 1);
     ch(&mut a, 'g');
     assert!(!a.history.grid, "g goes back to the list");
+    key(&mut a, KeyCode::Down);
+    assert_eq!(a.history.selected, usize::from(g.cols) + 2, "the list goes one by one");
 }
