@@ -147,3 +147,55 @@ fn walk(dir: &Path) -> Vec<std::path::PathBuf> {
     }
     out
 }
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_finished_task_shows_its_poster_and_plays_inline() {
+    if Command::new("ffmpeg").arg("-version").output().is_err() {
+        assert!(std::env::var_os("CI").is_none(), "CI must install ffmpeg (see .ci/run)");
+        eprintln!("skipped: ffmpeg is not installed");
+        return;
+    }
+    let sim = common::start(fast_config()).await;
+    let dir = tempfile::tempdir().expect("tempdir");
+    let data = dir.path().join("data");
+    let config = dir.path().join("config.toml");
+    std::fs::write(&config, "[engine]\nfirst_poll_secs = 0.2\npoll_interval_secs = 0.2\nidle_exit_secs = 1\n")
+        .expect("config");
+    let tmux = start(&sim, &data, &config);
+    tmux.wait_for("Compose");
+    tmux.keys(&["-l", "a lighthouse at dusk"]);
+    tmux.keys(&["C-s"]);
+    tmux.wait_for("downloaded");
+    tmux.keys(&["Escape"]);
+    tmux.wait_for("p play");
+
+    // The poster is drawn in colour half blocks beside the text (tmux has no image protocol).
+    let deadline = Instant::now() + PATIENCE;
+    let coloured = loop {
+        let s = tmux.screen();
+        let with_escapes = tmux.run(&["capture-pane", "-p", "-e", "-t", "reel"]);
+        let cells = with_escapes.matches("48;2;").count();
+        if !s.contains("preview…") && cells >= 20 {
+            break with_escapes;
+        }
+        assert!(Instant::now() < deadline, "no poster appeared ({cells} coloured cells):\n{s}");
+        std::thread::sleep(Duration::from_millis(100));
+    };
+    assert!(coloured.contains('▀') || coloured.contains('▄') || coloured.matches("48;2;").count() > 40, "{coloured}");
+    let cached = walk(&data.join("previews"));
+    assert!(cached.iter().any(|p| p.ends_with("poster.jpg")), "the frames are cached: {cached:?}");
+
+    // p plays in the poster's place, Space pauses, Esc stops.
+    tmux.keys(&["p"]);
+    tmux.wait_for("▶ playing");
+    tmux.keys(&["Space"]);
+    tmux.wait_for("❚❚ paused");
+    tmux.keys(&["Escape"]);
+    let deadline = Instant::now() + PATIENCE;
+    while tmux.screen().contains("paused") {
+        assert!(Instant::now() < deadline, "Esc did not stop the player:\n{}", tmux.screen());
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    tmux.keys(&["q"]);
+    tmux.wait_for("reel-exited-0");
+}
