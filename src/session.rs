@@ -74,6 +74,7 @@ pub async fn open(settings: &Settings) -> Result<Session, SessionError> {
     let store = Store::open(&path).map_err(|source| SessionError::Store { path, source })?;
     let mut engine = EngineConfig::new(settings.data_dir.join("videos"));
     engine.profile = profile;
+    engine.previews = Some(crate::preview::Previewer::from_settings(settings));
     let e = settings.engine;
     let secs = Duration::from_secs_f64;
     engine.policy.budget_per_sec = e.requests_per_second;

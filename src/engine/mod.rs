@@ -56,6 +56,8 @@ pub struct EngineConfig {
     pub videos_dir: PathBuf,
     /// Recorded with each new task.
     pub profile: Option<String>,
+    /// Makes the preview stills of each saved file (off the async threads); `None`: no stills.
+    pub previews: Option<crate::preview::Previewer>,
 }
 
 impl EngineConfig {
@@ -69,6 +71,7 @@ impl EngineConfig {
             max_in_flight: 16,
             videos_dir,
             profile: None,
+            previews: None,
         }
     }
 }

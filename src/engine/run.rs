@@ -11,7 +11,8 @@ use super::queue::{Limits, Now, Plan, Queue, Start, Write};
 use super::schedule::RenderStats;
 use super::{Command, EngineConfig, EngineError, Event, TaskUpdate, files, journal, recover};
 use crate::api::{ApiError, Client, VideoTask};
-use crate::store::{Store, StoreError, TaskRecord, tasks};
+use crate::preview::background::Background;
+use crate::store::{LocalState, Store, StoreError, TaskRecord, tasks};
 
 pub fn now_ms() -> i64 {
     SystemTime::now().duration_since(UNIX_EPOCH).map_or(0, |d| d.as_millis() as i64)
@@ -39,6 +40,8 @@ pub struct Runner {
     pub(super) rng: fastrand::Rng,
     /// The pause last announced, so that each change is announced once.
     announced_pause: Option<i64>,
+    /// Makes the preview stills of files just saved.
+    previews: Option<Background>,
 }
 
 impl Runner {
@@ -69,7 +72,9 @@ impl Runner {
             outcomes,
             rng: fastrand::Rng::new(),
             announced_pause: None,
+            previews: None,
         };
+        runner.previews = runner.cfg.previews.clone().map(Background::start);
         let unfinished = runner.store.read(tasks::unfinished).await?;
         let now = now();
         let here = runner.client.base_url().to_string();
@@ -220,6 +225,14 @@ impl Runner {
                 tracing::info!(task = w.record.id, state = %w.record.state, detail = %detail, "transition");
             }
             self.emit(&w.record);
+        }
+        if let Some(previews) = &self.previews {
+            // A sidecar marks a file just saved and verified.
+            for w in writes.iter().filter(|w| w.sidecar && w.record.state == LocalState::Downloaded) {
+                if let (Some(path), Some(sha)) = (&w.record.file_path, &w.record.sha256) {
+                    previews.saved(path.into(), sha.clone());
+                }
+            }
         }
         Ok(())
     }
