@@ -144,6 +144,8 @@ pub struct Env {
     pub log: Option<String>,
     /// HOME: where `~/` in a local media path points.
     pub home: Option<PathBuf>,
+    /// Inside tmux or screen (TMUX, STY, or TERM saying so).
+    pub multiplexer: bool,
 }
 
 impl Env {
@@ -162,6 +164,9 @@ impl Env {
             editor: var("EDITOR"),
             log: var("REEL_LOG").or_else(|| var("RUST_LOG")),
             home: var("HOME").map(PathBuf::from),
+            multiplexer: var("TMUX").is_some()
+                || var("STY").is_some()
+                || var("TERM").is_some_and(|t| t.starts_with("tmux") || t.starts_with("screen")),
         }
     }
 
@@ -301,6 +306,8 @@ pub struct Settings {
     pub log_filter: Option<String>,
     /// The home folder, for `~/` in local media paths.
     pub home: Option<PathBuf>,
+    /// Inside tmux or screen: pictures are half blocks, the terminal is not asked.
+    pub multiplexer: bool,
     /// Things the user should know but that do not stop the program.
     pub warnings: Vec<String>,
 }
@@ -394,6 +401,7 @@ pub fn resolve(
         programs,
         log_filter: env.log.clone(),
         home: env.home.clone(),
+        multiplexer: env.multiplexer,
         warnings,
     })
 }

@@ -181,7 +181,8 @@ mod tests {
     fn folders_are_named_by_the_lower_case_hash() {
         let f = folder(Path::new("/c"), SHA).expect("a hash");
         assert_eq!(f, Path::new("/c/ab").join(SHA.to_ascii_lowercase()));
-        for bad in ["", "abc", "../../../../etc/passwd", &"g".repeat(64), &"a".repeat(65), &format!("{}/", &SHA[..63])] {
+        for bad in ["", "abc", "../../../../etc/passwd", &"g".repeat(64), &"a".repeat(65), &format!("{}/", &SHA[..63])]
+        {
             assert!(matches!(folder(Path::new("/c"), bad), Err(PreviewError::BadHash(_))), "{bad}");
         }
     }
