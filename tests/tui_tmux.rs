@@ -58,7 +58,10 @@ impl Drop for Tmux {
 }
 
 fn start(sim: &SimHandle, data: &Path, config: &Path) -> Tmux {
-    let tmux = Tmux { socket: format!("reel-test-{}", std::process::id()) };
+    // One server per test: tests of this file run at once.
+    static NEXT: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+    let n = NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    let tmux = Tmux { socket: format!("reel-test-{}-{n}", std::process::id()) };
     let command = format!(
         // The pane stays after reel exits so its last words can be read; the server is killed on drop.
         "REEL_BASE_URL={} REEL_API_KEY={} REEL_DATA_DIR={} REEL_CONFIG={} {}; echo reel-exited-$?; sleep 600",
