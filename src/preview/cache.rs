@@ -159,6 +159,15 @@ pub fn commit(temp: &Path, folder: &Path) -> Result<(), PreviewError> {
     }
 }
 
+/// Takes a damaged folder away (renamed aside first, so no reader sees it half deleted).
+pub fn remove(folder: &Path) {
+    let Ok(temp) = temp_folder(folder) else { return };
+    let _ = fs::remove_dir(&temp);
+    if fs::rename(folder, &temp).is_ok() {
+        discard(&temp);
+    }
+}
+
 pub fn discard(temp: &Path) {
     let _ = fs::remove_dir_all(temp);
 }
@@ -181,7 +190,8 @@ mod tests {
     fn folders_are_named_by_the_lower_case_hash() {
         let f = folder(Path::new("/c"), SHA).expect("a hash");
         assert_eq!(f, Path::new("/c/ab").join(SHA.to_ascii_lowercase()));
-        for bad in ["", "abc", "../../../../etc/passwd", &"g".repeat(64), &"a".repeat(65), &format!("{}/", &SHA[..63])] {
+        for bad in ["", "abc", "../../../../etc/passwd", &"g".repeat(64), &"a".repeat(65), &format!("{}/", &SHA[..63])]
+        {
             assert!(matches!(folder(Path::new("/c"), bad), Err(PreviewError::BadHash(_))), "{bad}");
         }
     }

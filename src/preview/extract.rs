@@ -3,8 +3,8 @@
 
 use std::path::Path;
 
-use super::process::{self, TIME_LIMIT};
 use super::probe::{self, VideoInfo};
+use super::process::{self, TIME_LIMIT};
 use super::{PreviewError, cache, frames};
 
 /// Reads the header of `video`.

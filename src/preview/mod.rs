@@ -28,7 +28,9 @@ pub const STRIP: usize = 5;
 #[derive(Debug, thiserror::Error)]
 pub enum PreviewError {
     /// ffmpeg is not installed or does not run.
-    #[error("previews need ffmpeg: install it (apt install ffmpeg, brew install ffmpeg) or set REEL_FFMPEG to its path")]
+    #[error(
+        "previews need ffmpeg: install it (apt install ffmpeg, brew install ffmpeg) or set REEL_FFMPEG to its path"
+    )]
     NoFfmpeg { program: String },
     /// The file is gone or unreadable.
     #[error("cannot read {path}: {source}")]
@@ -116,6 +118,8 @@ impl Previewer {
         match read(&paths) {
             Err(e @ (PreviewError::Image { .. } | PreviewError::Io { .. })) => {
                 tracing::info!(error = %e, "cached preview damaged or gone; making it again");
+                // Away first: the new folder only replaces one that fails the cheap check.
+                cache::remove(&folder);
                 extract::make(&self.ffmpeg, video, &folder)?;
                 read(&paths)
             }

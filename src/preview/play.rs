@@ -199,11 +199,16 @@ impl Player {
         };
         let shared = Arc::new(Shared::default());
         shared.lock().child = Some(header);
-        let job = Job { ffmpeg: ffmpeg.to_string(), video: video.to_path_buf(), bound: (width, height), fps: fps.max(1), on_frame };
+        let job = Job {
+            ffmpeg: ffmpeg.to_string(),
+            video: video.to_path_buf(),
+            bound: (width, height),
+            fps: fps.max(1),
+            on_frame,
+        };
         let for_reader = Arc::clone(&shared);
-        let reader = std::thread::Builder::new()
-            .name("reel-preview-player".into())
-            .spawn(move || job.run(&for_reader, stderr));
+        let reader =
+            std::thread::Builder::new().name("reel-preview-player".into()).spawn(move || job.run(&for_reader, stderr));
         let mut player = Player { shared, reader: None };
         match reader {
             Ok(handle) => {

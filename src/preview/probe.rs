@@ -37,7 +37,8 @@ pub fn parse(stderr: &str) -> Option<VideoInfo> {
         if let Some(rest) = line.strip_prefix("  Duration: ") {
             if duration.is_none() {
                 duration = rest.split(',').next().and_then(clock);
-                start = field(rest, "start: ").and_then(|s| s.parse::<f64>().ok()).filter(|s| s.is_finite()).unwrap_or(0.0);
+                start =
+                    field(rest, "start: ").and_then(|s| s.parse::<f64>().ok()).filter(|s| s.is_finite()).unwrap_or(0.0);
             }
         } else if let Some(rest) = line.strip_prefix("  Stream #") {
             in_video = false;

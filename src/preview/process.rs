@@ -17,16 +17,10 @@ const STDERR_CAP: usize = 256 * 1024;
 
 /// Starts `program` with `args`; standard input is closed, standard error is piped.
 pub fn spawn(program: &str, args: &[OsString], stdout: Stdio) -> Result<Child, PreviewError> {
-    Command::new(program)
-        .args(args)
-        .stdin(Stdio::null())
-        .stdout(stdout)
-        .stderr(Stdio::piped())
-        .spawn()
-        .map_err(|e| {
-            tracing::debug!(program, error = %e, "ffmpeg does not start");
-            PreviewError::NoFfmpeg { program: program.to_string() }
-        })
+    Command::new(program).args(args).stdin(Stdio::null()).stdout(stdout).stderr(Stdio::piped()).spawn().map_err(|e| {
+        tracing::debug!(program, error = %e, "ffmpeg does not start");
+        PreviewError::NoFfmpeg { program: program.to_string() }
+    })
 }
 
 /// Reads standard error to its end (the program's exit), keeping the first `STDERR_CAP` bytes.
