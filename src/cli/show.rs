@@ -1,14 +1,16 @@
-//! `reel show`: one task's parameters, timeline and file.
+//! `reel show`: one task's parameters, timeline and file, and with `--preview` its poster frame.
 
 use std::io::Write;
+use std::path::Path;
 
 use clap::Args;
 use serde_json::json;
 
 use super::CliError;
-use super::output::Output;
+use super::output::{Output, OutputError};
 use crate::config::Settings;
 use crate::engine::query;
+use crate::preview::{Previewer, StillPaths};
 use crate::session::db_path;
 use crate::store::{EventRecord, TaskRecord};
 use crate::text::{local_time, one_line, size};
@@ -20,6 +22,11 @@ pub struct ShowArgs {
     /// Print the task and its timeline as JSON.
     #[arg(long)]
     pub json: bool,
+    /// Also print the video's poster frame (made with ffmpeg the first time, then cached); with
+    /// --json, the cached pictures' paths. Without ffmpeg or a saved file a line says why; the
+    /// exit code stays 0 either way.
+    #[arg(long)]
+    pub preview: bool,
 }
 
 pub fn render(t: &TaskRecord, events: &[EventRecord]) -> String {
@@ -82,10 +89,63 @@ pub fn run(args: &ShowArgs, settings: &Settings, out: &mut Output<impl Write>) -
     let db = db_path(settings);
     let id = query::resolve(&db, &args.id)?;
     let (task, events) = query::show(&db, id)?;
+    let previewer = Previewer::from_settings(settings);
     if args.json {
-        out.json(&json!({ "task": task, "events": events }))?;
+        let mut shown = json!({ "task": task, "events": events });
+        if args.preview {
+            let (paths, why) = match preview_paths(&task, &previewer) {
+                Ok(paths) => (json!(paths), None),
+                Err(why) => (serde_json::Value::Null, Some(why)),
+            };
+            shown["preview"] = paths;
+            if let Some(why) = why {
+                shown["preview_unavailable"] = json!(why);
+            }
+        }
+        out.json(&shown)?;
     } else {
         out.text(&render(&task, &events))?;
+        if args.preview {
+            match poster(&task, &previewer) {
+                Ok(image) => {
+                    out.flush()?;
+                    crate::preview::term::print(&image).map_err(stdout_failed)?;
+                }
+                Err(why) => out.line(&format!("No preview: {why}"))?,
+            }
+        }
     }
     Ok(())
+}
+
+/// The saved file and its hash, or why there is none.
+fn saved(task: &TaskRecord) -> Result<(&Path, &str), String> {
+    match (&task.file_path, &task.sha256) {
+        (Some(path), Some(sha)) => Ok((Path::new(path), sha)),
+        _ => Err(format!(
+            "task {} has no saved video yet ({}); previews appear once it is downloaded (reel download {})",
+            task.id, task.state, task.id
+        )),
+    }
+}
+
+/// The poster frame, or a one-line reason (what to do is in the message).
+fn poster(task: &TaskRecord, previewer: &Previewer) -> Result<image::RgbImage, String> {
+    let (path, sha) = saved(task)?;
+    previewer.poster(path, sha).map_err(|e| e.to_string())
+}
+
+/// The cached pictures' paths (made first when missing), or a one-line reason.
+fn preview_paths(task: &TaskRecord, previewer: &Previewer) -> Result<StillPaths, String> {
+    let (path, sha) = saved(task)?;
+    previewer.ensure(path, sha).map_err(|e| e.to_string())?;
+    previewer.cached(sha).map_err(|e| e.to_string())?.ok_or_else(|| "the preview cache was changed meanwhile".into())
+}
+
+fn stdout_failed(e: std::io::Error) -> OutputError {
+    if e.kind() == std::io::ErrorKind::BrokenPipe {
+        OutputError::Closed
+    } else {
+        OutputError::Write { target: "standard output".into(), source: e }
+    }
 }

@@ -159,6 +159,15 @@ pub fn commit(temp: &Path, folder: &Path) -> Result<(), PreviewError> {
     }
 }
 
+/// Takes a damaged folder away (renamed aside first, so no reader sees it half deleted).
+pub fn remove(folder: &Path) {
+    let Ok(temp) = temp_folder(folder) else { return };
+    let _ = fs::remove_dir(&temp);
+    if fs::rename(folder, &temp).is_ok() {
+        discard(&temp);
+    }
+}
+
 pub fn discard(temp: &Path) {
     let _ = fs::remove_dir_all(temp);
 }

@@ -118,6 +118,8 @@ impl Previewer {
         match read(&paths) {
             Err(e @ (PreviewError::Image { .. } | PreviewError::Io { .. })) => {
                 tracing::info!(error = %e, "cached preview damaged or gone; making it again");
+                // Away first: the new folder only replaces one that fails the cheap check.
+                cache::remove(&folder);
                 extract::make(&self.ffmpeg, video, &folder)?;
                 read(&paths)
             }

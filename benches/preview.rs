@@ -1,0 +1,68 @@
+//! Preview stills: time to make them for a simulator video (cold cache: two ffmpeg runs), time
+//! to read them back from the cache and decode them, and the cache's size per task.
+//! Needs ffmpeg on the PATH (or REEL_FFMPEG). Run: `cargo bench --bench preview`.
+#![allow(clippy::unwrap_used, clippy::expect_used, reason = "a test or benchmark fails loudly on purpose")]
+
+use std::path::Path;
+use std::time::{Duration, Instant};
+
+use reel::preview::Previewer;
+use reel::sim::video::{VideoSpec, render_mp4};
+use sha2::Digest;
+
+const COLD_RUNS: usize = 5;
+const WARM_RUNS: usize = 50;
+
+fn median(mut times: Vec<Duration>) -> Duration {
+    times.sort();
+    times[times.len() / 2]
+}
+
+fn ms(d: Duration) -> String {
+    format!("{:.1} ms", d.as_secs_f64() * 1000.0)
+}
+
+fn folder_kib(folder: &Path) -> f64 {
+    let bytes: u64 =
+        std::fs::read_dir(folder).expect("cache folder").flatten().map(|e| e.metadata().expect("meta").len()).sum();
+    bytes as f64 / 1024.0
+}
+
+fn main() {
+    let ffmpeg = std::env::var("REEL_FFMPEG").unwrap_or_else(|_| "ffmpeg".into());
+    let dir = tempfile::tempdir().expect("tempdir");
+    for (label, width, height, seconds) in [("5 s 720p", 1280, 720, 5), ("15 s 1080p", 1920, 1080, 15)] {
+        let bytes = render_mp4(&VideoSpec { width, height, seconds, seed: 3, label: label.into() });
+        let video = dir.path().join(format!("{width}x{height}.mp4"));
+        std::fs::write(&video, &bytes).expect("video");
+        let sha: String = sha2::Sha256::digest(&bytes).iter().map(|b| format!("{b:02x}")).collect();
+
+        let mut cold = Vec::new();
+        let mut cache = dir.path().join("unused");
+        for run in 0..COLD_RUNS {
+            cache = dir.path().join(format!("cache-{width}-{run}"));
+            let previewer = Previewer::new(cache.clone(), ffmpeg.clone());
+            let started = Instant::now();
+            previewer.ensure(&video, &sha).expect("stills made (is ffmpeg installed?)");
+            cold.push(started.elapsed());
+        }
+        let previewer = Previewer::new(cache.clone(), ffmpeg.clone());
+        let mut warm = Vec::new();
+        let mut poster_only = Vec::new();
+        for _ in 0..WARM_RUNS {
+            let started = Instant::now();
+            let stills = previewer.stills(&video, &sha).expect("cached");
+            warm.push(started.elapsed());
+            std::hint::black_box(stills);
+            let started = Instant::now();
+            std::hint::black_box(previewer.poster(&video, &sha).expect("cached"));
+            poster_only.push(started.elapsed());
+        }
+        let folder = cache.join(&sha[..2]).join(&sha);
+        println!("{label} ({} KiB video):", bytes.len() / 1024);
+        println!("  make stills, cold cache (median of {COLD_RUNS}):           {}", ms(median(cold)));
+        println!("  read + decode poster and strip (median of {WARM_RUNS}):   {}", ms(median(warm)));
+        println!("  read + decode poster only (median of {WARM_RUNS}):        {}", ms(median(poster_only)));
+        println!("  cache size per task:                             {:.1} KiB", folder_kib(&folder));
+    }
+}
