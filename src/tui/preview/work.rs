@@ -14,8 +14,12 @@ use crate::tui::app::{Action, Effect, PreviewFailure};
 
 pub struct PreviewWork {
     previewer: Previewer,
-    player: Mutex<Option<Player>>,
+    /// The player and the start it belongs to.
+    player: Mutex<Option<(u64, Player)>>,
 }
+
+/// How often a starting player is looked at for a file ffmpeg turned out unable to play.
+const FAILURE_CHECK: std::time::Duration = std::time::Duration::from_millis(250);
 
 fn failure(e: &PreviewError) -> PreviewFailure {
     PreviewFailure { message: e.to_string(), no_ffmpeg: matches!(e, PreviewError::NoFfmpeg { .. }) }
@@ -37,12 +41,12 @@ impl PreviewWork {
         PreviewWork { previewer, player: Mutex::new(None) }
     }
 
-    fn with_player<T>(&self, f: impl FnOnce(&mut Option<Player>) -> T) -> T {
+    fn with_player<T>(&self, f: impl FnOnce(&mut Option<(u64, Player)>) -> T) -> T {
         f(&mut self.player.lock().unwrap_or_else(|e| e.into_inner()))
     }
 
     /// Carries out a preview effect (the others are not its business).
-    pub fn perform(&self, effect: Effect, tx: &UnboundedSender<Action>) {
+    pub fn perform(self: &std::sync::Arc<Self>, effect: Effect, tx: &UnboundedSender<Action>) {
         match effect {
             Effect::LoadStills { sha256, path } => {
                 let (previewer, tx) = (self.previewer.clone(), tx.clone());
@@ -72,22 +76,25 @@ impl PreviewWork {
                     let _ = frames.send(Action::PlayFrame(generation, frame));
                 });
                 match Player::start(&self.previewer.ffmpeg, Path::new(&path), width, height, fps, on_frame) {
-                    Ok(player) => self.with_player(|p| *p = Some(player)),
+                    Ok(player) => {
+                        self.with_player(|p| *p = Some((generation, player)));
+                        self.watch(generation, tx.clone());
+                    }
                     Err(e) => {
                         let _ = tx.send(Action::PlayFailed(generation, e.to_string()));
                     }
                 }
-                if let Some(old) = old {
+                if let Some((_, old)) = old {
                     tokio::task::spawn_blocking(move || drop(old));
                 }
             }
             Effect::PlayPause(paused) => self.with_player(|p| {
-                if let Some(p) = p {
+                if let Some((_, p)) = p {
                     p.set_paused(paused);
                 }
             }),
             Effect::PlayStop => {
-                if let Some(old) = self.with_player(Option::take) {
+                if let Some((_, old)) = self.with_player(Option::take) {
                     // Stopping waits for ffmpeg and the reader thread: not on the loop.
                     tokio::task::spawn_blocking(move || drop(old));
                 }
@@ -96,11 +103,36 @@ impl PreviewWork {
         }
     }
 
+    /// Reports it if the player of `generation` cannot play its file (ffmpeg could not read
+    /// it), looking until its frames flow.
+    fn watch(self: &std::sync::Arc<Self>, generation: u64, tx: UnboundedSender<Action>) {
+        let work = std::sync::Arc::clone(self);
+        tokio::spawn(async move {
+            loop {
+                tokio::time::sleep(FAILURE_CHECK).await;
+                // Until frames flow: after that, nothing is left to watch (and an idle,
+                // paused player wakes nobody).
+                let state = work.with_player(|p| match p {
+                    Some((g, player)) if *g == generation => Some((player.failure(), player.frame_size().is_some())),
+                    _ => None,
+                });
+                match state {
+                    None | Some((None, true)) => return,
+                    Some((Some(why), _)) => {
+                        let _ = tx.send(Action::PlayFailed(generation, why));
+                        return;
+                    }
+                    Some((None, false)) => {}
+                }
+            }
+        });
+    }
+
     /// Holds the player back while the dashboard is away (suspended); returns whether it was
     /// playing, for [`PreviewWork::resume`].
     pub fn hold(&self) -> bool {
         self.with_player(|p| match p {
-            Some(p) if !p.paused() => {
+            Some((_, p)) if !p.paused() => {
                 p.set_paused(true);
                 true
             }
@@ -111,7 +143,7 @@ impl PreviewWork {
     pub fn resume(&self, was_playing: bool) {
         if was_playing {
             self.with_player(|p| {
-                if let Some(p) = p {
+                if let Some((_, p)) = p {
                     p.set_paused(false);
                 }
             });
