@@ -1,5 +1,7 @@
-//! Preview stills: time to make them for a simulator video (cold cache: two ffmpeg runs), time
-//! to read them back from the cache and decode them, and the cache's size per task.
+//! Preview stills: time to make them (cold cache: two ffmpeg runs), time to read them back from
+//! the cache and decode them, and the cache's size per task. For the simulator's videos (flat
+//! colours, tiny JPEGs) and for detailed H.264 High footage made by ffmpeg's own test sources
+//! (`testsrc2` at 720p, `mandelbrot` at 1080p), closer to what a provider sends.
 //! Needs ffmpeg on the PATH (or REEL_FFMPEG). Run: `cargo bench --bench preview`.
 #![allow(clippy::unwrap_used, clippy::expect_used, reason = "a test or benchmark fails loudly on purpose")]
 
@@ -31,16 +33,35 @@ fn folder_kib(folder: &Path) -> f64 {
 fn main() {
     let ffmpeg = std::env::var("REEL_FFMPEG").unwrap_or_else(|_| "ffmpeg".into());
     let dir = tempfile::tempdir().expect("tempdir");
-    for (label, width, height, seconds) in [("5 s 720p", 1280, 720, 5), ("15 s 1080p", 1920, 1080, 15)] {
-        let bytes = render_mp4(&VideoSpec { width, height, seconds, seed: 3, label: label.into() });
-        let video = dir.path().join(format!("{width}x{height}.mp4"));
+    let mut inputs: Vec<(String, Vec<u8>)> = Vec::new();
+    for (label, width, height, seconds) in [("sim, 5 s 720p", 1280, 720, 5), ("sim, 15 s 1080p", 1920, 1080, 15)] {
+        inputs.push((label.into(), render_mp4(&VideoSpec { width, height, seconds, seed: 3, label: label.into() })));
+    }
+    for (label, source) in
+        [("testsrc2, 5 s 720p", "testsrc2=size=1280x720:rate=24"), ("mandelbrot, 5 s 1080p", "mandelbrot=size=1920x1080:rate=24")]
+    {
+        let out = dir.path().join("made.mp4");
+        let made = std::process::Command::new(&ffmpeg)
+            .args(["-v", "error", "-y", "-f", "lavfi", "-i", source, "-t", "5", "-c:v", "libx264", "-profile:v", "high"])
+            .args(["-pix_fmt", "yuv420p"])
+            .arg(&out)
+            .status()
+            .is_ok_and(|s| s.success());
+        if made {
+            inputs.push((label.into(), std::fs::read(&out).expect("made")));
+        } else {
+            println!("{label}: skipped (this ffmpeg cannot make it)");
+        }
+    }
+    for (n, (label, bytes)) in inputs.into_iter().enumerate() {
+        let video = dir.path().join(format!("{n}.mp4"));
         std::fs::write(&video, &bytes).expect("video");
         let sha: String = sha2::Sha256::digest(&bytes).iter().map(|b| format!("{b:02x}")).collect();
 
         let mut cold = Vec::new();
         let mut cache = dir.path().join("unused");
         for run in 0..COLD_RUNS {
-            cache = dir.path().join(format!("cache-{width}-{run}"));
+            cache = dir.path().join(format!("cache-{n}-{run}"));
             let previewer = Previewer::new(cache.clone(), ffmpeg.clone());
             let started = Instant::now();
             previewer.ensure(&video, &sha).expect("stills made (is ffmpeg installed?)");
