@@ -37,12 +37,27 @@ fn main() {
     for (label, width, height, seconds) in [("sim, 5 s 720p", 1280, 720, 5), ("sim, 15 s 1080p", 1920, 1080, 15)] {
         inputs.push((label.into(), render_mp4(&VideoSpec { width, height, seconds, seed: 3, label: label.into() })));
     }
-    for (label, source) in
-        [("testsrc2, 5 s 720p", "testsrc2=size=1280x720:rate=24"), ("mandelbrot, 5 s 1080p", "mandelbrot=size=1920x1080:rate=24")]
-    {
+    for (label, source) in [
+        ("testsrc2, 5 s 720p", "testsrc2=size=1280x720:rate=24"),
+        ("mandelbrot, 5 s 1080p", "mandelbrot=size=1920x1080:rate=24"),
+    ] {
         let out = dir.path().join("made.mp4");
         let made = std::process::Command::new(&ffmpeg)
-            .args(["-v", "error", "-y", "-f", "lavfi", "-i", source, "-t", "5", "-c:v", "libx264", "-profile:v", "high"])
+            .args([
+                "-v",
+                "error",
+                "-y",
+                "-f",
+                "lavfi",
+                "-i",
+                source,
+                "-t",
+                "5",
+                "-c:v",
+                "libx264",
+                "-profile:v",
+                "high",
+            ])
             .args(["-pix_fmt", "yuv420p"])
             .arg(&out)
             .status()

@@ -14,8 +14,17 @@ use crate::tui::app::{Action, Effect, PreviewFailure};
 
 pub struct PreviewWork {
     previewer: Previewer,
+    slot: Mutex<Slot>,
+}
+
+/// The one player. Starting one runs on the blocking pool, so what the dashboard asked for last
+/// (`wanted`, `paused`) is kept here and a player that starts after it was stopped is dropped.
+#[derive(Default)]
+struct Slot {
+    wanted: Option<u64>,
+    paused: bool,
     /// The player and the start it belongs to.
-    player: Mutex<Option<(u64, Player)>>,
+    player: Option<(u64, Player)>,
 }
 
 /// How often a starting player is looked at for a file ffmpeg turned out unable to play.
@@ -38,11 +47,20 @@ fn shrink(image: RgbImage, width: u32, height: u32) -> RgbImage {
 
 impl PreviewWork {
     pub fn new(previewer: Previewer) -> PreviewWork {
-        PreviewWork { previewer, player: Mutex::new(None) }
+        PreviewWork { previewer, slot: Mutex::new(Slot::default()) }
     }
 
-    fn with_player<T>(&self, f: impl FnOnce(&mut Option<(u64, Player)>) -> T) -> T {
-        f(&mut self.player.lock().unwrap_or_else(|e| e.into_inner()))
+    fn with_slot<T>(&self, f: impl FnOnce(&mut Slot) -> T) -> T {
+        f(&mut self.slot.lock().unwrap_or_else(|e| e.into_inner()))
+    }
+
+    fn set_paused(&self, paused: bool) {
+        self.with_slot(|s| {
+            s.paused = paused;
+            if let Some((_, p)) = &s.player {
+                p.set_paused(paused);
+            }
+        });
     }
 
     /// Carries out a preview effect (the others are not its business).
@@ -70,32 +88,47 @@ impl PreviewWork {
             }
             Effect::Play { generation, path, width, height, fps } => {
                 // The old player goes first: one ffmpeg decodes for the screen at a time.
-                let old = self.with_player(Option::take);
-                let frames = tx.clone();
-                let on_frame = Box::new(move |frame: RgbImage| {
-                    let _ = frames.send(Action::PlayFrame(generation, frame));
+                let old = self.with_slot(|s| {
+                    s.wanted = Some(generation);
+                    s.paused = false;
+                    s.player.take()
                 });
-                match Player::start(&self.previewer.ffmpeg, Path::new(&path), width, height, fps, on_frame) {
-                    Ok(player) => {
-                        self.with_player(|p| *p = Some((generation, player)));
-                        self.watch(generation, tx.clone());
+                let (work, tx) = (std::sync::Arc::clone(self), tx.clone());
+                // Stopping waits for ffmpeg and a thread, starting runs a process: not on the loop.
+                tokio::task::spawn_blocking(move || {
+                    drop(old);
+                    let frames = tx.clone();
+                    let on_frame = Box::new(move |frame: RgbImage| {
+                        let _ = frames.send(Action::PlayFrame(generation, frame));
+                    });
+                    match Player::start(&work.previewer.ffmpeg, Path::new(&path), width, height, fps, on_frame) {
+                        Ok(player) => {
+                            let late = work.with_slot(|s| {
+                                if s.wanted != Some(generation) {
+                                    return Some(player);
+                                }
+                                player.set_paused(s.paused);
+                                s.player = Some((generation, player));
+                                None
+                            });
+                            match late {
+                                Some(stopped_meanwhile) => drop(stopped_meanwhile),
+                                None => work.watch(generation, tx),
+                            }
+                        }
+                        Err(e) => {
+                            let _ = tx.send(Action::PlayFailed(generation, e.to_string()));
+                        }
                     }
-                    Err(e) => {
-                        let _ = tx.send(Action::PlayFailed(generation, e.to_string()));
-                    }
-                }
-                if let Some((_, old)) = old {
-                    tokio::task::spawn_blocking(move || drop(old));
-                }
+                });
             }
-            Effect::PlayPause(paused) => self.with_player(|p| {
-                if let Some((_, p)) = p {
-                    p.set_paused(paused);
-                }
-            }),
+            Effect::PlayPause(paused) => self.set_paused(paused),
             Effect::PlayStop => {
-                if let Some((_, old)) = self.with_player(Option::take) {
-                    // Stopping waits for ffmpeg and the reader thread: not on the loop.
+                let old = self.with_slot(|s| {
+                    s.wanted = None;
+                    s.player.take()
+                });
+                if let Some((_, old)) = old {
                     tokio::task::spawn_blocking(move || drop(old));
                 }
             }
@@ -112,7 +145,7 @@ impl PreviewWork {
                 tokio::time::sleep(FAILURE_CHECK).await;
                 // Until frames flow: after that, nothing is left to watch (and an idle,
                 // paused player wakes nobody).
-                let state = work.with_player(|p| match p {
+                let state = work.with_slot(|s| match &s.player {
                     Some((g, player)) if *g == generation => Some((player.failure(), player.frame_size().is_some())),
                     _ => None,
                 });
@@ -131,22 +164,16 @@ impl PreviewWork {
     /// Holds the player back while the dashboard is away (suspended); returns whether it was
     /// playing, for [`PreviewWork::resume`].
     pub fn hold(&self) -> bool {
-        self.with_player(|p| match p {
-            Some((_, p)) if !p.paused() => {
-                p.set_paused(true);
-                true
-            }
-            _ => false,
-        })
+        let playing = self.with_slot(|s| s.player.is_some() && !s.paused);
+        if playing {
+            self.set_paused(true);
+        }
+        playing
     }
 
     pub fn resume(&self, was_playing: bool) {
         if was_playing {
-            self.with_player(|p| {
-                if let Some((_, p)) = p {
-                    p.set_paused(false);
-                }
-            });
+            self.set_paused(false);
         }
     }
 }
@@ -166,5 +193,60 @@ mod tests {
             let got = shrink(RgbImage::new(w, h), bw, bh);
             assert_eq!((got.width(), got.height()), want, "{w}x{h} into {bw}x{bh}");
         }
+    }
+}
+
+#[cfg(test)]
+mod player_tests {
+    use std::sync::Arc;
+    use std::time::Duration;
+
+    use super::*;
+    use crate::sim::video::{VideoSpec, render_mp4};
+
+    fn have_ffmpeg() -> bool {
+        let ok = std::process::Command::new("ffmpeg").arg("-version").output().is_ok_and(|o| o.status.success());
+        assert!(ok || std::env::var_os("CI").is_none(), "CI must install ffmpeg (see .ci/run)");
+        ok
+    }
+
+    #[tokio::test(flavor = "multi_thread")]
+    async fn a_player_stopped_while_it_starts_never_plays_and_the_next_one_does() {
+        if !have_ffmpeg() {
+            eprintln!("skipped: ffmpeg is not installed");
+            return;
+        }
+        let dir = tempfile::tempdir().expect("tempdir");
+        let video = dir.path().join("v.mp4");
+        let spec = VideoSpec { width: 320, height: 180, seconds: 2, seed: 1, label: "t".into() };
+        std::fs::write(&video, render_mp4(&spec)).expect("video");
+        let path = video.display().to_string();
+        let work = Arc::new(PreviewWork::new(Previewer::new(dir.path().join("cache"), "ffmpeg".into())));
+        let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel();
+        let play = |generation| Effect::Play { generation, path: path.clone(), width: 160, height: 90, fps: 10 };
+        work.perform(play(1), &tx);
+        work.perform(Effect::PlayStop, &tx);
+        tokio::time::sleep(Duration::from_millis(1500)).await;
+        assert!(work.with_slot(|s| s.player.is_none()), "a player started after its stop is dropped");
+        while let Ok(a) = rx.try_recv() {
+            assert!(!matches!(a, Action::PlayFrame(1, _)), "a stopped start played");
+        }
+        work.perform(play(2), &tx);
+        let frame = tokio::time::timeout(Duration::from_secs(60), async {
+            loop {
+                match rx.recv().await {
+                    Some(Action::PlayFrame(2, f)) => return f,
+                    Some(_) => {}
+                    None => panic!("channel closed"),
+                }
+            }
+        })
+        .await
+        .expect("the next start plays");
+        assert_eq!((frame.width(), frame.height()), (160, 90));
+        // A paused player is not held again (so a suspend does not resume what the user paused).
+        work.perform(Effect::PlayPause(true), &tx);
+        assert!(!work.hold(), "hold finds it paused already");
+        work.perform(Effect::PlayStop, &tx);
     }
 }
