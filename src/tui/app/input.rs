@@ -10,10 +10,11 @@ use crate::tui::keymap::{Cmd, Scope};
 impl App {
     pub(super) fn key(&mut self, ev: KeyEvent) -> Vec<Effect> {
         let scope = self.scope();
-        // A playing video's keys (Space, Esc) come first, unless something is being typed.
-        let typing = matches!(scope, Scope::Text | Scope::Line | Scope::Searching | Scope::HistorySearch);
+        // A playing video's keys (Space, Esc) come first where its pane is the subject: the
+        // task table, the detail pane and the history list (the form keeps its own).
+        let beside = matches!(scope, Scope::Table | Scope::Detail | Scope::History);
         if self.playing()
-            && !typing
+            && beside
             && let Some(cmd) = self.keymap.lookup_only(Scope::Playing, &ev)
         {
             return self.command(cmd);

@@ -84,9 +84,6 @@ impl App {
     /// the task it shows; `None` when there is nothing to preview or no room. Drawing and
     /// `update` both ask this, so pictures are made for exactly the areas drawn.
     pub fn preview_fit(&self, inner: Rect) -> Option<(Subject, Fit)> {
-        if self.previews.no_ffmpeg.is_some() {
-            return None;
-        }
         let (t, present) = self.detail_record()?;
         let s = subject(t, present)?;
         if matches!(self.previews.missing(&s.sha256), Some(crate::tui::preview::Missing::Failed(_))) {

@@ -72,7 +72,10 @@ fn without_ffmpeg_the_pane_says_how_to_get_previews_and_nothing_is_asked_again()
     a.update(Action::Stills(SHA.into(), Err(PreviewFailure { message: why.into(), no_ffmpeg: true })), NOW);
     assert_eq!(a.previews.no_ffmpeg.as_deref(), Some(why));
     assert!(a.preview_fit(Rect::new(0, 0, 100, 14)).is_none(), "no picture area: the text keeps the pane");
-    assert!(loads(&saved(&mut a, 2, "bb")).is_empty(), "nobody asks again");
+    assert!(loads(&a.update(Action::Tick, NOW)).is_empty(), "this file is not asked for again");
+    saved(&mut a, 2, "bb");
+    select(&mut a, 2);
+    assert_eq!(loads(&a.update(Action::Tick, NOW)), ["bb"], "another may be in the cache, which needs no ffmpeg");
     select(&mut a, 1);
     ch(&mut a, 'p');
     assert!(status(&a).starts_with("Previews need ffmpeg"), "{}", status(&a));

@@ -216,7 +216,7 @@ impl Scope {
         }
     }
 
-    /// The scope's name in the config (`[keys] "table.open" = "p"`).
+    /// The scope's name in the config (`[keys] "table.open" = "Enter"`).
     pub fn name(self) -> &'static str {
         match self {
             Scope::Global => "global",
@@ -246,6 +246,8 @@ pub struct Binding {
     pub help: String,
     /// The footer's word for it, when it is shown in the footer of its scope.
     pub footer: Option<String>,
+    /// Set by the config's `[keys]`: it wins over a built-in binding of the same key.
+    pub chosen: bool,
 }
 
 /// Why the config's `[keys]` cannot be used; each message names the entry and the fix.
@@ -280,14 +282,20 @@ impl Keymap {
         k
     }
 
-    /// The default keys rebound by the config's `[keys]`: `open = "p"` rebinds a command
-    /// wherever it has a key, `"history.open" = "p"` only there; a list gives several keys,
-    /// an empty one none. Two commands on one key in one place are refused.
+    /// The default keys rebound by the config's `[keys]`: `open = "Enter"` rebinds a command
+    /// wherever it has a key, `"history.open" = "Enter"` only there; a list gives several keys,
+    /// an empty one none. A key the config gives takes it from the built-in command that had
+    /// it there (so a config written before a new built-in key keeps working); two commands
+    /// the config puts on one key in one place are refused.
     pub fn with_keys(actions: &[UserAction], keys: &BTreeMap<String, Vec<String>>) -> Result<Keymap, KeymapError> {
         let mut k = Keymap { bindings: defaults::bindings() };
         for (name, list) in keys {
             k.rebind(name, list)?;
         }
+        let chosen: Vec<(Scope, Key, Cmd)> =
+            k.bindings.iter().filter(|b| b.chosen).map(|b| (b.scope, b.key, b.cmd)).collect();
+        k.bindings
+            .retain(|b| b.chosen || !chosen.iter().any(|(s, key, c)| *s == b.scope && *key == b.key && *c != b.cmd));
         k.check_clashes()?;
         k.add_actions(actions);
         Ok(k)
@@ -331,6 +339,7 @@ impl Keymap {
             let fresh = keys.iter().enumerate().map(|(i, key)| Binding {
                 key: *key,
                 footer: if i == 0 { template.footer.clone() } else { None },
+                chosen: true,
                 ..template.clone()
             });
             self.bindings.splice(at..at, fresh);
@@ -366,17 +375,18 @@ impl Keymap {
                     cmd: Cmd::UserAction(i),
                     help: format!("run “{name}”"),
                     footer: None,
+                    chosen: false,
                 });
             }
         }
     }
 
-    /// The command for a key in a scope; global bindings apply where the scope has none.
     /// The command of `ev` in `scope` itself, not falling back to the global keys.
     pub fn lookup_only(&self, scope: Scope, ev: &KeyEvent) -> Option<Cmd> {
         self.bindings.iter().find(|b| b.scope == scope && b.key.matches(ev)).map(|b| b.cmd)
     }
 
+    /// The command for a key in a scope; global bindings apply where the scope has none.
     pub fn lookup(&self, scope: Scope, ev: &KeyEvent) -> Option<Cmd> {
         let find = |s: Scope| self.bindings.iter().find(|b| b.scope == s && b.key.matches(ev)).map(|b| b.cmd);
         find(scope).or_else(|| find(Scope::Global))
@@ -490,6 +500,12 @@ mod tests {
         // A swap is fine: clashes are looked for once everything is rebound.
         let k = Keymap::with_keys(&[], &keys(&[("open", &["q"]), ("quit", &["o"])])).expect("a swap");
         assert_eq!(k.lookup(Scope::Table, &plain('q')), Some(Cmd::Open));
+        // A key the config gives wins over the built-in command that had it (a config written
+        // before `p` played videos keeps opening them with p).
+        let k = Keymap::with_keys(&[], &keys(&[("open", &["p"])])).expect("the config's key wins");
+        assert_eq!(k.lookup(Scope::Table, &plain('p')), Some(Cmd::Open));
+        assert_eq!(k.lookup(Scope::History, &plain('p')), Some(Cmd::Open));
+        assert_eq!(k.key_for(Scope::Table, Cmd::Play), None, "play has no key left there");
         let none = Keymap::with_keys(&[], &keys(&[("delete", &[])])).expect("unbound");
         assert_eq!(none.lookup(Scope::History, &plain('x')), None);
     }
@@ -505,7 +521,7 @@ mod tests {
             "[keys] text.open: that command has no key in Prompt fields to rebind"
         );
         assert_eq!(
-            err(&[("open", &["q"])]),
+            err(&[("open", &["q"]), ("quit", &["q"])]),
             "[keys]: q would mean both open and quit in Task table; give one of them another key"
         );
     }

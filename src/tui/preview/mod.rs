@@ -74,7 +74,7 @@ pub enum Missing {
 
 pub struct Previews {
     pub picker: Picker,
-    /// Set once ffmpeg turned out to be missing: what the views say instead of frames.
+    /// Set once ffmpeg turned out to be missing: what `p` says. Cached frames are still read.
     pub no_ffmpeg: Option<String>,
     stills: VecDeque<(String, Arc<Stills>)>,
     failed: HashMap<String, String>,
@@ -171,10 +171,7 @@ impl Previews {
     /// Whether the stills of `sha256` should be asked for now (and marks them asked).
     pub fn want_stills(&mut self, sha256: &str) -> bool {
         let known = self.stills(sha256).is_some() || self.failed.contains_key(sha256) || self.pending.contains(sha256);
-        if known || self.no_ffmpeg.is_some() {
-            return false;
-        }
-        self.pending.insert(sha256.to_string())
+        !known && self.pending.insert(sha256.to_string())
     }
 
     pub fn add_stills(&mut self, sha256: String, stills: Stills) {
@@ -184,15 +181,14 @@ impl Previews {
         self.stills.truncate(STILLS_KEPT);
     }
 
-    /// Frames could not be made; `no_ffmpeg` when ffmpeg itself is missing (then no task has any).
+    /// Frames could not be made; `no_ffmpeg` when ffmpeg itself is missing (files already in the
+    /// cache still have theirs).
     pub fn add_failure(&mut self, sha256: String, message: String, no_ffmpeg: bool) {
         self.pending.remove(&sha256);
         if no_ffmpeg {
-            self.no_ffmpeg = Some(message);
-            self.pending.clear();
-        } else {
-            self.failed.insert(sha256, message);
+            self.no_ffmpeg = Some(message.clone());
         }
+        self.failed.insert(sha256, message);
     }
 
     /// Forget a failure (the file was downloaded again, so it may work now).
@@ -240,10 +236,7 @@ impl Previews {
         let known = self.thumbs.iter().any(|(s, _)| s == sha256)
             || self.failed.contains_key(sha256)
             || self.pending.contains(&format!("thumb:{sha256}"));
-        if known || self.no_ffmpeg.is_some() {
-            return false;
-        }
-        self.pending.insert(format!("thumb:{sha256}"))
+        !known && self.pending.insert(format!("thumb:{sha256}"))
     }
 
     pub fn add_thumb(&mut self, sha256: String, image: RgbImage) {
@@ -320,7 +313,8 @@ mod tests {
         assert!(p.want_stills("b"));
         p.add_failure("c".into(), "previews need ffmpeg".into(), true);
         assert_eq!(p.no_ffmpeg.as_deref(), Some("previews need ffmpeg"));
-        assert!(!p.want_stills("d"), "nothing is asked for without ffmpeg");
+        assert_eq!(p.missing("c"), Some(Missing::Failed("previews need ffmpeg".into())));
+        assert!(p.want_stills("d"), "another file may be in the cache, which needs no ffmpeg");
     }
 
     #[test]

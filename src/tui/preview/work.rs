@@ -78,9 +78,8 @@ impl PreviewWork {
                 tokio::task::spawn_blocking(move || {
                     for (sha256, path) in files {
                         let result = previewer.poster(Path::new(&path), &sha256).map_err(|e| failure(&e));
-                        let missing = matches!(&result, Err(f) if f.no_ffmpeg);
                         let result = result.map(|p| shrink(p, width, height));
-                        if tx.send(Action::Thumb(sha256, result)).is_err() || missing {
+                        if tx.send(Action::Thumb(sha256, result)).is_err() {
                             break;
                         }
                     }

@@ -60,10 +60,15 @@ pub fn draw(frame: &mut Frame, status: Rect, footer: Rect, app: &App) {
         _ => {
             let mut items = app.keymap.footer(app.scope());
             // While a preview plays, its keys come first; the pane's Space and Esc are theirs.
-            if app.playing() {
-                let playing = app.keymap.footer(crate::tui::keymap::Scope::Playing);
+            if app.playing() && matches!(app.scope(), Scope::Table | Scope::Detail | Scope::History) {
+                let playing = app.keymap.footer(Scope::Playing);
+                let paused = app.previews.playing.as_ref().is_some_and(|p| p.paused);
                 items.retain(|(k, _)| !playing.iter().any(|(p, _)| p == k));
-                items.splice(0..0, playing.into_iter().filter(|(_, w)| w == "pause" || w == "stop"));
+                let own = playing.into_iter().filter(|(_, w)| w == "pause" || w == "stop");
+                items.splice(
+                    0..0,
+                    own.map(|(k, w)| if w == "pause" && paused { (k, "go on".to_string()) } else { (k, w) }),
+                );
             }
             (items, &["quit", "help"])
         }

@@ -69,10 +69,8 @@ pub fn pictures(frame: &mut Frame, app: &App, sha256: &str, fit: &Fit) {
 /// ffmpeg missing, or this file could not be read.
 pub fn note<'a>(app: &App, t: &TaskRecord, present: Option<bool>) -> Option<Line<'a>> {
     let s = subject(t, present)?;
-    if let Some(why) = &app.previews.no_ffmpeg {
-        return Some(field("Preview", why.clone()));
-    }
     match app.previews.missing(&s.sha256) {
+        Some(Missing::Failed(why)) if app.previews.no_ffmpeg.as_ref() == Some(&why) => Some(field("Preview", why)),
         Some(Missing::Failed(why)) => Some(field("Preview", format!("none: {why}"))),
         _ => None,
     }
@@ -104,10 +102,6 @@ pub fn grid(frame: &mut Frame, area: Rect, app: &App) {
         frame.render_widget(Paragraph::new(Span::styled(hint, theme::dim())), inner);
         return;
     }
-    if let Some(why) = &app.previews.no_ffmpeg {
-        let r = Rect { y: inner.bottom().saturating_sub(1), height: 1, ..inner };
-        frame.render_widget(Paragraph::new(Span::styled(why.clone(), theme::warn())), r);
-    }
     for (slot, i) in rows.enumerate() {
         let row = &h.rows[i];
         let cell = g.cell(inner, slot);
@@ -119,8 +113,10 @@ pub fn grid(frame: &mut Frame, area: Rect, app: &App) {
         match subject(t, row.file_present) {
             Some(s) => match app.previews.thumb_pictures.get(&s.sha256) {
                 Some(p) => draw_picture(frame, poster, p),
-                None if app.previews.no_ffmpeg.is_some() => stand_in(frame, poster, &["no ffmpeg"]),
                 None => match app.previews.thumb_missing(&s.sha256) {
+                    Missing::Failed(why) if app.previews.no_ffmpeg.as_ref() == Some(&why) => {
+                        stand_in(frame, poster, &["needs ffmpeg", "ffmpeg"])
+                    }
                     Missing::Failed(_) => stand_in(frame, poster, &["no preview"]),
                     Missing::Loading => stand_in(frame, poster, &["…"]),
                 },
