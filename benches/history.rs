@@ -58,7 +58,7 @@ fn build(db: &Path) {
         LocalState::Rejected,
     ];
     // Labels get their numbers in the order a real journal would first meet them.
-    let labels = ["http://127.0.0.1:1/", MODELS[0], "720P", "16:9"].into_iter().chain(MODELS);
+    let labels = ["http://127.0.0.1:1/", MODELS[0], "720P", "16:9", "/nonexistent/videos/"].into_iter().chain(MODELS);
     for text in labels {
         conn.execute("INSERT OR IGNORE INTO labels (text) VALUES (?1)", [text]).expect("label");
     }
@@ -69,10 +69,11 @@ fn build(db: &Path) {
                 .prepare(
                     "INSERT INTO tasks (parent_id, idempotency_key, base_url_id, model_id, prompt, negative_prompt, seconds, \
                      resolution_id, ratio_id, watermark, media, billed_seconds, state_code, created_at, submitted_at, remote_id, \
-                     remote_created_at, remote_completed_at, file_path, file_size, updated_at) VALUES (?1, 'k', \
+                     remote_created_at, remote_completed_at, file_dir_id, file_name, file_size, updated_at) VALUES (?1, 'k', \
                      (SELECT id FROM labels WHERE text = 'http://127.0.0.1:1/'), (SELECT id FROM labels WHERE text = ?2), ?3, ?4, ?5, \
-                     (SELECT id FROM labels WHERE text = '720P'), (SELECT id FROM labels WHERE text = '16:9'), 0, '[]', ?5, \
-                     (SELECT code FROM states WHERE name = ?6), ?7, ?7, ?8, ?9, ?10, ?11, ?12, ?7)",
+                     (SELECT id FROM labels WHERE text = '720P'), (SELECT id FROM labels WHERE text = '16:9'), 0, NULL, ?5, \
+                     (SELECT code FROM states WHERE name = ?6), ?7, ?7, ?8, ?9, ?10, \
+                     CASE WHEN ?11 IS NOT NULL THEN (SELECT id FROM labels WHERE text = '/nonexistent/videos/') END, ?11, ?12, ?7)",
                 )
                 .expect("prepare");
             for i in 0..10_000 {
@@ -95,7 +96,7 @@ fn build(db: &Path) {
                         format!("task_{id:08}"),
                         created / 1000,
                         done.then(|| created / 1000 + rng.i64(40..300)),
-                        (state == LocalState::Downloaded).then(|| format!("/nonexistent/videos/{id}.mp4")),
+                        (state == LocalState::Downloaded).then(|| format!("{id}.mp4")), // in /nonexistent/videos/
                         (state == LocalState::Downloaded).then_some(2_000_000),
                     ])
                     .expect("insert");

@@ -183,11 +183,13 @@ pub const MIGRATIONS: &[&str] = &[
     CREATE INDEX tasks_by_parent ON tasks(parent_id) WHERE parent_id IS NOT NULL;
     "#,
     // 6: a lighter journal. Texts that repeat on every row (model, base URL, profile,
-    // resolution, ratio) are kept once in `labels` and rows hold their number; states are
-    // numbered in `states`, on tasks and on events alike (an event state that is not a known
-    // name stays text). Newest first is id order (ids grow with creation time), so nothing
-    // indexes the creation time. A task's events are stored together, in order, without a
-    // separate index. The full-text index keeps reading prompts from the same rowids.
+    // resolution, ratio, the folder of a saved file) are kept once in `labels` and rows hold
+    // their number; states are numbered in `states`, on tasks and on events alike (an event
+    // state that is not a known name stays text); no media is NULL rather than '[]'. Newest
+    // first is id order (ids grow with creation time), so nothing indexes the creation time.
+    // A task's events are stored together, in order, without a separate index. The full-text
+    // index drops its two-letter prefix index (half its size): a one- or two-letter word is
+    // read from the main index like any longer prefix.
     r#"
     CREATE TABLE labels (
         id   INTEGER PRIMARY KEY,
@@ -195,7 +197,9 @@ pub const MIGRATIONS: &[&str] = &[
     );
     INSERT INTO labels (text)
         SELECT model FROM tasks UNION SELECT base_url FROM tasks UNION SELECT resolution FROM tasks
-        UNION SELECT ratio FROM tasks UNION SELECT profile FROM tasks WHERE profile IS NOT NULL;
+        UNION SELECT ratio FROM tasks UNION SELECT profile FROM tasks WHERE profile IS NOT NULL
+        UNION SELECT rtrim(file_path, replace(replace(file_path, '/', ''), '\', '')) FROM tasks
+            WHERE rtrim(file_path, replace(replace(file_path, '/', ''), '\', '')) <> '';
     CREATE TABLE states (
         code INTEGER PRIMARY KEY,
         name TEXT NOT NULL UNIQUE
@@ -219,7 +223,7 @@ pub const MIGRATIONS: &[&str] = &[
         resolution_id       INTEGER NOT NULL,       -- labels.id
         ratio_id            INTEGER NOT NULL,       -- labels.id
         watermark           INTEGER NOT NULL,
-        media               TEXT NOT NULL,          -- JSON array of {type, url, seconds}
+        media               TEXT,                   -- JSON array of {type, url, seconds}; NULL for none
         billed_seconds      REAL,                   -- NULL when unknown before rendering
         state_code          INTEGER NOT NULL,       -- states.code
         remote_status       TEXT,                   -- the status as the service spelled it
@@ -232,7 +236,8 @@ pub const MIGRATIONS: &[&str] = &[
         url                 TEXT,
         url_deadline        INTEGER,                -- Unix ms after which the URL may not work
         error               TEXT,                   -- JSON, whatever shape the service used
-        file_path           TEXT,
+        file_dir_id         INTEGER,                -- labels.id: the path up to its last separator
+        file_name           TEXT,                   -- the rest of the path
         file_size           INTEGER,
         sha256              TEXT,
         poll_count          INTEGER NOT NULL DEFAULT 0,
@@ -250,13 +255,22 @@ pub const MIGRATIONS: &[&str] = &[
         (SELECT id FROM labels WHERE text = profile), (SELECT id FROM labels WHERE text = base_url),
         (SELECT id FROM labels WHERE text = model), prompt, negative_prompt, seconds,
         (SELECT id FROM labels WHERE text = resolution), (SELECT id FROM labels WHERE text = ratio),
-        watermark, media, billed_seconds, (SELECT code FROM states WHERE name = state), remote_status,
-        progress, created_at, submitted_at, remote_created_at, remote_completed_at, finished_at, url,
-        url_deadline, error, file_path, file_size, sha256, poll_count, poll_failures, last_polled_at,
-        next_poll_at, download_attempts, url_refreshes, updated_at
+        watermark, nullif(media, '[]'), billed_seconds, (SELECT code FROM states WHERE name = state),
+        remote_status, progress, created_at, submitted_at, remote_created_at, remote_completed_at,
+        finished_at, url, url_deadline, error,
+        (SELECT id FROM labels WHERE text = rtrim(file_path, replace(replace(file_path, '/', ''), '\', ''))),
+        substr(file_path, length(rtrim(file_path, replace(replace(file_path, '/', ''), '\', ''))) + 1),
+        file_size, sha256, poll_count, poll_failures, last_polled_at, next_poll_at, download_attempts,
+        url_refreshes, updated_at
         FROM tasks ORDER BY id;
+    DROP TABLE tasks_fts;
     DROP TABLE tasks;
     ALTER TABLE tasks_new RENAME TO tasks;
+    CREATE VIRTUAL TABLE tasks_fts USING fts5(
+        prompt, negative_prompt, content = 'tasks', content_rowid = 'id',
+        tokenize = 'unicode61 remove_diacritics 2', columnsize = 0
+    );
+    INSERT INTO tasks_fts(tasks_fts) VALUES ('rebuild');
     -- Recovery at start, `reel list --status` and the history's state filters.
     CREATE INDEX tasks_by_state ON tasks(state_code);
     -- Resolving an ID the user typed as a remote id or a prefix of one (GLOB 'prefix*').

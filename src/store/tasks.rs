@@ -141,10 +141,20 @@ pub(crate) const COLUMNS: &str = "t.id, t.parent_id, t.remote_id, t.idempotency_
     (SELECT text FROM labels WHERE id = t.profile_id), (SELECT text FROM labels WHERE id = t.base_url_id), \
     (SELECT text FROM labels WHERE id = t.model_id), t.prompt, t.negative_prompt, t.seconds, \
     (SELECT text FROM labels WHERE id = t.resolution_id), (SELECT text FROM labels WHERE id = t.ratio_id), \
-    t.watermark, t.media, t.billed_seconds, (SELECT name FROM states WHERE code = t.state_code), t.remote_status, \
+    t.watermark, coalesce(t.media, '[]'), t.billed_seconds, (SELECT name FROM states WHERE code = t.state_code), t.remote_status, \
     t.progress, t.created_at, t.submitted_at, t.remote_created_at, t.remote_completed_at, t.finished_at, t.url, \
-    t.url_deadline, t.error, t.file_path, t.file_size, t.sha256, t.poll_count, t.poll_failures, t.last_polled_at, \
+    t.url_deadline, t.error, coalesce((SELECT text FROM labels WHERE id = t.file_dir_id), '') || t.file_name, \
+    t.file_size, t.sha256, t.poll_count, t.poll_failures, t.last_polled_at, \
     t.next_poll_at, t.download_attempts, t.url_refreshes, t.updated_at";
+
+/// A path as its folder (up to and including the last separator, kept as a label) and the
+/// rest: joined, they give the path back exactly.
+fn split_path(path: &str) -> (Option<&str>, &str) {
+    match path.rfind(['/', '\\']) {
+        Some(i) => (Some(&path[..=i]), &path[i + 1..]),
+        None => (None, path),
+    }
+}
 
 /// The number of a label (a model, base URL, profile, resolution or ratio), added if new.
 fn label(conn: &Connection, text: &str) -> Result<i64, StoreError> {
@@ -208,7 +218,10 @@ pub(crate) fn from_row(r: &Row<'_>) -> rusqlite::Result<TaskRecord> {
 
 /// Inserts a task as `submitting`, with its first event, and returns the row.
 pub fn insert(conn: &Connection, t: &NewTask) -> Result<TaskRecord, StoreError> {
-    let media = serde_json::to_string(&t.media).map_err(|e| StoreError::Encode(e.to_string()))?;
+    let media = match t.media.is_empty() {
+        true => None,
+        false => Some(serde_json::to_string(&t.media).map_err(|e| StoreError::Encode(e.to_string()))?),
+    };
     let profile = t.profile.as_deref().map(|p| label(conn, p)).transpose()?;
     conn.prepare_cached(
         "INSERT INTO tasks (parent_id, idempotency_key, profile_id, base_url_id, model_id, prompt, negative_prompt, \
@@ -241,10 +254,14 @@ pub fn insert(conn: &Connection, t: &NewTask) -> Result<TaskRecord, StoreError> 
 /// Writes every mutable column of a task.
 pub fn save(conn: &Connection, t: &TaskRecord) -> Result<(), StoreError> {
     let error = t.error.as_ref().map(Value::to_string);
+    let (dir, name) = match t.file_path.as_deref().map(split_path) {
+        Some((dir, name)) => (dir.map(|d| label(conn, d)).transpose()?, Some(name)),
+        None => (None, None),
+    };
     let changed = conn.prepare_cached(
         "UPDATE tasks SET remote_id = ?2, state_code = (SELECT code FROM states WHERE name = ?3), remote_status = ?4, progress = ?5, submitted_at = ?6, \
          remote_created_at = ?7, remote_completed_at = ?8, finished_at = ?9, url = ?10, url_deadline = ?11, \
-         error = ?12, file_path = ?13, file_size = ?14, sha256 = ?15, poll_count = ?16, poll_failures = ?17, \
+         error = ?12, file_dir_id = ?13, file_name = ?23, file_size = ?14, sha256 = ?15, poll_count = ?16, poll_failures = ?17, \
          last_polled_at = ?18, next_poll_at = ?19, download_attempts = ?20, url_refreshes = ?21, updated_at = ?22 \
          WHERE id = ?1",
     )?
@@ -261,7 +278,7 @@ pub fn save(conn: &Connection, t: &TaskRecord) -> Result<(), StoreError> {
             t.url,
             t.url_deadline,
             error,
-            t.file_path,
+            dir,
             t.file_size,
             t.sha256,
             t.poll_count,
@@ -271,6 +288,7 @@ pub fn save(conn: &Connection, t: &TaskRecord) -> Result<(), StoreError> {
             t.download_attempts,
             t.url_refreshes,
             t.updated_at,
+            name,
         ])?;
     if changed == 0 {
         return Err(StoreError::Missing(t.id));
@@ -538,6 +556,28 @@ mod tests {
             .query_row("SELECT count(*) FROM tasks_fts WHERE tasks_fts MATCH 'ephemeral'", [], |r| r.get(0))
             .expect("fts");
         assert_eq!((left, found), (0, 0));
+    }
+
+    #[test]
+    fn a_path_splits_into_folder_and_name_and_joins_back() {
+        let cases: &[(&str, Option<&str>, &str)] = &[
+            ("/videos/2027-01-15/1-a-fox.mp4", Some("/videos/2027-01-15/"), "1-a-fox.mp4"),
+            (r"C:\Videos\1.mp4", Some(r"C:\Videos\"), "1.mp4"),
+            ("1.mp4", None, "1.mp4"),
+            ("/videos/", Some("/videos/"), ""),
+            ("/", Some("/"), ""),
+            ("", None, ""),
+        ];
+        for (path, dir, name) in cases {
+            assert_eq!(split_path(path), (*dir, *name), "{path}");
+        }
+        let conn = db();
+        for (path, _, _) in cases {
+            let mut t = insert(&conn, &new_task("p")).expect("insert");
+            t.file_path = Some(path.to_string());
+            save(&conn, &t).expect("save");
+            assert_eq!(get(&conn, t.id).expect("get").and_then(|t| t.file_path).as_deref(), Some(*path));
+        }
     }
 
     #[test]
