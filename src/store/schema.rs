@@ -204,10 +204,11 @@ pub const MIGRATIONS: &[&str] = &[
         code INTEGER PRIMARY KEY,
         name TEXT NOT NULL UNIQUE
     );
+    -- SQLite stores 0 and 1 in no bytes at all: they go to the states most tasks end in.
     INSERT INTO states (code, name) VALUES
-        (0, 'waiting'), (1, 'submitting'), (2, 'submit_unknown'), (3, 'rejected'), (4, 'queued'),
-        (5, 'in_progress'), (6, 'unrecognized'), (7, 'stalled'), (8, 'completed'), (9, 'downloading'),
-        (10, 'downloaded'), (11, 'failed'), (12, 'expired'), (13, 'download_failed'), (14, 'lost');
+        (0, 'downloaded'), (1, 'failed'), (2, 'waiting'), (3, 'submitting'), (4, 'submit_unknown'),
+        (5, 'rejected'), (6, 'queued'), (7, 'in_progress'), (8, 'unrecognized'), (9, 'stalled'),
+        (10, 'completed'), (11, 'downloading'), (12, 'expired'), (13, 'download_failed'), (14, 'lost');
 
     CREATE TABLE tasks_new (
         id                  INTEGER PRIMARY KEY AUTOINCREMENT,
