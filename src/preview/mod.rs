@@ -16,7 +16,9 @@ pub const STRIP: usize = 5;
 #[derive(Debug, thiserror::Error)]
 pub enum PreviewError {
     /// ffmpeg is not installed or does not run.
-    #[error("previews need ffmpeg: install it (apt install ffmpeg, brew install ffmpeg) or set REEL_FFMPEG to its path")]
+    #[error(
+        "previews need ffmpeg: install it (apt install ffmpeg, brew install ffmpeg) or set REEL_FFMPEG to its path"
+    )]
     NoFfmpeg { program: String },
     /// The file is gone or unreadable.
     #[error("cannot read {path}: {source}")]

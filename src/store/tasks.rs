@@ -158,7 +158,8 @@ fn split_path(path: &str) -> (Option<&str>, &str) {
 
 /// The number of a label (a model, base URL, profile, resolution or ratio), added if new.
 fn label(conn: &Connection, text: &str) -> Result<i64, StoreError> {
-    let known = conn.prepare_cached("SELECT id FROM labels WHERE text = ?1")?.query_row([text], |r| r.get(0)).optional()?;
+    let known =
+        conn.prepare_cached("SELECT id FROM labels WHERE text = ?1")?.query_row([text], |r| r.get(0)).optional()?;
     match known {
         Some(id) => Ok(id),
         None => {
@@ -230,22 +231,22 @@ pub fn insert(conn: &Connection, t: &NewTask) -> Result<TaskRecord, StoreError> 
          ?15, ?15)",
     )?
     .execute(params![
-            t.parent_id,
-            t.idempotency_key,
-            profile,
-            label(conn, &t.base_url)?,
-            label(conn, &t.model)?,
-            t.prompt,
-            t.negative_prompt,
-            t.seconds,
-            label(conn, &t.resolution)?,
-            label(conn, &t.ratio)?,
-            t.watermark,
-            media,
-            t.billed_seconds,
-            LocalState::Waiting.as_str(),
-            t.created_at,
-        ])?;
+        t.parent_id,
+        t.idempotency_key,
+        profile,
+        label(conn, &t.base_url)?,
+        label(conn, &t.model)?,
+        t.prompt,
+        t.negative_prompt,
+        t.seconds,
+        label(conn, &t.resolution)?,
+        label(conn, &t.ratio)?,
+        t.watermark,
+        media,
+        t.billed_seconds,
+        LocalState::Waiting.as_str(),
+        t.created_at,
+    ])?;
     let id = conn.last_insert_rowid();
     add_event(conn, id, t.created_at, LocalState::Waiting.as_str(), None)?;
     get(conn, id)?.ok_or(StoreError::Missing(id))
@@ -296,6 +297,13 @@ pub fn save(conn: &Connection, t: &TaskRecord) -> Result<(), StoreError> {
     Ok(())
 }
 
+/// An event goes after the task's others of the same millisecond. A state this reel names is
+/// kept as its number, any other text as it is. The `+` keeps SQLite from planning the
+/// statement again on every call for the values bound (it would, to consult index statistics).
+const ADD_EVENT: &str = "INSERT INTO events (task_id, at, seq, state, detail) VALUES (?1, ?2, \
+    coalesce((SELECT max(seq) FROM events WHERE task_id = +?1 AND at = +?2) + 1, 0), \
+    coalesce((SELECT code FROM states WHERE name = ?3), ?3), ?4)";
+
 pub fn add_event(
     conn: &Connection,
     task_id: i64,
@@ -303,13 +311,7 @@ pub fn add_event(
     state: &str,
     detail: Option<&str>,
 ) -> Result<(), StoreError> {
-    // A state this reel names is kept as its number; any other text as it is.
-    conn.prepare_cached(
-        "INSERT INTO events (task_id, at, seq, state, detail) VALUES (?1, ?2, \
-         (SELECT coalesce(max(seq) + 1, 0) FROM events WHERE task_id = ?1 AND at = ?2), \
-         coalesce((SELECT code FROM states WHERE name = ?3), ?3), ?4)",
-    )?
-    .execute(params![task_id, at, state, detail])?;
+    conn.prepare_cached(ADD_EVENT)?.execute(params![task_id, at, state, detail])?;
     Ok(())
 }
 
@@ -578,6 +580,23 @@ mod tests {
             save(&conn, &t).expect("save");
             assert_eq!(get(&conn, t.id).expect("get").and_then(|t| t.file_path).as_deref(), Some(*path));
         }
+    }
+
+    #[test]
+    fn events_keep_their_order_and_their_statement_is_prepared_once() {
+        let conn = db();
+        let t = insert(&conn, &new_task("p")).expect("insert");
+        for (at, state) in [(5, "queued"), (5, "in_progress"), (3, "custom"), (9, "completed"), (5, "stalled")] {
+            add_event(&conn, t.id, at, state, None).expect("event");
+        }
+        let states: Vec<String> = events(&conn, t.id).expect("events").into_iter().map(|e| e.state).collect();
+        assert_eq!(
+            states,
+            ["custom", "queued", "in_progress", "stalled", "completed", "waiting"],
+            "by time, then as written"
+        );
+        let stmt = conn.prepare_cached(ADD_EVENT).expect("cached");
+        assert_eq!(stmt.get_status(rusqlite::StatementStatus::RePrepare), 0, "planned once, not per event");
     }
 
     #[test]
