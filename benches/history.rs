@@ -3,7 +3,7 @@
 //!
 //! Run: `cargo bench --bench history`. The first run builds the database it measures, at
 //! `target/bench-history/reel.db` (1,000,000 tasks over a year, prompts of 8 to 15 words from a
-//! 240-word vocabulary, 5 models, every state); later runs reuse it. `HISTORY_DB=path` measures
+//! 207-word vocabulary, 5 models, every state); later runs reuse it. `HISTORY_DB=path` measures
 //! another database of the same data instead (an older schema, side by side).
 #![allow(clippy::unwrap_used, clippy::expect_used, reason = "a test or benchmark fails loudly on purpose")]
 
