@@ -186,7 +186,8 @@ async fn kill_9_at_any_moment_loses_no_task_and_leaves_no_corrupt_file() {
             // eight `submit_unknown` and nothing for the later rounds (kills during the sends
             // are tested by `a_batch_cut_by_kill_9…`).
             let db = env.data.join("reel.db");
-            let answered = "SELECT count(*) FROM tasks WHERE state NOT IN ('waiting', 'submitting')";
+            let answered = "SELECT count(*) FROM tasks \
+                WHERE state_code NOT IN (SELECT code FROM states WHERE name IN ('waiting', 'submitting'))";
             let journaled = || {
                 reel::store::open_reader(&db).ok().and_then(|c| c.query_row(answered, [], |r| r.get::<_, i64>(0)).ok())
                     == Some(8)

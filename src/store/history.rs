@@ -44,20 +44,44 @@ pub fn fts_query(text: &str) -> Option<String> {
     (!words.is_empty()).then(|| words.join(" "))
 }
 
-/// The id range that a date range covers: ids grow with creation time, so a date bound is an
-/// id bound, found through the creation-time index.
+/// The smallest `x` in `low..=high` for which `reached(x)`, or `high + 1`; `reached` must be
+/// false up to some point and true after it.
+fn first_reached(
+    mut low: i64,
+    high: i64,
+    mut reached: impl FnMut(i64) -> Result<bool, StoreError>,
+) -> Result<i64, StoreError> {
+    let mut end = high.saturating_add(1);
+    while low < end {
+        let mid = low + (end - low) / 2;
+        if reached(mid)? {
+            end = mid;
+        } else {
+            low = mid + 1;
+        }
+    }
+    Ok(low)
+}
+
+/// The first id created at `at` or later (`i64::MAX` if none). Ids grow with creation time, so
+/// a date bound is an id bound: found by bisecting ids, a few lookups by primary key.
+fn first_id_since(conn: &Connection, at: i64) -> Result<i64, StoreError> {
+    let (low, high): (Option<i64>, Option<i64>) =
+        conn.query_row("SELECT min(id), max(id) FROM tasks", [], |r| Ok((r.get(0)?, r.get(1)?)))?;
+    let (Some(low), Some(high)) = (low, high) else { return Ok(i64::MAX) };
+    let mut next = conn.prepare_cached("SELECT id, created_at FROM tasks WHERE id >= ?1 ORDER BY id LIMIT 1")?;
+    let mut at_or_after = |x: i64| -> Result<Option<i64>, StoreError> {
+        let (id, created): (i64, i64) = next.query_row([x], |r| Ok((r.get(0)?, r.get(1)?)))?;
+        Ok((created >= at).then_some(id))
+    };
+    let x = first_reached(low, high, |x| Ok(at_or_after(x)?.is_some()))?;
+    if x > high { Ok(i64::MAX) } else { Ok(at_or_after(x)?.unwrap_or(i64::MAX)) }
+}
+
+/// The id range that a date range covers.
 fn id_bounds(conn: &Connection, q: &HistoryQuery) -> Result<(Option<i64>, Option<i64>), StoreError> {
-    let lookup = |sql: &str, at: i64| -> Result<Option<i64>, StoreError> {
-        Ok(conn.query_row(sql, [at], |r| r.get::<_, Option<i64>>(0))?)
-    };
-    let low = match q.since {
-        Some(at) => Some(lookup("SELECT min(id) FROM tasks WHERE created_at >= ?1", at)?.unwrap_or(i64::MAX)),
-        None => None,
-    };
-    let high = match q.until {
-        Some(at) => Some(lookup("SELECT min(id) FROM tasks WHERE created_at >= ?1", at)?.unwrap_or(i64::MAX)),
-        None => None,
-    };
+    let low = q.since.map(|at| first_id_since(conn, at)).transpose()?;
+    let high = q.until.map(|at| first_id_since(conn, at)).transpose()?;
     Ok((low, high))
 }
 
@@ -77,16 +101,19 @@ pub fn page(
         args.push(Sql::Text(m.clone()));
     }
     if let Some(model) = &q.model {
-        conditions.push("t.model = ?");
+        conditions.push("t.model_id = (SELECT id FROM labels WHERE text = ?)");
         args.push(Sql::Text(model.clone()));
     }
     if let Some(state) = q.state {
-        conditions.push("t.state = ?");
+        conditions.push("t.state_code = (SELECT code FROM states WHERE name = ?)");
         args.push(Sql::Text(state.as_str().into()));
     }
     let any_of;
     if !q.states.is_empty() {
-        any_of = format!("t.state IN ({})", vec!["?"; q.states.len()].join(", "));
+        any_of = format!(
+            "t.state_code IN (SELECT code FROM states WHERE name IN ({}))",
+            vec!["?"; q.states.len()].join(", ")
+        );
         conditions.push(&any_of);
         args.extend(q.states.iter().map(|s| Sql::Text(s.as_str().into())));
     }
@@ -108,8 +135,7 @@ pub fn page(
     let order_by = if fts.is_some() { "f.rowid" } else { "t.id" };
     let filter = if conditions.is_empty() { String::new() } else { format!("WHERE {}", conditions.join(" AND ")) };
     // Only fixed fragments are joined here; every value the user gave is a bound parameter.
-    let sql =
-        format!("SELECT {} FROM {from} {filter} ORDER BY {order_by} {direction} LIMIT ?", tasks::prefixed_columns("t"));
+    let sql = format!("SELECT {} FROM {from} {filter} ORDER BY {order_by} {direction} LIMIT ?", tasks::COLUMNS);
     let mut stmt = conn.prepare_cached(&sql)?;
     let rows = stmt.query_map(params_from_iter(args), tasks::from_row)?.collect::<Result<Vec<_>, _>>()?;
     Ok(rows)
@@ -117,7 +143,7 @@ pub fn page(
 
 /// The tasks derived from a task, oldest first.
 pub fn children(conn: &Connection, id: i64) -> Result<Vec<TaskRecord>, StoreError> {
-    let sql = format!("SELECT {} FROM tasks t WHERE t.parent_id = ?1 ORDER BY t.id", tasks::prefixed_columns("t"));
+    let sql = format!("SELECT {} FROM tasks t WHERE t.parent_id = ?1 ORDER BY t.id", tasks::COLUMNS);
     let mut stmt = conn.prepare_cached(&sql)?;
     let rows = stmt.query_map([id], tasks::from_row)?.collect::<Result<Vec<_>, _>>()?;
     Ok(rows)
@@ -125,7 +151,9 @@ pub fn children(conn: &Connection, id: i64) -> Result<Vec<TaskRecord>, StoreErro
 
 /// Every model that appears in the journal, for the model filter.
 pub fn models(conn: &Connection) -> Result<Vec<String>, StoreError> {
-    let mut stmt = conn.prepare_cached("SELECT DISTINCT model FROM tasks ORDER BY model")?;
+    let mut stmt = conn.prepare_cached(
+        "SELECT text FROM labels l WHERE EXISTS (SELECT 1 FROM tasks WHERE model_id = l.id) ORDER BY text",
+    )?;
     let rows = stmt.query_map([], |r| r.get(0))?.collect::<Result<Vec<String>, _>>()?;
     Ok(rows)
 }
@@ -166,16 +194,22 @@ pub type RenderTimes = BTreeMap<String, Vec<f64>>;
 
 /// The raw ledger since a time: one row per day and model, and render times per model.
 pub fn ledger_rows(conn: &Connection, since: Option<i64>) -> Result<(Vec<LedgerRow>, RenderTimes), StoreError> {
-    let since = since.unwrap_or(i64::MIN);
+    let first = match since {
+        Some(at) => first_id_since(conn, at)?,
+        None => i64::MIN,
+    };
     let mut stmt = conn.prepare_cached(
-        "SELECT date(created_at / 1000, 'unixepoch', 'localtime') AS day, model, count(*), \
-         sum(remote_completed_at IS NOT NULL), sum(state = 'failed'), sum(state = 'rejected'), sum(state = 'lost'), \
+        "SELECT date(created_at / 1000, 'unixepoch', 'localtime') AS day, \
+         (SELECT text FROM labels WHERE id = model_id) AS model, count(*), \
+         sum(remote_completed_at IS NOT NULL), sum(state_code = (SELECT code FROM states WHERE name = 'failed')), \
+         sum(state_code = (SELECT code FROM states WHERE name = 'rejected')), \
+         sum(state_code = (SELECT code FROM states WHERE name = 'lost')), \
          total(CASE WHEN remote_completed_at IS NOT NULL THEN billed_seconds END), \
          sum(remote_completed_at IS NOT NULL AND billed_seconds IS NULL) \
-         FROM tasks WHERE created_at >= ?1 GROUP BY day, model ORDER BY day, model",
+         FROM tasks WHERE id >= ?1 GROUP BY day, model_id ORDER BY day, model",
     )?;
     let rows = stmt
-        .query_map([since], |r| {
+        .query_map([first], |r| {
             Ok(LedgerRow {
                 day: r.get(0)?,
                 model: r.get(1)?,
@@ -190,11 +224,11 @@ pub fn ledger_rows(conn: &Connection, since: Option<i64>) -> Result<(Vec<LedgerR
         })?
         .collect::<Result<Vec<_>, _>>()?;
     let mut stmt = conn.prepare_cached(
-        "SELECT model, remote_completed_at - remote_created_at FROM tasks \
-         WHERE created_at >= ?1 AND remote_completed_at IS NOT NULL AND remote_created_at IS NOT NULL",
+        "SELECT (SELECT text FROM labels WHERE id = model_id), remote_completed_at - remote_created_at FROM tasks \
+         WHERE id >= ?1 AND remote_completed_at IS NOT NULL AND remote_created_at IS NOT NULL",
     )?;
     let mut times = RenderTimes::new();
-    for row in stmt.query_map([since], |r| Ok((r.get::<_, String>(0)?, r.get::<_, i64>(1)?)))? {
+    for row in stmt.query_map([first], |r| Ok((r.get::<_, String>(0)?, r.get::<_, i64>(1)?)))? {
         let (model, secs) = row?;
         times.entry(model).or_default().push(secs.max(0) as f64);
     }
@@ -203,7 +237,7 @@ pub fn ledger_rows(conn: &Connection, since: Option<i64>) -> Result<(Vec<LedgerR
 
 /// Every task, oldest first, in batches (for export).
 pub fn all(conn: &Connection, mut each: impl FnMut(TaskRecord) -> Result<(), StoreError>) -> Result<(), StoreError> {
-    let sql = format!("SELECT {} FROM tasks t ORDER BY t.id", tasks::prefixed_columns("t"));
+    let sql = format!("SELECT {} FROM tasks t ORDER BY t.id", tasks::COLUMNS);
     let mut stmt = conn.prepare(&sql)?;
     let mut rows = stmt.query([])?;
     while let Some(row) = rows.next()? {

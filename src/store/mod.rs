@@ -4,6 +4,8 @@
 #[doc(hidden)]
 pub mod fixtures;
 pub mod history;
+#[cfg(test)]
+mod migration_tests;
 pub mod schema;
 pub mod state;
 pub mod tasks;

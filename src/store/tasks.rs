@@ -135,15 +135,38 @@ pub struct EventRecord {
     pub detail: Option<String>,
 }
 
-const COLUMNS: &str = "id, parent_id, remote_id, idempotency_key, profile, base_url, model, prompt, negative_prompt, \
-    seconds, resolution, ratio, watermark, media, billed_seconds, state, remote_status, progress, created_at, \
-    submitted_at, remote_created_at, remote_completed_at, finished_at, url, url_deadline, error, file_path, \
-    file_size, sha256, poll_count, poll_failures, last_polled_at, next_poll_at, download_attempts, url_refreshes, \
-    updated_at";
+/// A `TaskRecord`'s columns in `from_row`'s order, read from `tasks t`: numbered labels and
+/// states are turned back into their text here.
+pub(crate) const COLUMNS: &str = "t.id, t.parent_id, t.remote_id, t.idempotency_key, \
+    (SELECT text FROM labels WHERE id = t.profile_id), (SELECT text FROM labels WHERE id = t.base_url_id), \
+    (SELECT text FROM labels WHERE id = t.model_id), t.prompt, t.negative_prompt, t.seconds, \
+    (SELECT text FROM labels WHERE id = t.resolution_id), (SELECT text FROM labels WHERE id = t.ratio_id), \
+    t.watermark, coalesce(t.media, '[]'), t.billed_seconds, (SELECT name FROM states WHERE code = t.state_code), t.remote_status, \
+    t.progress, t.created_at, t.submitted_at, t.remote_created_at, t.remote_completed_at, t.finished_at, t.url, \
+    t.url_deadline, t.error, coalesce((SELECT text FROM labels WHERE id = t.file_dir_id), '') || t.file_name, \
+    t.file_size, t.sha256, t.poll_count, t.poll_failures, t.last_polled_at, \
+    t.next_poll_at, t.download_attempts, t.url_refreshes, t.updated_at";
 
-/// The column list with a table alias, for joins.
-pub(crate) fn prefixed_columns(alias: &str) -> String {
-    COLUMNS.split(',').map(|c| format!("{alias}.{}", c.trim())).collect::<Vec<_>>().join(", ")
+/// A path as its folder (up to and including the last separator, kept as a label) and the
+/// rest: joined, they give the path back exactly.
+fn split_path(path: &str) -> (Option<&str>, &str) {
+    match path.rfind(['/', '\\']) {
+        Some(i) => (Some(&path[..=i]), &path[i + 1..]),
+        None => (None, path),
+    }
+}
+
+/// The number of a label (a model, base URL, profile, resolution or ratio), added if new.
+fn label(conn: &Connection, text: &str) -> Result<i64, StoreError> {
+    let known =
+        conn.prepare_cached("SELECT id FROM labels WHERE text = ?1")?.query_row([text], |r| r.get(0)).optional()?;
+    match known {
+        Some(id) => Ok(id),
+        None => {
+            conn.prepare_cached("INSERT INTO labels (text) VALUES (?1)")?.execute([text])?;
+            Ok(conn.last_insert_rowid())
+        }
+    }
 }
 
 fn bad_column(i: usize, e: impl std::error::Error + Send + Sync + 'static) -> rusqlite::Error {
@@ -196,29 +219,34 @@ pub(crate) fn from_row(r: &Row<'_>) -> rusqlite::Result<TaskRecord> {
 
 /// Inserts a task as `submitting`, with its first event, and returns the row.
 pub fn insert(conn: &Connection, t: &NewTask) -> Result<TaskRecord, StoreError> {
-    let media = serde_json::to_string(&t.media).map_err(|e| StoreError::Encode(e.to_string()))?;
-    conn.execute(
-        "INSERT INTO tasks (parent_id, idempotency_key, profile, base_url, model, prompt, negative_prompt, seconds, \
-         resolution, ratio, watermark, media, billed_seconds, state, created_at, updated_at) \
-         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?15)",
-        params![
-            t.parent_id,
-            t.idempotency_key,
-            t.profile,
-            t.base_url,
-            t.model,
-            t.prompt,
-            t.negative_prompt,
-            t.seconds,
-            t.resolution,
-            t.ratio,
-            t.watermark,
-            media,
-            t.billed_seconds,
-            LocalState::Waiting.as_str(),
-            t.created_at,
-        ],
-    )?;
+    let media = match t.media.is_empty() {
+        true => None,
+        false => Some(serde_json::to_string(&t.media).map_err(|e| StoreError::Encode(e.to_string()))?),
+    };
+    let profile = t.profile.as_deref().map(|p| label(conn, p)).transpose()?;
+    conn.prepare_cached(
+        "INSERT INTO tasks (parent_id, idempotency_key, profile_id, base_url_id, model_id, prompt, negative_prompt, \
+         seconds, resolution_id, ratio_id, watermark, media, billed_seconds, state_code, created_at, updated_at) \
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, (SELECT code FROM states WHERE name = ?14), \
+         ?15, ?15)",
+    )?
+    .execute(params![
+        t.parent_id,
+        t.idempotency_key,
+        profile,
+        label(conn, &t.base_url)?,
+        label(conn, &t.model)?,
+        t.prompt,
+        t.negative_prompt,
+        t.seconds,
+        label(conn, &t.resolution)?,
+        label(conn, &t.ratio)?,
+        t.watermark,
+        media,
+        t.billed_seconds,
+        LocalState::Waiting.as_str(),
+        t.created_at,
+    ])?;
     let id = conn.last_insert_rowid();
     add_event(conn, id, t.created_at, LocalState::Waiting.as_str(), None)?;
     get(conn, id)?.ok_or(StoreError::Missing(id))
@@ -227,13 +255,18 @@ pub fn insert(conn: &Connection, t: &NewTask) -> Result<TaskRecord, StoreError> 
 /// Writes every mutable column of a task.
 pub fn save(conn: &Connection, t: &TaskRecord) -> Result<(), StoreError> {
     let error = t.error.as_ref().map(Value::to_string);
-    let changed = conn.execute(
-        "UPDATE tasks SET remote_id = ?2, state = ?3, remote_status = ?4, progress = ?5, submitted_at = ?6, \
+    let (dir, name) = match t.file_path.as_deref().map(split_path) {
+        Some((dir, name)) => (dir.map(|d| label(conn, d)).transpose()?, Some(name)),
+        None => (None, None),
+    };
+    let changed = conn.prepare_cached(
+        "UPDATE tasks SET remote_id = ?2, state_code = (SELECT code FROM states WHERE name = ?3), remote_status = ?4, progress = ?5, submitted_at = ?6, \
          remote_created_at = ?7, remote_completed_at = ?8, finished_at = ?9, url = ?10, url_deadline = ?11, \
-         error = ?12, file_path = ?13, file_size = ?14, sha256 = ?15, poll_count = ?16, poll_failures = ?17, \
+         error = ?12, file_dir_id = ?13, file_name = ?23, file_size = ?14, sha256 = ?15, poll_count = ?16, poll_failures = ?17, \
          last_polled_at = ?18, next_poll_at = ?19, download_attempts = ?20, url_refreshes = ?21, updated_at = ?22 \
          WHERE id = ?1",
-        params![
+    )?
+    .execute(params![
             t.id,
             t.remote_id,
             t.state.as_str(),
@@ -246,7 +279,7 @@ pub fn save(conn: &Connection, t: &TaskRecord) -> Result<(), StoreError> {
             t.url,
             t.url_deadline,
             error,
-            t.file_path,
+            dir,
             t.file_size,
             t.sha256,
             t.poll_count,
@@ -256,13 +289,20 @@ pub fn save(conn: &Connection, t: &TaskRecord) -> Result<(), StoreError> {
             t.download_attempts,
             t.url_refreshes,
             t.updated_at,
-        ],
-    )?;
+            name,
+        ])?;
     if changed == 0 {
         return Err(StoreError::Missing(t.id));
     }
     Ok(())
 }
+
+/// An event goes after the task's others of the same millisecond. A state this reel names is
+/// kept as its number, any other text as it is. The `+` keeps SQLite from planning the
+/// statement again on every call for the values bound (it would, to consult index statistics).
+const ADD_EVENT: &str = "INSERT INTO events (task_id, at, seq, state, detail) VALUES (?1, ?2, \
+    coalesce((SELECT max(seq) FROM events WHERE task_id = +?1 AND at = +?2) + 1, 0), \
+    coalesce((SELECT code FROM states WHERE name = ?3), ?3), ?4)";
 
 pub fn add_event(
     conn: &Connection,
@@ -271,15 +311,12 @@ pub fn add_event(
     state: &str,
     detail: Option<&str>,
 ) -> Result<(), StoreError> {
-    conn.execute(
-        "INSERT INTO events (task_id, at, state, detail) VALUES (?1, ?2, ?3, ?4)",
-        params![task_id, at, state, detail],
-    )?;
+    conn.prepare_cached(ADD_EVENT)?.execute(params![task_id, at, state, detail])?;
     Ok(())
 }
 
 pub fn get(conn: &Connection, id: i64) -> Result<Option<TaskRecord>, StoreError> {
-    let sql = format!("SELECT {COLUMNS} FROM tasks WHERE id = ?1");
+    let sql = format!("SELECT {COLUMNS} FROM tasks t WHERE t.id = ?1");
     Ok(conn.query_row(&sql, [id], from_row).optional()?)
 }
 
@@ -289,18 +326,19 @@ fn collect(conn: &Connection, sql: &str, params: impl rusqlite::Params) -> Resul
     Ok(rows)
 }
 
-/// Newest first, optionally only in one state.
+/// Newest first (ids grow with creation time), optionally only in one state.
 pub fn list(conn: &Connection, state: Option<LocalState>, limit: usize) -> Result<Vec<TaskRecord>, StoreError> {
     let limit = limit.min(i64::MAX as usize) as i64;
     match state {
         Some(s) => collect(
             conn,
-            &format!("SELECT {COLUMNS} FROM tasks WHERE state = ?1 ORDER BY created_at DESC, id DESC LIMIT ?2"),
+            &format!(
+                "SELECT {COLUMNS} FROM tasks t WHERE t.state_code = (SELECT code FROM states WHERE name = ?1) \
+                 ORDER BY t.id DESC LIMIT ?2"
+            ),
             params![s.as_str(), limit],
         ),
-        None => {
-            collect(conn, &format!("SELECT {COLUMNS} FROM tasks ORDER BY created_at DESC, id DESC LIMIT ?1"), [limit])
-        }
+        None => collect(conn, &format!("SELECT {COLUMNS} FROM tasks t ORDER BY t.id DESC LIMIT ?1"), [limit]),
     }
 }
 
@@ -310,15 +348,20 @@ pub fn unfinished(conn: &Connection) -> Result<Vec<TaskRecord>, StoreError> {
     let placeholders = vec!["?"; states.len()].join(", ");
     collect(
         conn,
-        &format!("SELECT {COLUMNS} FROM tasks WHERE state IN ({placeholders}) ORDER BY id"),
+        &format!(
+            "SELECT {COLUMNS} FROM tasks t \
+             WHERE t.state_code IN (SELECT code FROM states WHERE name IN ({placeholders})) ORDER BY t.id"
+        ),
         rusqlite::params_from_iter(states),
     )
 }
 
 /// Another task of `base_url` that has `remote_id` (not `except`), if one does.
 pub fn holder_of(conn: &Connection, remote_id: &str, base_url: &str, except: i64) -> Result<Option<i64>, StoreError> {
-    let mut stmt =
-        conn.prepare_cached("SELECT id FROM tasks WHERE remote_id = ?1 AND base_url = ?2 AND id != ?3 LIMIT 1")?;
+    let mut stmt = conn.prepare_cached(
+        "SELECT id FROM tasks WHERE remote_id = ?1 AND base_url_id = (SELECT id FROM labels WHERE text = ?2) \
+         AND id != ?3 LIMIT 1",
+    )?;
     Ok(stmt.query_row(params![remote_id, base_url, except], |r| r.get(0)).optional()?)
 }
 
@@ -329,7 +372,7 @@ pub fn unfinished_or_since(conn: &Connection, since: i64, limit: usize) -> Resul
     let seen: std::collections::HashSet<i64> = out.iter().map(|t| t.id).collect();
     let recent = collect(
         conn,
-        &format!("SELECT {COLUMNS} FROM tasks WHERE updated_at >= ?1 ORDER BY updated_at DESC LIMIT ?2"),
+        &format!("SELECT {COLUMNS} FROM tasks t WHERE t.updated_at >= ?1 ORDER BY t.updated_at DESC LIMIT ?2"),
         params![since, limit as i64],
     )?;
     out.extend(recent.into_iter().filter(|t| !seen.contains(&t.id)));
@@ -338,7 +381,10 @@ pub fn unfinished_or_since(conn: &Connection, since: i64, limit: usize) -> Resul
 }
 
 pub fn events(conn: &Connection, task_id: i64) -> Result<Vec<EventRecord>, StoreError> {
-    let mut stmt = conn.prepare_cached("SELECT at, state, detail FROM events WHERE task_id = ?1 ORDER BY at, id")?;
+    let mut stmt = conn.prepare_cached(
+        "SELECT at, CASE WHEN typeof(state) = 'integer' THEN (SELECT name FROM states WHERE code = e.state) \
+         ELSE state END, detail FROM events e WHERE task_id = ?1 ORDER BY at, seq",
+    )?;
     let rows = stmt
         .query_map([task_id], |r| Ok(EventRecord { at: r.get(0)?, state: r.get(1)?, detail: r.get(2)? }))?
         .collect::<Result<Vec<_>, _>>()?;
@@ -389,8 +435,9 @@ pub fn resolve(conn: &Connection, text: &str) -> Result<Vec<i64>, StoreError> {
 /// Render times in seconds per model (remote completion minus remote creation), newest first.
 pub fn render_times(conn: &Connection, per_model: usize) -> Result<HashMap<String, Vec<f64>>, StoreError> {
     let mut stmt = conn.prepare_cached(
-        "SELECT model, remote_completed_at - remote_created_at FROM tasks \
-         WHERE remote_completed_at IS NOT NULL AND remote_created_at IS NOT NULL ORDER BY id DESC LIMIT 5000",
+        "SELECT (SELECT text FROM labels WHERE id = t.model_id), t.remote_completed_at - t.remote_created_at \
+         FROM tasks t WHERE t.remote_completed_at IS NOT NULL AND t.remote_created_at IS NOT NULL \
+         ORDER BY t.id DESC LIMIT 5000",
     )?;
     let mut out: HashMap<String, Vec<f64>> = HashMap::new();
     for row in stmt.query_map([], |r| Ok((r.get::<_, String>(0)?, r.get::<_, i64>(1)?)))? {
@@ -404,125 +451,5 @@ pub fn render_times(conn: &Connection, per_model: usize) -> Result<HashMap<Strin
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::store::schema::migrate;
-
-    fn db() -> Connection {
-        let mut conn = Connection::open_in_memory().expect("db");
-        conn.pragma_update(None, "foreign_keys", "ON").expect("fk");
-        migrate(&mut conn).expect("migrate");
-        conn
-    }
-
-    fn new_task(prompt: &str) -> NewTask {
-        NewTask {
-            negative_prompt: Some("blurry".into()),
-            media: vec![MediaRecord {
-                kind: "reference_video".into(),
-                url: "https://x.org/v.mp4".into(),
-                seconds: Some(3.0),
-                local: None,
-            }],
-            billed_seconds: Some(8.0),
-            created_at: 1_000,
-            ..crate::store::fixtures::new_task(prompt)
-        }
-    }
-
-    #[test]
-    fn insert_save_get_round_trip() {
-        let conn = db();
-        let mut t = insert(&conn, &new_task("a fox")).expect("insert");
-        assert_eq!((t.state, t.media.len(), t.billed_seconds), (LocalState::Waiting, 1, Some(8.0)));
-        t.remote_id = Some("task_abc".into());
-        t.state = LocalState::Failed;
-        t.error = Some(serde_json::json!({"code": "x", "message": "m"}));
-        t.updated_at = 2_000;
-        save(&conn, &t).expect("save");
-        assert_eq!(get(&conn, t.id).expect("get"), Some(t.clone()));
-        assert_eq!(events(&conn, t.id).expect("events")[0].state, "waiting");
-        t.id = 999;
-        assert!(matches!(save(&conn, &t), Err(StoreError::Missing(999))));
-    }
-
-    #[test]
-    fn opening_shows_the_unfinished_and_what_changed_since() {
-        let conn = db();
-        let mut rows = Vec::new();
-        for (updated, state) in
-            [(1_000, LocalState::Downloaded), (5_000, LocalState::Failed), (2_000, LocalState::InProgress)]
-        {
-            let mut t = insert(&conn, &new_task("p")).expect("insert");
-            t.state = state;
-            t.updated_at = updated;
-            save(&conn, &t).expect("save");
-            rows.push(t.id);
-        }
-        let ids: Vec<i64> = unfinished_or_since(&conn, 4_000, 10).expect("read").iter().map(|t| t.id).collect();
-        assert_eq!(ids, vec![rows[1], rows[2]], "the one that changed since, and the unfinished one");
-    }
-
-    #[test]
-    fn resolves_local_remote_and_prefixes() {
-        let conn = db();
-        let mut ids = Vec::new();
-        for (prompt, remote) in [("a", "task_abc123"), ("b", "task_abd999"), ("c", "other*[x]")] {
-            let mut t = insert(&conn, &new_task(prompt)).expect("insert");
-            t.remote_id = Some(remote.into());
-            save(&conn, &t).expect("save");
-            ids.push(t.id);
-        }
-        let r = |text: &str| resolve(&conn, text).expect("resolve");
-        assert_eq!(r(&ids[0].to_string()), vec![ids[0]]);
-        assert_eq!(r("task_abc123"), vec![ids[0]]);
-        assert_eq!(r("task_abc"), vec![ids[0]]);
-        assert_eq!(r("task_ab"), vec![ids[0], ids[1]], "ambiguous prefix");
-        assert_eq!(r("other*"), vec![ids[2]], "glob characters match literally");
-        assert_eq!(r("other"), vec![ids[2]]);
-        assert!(r("nothing").is_empty() && r("  ").is_empty());
-    }
-
-    #[test]
-    fn list_unfinished_and_search_index() {
-        let conn = db();
-        let a = insert(&conn, &new_task("a red fox")).expect("insert");
-        let mut b = insert(&conn, &NewTask { created_at: 2_000, ..new_task("a blue whale") }).expect("insert");
-        b.state = LocalState::Downloaded;
-        save(&conn, &b).expect("save");
-        assert_eq!(list(&conn, None, 10).expect("list").iter().map(|t| t.id).collect::<Vec<_>>(), vec![b.id, a.id]);
-        assert_eq!(list(&conn, Some(LocalState::Downloaded), 10).expect("list").len(), 1);
-        assert_eq!(unfinished(&conn).expect("unfinished").iter().map(|t| t.id).collect::<Vec<_>>(), vec![a.id]);
-        let hits: Vec<i64> = conn
-            .prepare("SELECT rowid FROM tasks_fts WHERE tasks_fts MATCH 'wha*'")
-            .and_then(|mut s| s.query_map([], |r| r.get(0))?.collect())
-            .expect("search");
-        assert_eq!(hits, vec![b.id]);
-    }
-
-    #[test]
-    fn deleting_a_task_removes_its_events_and_search_entry() {
-        let conn = db();
-        let t = insert(&conn, &new_task("ephemeral")).expect("insert");
-        add_event(&conn, t.id, 5, "queued", Some("x")).expect("event");
-        conn.execute("DELETE FROM tasks WHERE id = ?1", [t.id]).expect("delete");
-        let left: i64 = conn.query_row("SELECT count(*) FROM events", [], |r| r.get(0)).expect("count");
-        let found: i64 = conn
-            .query_row("SELECT count(*) FROM tasks_fts WHERE tasks_fts MATCH 'ephemeral'", [], |r| r.get(0))
-            .expect("fts");
-        assert_eq!((left, found), (0, 0));
-    }
-
-    #[test]
-    fn render_times_per_model() {
-        let conn = db();
-        for secs in [60, 90] {
-            let mut t = insert(&conn, &new_task("x")).expect("insert");
-            t.remote_created_at = Some(1_000);
-            t.remote_completed_at = Some(1_000 + secs);
-            save(&conn, &t).expect("save");
-        }
-        let times = render_times(&conn, 10).expect("times");
-        assert_eq!(times["acme/aurora-3.0/text-to-video"], vec![90.0, 60.0]);
-    }
-}
+#[path = "tasks_tests.rs"]
+mod tests;

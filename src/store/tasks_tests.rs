@@ -1,0 +1,161 @@
+//! Task rows and events: round trips, lookups, order.
+
+use super::*;
+use crate::store::schema::migrate;
+
+fn db() -> Connection {
+    let mut conn = Connection::open_in_memory().expect("db");
+    conn.pragma_update(None, "foreign_keys", "ON").expect("fk");
+    migrate(&mut conn).expect("migrate");
+    conn
+}
+
+fn new_task(prompt: &str) -> NewTask {
+    NewTask {
+        negative_prompt: Some("blurry".into()),
+        media: vec![MediaRecord {
+            kind: "reference_video".into(),
+            url: "https://x.org/v.mp4".into(),
+            seconds: Some(3.0),
+            local: None,
+        }],
+        billed_seconds: Some(8.0),
+        created_at: 1_000,
+        ..crate::store::fixtures::new_task(prompt)
+    }
+}
+
+#[test]
+fn insert_save_get_round_trip() {
+    let conn = db();
+    let mut t = insert(&conn, &new_task("a fox")).expect("insert");
+    assert_eq!((t.state, t.media.len(), t.billed_seconds), (LocalState::Waiting, 1, Some(8.0)));
+    t.remote_id = Some("task_abc".into());
+    t.state = LocalState::Failed;
+    t.error = Some(serde_json::json!({"code": "x", "message": "m"}));
+    t.updated_at = 2_000;
+    save(&conn, &t).expect("save");
+    assert_eq!(get(&conn, t.id).expect("get"), Some(t.clone()));
+    assert_eq!(events(&conn, t.id).expect("events")[0].state, "waiting");
+    t.id = 999;
+    assert!(matches!(save(&conn, &t), Err(StoreError::Missing(999))));
+}
+
+#[test]
+fn opening_shows_the_unfinished_and_what_changed_since() {
+    let conn = db();
+    let mut rows = Vec::new();
+    for (updated, state) in
+        [(1_000, LocalState::Downloaded), (5_000, LocalState::Failed), (2_000, LocalState::InProgress)]
+    {
+        let mut t = insert(&conn, &new_task("p")).expect("insert");
+        t.state = state;
+        t.updated_at = updated;
+        save(&conn, &t).expect("save");
+        rows.push(t.id);
+    }
+    let ids: Vec<i64> = unfinished_or_since(&conn, 4_000, 10).expect("read").iter().map(|t| t.id).collect();
+    assert_eq!(ids, vec![rows[1], rows[2]], "the one that changed since, and the unfinished one");
+}
+
+#[test]
+fn resolves_local_remote_and_prefixes() {
+    let conn = db();
+    let mut ids = Vec::new();
+    for (prompt, remote) in [("a", "task_abc123"), ("b", "task_abd999"), ("c", "other*[x]")] {
+        let mut t = insert(&conn, &new_task(prompt)).expect("insert");
+        t.remote_id = Some(remote.into());
+        save(&conn, &t).expect("save");
+        ids.push(t.id);
+    }
+    let r = |text: &str| resolve(&conn, text).expect("resolve");
+    assert_eq!(r(&ids[0].to_string()), vec![ids[0]]);
+    assert_eq!(r("task_abc123"), vec![ids[0]]);
+    assert_eq!(r("task_abc"), vec![ids[0]]);
+    assert_eq!(r("task_ab"), vec![ids[0], ids[1]], "ambiguous prefix");
+    assert_eq!(r("other*"), vec![ids[2]], "glob characters match literally");
+    assert_eq!(r("other"), vec![ids[2]]);
+    assert!(r("nothing").is_empty() && r("  ").is_empty());
+}
+
+#[test]
+fn list_unfinished_and_search_index() {
+    let conn = db();
+    let a = insert(&conn, &new_task("a red fox")).expect("insert");
+    let mut b = insert(&conn, &NewTask { created_at: 2_000, ..new_task("a blue whale") }).expect("insert");
+    b.state = LocalState::Downloaded;
+    save(&conn, &b).expect("save");
+    assert_eq!(list(&conn, None, 10).expect("list").iter().map(|t| t.id).collect::<Vec<_>>(), vec![b.id, a.id]);
+    assert_eq!(list(&conn, Some(LocalState::Downloaded), 10).expect("list").len(), 1);
+    assert_eq!(unfinished(&conn).expect("unfinished").iter().map(|t| t.id).collect::<Vec<_>>(), vec![a.id]);
+    let hits: Vec<i64> = conn
+        .prepare("SELECT rowid FROM tasks_fts WHERE tasks_fts MATCH 'wha*'")
+        .and_then(|mut s| s.query_map([], |r| r.get(0))?.collect())
+        .expect("search");
+    assert_eq!(hits, vec![b.id]);
+}
+
+#[test]
+fn deleting_a_task_removes_its_events_and_search_entry() {
+    let conn = db();
+    let t = insert(&conn, &new_task("ephemeral")).expect("insert");
+    add_event(&conn, t.id, 5, "queued", Some("x")).expect("event");
+    conn.execute("DELETE FROM tasks WHERE id = ?1", [t.id]).expect("delete");
+    let left: i64 = conn.query_row("SELECT count(*) FROM events", [], |r| r.get(0)).expect("count");
+    let found: i64 = conn
+        .query_row("SELECT count(*) FROM tasks_fts WHERE tasks_fts MATCH 'ephemeral'", [], |r| r.get(0))
+        .expect("fts");
+    assert_eq!((left, found), (0, 0));
+}
+
+#[test]
+fn a_path_splits_into_folder_and_name_and_joins_back() {
+    let cases: &[(&str, Option<&str>, &str)] = &[
+        ("/videos/2027-01-15/1-a-fox.mp4", Some("/videos/2027-01-15/"), "1-a-fox.mp4"),
+        (r"C:\Videos\1.mp4", Some(r"C:\Videos\"), "1.mp4"),
+        ("1.mp4", None, "1.mp4"),
+        ("/videos/", Some("/videos/"), ""),
+        ("/", Some("/"), ""),
+        ("", None, ""),
+    ];
+    for (path, dir, name) in cases {
+        assert_eq!(split_path(path), (*dir, *name), "{path}");
+    }
+    let conn = db();
+    for (path, _, _) in cases {
+        let mut t = insert(&conn, &new_task("p")).expect("insert");
+        t.file_path = Some(path.to_string());
+        save(&conn, &t).expect("save");
+        assert_eq!(get(&conn, t.id).expect("get").and_then(|t| t.file_path).as_deref(), Some(*path));
+    }
+}
+
+#[test]
+fn events_keep_their_order_and_their_statement_is_prepared_once() {
+    let conn = db();
+    let t = insert(&conn, &new_task("p")).expect("insert");
+    for (at, state) in [(5, "queued"), (5, "in_progress"), (3, "custom"), (9, "completed"), (5, "stalled")] {
+        add_event(&conn, t.id, at, state, None).expect("event");
+    }
+    let states: Vec<String> = events(&conn, t.id).expect("events").into_iter().map(|e| e.state).collect();
+    assert_eq!(
+        states,
+        ["custom", "queued", "in_progress", "stalled", "completed", "waiting"],
+        "by time, then as written"
+    );
+    let stmt = conn.prepare_cached(ADD_EVENT).expect("cached");
+    assert_eq!(stmt.get_status(rusqlite::StatementStatus::RePrepare), 0, "planned once, not per event");
+}
+
+#[test]
+fn render_times_per_model() {
+    let conn = db();
+    for secs in [60, 90] {
+        let mut t = insert(&conn, &new_task("x")).expect("insert");
+        t.remote_created_at = Some(1_000);
+        t.remote_completed_at = Some(1_000 + secs);
+        save(&conn, &t).expect("save");
+    }
+    let times = render_times(&conn, 10).expect("times");
+    assert_eq!(times["acme/aurora-3.0/text-to-video"], vec![90.0, 60.0]);
+}
