@@ -86,6 +86,44 @@ pub fn excerpt(text: &str, max: usize) -> String {
     cut(&clean(text), max)
 }
 
+/// `text` (made one line) wrapped at words into at most `rows` lines of `width` characters;
+/// the last line ends in `…` when words are left over, and a word longer than a line is cut.
+pub fn wrap_lines(text: &str, width: usize, rows: usize) -> Vec<String> {
+    let width = width.max(1);
+    let len = |s: &str| s.chars().count();
+    let (mut lines, mut line, mut rest) = (Vec::new(), String::new(), false);
+    for word in one_line(text).split_whitespace() {
+        let need = if line.is_empty() { len(word) } else { len(&line) + 1 + len(word) };
+        if need <= width {
+            if !line.is_empty() {
+                line.push(' ');
+            }
+            line.push_str(word);
+            continue;
+        }
+        if !line.is_empty() {
+            lines.push(std::mem::take(&mut line));
+        }
+        if lines.len() == rows {
+            rest = true;
+            break;
+        }
+        line = cut(word, width);
+    }
+    if !line.is_empty() {
+        if lines.len() < rows {
+            lines.push(line);
+        } else {
+            rest = true;
+        }
+    }
+    if rest && let Some(last) = lines.last_mut() {
+        let kept: String = last.chars().take(width - 1).collect();
+        *last = format!("{}…", kept.trim_end());
+    }
+    lines
+}
+
 /// Bytes as a short human size: 512 B, 3.4 MB.
 pub fn size(bytes: u64) -> String {
     const UNITS: [&str; 4] = ["KB", "MB", "GB", "TB"];
@@ -132,6 +170,21 @@ pub fn local_time(ms: i64) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn wrapping_into_a_few_lines() {
+        let cases: [(&str, usize, usize, &[&str]); 6] = [
+            ("a lighthouse at dusk", 20, 2, &["a lighthouse at dusk"]),
+            ("a lighthouse at dusk, waves, take 30", 18, 2, &["a lighthouse at", "dusk, waves, take…"]),
+            ("a lighthouse at dusk, waves", 18, 2, &["a lighthouse at", "dusk, waves"]),
+            ("one two three four", 9, 1, &["one two…"]),
+            ("supercalifragilistic word", 8, 2, &["superca…", "word"]),
+            ("", 10, 2, &[]),
+        ];
+        for (text, width, rows, want) in cases {
+            assert_eq!(wrap_lines(text, width, rows), want, "{text:?} in {rows} lines of {width}");
+        }
+    }
 
     #[test]
     fn control_characters_never_pass() {

@@ -172,7 +172,7 @@ fn show_preview_without_ffmpeg_or_a_file_says_why_and_succeeds() {
     let waiting = data.run(&["show", "2", "--preview"], "reel-no-such-ffmpeg");
     assert!(waiting.status.success());
     let stdout = text(&waiting.stdout);
-    assert!(stdout.lines().last().is_some_and(|l| l.contains("no saved video yet") && l.contains("reel download 2")));
+    assert!(stdout.lines().last().is_some_and(|l| l.contains("no saved video yet") && l.contains("once it is saved")));
 
     let json = data.run(&["show", "1", "--preview", "--json"], "reel-no-such-ffmpeg");
     assert!(json.status.success());

@@ -1,6 +1,7 @@
 //! Previews drawn on ratatui's TestBackend: a known frame in half blocks (a snapshot of the
 //! characters and of the colours), the strip, the stand-in while frames are made, the note
-//! without ffmpeg, and the history grid, at 80x24 and 160x48.
+//! without ffmpeg, and the history grid and its detail, at 80x24 (where the task table's pane
+//! is too narrow for a poster), 100x30 and 160x48.
 #![allow(clippy::unwrap_used, clippy::expect_used, reason = "a test or benchmark fails loudly on purpose")]
 
 use image::{Rgb, RgbImage};
@@ -132,7 +133,7 @@ fn detail_inner(app: &App) -> Rect {
 
 #[test]
 fn a_known_frame_in_half_blocks_beside_the_text_with_the_strip_under_it() {
-    for (w, h) in [(160, 48), (80, 24)] {
+    for (w, h) in [(160, 48), (100, 30)] {
         let mut a = app(w, h);
         a.update(Action::Engine(Event::Task(Box::new(TaskUpdate { record: saved(1, SHA), eta_ms: None }))), NOW);
         let before = text(&draw(&a));
@@ -153,7 +154,7 @@ fn a_known_frame_in_half_blocks_beside_the_text_with_the_strip_under_it() {
             let want = ['R', 'B', 'W', 'G', 'R'][i];
             assert!(colours(&b, *area).chars().filter(|c| *c != '\n').all(|c| c == want), "strip frame {i}");
         }
-        assert_eq!(fit.strip.is_empty(), h < 30, "{w}x{h}: the strip only where there is room");
+        assert_eq!(fit.strip.is_empty(), h <= 30, "{w}x{h}: the strip only where there is room");
     }
 }
 

@@ -12,7 +12,7 @@ use crate::config::Settings;
 use crate::engine::query;
 use crate::preview::{Previewer, StillPaths};
 use crate::session::db_path;
-use crate::store::{EventRecord, TaskRecord};
+use crate::store::{EventRecord, LocalState, TaskRecord};
 use crate::text::{local_time, one_line, size};
 
 #[derive(Debug, Args)]
@@ -109,7 +109,7 @@ pub fn run(args: &ShowArgs, settings: &Settings, out: &mut Output<impl Write>) -
             match poster(&task, &previewer) {
                 Ok(image) => {
                     out.flush()?;
-                    crate::preview::term::print(&image).map_err(stdout_failed)?;
+                    crate::preview::term::print(&image, settings.multiplexer).map_err(stdout_failed)?;
                 }
                 Err(why) => out.line(&format!("No preview: {why}"))?,
             }
@@ -122,10 +122,14 @@ pub fn run(args: &ShowArgs, settings: &Settings, out: &mut Output<impl Write>) -
 fn saved(task: &TaskRecord) -> Result<(&Path, &str), String> {
     match (&task.file_path, &task.sha256) {
         (Some(path), Some(sha)) => Ok((Path::new(path), sha)),
-        _ => Err(format!(
-            "task {} has no saved video yet ({}); previews appear once it is downloaded (reel download {})",
+        _ if task.state.is_polled() || task.state.is_sending() || task.state.needs_download() => {
+            Err(format!("task {} has no saved video yet ({}); its preview comes once it is saved", task.id, task.state))
+        }
+        _ if matches!(task.state, LocalState::Expired | LocalState::DownloadFailed) => Err(format!(
+            "task {} has no saved video ({}); reel download {} fetches it while its URL works",
             task.id, task.state, task.id
         )),
+        _ => Err(format!("task {} ended {} without a video: there is nothing to preview", task.id, task.state)),
     }
 }
 
@@ -147,5 +151,27 @@ fn stdout_failed(e: std::io::Error) -> OutputError {
         OutputError::Closed
     } else {
         OutputError::Write { target: "standard output".into(), source: e }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::store::fixtures::record;
+
+    #[test]
+    fn no_preview_says_what_the_state_allows() {
+        let cases = [
+            (LocalState::InProgress, "its preview comes once it is saved"),
+            (LocalState::Downloading, "its preview comes once it is saved"),
+            (LocalState::Expired, "reel download 7 fetches it"),
+            (LocalState::DownloadFailed, "reel download 7 fetches it"),
+            (LocalState::Failed, "ended failed without a video"),
+            (LocalState::Rejected, "ended rejected without a video"),
+        ];
+        for (state, want) in cases {
+            let why = saved(&record(7, state)).expect_err("no file");
+            assert!(why.contains(want), "{state}: {why}");
+        }
     }
 }

@@ -75,14 +75,15 @@ fn sgr(color: Color, base: u8) -> String {
     }
 }
 
-/// Prints `image` after whatever is already on standard output (flush it first).
-pub fn print(image: &RgbImage) -> io::Result<()> {
+/// Prints `image` after whatever is already on standard output (flush it first); inside tmux or
+/// screen (`multiplexer`) in half blocks, without asking the terminal.
+pub fn print(image: &RgbImage, multiplexer: bool) -> io::Result<()> {
     let mut stdout = io::stdout();
     if !(stdout.is_terminal() && io::stdin().is_terminal()) {
         return stdout.write_all(halfblock_text(image, PIPE_COLUMNS, MAX_ROWS)?.as_bytes());
     }
     let columns = crossterm::terminal::size().map_or(PIPE_COLUMNS, |(c, _)| c);
-    let picker = Picker::from_query_stdio().unwrap_or_else(|_| Picker::halfblocks());
+    let picker = super::detect::picker(multiplexer);
     if picker.protocol_type() == ProtocolType::Halfblocks {
         return stdout.write_all(halfblock_text(image, columns, MAX_ROWS)?.as_bytes());
     }

@@ -157,7 +157,7 @@ pub async fn run(settings: Settings, reach: Reach) -> anyhow::Result<ExitCode> {
     let dashboard = Dashboard::start(&settings, &reach).await?;
     let mut tty = terminal::open()?;
     // Asked once, before anything reads the terminal's input: which image protocol it speaks.
-    let picker = super::preview::detect::picker(settings.multiplexer);
+    let picker = crate::preview::detect::picker(settings.multiplexer);
     tracing::info!(protocol = ?picker.protocol_type(), "pictures");
     let finished = dashboard.with_picker(picker).run(&mut tty, EventStream::new()).await;
     drop(tty);

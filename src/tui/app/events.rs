@@ -2,6 +2,7 @@
 
 use super::{Action, App, Effect, Level, bulk_message, count};
 use crate::engine::{Event, TaskUpdate};
+use crate::store::LocalState;
 use crate::tui::form::{Field, clean_paste};
 use crate::tui::history::Lineage;
 use crate::tui::table::{Transfer, is_running};
@@ -119,6 +120,13 @@ impl App {
                 let id = update.record.id;
                 let before = self.table.row(id).map(|r| r.record.state);
                 let after = update.record.state;
+                // A file saved (again) may preview where an earlier attempt could not.
+                if after == LocalState::Downloaded
+                    && before != Some(LocalState::Downloaded)
+                    && let Some(sha) = &update.record.sha256
+                {
+                    self.previews.forget(sha);
+                }
                 let busy_before = self.table.running() > 0;
                 self.table.upsert(*update);
                 self.welcome = None;

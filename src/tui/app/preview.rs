@@ -150,10 +150,7 @@ impl App {
             return Vec::new();
         };
         let Some((_, f)) = self.preview_fit(self.detail_inner()) else {
-            self.say(
-                Level::Info,
-                "The detail pane is too small to play in: enlarge the terminal, or o opens the player",
-            );
+            self.say(Level::Info, "No room to play here: enlarge the terminal, or o opens the player");
             return Vec::new();
         };
         let generation = self.previews.next_generation();
@@ -161,6 +158,7 @@ impl App {
         self.previews.playing = Some(Playing {
             task: s.id,
             sha256: s.sha256,
+            path: s.path.clone(),
             generation,
             paused: false,
             hidden: false,
@@ -182,8 +180,10 @@ impl App {
 
     /// The player could not start or stopped on an error.
     pub(super) fn play_failed(&mut self, generation: u64, message: String) {
-        if self.previews.playing.as_ref().is_some_and(|p| p.generation == generation) {
-            self.previews.playing = None;
+        if let Some(p) = self.previews.playing.take_if(|p| p.generation == generation) {
+            // The file's name, not its whole path, so the reason fits on the line.
+            let name = std::path::Path::new(&p.path).file_name().map(|n| n.to_string_lossy().into_owned());
+            let message = name.map_or(message.clone(), |n| message.replace(&p.path, &n));
             self.say(Level::Error, format!("Cannot play the preview: {message}"));
         }
     }

@@ -55,9 +55,11 @@ fn the_selected_saved_task_has_its_stills_asked_for_once_and_drawn_when_they_com
     a.update(Action::Stills(SHA.into(), Ok(stills())), NOW);
     let shown = a.previews.shown.as_ref().expect("pictures made");
     assert_eq!(shown.strip.len(), 5, "a strip under the poster at 160x48");
-    // At 80x24 the pane is small: a poster, no strip.
-    a.update(Action::Resize(80, 24), NOW);
+    // At 100x30 the pane is small: a poster, no strip; at 80x24 too narrow for a poster.
+    a.update(Action::Resize(100, 30), NOW);
     assert_eq!(a.previews.shown.as_ref().map(|s| s.strip.len()), Some(0));
+    a.update(Action::Resize(80, 24), NOW);
+    assert!(a.previews.shown.is_none());
     // Tasks without a verified file ask for nothing.
     let e = task(&mut a, 2, LocalState::InProgress);
     select(&mut a, 2);
@@ -124,7 +126,7 @@ fn p_says_why_it_cannot_play() {
     let mut a = with_saved();
     a.update(Action::Resize(60, 20), NOW);
     assert!(acts(ch(&mut a, 'p')).is_empty());
-    assert!(status(&a).starts_with("The detail pane is too small"), "{}", status(&a));
+    assert!(status(&a).starts_with("No room to play here"), "{}", status(&a));
 }
 
 #[test]
@@ -133,9 +135,13 @@ fn a_player_that_cannot_start_says_why() {
     let Some(Effect::Play { generation, .. }) = acts(ch(&mut a, 'p')).first().cloned() else { panic!() };
     a.update(Action::PlayFailed(generation + 1, "stale".into()), NOW);
     assert!(a.playing(), "an older start's failure is not this one's");
-    a.update(Action::PlayFailed(generation, "ffmpeg could not read it".into()), NOW);
+    a.update(Action::PlayFailed(generation, "ffmpeg could not read /videos/1.mp4: Invalid data".into()), NOW);
     assert!(!a.playing());
-    assert_eq!(status(&a), "Cannot play the preview: ffmpeg could not read it");
+    assert_eq!(
+        status(&a),
+        "Cannot play the preview: ffmpeg could not read 1.mp4: Invalid data",
+        "the name, not the path"
+    );
 }
 
 #[test]

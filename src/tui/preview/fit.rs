@@ -4,8 +4,9 @@
 
 use ratatui::layout::Rect;
 
-/// Columns the text beside the poster keeps, whatever the poster wants.
-pub const MIN_TEXT: u16 = 28;
+/// Columns the text beside the poster keeps, whatever the poster wants: enough that a model
+/// name or an id is not broken mid-word (so the task table's pane at 80x24 shows text only).
+pub const MIN_TEXT: u16 = 40;
 /// The smallest poster drawn, in cells; smaller and the pane shows text only.
 const MIN_POSTER: (u16, u16) = (8, 3);
 /// Rows the pane needs before a strip is drawn under the poster.
@@ -42,7 +43,7 @@ pub fn fit(inner: Rect, aspect: f64, cell: (u16, u16), frames: usize) -> Option<
         return None;
     }
     let aspect = aspect.clamp(0.2, 5.0);
-    let widest = inner.width.saturating_sub(MIN_TEXT + GAP).min(inner.width * 45 / 100);
+    let widest = inner.width.saturating_sub(MIN_TEXT + GAP).min((u32::from(inner.width) * 45 / 100) as u16);
     if widest < MIN_POSTER.0 || inner.height < MIN_POSTER.1 {
         return None;
     }
@@ -145,9 +146,11 @@ mod tests {
     fn poster_and_strip_by_pane_size() {
         // (pane inner, aspect, poster, strip frames (count, width, height), text width)
         type Case = (Rect, f64, Option<Rect>, (usize, u16, u16), u16);
-        let cases: [Case; 7] = [
-            // The dashboard at 80x24: a small poster, no strip.
-            (r(47, 15, 44, 6), WIDE, Some(r(47, 15, 15, 4)), (0, 0, 0), 28),
+        let cases: [Case; 8] = [
+            // The task table's pane at 80x24: a poster would break the text mid-word.
+            (r(47, 15, 44, 6), WIDE, None, (0, 0, 0), 0),
+            // 100 columns: a small poster, no strip.
+            (r(35, 20, 64, 6), WIDE, Some(r(35, 20, 21, 6)), (0, 0, 0), 42),
             // History at 80x24.
             (r(1, 14, 78, 7), WIDE, Some(r(1, 14, 25, 7)), (0, 0, 0), 52),
             // The dashboard at 160x48: poster beside the text, five frames under both.

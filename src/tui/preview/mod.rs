@@ -2,7 +2,6 @@
 //! pictures made for the areas on screen, and the inline player's state. Pictures are made in
 //! `update` (when a frame arrives or an area changes), so drawing only copies them.
 
-pub mod detect;
 pub mod fit;
 pub mod work;
 
@@ -51,6 +50,8 @@ pub struct Shown {
 pub struct Playing {
     pub task: i64,
     pub sha256: String,
+    /// The file, to name it (not its whole path) when it cannot be played.
+    pub path: String,
     /// Frames of an older start are dropped.
     pub generation: u64,
     /// Space paused it.
@@ -106,17 +107,37 @@ impl Default for Previews {
     }
 }
 
-/// Makes a picture of `image` that fills `area`. The areas are already cut to the video's shape,
-/// so the image is scaled to exactly their pixels: at most a cell's rounding off the true shape,
-/// never a band of background at an edge.
+/// How far (as a ratio) an image's shape may be from its area's and still be stretched to fill
+/// it: a cell's rounding, which nobody sees, rather than a thin band at an edge.
+const STRETCH: f64 = 0.06;
+
+/// The part of a `w`x`h` box an image of `iw`x`ih` takes with its shape kept, centred:
+/// (x, y, width, height). Within `STRETCH` of the box's shape, the whole box.
+pub fn letterbox(iw: u32, ih: u32, w: u32, h: u32) -> (u32, u32, u32, u32) {
+    let (image, boxed) = (f64::from(iw) / f64::from(ih.max(1)), f64::from(w) / f64::from(h.max(1)));
+    if (image / boxed - 1.0).abs() <= STRETCH {
+        return (0, 0, w, h);
+    }
+    let scale = f64::min(f64::from(w) / f64::from(iw.max(1)), f64::from(h) / f64::from(ih.max(1)));
+    let (sw, sh) =
+        (((f64::from(iw) * scale).round() as u32).clamp(1, w), ((f64::from(ih) * scale).round() as u32).clamp(1, h));
+    ((w - sw) / 2, (h - sh) / 2, sw, sh)
+}
+
+/// Makes a picture of `image` for `area`: scaled to its pixels with the image's shape kept
+/// (black bands, centred, when the shapes differ, as in the grid's 16:9 cells or a file whose
+/// shape is not the one recorded).
 pub fn picture(picker: &Picker, image: &RgbImage, area: Size) -> Option<Picture> {
     let font = picker.font_size();
     let (w, h) = (u32::from(area.width) * u32::from(font.width), u32::from(area.height) * u32::from(font.height));
     if w == 0 || h == 0 || image.width() == 0 || image.height() == 0 {
         return None;
     }
-    let scaled = image::imageops::resize(image, w, h, FilterType::Triangle);
-    let protocol = picker.new_protocol(DynamicImage::ImageRgb8(scaled), area, Resize::Fit(None)).ok()?;
+    let (x, y, sw, sh) = letterbox(image.width(), image.height(), w, h);
+    let scaled = image::imageops::resize(image, sw, sh, FilterType::Triangle);
+    let mut canvas = RgbImage::new(w, h);
+    image::imageops::replace(&mut canvas, &scaled, i64::from(x), i64::from(y));
+    let protocol = picker.new_protocol(DynamicImage::ImageRgb8(canvas), area, Resize::Fit(None)).ok()?;
     Some(Picture { size: area, protocol })
 }
 
@@ -315,6 +336,21 @@ mod tests {
         assert_eq!(p.no_ffmpeg.as_deref(), Some("previews need ffmpeg"));
         assert_eq!(p.missing("c"), Some(Missing::Failed("previews need ffmpeg".into())));
         assert!(p.want_stills("d"), "another file may be in the cache, which needs no ffmpeg");
+    }
+
+    #[test]
+    fn letterboxing_keeps_the_shape_unless_the_difference_is_a_rounding() {
+        // (image, box, part of the box the image takes)
+        let cases = [
+            ((1280, 720), (320, 180), (0, 0, 320, 180)),
+            ((1280, 720), (320, 170), (0, 0, 320, 170)),
+            ((720, 1280), (180, 100), (62, 0, 56, 100)),
+            ((1080, 1080), (180, 100), (40, 0, 100, 100)),
+            ((1920, 800), (180, 100), (0, 12, 180, 75)),
+        ];
+        for ((iw, ih), (w, h), want) in cases {
+            assert_eq!(letterbox(iw, ih, w, h), want, "{iw}x{ih} in {w}x{h}");
+        }
     }
 
     #[test]

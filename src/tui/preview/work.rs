@@ -15,6 +15,16 @@ use crate::tui::app::{Action, Effect, PreviewFailure};
 pub struct PreviewWork {
     previewer: Previewer,
     slot: Mutex<Slot>,
+    posters: Mutex<Posters>,
+}
+
+/// Grid posters to read or make, by one worker: paging through a thousand results must not start
+/// a thousand ffmpeg runs at once. The newest asked (what is on screen now) go first.
+#[derive(Default)]
+struct Posters {
+    /// (sha256, path, width, height), the next at the end.
+    jobs: Vec<(String, String, u32, u32)>,
+    working: bool,
 }
 
 /// The one player. Starting one runs on the blocking pool, so what the dashboard asked for last
@@ -47,7 +57,7 @@ fn shrink(image: RgbImage, width: u32, height: u32) -> RgbImage {
 
 impl PreviewWork {
     pub fn new(previewer: Previewer) -> PreviewWork {
-        PreviewWork { previewer, slot: Mutex::new(Slot::default()) }
+        PreviewWork { previewer, slot: Mutex::new(Slot::default()), posters: Mutex::new(Posters::default()) }
     }
 
     fn with_slot<T>(&self, f: impl FnOnce(&mut Slot) -> T) -> T {
@@ -74,16 +84,15 @@ impl PreviewWork {
                 });
             }
             Effect::LoadThumbs { files, width, height } => {
-                let (previewer, tx) = (self.previewer.clone(), tx.clone());
-                tokio::task::spawn_blocking(move || {
-                    for (sha256, path) in files {
-                        let result = previewer.poster(Path::new(&path), &sha256).map_err(|e| failure(&e));
-                        let result = result.map(|p| shrink(p, width, height));
-                        if tx.send(Action::Thumb(sha256, result)).is_err() {
-                            break;
-                        }
-                    }
-                });
+                let start = {
+                    let mut q = self.posters.lock().unwrap_or_else(|e| e.into_inner());
+                    q.jobs.extend(files.into_iter().rev().map(|(sha, path)| (sha, path, width, height)));
+                    !std::mem::replace(&mut q.working, true)
+                };
+                if start {
+                    let (work, tx) = (std::sync::Arc::clone(self), tx.clone());
+                    tokio::task::spawn_blocking(move || work.make_posters(&tx));
+                }
             }
             Effect::Play { generation, path, width, height, fps } => {
                 // The old player goes first: one ffmpeg decodes for the screen at a time.
@@ -97,7 +106,10 @@ impl PreviewWork {
                 tokio::task::spawn_blocking(move || {
                     drop(old);
                     let frames = tx.clone();
+                    let shown = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+                    let first = std::sync::Arc::clone(&shown);
                     let on_frame = Box::new(move |frame: RgbImage| {
+                        first.store(true, std::sync::atomic::Ordering::Relaxed);
                         let _ = frames.send(Action::PlayFrame(generation, frame));
                     });
                     match Player::start(&work.previewer.ffmpeg, Path::new(&path), width, height, fps, on_frame) {
@@ -112,7 +124,7 @@ impl PreviewWork {
                             });
                             match late {
                                 Some(stopped_meanwhile) => drop(stopped_meanwhile),
-                                None => work.watch(generation, tx),
+                                None => work.watch(generation, tx, shown),
                             }
                         }
                         Err(e) => {
@@ -135,17 +147,40 @@ impl PreviewWork {
         }
     }
 
+    /// The grid's poster worker: until no job is left.
+    fn make_posters(&self, tx: &UnboundedSender<Action>) {
+        loop {
+            let job = {
+                let mut q = self.posters.lock().unwrap_or_else(|e| e.into_inner());
+                let job = q.jobs.pop();
+                q.working = job.is_some();
+                job
+            };
+            let Some((sha256, path, width, height)) = job else { return };
+            let result = self.previewer.poster(Path::new(&path), &sha256).map_err(|e| failure(&e));
+            if tx.send(Action::Thumb(sha256, result.map(|p| shrink(p, width, height)))).is_err() {
+                return;
+            }
+        }
+    }
+
     /// Reports it if the player of `generation` cannot play its file (ffmpeg could not read
-    /// it), looking until its frames flow.
-    fn watch(self: &std::sync::Arc<Self>, generation: u64, tx: UnboundedSender<Action>) {
+    /// or decode it), looking until its first frame has come.
+    fn watch(
+        self: &std::sync::Arc<Self>,
+        generation: u64,
+        tx: UnboundedSender<Action>,
+        shown: std::sync::Arc<std::sync::atomic::AtomicBool>,
+    ) {
         let work = std::sync::Arc::clone(self);
         tokio::spawn(async move {
             loop {
                 tokio::time::sleep(FAILURE_CHECK).await;
                 // Until frames flow: after that, nothing is left to watch (and an idle,
                 // paused player wakes nobody).
+                let flowing = shown.load(std::sync::atomic::Ordering::Relaxed);
                 let state = work.with_slot(|s| match &s.player {
-                    Some((g, player)) if *g == generation => Some((player.failure(), player.frame_size().is_some())),
+                    Some((g, player)) if *g == generation => Some((player.failure(), flowing)),
                     _ => None,
                 });
                 match state {

@@ -5,12 +5,12 @@
 use ratatui::Frame;
 use ratatui::layout::{Alignment, Rect};
 use ratatui::text::{Line, Span};
-use ratatui::widgets::{Block, Borders, Paragraph, Wrap};
+use ratatui::widgets::{Block, Borders, Paragraph};
 use ratatui_image::Image;
 
 use super::detail::field;
 use crate::store::TaskRecord;
-use crate::text::excerpt;
+use crate::text::{excerpt, wrap_lines};
 use crate::tui::app::{App, subject};
 use crate::tui::preview::fit::{Fit, GRID_TEXT_ROWS};
 use crate::tui::preview::{Missing, Picture};
@@ -45,15 +45,15 @@ pub fn pictures(frame: &mut Frame, app: &App, sha256: &str, fit: &Fit) {
         (None, None) => stand_in(frame, fit.poster, &["making preview…", "preview…", "…"]),
     }
     if let Some(pl) = playing {
-        let state = if pl.paused {
-            "❚❚ paused"
-        } else if pl.frame.is_some() {
-            "▶ playing"
-        } else {
-            "▶ starting…"
+        let (state, short) = match (pl.paused, pl.frame.is_some()) {
+            (true, _) => ("❚❚ paused", "❚❚"),
+            (false, true) => ("▶ playing", "▶"),
+            (false, false) => ("▶ starting…", "…"),
         };
-        let r =
-            Rect { y: fit.poster.bottom().saturating_sub(1), height: 1, width: fit.poster.width.min(13), ..fit.poster };
+        // The word where it fits, else the sign alone.
+        let state = if Span::raw(state).width() + 2 <= usize::from(fit.poster.width) { state } else { short };
+        let width = (Span::raw(state).width() as u16).min(fit.poster.width);
+        let r = Rect { y: fit.poster.bottom().saturating_sub(1), height: 1, width, ..fit.poster };
         frame.render_widget(Paragraph::new(Span::styled(state, theme::label())), r);
     }
     for (i, area) in fit.strip.iter().enumerate() {
@@ -127,8 +127,9 @@ pub fn grid(frame: &mut Frame, area: Rect, app: &App) {
         let text = Rect { y: poster.bottom(), height: GRID_TEXT_ROWS, ..cell };
         let style = if selected { theme::selected() } else { theme::dim() };
         let mark = if selected { "▸ " } else { "" };
-        let room = usize::from(cell.width) * usize::from(GRID_TEXT_ROWS) - mark.len().min(2);
-        let prompt = format!("{mark}{}", excerpt(&row.prompt, room));
-        frame.render_widget(Paragraph::new(Line::styled(prompt, style)).wrap(Wrap { trim: true }), text);
+        let caption =
+            wrap_lines(&format!("{mark}{}", row.prompt), usize::from(cell.width), usize::from(GRID_TEXT_ROWS));
+        let lines: Vec<Line> = caption.into_iter().map(|l| Line::styled(l, style)).collect();
+        frame.render_widget(Paragraph::new(lines), text);
     }
 }

@@ -13,8 +13,7 @@ const ANSWER: Duration = Duration::from_millis(800);
 
 /// Asks the terminal, unless inside tmux or screen: there the query must pass through to an
 /// outer terminal that may not be attached (and tmux would have to be reconfigured for it), so
-/// half blocks are used, as the issue of record asks for tmux. Call it with the terminal in raw
-/// mode and before anything reads input.
+/// half blocks are used there. Call it before anything reads input.
 pub fn picker(multiplexer: bool) -> Picker {
     if multiplexer {
         return Picker::halfblocks();
