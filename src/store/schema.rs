@@ -354,10 +354,12 @@ pub fn migrate(conn: &mut Connection) -> Result<(), StoreError> {
 /// free pages are simply reused by later writes.
 fn compact(conn: &Connection) {
     let pages = |pragma: &str| conn.query_row(pragma, [], |r| r.get::<_, i64>(0)).unwrap_or(0);
-    if pages("PRAGMA freelist_count") * 4 > pages("PRAGMA page_count")
-        && let Err(e) = conn.execute_batch("VACUUM")
-    {
-        tracing::info!(error = %e, "the database keeps its free pages for later writes");
+    if pages("PRAGMA freelist_count") * 4 > pages("PRAGMA page_count") {
+        // In WAL mode VACUUM writes the whole file through the log: the log is emptied and cut
+        // back afterwards, or it would keep the size of the database on disk.
+        if let Err(e) = conn.execute_batch("VACUUM; PRAGMA wal_checkpoint(TRUNCATE);") {
+            tracing::info!(error = %e, "the database keeps its free pages for later writes");
+        }
     }
 }
 
@@ -370,6 +372,7 @@ mod tests {
         let dir = tempfile::tempdir().expect("dir");
         let path = dir.path().join("reel.db");
         let mut conn = Connection::open(&path).expect("db");
+        conn.pragma_update(None, "journal_mode", "WAL").expect("wal, as the store opens it");
         for (i, sql) in MIGRATIONS.iter().take(5).enumerate() {
             conn.execute_batch(sql).expect("migration");
             conn.pragma_update(None, "user_version", (i + 1) as i64).expect("version");
@@ -385,6 +388,8 @@ mod tests {
         let count = |sql: &str| conn.query_row(sql, [], |r| r.get::<_, i64>(0)).expect("pragma");
         assert_eq!(count("PRAGMA freelist_count"), 0, "vacuumed");
         assert_eq!(count("SELECT count(*) FROM tasks"), 2000);
+        let wal = std::fs::metadata(dir.path().join("reel.db-wal")).map_or(0, |m| m.len());
+        assert_eq!(wal, 0, "the log the vacuum went through is cut back");
     }
 
     #[test]
