@@ -121,6 +121,9 @@ pub fn grid(frame: &mut Frame, area: Rect, app: &App) {
                     Missing::Loading => stand_in(frame, poster, &["…"]),
                 },
             },
+            None if t.file_path.is_some() && row.file_present == Some(false) => {
+                stand_in(frame, poster, &["file missing", "missing"])
+            }
             None => stand_in(frame, poster, &[&row.state]),
         }
         let selected = i == h.selected;
