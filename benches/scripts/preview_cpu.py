@@ -4,8 +4,8 @@ dashboard idle with a poster on screen and with the player paused.
 
 Run from the repository: `cargo build --release && python3 benches/scripts/preview_cpu.py`.
 Needs tmux and ffmpeg. The release binary runs in demo mode in a private data folder; one task
-is sent and saved, then for each size: 10 s idle with the poster shown, 10 s playing (`p`),
-10 s paused (Space). CPU is user + system time from /proc of the dashboard process and of
+is sent and saved, the history is opened (its detail pane has room for a poster at 80x24),
+then for each size: 10 s idle with the poster shown, 10 s playing (`p`), 10 s paused (Space). CPU is user + system time from /proc of the dashboard process and of
 every ffmpeg it started, over the wall time, in percent of one core.
 """
 import os, subprocess, sys, tempfile, time
@@ -77,6 +77,9 @@ def main():
     wait_for("downloaded")
     tmux("send-keys", "-t", "cpu", "Escape")
     wait_for("p play")
+    # The history's detail pane: it has room for a poster at 80x24 too (the task table's has not).
+    tmux("send-keys", "-t", "cpu", "H")
+    wait_for("1 task ")
     shell = int(tmux("list-panes", "-t", "cpu", "-F", "#{pane_pid}").strip())
     dash = [c for c in children(shell) if open(f"/proc/{c}/comm").read().strip() == "reel"][0]
     rows = []
