@@ -79,7 +79,7 @@ def main():
     wait_for("p play")
     # The history's detail pane: it has room for a poster at 80x24 too (the task table's has not).
     tmux("send-keys", "-t", "cpu", "H")
-    wait_for("1 task ")
+    wait_for("┌ 1 task ")
     shell = int(tmux("list-panes", "-t", "cpu", "-F", "#{pane_pid}").strip())
     dash = [c for c in children(shell) if open(f"/proc/{c}/comm").read().strip() == "reel"][0]
     rows = []
