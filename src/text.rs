@@ -124,6 +124,11 @@ pub fn wrap_lines(text: &str, width: usize, rows: usize) -> Vec<String> {
     lines
 }
 
+/// Bytes as lower-case hex (a sha256 as stored and shown).
+pub fn hex(bytes: &[u8]) -> String {
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
+}
+
 /// Bytes as a short human size: 512 B, 3.4 MB.
 pub fn size(bytes: u64) -> String {
     const UNITS: [&str; 4] = ["KB", "MB", "GB", "TB"];

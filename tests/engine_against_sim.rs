@@ -12,7 +12,6 @@ use reel::engine::{Engine, EngineConfig, Event, PollPolicy};
 use reel::rules::{Catalog, Draft, UnknownModels, ValidSubmission, validate};
 use reel::sim::{Faults, SimConfig, SimHandle};
 use reel::store::{LocalState, Store, TaskRecord};
-use sha2::Digest;
 use tokio::sync::mpsc::UnboundedReceiver;
 
 /// Fast polling for tests: the same shape as the defaults, in tenths of a second.
@@ -93,10 +92,6 @@ impl Rig {
     }
 }
 
-fn sha(bytes: &[u8]) -> String {
-    sha2::Sha256::digest(bytes).iter().map(|b| format!("{b:02x}")).collect()
-}
-
 fn assert_saved(sim: &SimHandle, t: &TaskRecord, data: &Path) {
     assert_eq!(t.state, LocalState::Downloaded, "task {} {:?}", t.id, t.error);
     let path = Path::new(t.file_path.as_deref().expect("a file path"));
@@ -104,7 +99,7 @@ fn assert_saved(sim: &SimHandle, t: &TaskRecord, data: &Path) {
     let bytes = std::fs::read(path).expect("the file exists");
     let served = sim.video_bytes(t.remote_id.as_deref().expect("remote id")).expect("served");
     assert_eq!(bytes, served.to_vec(), "task {} bytes", t.id);
-    assert_eq!(t.sha256.as_deref(), Some(sha(&bytes).as_str()));
+    assert_eq!(t.sha256.as_deref(), Some(sha256_hex(&bytes).as_str()));
     assert_eq!(t.file_size, Some(bytes.len() as i64));
     assert!(path.with_extension("json").exists(), "sidecar");
     assert!(!path.with_extension("mp4.part").exists());

@@ -16,7 +16,6 @@ use reel::engine::{Engine, EngineConfig, Event, PollPolicy};
 use reel::rules::{Catalog, Draft, UnknownModels, ValidSubmission, validate};
 use reel::sim::{Faults, Hostile, HostileId, HostileStatus, HostileUrl, Origin, SimConfig, SimHandle, Trigger};
 use reel::store::{LocalState, Store, TaskRecord};
-use sha2::Digest;
 use tokio::sync::mpsc::UnboundedReceiver;
 
 fn policy() -> PollPolicy {
@@ -103,10 +102,6 @@ impl Rig {
     }
 }
 
-fn sha(bytes: &[u8]) -> String {
-    sha2::Sha256::digest(bytes).iter().map(|b| format!("{b:02x}")).collect()
-}
-
 /// The file on disk is exactly what the server serves now, and its recorded hash is its own.
 fn assert_saved(sim: &SimHandle, t: &TaskRecord) {
     assert_eq!(t.state, LocalState::Downloaded, "task {} {:?}", t.id, t.error);
@@ -114,7 +109,7 @@ fn assert_saved(sim: &SimHandle, t: &TaskRecord) {
     let served = sim.current_file_bytes(t.remote_id.as_deref().expect("remote id")).expect("served");
     assert_eq!(bytes.len(), served.len(), "task {} length", t.id);
     assert!(bytes == served.to_vec(), "task {} bytes differ from the server's", t.id);
-    assert_eq!(t.sha256.as_deref(), Some(sha(&bytes).as_str()), "the recorded hash is the file's");
+    assert_eq!(t.sha256.as_deref(), Some(sha256_hex(&bytes).as_str()), "the recorded hash is the file's");
 }
 
 fn hostile(h: Hostile) -> SimConfig {

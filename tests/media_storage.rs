@@ -9,6 +9,11 @@ use reel::media::storage::{Credentials, Progress, Storage, StorageError, Storage
 use reel::rules::params::MediaKind;
 use sha2::{Digest, Sha256};
 
+/// The sha256 of `bytes` as reel records it.
+fn sha256_hex(bytes: &[u8]) -> String {
+    reel::text::hex(&Sha256::digest(bytes))
+}
+
 const HOUR: Duration = Duration::from_secs(3600);
 const BUCKET: &str = "reel-media";
 
@@ -44,10 +49,6 @@ fn write(dir: &Path, name: &str, bytes: &[u8]) -> PathBuf {
     path
 }
 
-fn sha(bytes: &[u8]) -> String {
-    Sha256::digest(bytes).iter().map(|b| format!("{b:02x}")).collect()
-}
-
 fn pattern(len: usize) -> Vec<u8> {
     (0..len).map(|i| (i * 31 % 251) as u8).collect()
 }
@@ -72,8 +73,8 @@ async fn the_same_content_is_uploaded_once() {
 
     let mut seen = Vec::new();
     let first = storage.upload(&first_path, MediaKind::ReferenceImage, HOUR, |p| seen.push(p)).await.expect("uploads");
-    assert_eq!(first.key, format!("reel/refs/{}.png", sha(&bytes)));
-    assert_eq!((first.sha256.as_str(), first.size, first.reused), (sha(&bytes).as_str(), 70_000, false));
+    assert_eq!(first.key, format!("reel/refs/{}.png", sha256_hex(&bytes)));
+    assert_eq!((first.sha256.as_str(), first.size, first.reused), (sha256_hex(&bytes).as_str(), 70_000, false));
     assert_eq!(seen.last(), Some(&Progress { sent: 70_000, total: 70_000 }));
     let again = upload(&storage, &again_path, MediaKind::FirstFrame, HOUR).await.expect("second upload");
     assert_eq!((again.key.as_str(), again.reused), (first.key.as_str(), true));
@@ -141,7 +142,7 @@ async fn large_files_go_in_parts_with_progress() {
     assert_eq!(sent.len(), 4, "a start and one report per part: {seen:?}");
     assert!(sent.windows(2).all(|w| w[0] < w[1]) && sent[0] == 0 && sent[3] == total, "{seen:?}");
     let body = http().get(&up.url).send().await.expect("GET").bytes().await.expect("body");
-    assert_eq!((body.len(), sha(&body)), (bytes.len(), up.sha256.clone()));
+    assert_eq!((body.len(), sha256_hex(&body)), (bytes.len(), up.sha256.clone()));
 }
 
 /// Finds `needle` in any file under `dir`.

@@ -12,27 +12,14 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
+use common::{have_tools, sha256_hex};
 use reel::preview::play::{Player, frame_size};
 use reel::preview::{PreviewError, Previewer, STRIP, StillPaths};
 use reel::sim::video::{VideoSpec, render_mp4};
-use sha2::Digest;
-
-fn have(tool: &str) -> bool {
-    Command::new(tool).arg("-version").output().is_ok_and(|o| o.status.success())
-}
 
 /// True when ffmpeg and ffprobe are here; otherwise the test is skipped (never in CI).
 fn ready() -> bool {
-    if have("ffmpeg") && have("ffprobe") {
-        return true;
-    }
-    assert!(std::env::var_os("CI").is_none(), "CI must install ffmpeg (see .ci/run)");
-    eprintln!("skipped: ffmpeg is not installed");
-    false
-}
-
-fn sha(bytes: &[u8]) -> String {
-    sha2::Sha256::digest(bytes).iter().map(|b| format!("{b:02x}")).collect()
+    have_tools(&["ffmpeg", "ffprobe"])
 }
 
 /// A simulator video written to `dir`: its path and sha256.
@@ -40,7 +27,7 @@ fn sim_video(dir: &Path, width: u32, height: u32, seconds: u32, label: &str) -> 
     let bytes = render_mp4(&VideoSpec { width, height, seconds, seed: 11, label: label.into() });
     let path = dir.join(format!("{label}.mp4"));
     std::fs::write(&path, &bytes).expect("write");
-    (path, sha(&bytes))
+    (path, sha256_hex(&bytes))
 }
 
 /// The size ffprobe reads from a picture.
@@ -116,7 +103,7 @@ fn the_cache_is_made_once_keyed_by_content_and_rebuilt_when_damaged() {
     std::fs::rename(&moved, &video).expect("back");
 
     // Keyed by content: the same picture under another hash is made afresh.
-    let other = sha(b"other bytes");
+    let other = sha256_hex(b"other bytes");
     assert!(matches!(none.stills(&video, &other), Err(PreviewError::NoFfmpeg { .. })));
     let upper = hash.to_ascii_uppercase();
     assert!(none.stills(&video, &upper).is_ok(), "the hash's case does not matter");
@@ -153,7 +140,7 @@ fn what_cannot_be_read_says_why() {
     }
     let dir = tempfile::tempdir().expect("tempdir");
     let p = previewer(&dir.path().join("previews"));
-    let hash = sha(b"x");
+    let hash = sha256_hex(b"x");
     let garbage = dir.path().join("garbage.mp4");
     std::fs::write(&garbage, b"this is not a video at all").expect("write");
     match p.stills(&garbage, &hash) {
@@ -206,7 +193,7 @@ fn stills_come_from_what_providers_send() {
             eprintln!("{encoder}: this ffmpeg cannot encode it; skipped");
             continue;
         };
-        let hash = sha(&std::fs::read(&video).expect("read"));
+        let hash = sha256_hex(&std::fs::read(&video).expect("read"));
         let stills = p.stills(&video, &hash).unwrap_or_else(|e| panic!("{encoder}: {e}"));
         assert_eq!(stills.poster.dimensions(), (320, 180), "{encoder}");
         assert_eq!(stills.strip[0].dimensions(), (160, 90), "{encoder}");

@@ -16,19 +16,9 @@ use reel::rules::{Catalog, Draft, UnknownModels, validate};
 use reel::sim::video::{VideoSpec, render_mp4};
 use reel::store::fixtures::new_task;
 use reel::store::{LocalState, Store, open_writer, tasks};
-use sha2::Digest;
 
 fn ready() -> bool {
-    if Command::new("ffmpeg").arg("-version").output().is_ok_and(|o| o.status.success()) {
-        return true;
-    }
-    assert!(std::env::var_os("CI").is_none(), "CI must install ffmpeg (see .ci/run)");
-    eprintln!("skipped: ffmpeg is not installed");
-    false
-}
-
-fn sha(bytes: &[u8]) -> String {
-    sha2::Sha256::digest(bytes).iter().map(|b| format!("{b:02x}")).collect()
+    have_tools(&["ffmpeg"])
 }
 
 #[tokio::test]
@@ -106,11 +96,11 @@ impl Data {
         t.state = LocalState::Downloaded;
         t.file_path = Some(video.to_string_lossy().into_owned());
         t.file_size = Some(bytes.len() as i64);
-        t.sha256 = Some(sha(&bytes));
+        t.sha256 = Some(sha256_hex(&bytes));
         tasks::save(&conn, &t).expect("save");
         let waiting = tasks::insert(&conn, &new_task("not yet")).expect("insert");
         assert_eq!((t.id, waiting.id), (1, 2));
-        Data { sha: sha(&bytes), dir }
+        Data { sha: sha256_hex(&bytes), dir }
     }
 
     fn run(&self, args: &[&str], ffmpeg: &str) -> Output {

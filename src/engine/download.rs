@@ -381,7 +381,7 @@ async fn finish(part: &Path, path: &Path, size: u64, hasher: Sha256) -> Result<S
     if let Some(dir) = path.parent() {
         sync_dir(dir).await;
     }
-    let sha256 = hasher.finalize().iter().map(|b| format!("{b:02x}")).collect();
+    let sha256 = crate::text::hex(&hasher.finalize());
     Ok(Saved { path: path.to_path_buf(), size, sha256 })
 }
 
@@ -429,7 +429,7 @@ mod tests {
     }
 
     fn sha(bytes: &[u8]) -> String {
-        Sha256::digest(bytes).iter().map(|b| format!("{b:02x}")).collect()
+        crate::text::hex(&Sha256::digest(bytes))
     }
 
     fn file_statuses(sim: &SimHandle) -> Vec<u16> {

@@ -7,6 +7,24 @@ use reel::api::{ApiKey, Client, ClientOptions, Status, SubmitRequest, VideoTask}
 use reel::rules::{Catalog, Draft, UnknownModels, validate};
 use reel::sim::{Faults, LifecycleConfig, SimConfig, SimHandle};
 
+/// The sha256 of `bytes` as reel records it.
+pub fn sha256_hex(bytes: &[u8]) -> String {
+    use sha2::Digest;
+    reel::text::hex(&sha2::Sha256::digest(bytes))
+}
+
+/// Whether `tools` (ffmpeg, ffprobe) run here. Without them a test says so and is skipped,
+/// except in CI, which must install them (see .ci/run).
+pub fn have_tools(tools: &[&str]) -> bool {
+    let runs = |t: &&str| std::process::Command::new(t).arg("-version").output().is_ok_and(|o| o.status.success());
+    if tools.iter().all(runs) {
+        return true;
+    }
+    assert!(std::env::var_os("CI").is_none(), "CI must install ffmpeg (see .ci/run)");
+    eprintln!("skipped: {} not installed", tools.join(" or "));
+    false
+}
+
 /// A simulator whose tasks finish in a fraction of a second and never fail.
 pub fn fast_config() -> SimConfig {
     SimConfig {

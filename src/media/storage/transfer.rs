@@ -13,6 +13,7 @@ use sha2::{Digest, Sha256};
 use tokio::io::AsyncReadExt;
 
 use super::error::StorageError;
+use crate::text::hex;
 
 /// Bytes of one upload sent so far.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -43,10 +44,6 @@ pub(super) struct Local {
     pub sha256: String,
     pub size: u64,
     bytes: Option<Bytes>,
-}
-
-fn hex(digest: &[u8]) -> String {
-    digest.iter().map(|b| format!("{b:02x}")).collect()
 }
 
 fn unreadable(path: &Path) -> impl Fn(std::io::Error) -> StorageError + '_ {

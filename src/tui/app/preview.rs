@@ -86,7 +86,8 @@ impl App {
     pub fn preview_fit(&self, inner: Rect) -> Option<(Subject, Fit)> {
         let (t, present) = self.detail_record()?;
         let s = subject(t, present)?;
-        if matches!(self.previews.missing(&s.sha256), Some(crate::tui::preview::Missing::Failed(_))) {
+        use crate::tui::preview::Missing;
+        if matches!(self.previews.missing(&s.sha256), Some(Missing::Failed(_) | Missing::NeedsFfmpeg(_))) {
             return None;
         }
         let stills = self.previews.stills(&s.sha256).map(|a| a.as_ref());

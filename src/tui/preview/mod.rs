@@ -71,6 +71,8 @@ pub enum Missing {
     Loading,
     /// This file could not be previewed.
     Failed(String),
+    /// ffmpeg is missing and this file is not in the cache: the message says how to get it.
+    NeedsFfmpeg(String),
 }
 
 pub struct Previews {
@@ -78,8 +80,9 @@ pub struct Previews {
     /// Set once ffmpeg turned out to be missing: what `p` says. Cached frames are still read.
     pub no_ffmpeg: Option<String>,
     stills: VecDeque<(String, Arc<Stills>)>,
-    failed: HashMap<String, String>,
+    failed: HashMap<String, Missing>,
     pending: HashSet<String>,
+    pending_thumbs: HashSet<String>,
     pub shown: Option<Shown>,
     thumbs: VecDeque<(String, RgbImage)>,
     /// Grid pictures, by sha256, made for the grid's poster size.
@@ -149,6 +152,7 @@ impl Previews {
             stills: VecDeque::new(),
             failed: HashMap::new(),
             pending: HashSet::new(),
+            pending_thumbs: HashSet::new(),
             shown: None,
             thumbs: VecDeque::new(),
             thumb_pictures: HashMap::new(),
@@ -183,7 +187,7 @@ impl Previews {
         if self.stills(sha256).is_some() {
             None
         } else if let Some(why) = self.failed.get(sha256) {
-            Some(Missing::Failed(why.clone()))
+            Some(why.clone())
         } else {
             Some(Missing::Loading)
         }
@@ -206,10 +210,13 @@ impl Previews {
     /// cache still have theirs).
     pub fn add_failure(&mut self, sha256: String, message: String, no_ffmpeg: bool) {
         self.pending.remove(&sha256);
-        if no_ffmpeg {
+        let why = if no_ffmpeg {
             self.no_ffmpeg = Some(message.clone());
-        }
-        self.failed.insert(sha256, message);
+            Missing::NeedsFfmpeg(message)
+        } else {
+            Missing::Failed(message)
+        };
+        self.failed.insert(sha256, why);
     }
 
     /// Forget a failure (the file was downloaded again, so it may work now).
@@ -256,12 +263,12 @@ impl Previews {
     pub fn want_thumb(&mut self, sha256: &str) -> bool {
         let known = self.thumbs.iter().any(|(s, _)| s == sha256)
             || self.failed.contains_key(sha256)
-            || self.pending.contains(&format!("thumb:{sha256}"));
-        !known && self.pending.insert(format!("thumb:{sha256}"))
+            || self.pending_thumbs.contains(sha256);
+        !known && self.pending_thumbs.insert(sha256.to_string())
     }
 
     pub fn add_thumb(&mut self, sha256: String, image: RgbImage) {
-        self.pending.remove(&format!("thumb:{sha256}"));
+        self.pending_thumbs.remove(&sha256);
         self.thumbs.retain(|(s, _)| *s != sha256);
         self.thumbs.push_front((sha256, image));
         if self.thumbs.len() > THUMBS_KEPT
@@ -272,7 +279,7 @@ impl Previews {
     }
 
     pub fn thumb_failed(&mut self, sha256: String, message: String, no_ffmpeg: bool) {
-        self.pending.remove(&format!("thumb:{sha256}"));
+        self.pending_thumbs.remove(&sha256);
         self.add_failure(sha256, message, no_ffmpeg);
     }
 
@@ -296,10 +303,7 @@ impl Previews {
 
     /// Whether a grid cell's thumbnail is loading (as opposed to failed or impossible).
     pub fn thumb_missing(&self, sha256: &str) -> Missing {
-        match self.failed.get(sha256) {
-            Some(why) => Missing::Failed(why.clone()),
-            None => Missing::Loading,
-        }
+        self.failed.get(sha256).cloned().unwrap_or(Missing::Loading)
     }
 }
 
@@ -334,7 +338,7 @@ mod tests {
         assert!(p.want_stills("b"));
         p.add_failure("c".into(), "previews need ffmpeg".into(), true);
         assert_eq!(p.no_ffmpeg.as_deref(), Some("previews need ffmpeg"));
-        assert_eq!(p.missing("c"), Some(Missing::Failed("previews need ffmpeg".into())));
+        assert_eq!(p.missing("c"), Some(Missing::NeedsFfmpeg("previews need ffmpeg".into())));
         assert!(p.want_stills("d"), "another file may be in the cache, which needs no ffmpeg");
     }
 

@@ -70,7 +70,7 @@ pub fn pictures(frame: &mut Frame, app: &App, sha256: &str, fit: &Fit) {
 pub fn note<'a>(app: &App, t: &TaskRecord, present: Option<bool>) -> Option<Line<'a>> {
     let s = subject(t, present)?;
     match app.previews.missing(&s.sha256) {
-        Some(Missing::Failed(why)) if app.previews.no_ffmpeg.as_ref() == Some(&why) => Some(field("Preview", why)),
+        Some(Missing::NeedsFfmpeg(why)) => Some(field("Preview", why)),
         Some(Missing::Failed(why)) => Some(field("Preview", format!("none: {why}"))),
         _ => None,
     }
@@ -114,9 +114,7 @@ pub fn grid(frame: &mut Frame, area: Rect, app: &App) {
             Some(s) => match app.previews.thumb_pictures.get(&s.sha256) {
                 Some(p) => draw_picture(frame, poster, p),
                 None => match app.previews.thumb_missing(&s.sha256) {
-                    Missing::Failed(why) if app.previews.no_ffmpeg.as_ref() == Some(&why) => {
-                        stand_in(frame, poster, &["needs ffmpeg", "ffmpeg"])
-                    }
+                    Missing::NeedsFfmpeg(_) => stand_in(frame, poster, &["needs ffmpeg", "ffmpeg"]),
                     Missing::Failed(_) => stand_in(frame, poster, &["no preview"]),
                     Missing::Loading => stand_in(frame, poster, &["…"]),
                 },
