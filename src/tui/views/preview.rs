@@ -11,7 +11,7 @@ use ratatui_image::Image;
 use super::detail::field;
 use crate::store::TaskRecord;
 use crate::text::{excerpt, wrap_lines};
-use crate::tui::app::{App, subject};
+use crate::tui::app::{App, count, subject};
 use crate::tui::preview::fit::{Fit, GRID_TEXT_ROWS};
 use crate::tui::preview::{Missing, Picture};
 use crate::tui::theme;
@@ -83,7 +83,11 @@ pub fn grid(frame: &mut Frame, area: Rect, app: &App) {
         .borders(Borders::ALL)
         .border_style(if h.detail_focused { theme::border() } else { theme::focused_border() })
         .title(Span::styled(
-            format!(" {}{} tasks · grid ", h.rows.len(), if h.done { "" } else { "+" }),
+            if h.done {
+                format!(" {} · grid ", count(h.rows.len(), "task"))
+            } else {
+                format!(" {}+ tasks · grid ", h.rows.len())
+            },
             theme::title(),
         ));
     let rows = app.grid_rows();
