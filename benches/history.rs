@@ -156,7 +156,7 @@ fn main() {
         profile: None,
         base_url: "http://127.0.0.1:8787/".into(),
         demo: false,
-        health: reel::engine::Health::Ok,
+        service: reel::engine::ServiceState::default(),
     };
     let open = || {
         let mut app = App::new(

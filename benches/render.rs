@@ -11,7 +11,7 @@ use ratatui::Terminal;
 use ratatui::backend::TestBackend;
 use reel::config::Pricing;
 use reel::engine::query::HistoryRow;
-use reel::engine::{Event, Health, TaskUpdate};
+use reel::engine::{Event, ServiceState, TaskUpdate};
 use reel::rules::Catalog;
 use reel::store::fixtures::record;
 use reel::store::{LocalState, TaskRecord};
@@ -38,7 +38,12 @@ fn task(id: i64) -> TaskRecord {
 }
 
 fn loaded_app() -> App {
-    let header = Header { profile: None, base_url: "http://127.0.0.1:8787/".into(), demo: false, health: Health::Ok };
+    let header = Header {
+        profile: None,
+        base_url: "http://127.0.0.1:8787/".into(),
+        demo: false,
+        service: ServiceState::default(),
+    };
     let mut app = App::new(
         Catalog::builtin(),
         Pricing::default(),

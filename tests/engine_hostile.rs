@@ -323,8 +323,8 @@ async fn a_huge_retry_after_is_capped() {
     assert!(posts >= 2, "asked again after the cap, not after a day: {posts}");
     let mut pauses = Vec::new();
     while let Ok(event) = r.events.try_recv() {
-        if let Event::Paused { until_ms } = event {
-            pauses.push(until_ms);
+        if let Event::Service(service) = event {
+            pauses.push(service.paused_until_ms);
         }
     }
     let now = reel::engine::now_ms();

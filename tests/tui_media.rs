@@ -6,7 +6,7 @@ use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use ratatui::Terminal;
 use ratatui::backend::TestBackend;
 use reel::config::{Budget, Pricing};
-use reel::engine::Health;
+use reel::engine::ServiceState;
 use reel::rules::{Catalog, MediaDraft};
 use reel::tui::app::{Action, App, Effect, Header};
 use reel::tui::form::Field;
@@ -18,7 +18,12 @@ const NOW: i64 = 1_800_000_100_000;
 const MODEL: &str = "acme/aurora-3.0/reference-to-video-global";
 
 fn app() -> App {
-    let header = Header { profile: None, base_url: "http://127.0.0.1:8787/".into(), demo: false, health: Health::Ok };
+    let header = Header {
+        profile: None,
+        base_url: "http://127.0.0.1:8787/".into(),
+        demo: false,
+        service: ServiceState::default(),
+    };
     let mut a = App::new(
         Catalog::builtin(),
         Pricing::default(),

@@ -12,7 +12,7 @@ use ratatui::layout::{Margin, Rect};
 use ratatui::style::Color;
 use reel::config::{Budget, Pricing};
 use reel::engine::query::HistoryRow;
-use reel::engine::{Event, Health, TaskUpdate};
+use reel::engine::{Event, ServiceState, TaskUpdate};
 use reel::preview::Stills;
 use reel::rules::Catalog;
 use reel::store::LocalState;
@@ -32,7 +32,12 @@ const GREEN: [u8; 3] = [20, 200, 20];
 fn app(width: u16, height: u16) -> App {
     // SAFETY: set before any thread of this test binary formats a time; every test sets the same value.
     unsafe { std::env::set_var("TZ", "UTC") };
-    let header = Header { profile: None, base_url: "http://127.0.0.1:8787/".into(), demo: false, health: Health::Ok };
+    let header = Header {
+        profile: None,
+        base_url: "http://127.0.0.1:8787/".into(),
+        demo: false,
+        service: ServiceState::default(),
+    };
     let mut a = App::new(
         Catalog::builtin(),
         Pricing::default(),

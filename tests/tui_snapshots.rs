@@ -6,7 +6,7 @@ use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use ratatui::backend::TestBackend;
 use ratatui::{Frame, Terminal};
 use reel::config::{Budget, Pricing};
-use reel::engine::{Event, Health, TaskUpdate};
+use reel::engine::{Event, ServiceState, TaskUpdate};
 use reel::rules::Catalog;
 use reel::store::fixtures::record;
 use reel::store::{LocalState, TaskRecord};
@@ -36,7 +36,7 @@ fn with_budget(demo: bool, budget: Budget) -> App {
         profile: (!demo).then(|| "work".to_string()),
         base_url: "http://127.0.0.1:8787/".into(),
         demo,
-        health: Health::Ok,
+        service: ServiceState::default(),
     };
     let pricing = Pricing {
         currency: "$".into(),

@@ -63,6 +63,18 @@ impl fmt::Display for Said<'_> {
     }
 }
 
+/// The service's own words after a sentence of ours.
+struct Quoted<'a>(&'a Option<String>);
+
+impl fmt::Display for Quoted<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self.0 {
+            Some(m) => write!(f, " (the service said: {m})"),
+            None => Ok(()),
+        }
+    }
+}
+
 struct Wait<'a>(&'a Option<Duration>);
 
 impl fmt::Display for Wait<'_> {
@@ -76,15 +88,12 @@ impl fmt::Display for Wait<'_> {
 
 #[derive(Debug, Error)]
 pub enum ApiError {
-    #[error(
-        "the service refused the API key (HTTP {status}){}; check REEL_API_KEY or the profile's api_key",
-        Said(message)
-    )]
+    #[error("the service refused the API key (HTTP {status}): check REEL_API_KEY or api_key_cmd{}", Quoted(message))]
     Unauthorized { status: u16, message: Option<String> },
     #[error("the service rejected the request (HTTP {status}){}", Said(message))]
     Rejected { status: u16, message: Option<String>, body: ErrorBody },
-    #[error("the service has no task with this id (HTTP 404)")]
-    NotFound { body: ErrorBody },
+    #[error("the service has no task with this id (HTTP {status}){}", Said(message))]
+    NotFound { status: u16, message: Option<String>, body: ErrorBody },
     #[error("the service is rate limiting requests (HTTP 429){}", Wait(retry_after))]
     RateLimited { retry_after: Option<Duration>, body: ErrorBody },
     #[error("the service failed (HTTP {status}){}{}", Said(message), Wait(retry_after))]
@@ -165,6 +174,14 @@ pub enum Endpoint {
     File,
 }
 
+/// The gateways' (new-api) answer for an id they do not know: HTTP 400 with
+/// `{"code": "task_not_exist", ...}` at the top or inside `error`.
+fn says_no_such_task(body: &ErrorBody) -> bool {
+    let ErrorBody::Json(v) = body else { return false };
+    let code = |v: &Value| v.get("code").and_then(Value::as_str).is_some_and(|c| c == "task_not_exist");
+    code(v) || v.get("error").is_some_and(code)
+}
+
 /// Maps a non-success answer to an error. `retry_after` is the parsed header, if any.
 pub fn error_for_status(endpoint: Endpoint, status: u16, retry_after: Option<Duration>, body: &[u8]) -> ApiError {
     let body = ErrorBody::from_bytes(body);
@@ -173,7 +190,8 @@ pub fn error_for_status(endpoint: Endpoint, status: u16, retry_after: Option<Dur
         (Endpoint::File, 401 | 403 | 404 | 410) => ApiError::UrlGone { status },
         (_, 429) => ApiError::RateLimited { retry_after, body },
         (Endpoint::Api, 401) => ApiError::Unauthorized { status, message },
-        (Endpoint::Api, 404) => ApiError::NotFound { body },
+        (Endpoint::Api, 404) => ApiError::NotFound { status, message, body },
+        (Endpoint::Api, 400) if says_no_such_task(&body) => ApiError::NotFound { status, message, body },
         (_, 500..=599) => ApiError::Server { status, message, retry_after },
         (_, 408) => ApiError::Timeout { after: Duration::ZERO },
         (Endpoint::File, 400..=499) => ApiError::FileRefused { status },
@@ -215,6 +233,7 @@ mod tests {
             (Api, 401, "Unauthorized"),
             (Api, 403, "Rejected"),
             (Api, 404, "NotFound"),
+            (Api, 403, "Rejected"),
             (Api, 408, "Timeout"),
             (Api, 415, "Rejected"),
             (Api, 422, "Rejected"),
@@ -234,6 +253,12 @@ mod tests {
         for (e, s, want) in cases {
             assert_eq!(kind(e, s, "{}"), want, "{e:?} {s}");
         }
+        // The gateways' two error shapes (new-api): an unknown task id is a 400.
+        let not_exist = r#"{"code": "task_not_exist", "message": "task_not_exist", "data": null}"#;
+        assert_eq!(kind(Api, 400, not_exist), "NotFound");
+        assert_eq!(kind(Api, 400, r#"{"error": {"message": "x", "code": "task_not_exist"}}"#), "NotFound");
+        assert_eq!(kind(Api, 400, r#"{"code": "invalid_request", "message": "bad"}"#), "Rejected");
+        assert_eq!(kind(File, 400, not_exist), "FileRefused");
     }
 
     #[test]
@@ -250,5 +275,19 @@ mod tests {
         let e = error_for_status(Endpoint::Api, 502, None, b"<html>Bad Gateway</html>");
         assert_eq!(e.to_string(), "the service failed (HTTP 502): <html>Bad Gateway</html>");
         assert_eq!(ErrorBody::from_bytes(b" \n"), ErrorBody::Empty);
+        let gateway = br#"{"error": {"message": "invalid token (request id: 20261124101500abc)", "type": "new_api_error", "code": ""}}"#;
+        let e = error_for_status(Endpoint::Api, 401, None, gateway);
+        assert_eq!(
+            e.to_string(),
+            "the service refused the API key (HTTP 401): check REEL_API_KEY or api_key_cmd \
+             (the service said: invalid token (request id: 20261124101500abc))"
+        );
+        let e = error_for_status(
+            Endpoint::Api,
+            400,
+            None,
+            br#"{"code": "task_not_exist", "message": "task_not_exist", "data": null}"#,
+        );
+        assert_eq!(e.to_string(), "the service has no task with this id (HTTP 400): task_not_exist");
     }
 }

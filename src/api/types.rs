@@ -39,6 +39,10 @@ pub enum Status {
     InProgress,
     Completed,
     Failed,
+    /// The gateways' (new-api) `unknown`: an upstream state they do not map, such as a task just
+    /// submitted that has not started, or one the vendor no longer knows. Neither success nor
+    /// failure.
+    Unknown,
     Other(String),
 }
 
@@ -51,6 +55,7 @@ impl Status {
             "in_progress" => Status::InProgress,
             "completed" => Status::Completed,
             "failed" => Status::Failed,
+            "unknown" => Status::Unknown,
             _ => Status::Other(text.to_string()),
         }
     }
@@ -61,6 +66,7 @@ impl Status {
             Status::InProgress => "in_progress",
             Status::Completed => "completed",
             Status::Failed => "failed",
+            Status::Unknown => "unknown",
             Status::Other(s) => s,
         }
     }
@@ -78,13 +84,18 @@ pub struct VideoTask {
     pub status: Status,
     pub created_at: Option<i64>,
     pub model: Option<String>,
+    /// Only read from a `completed` answer: gateways send their last update time there while
+    /// the task runs.
     pub completed_at: Option<i64>,
+    /// The video's URL: an absolute http(s) URL from a `completed` answer, wherever the service
+    /// put it (see [`video_url`]).
     pub url: Option<String>,
     /// When the service says the URL stops working (not in the spec; kept when sent).
     pub expires_at: Option<i64>,
     /// Percent done, 0 to 100, when a provider sends one (not in the spec).
     pub progress: Option<f64>,
-    /// Error details of a failed task, of whatever shape the service uses.
+    /// Error details of a failed task, of whatever shape the service uses; a gateway that
+    /// sends its failure text in `metadata.url` gets `{"message": text}`.
     pub error: Option<Value>,
     pub raw: Value,
 }
@@ -142,27 +153,67 @@ fn task_object(v: &Value) -> Option<&Map<String, Value>> {
     Some(obj)
 }
 
+/// An absolute http(s) URL, or nothing: a failure text or a relative path is no video URL.
+fn absolute_url(v: Option<&Value>) -> Option<String> {
+    let s = v?.as_str()?.trim();
+    let parsed = url::Url::parse(s).ok()?;
+    (matches!(parsed.scheme(), "http" | "https") && parsed.host_str().is_some()).then(|| s.to_string())
+}
+
+/// Where services put a completed task's video, in order: the spec's `url`, the gateways'
+/// `metadata.url` (new-api's Alibaba channel), `metadata.video_url` (its other channels), and
+/// the `video_url` some providers send at the top level.
+pub fn video_url(obj: &Map<String, Value>) -> Option<String> {
+    let metadata = obj.get("metadata").and_then(Value::as_object);
+    absolute_url(obj.get("url"))
+        .or_else(|| absolute_url(metadata.and_then(|m| m.get("url"))))
+        .or_else(|| absolute_url(metadata.and_then(|m| m.get("video_url"))))
+        .or_else(|| absolute_url(obj.get("video_url")))
+}
+
+/// A failed task's details: its `error`, else the failure text a gateway puts in
+/// `metadata.url` (or a top-level `fail_reason`/`message`).
+fn failure(obj: &Map<String, Value>) -> Option<Value> {
+    if let Some(e) = obj.get("error").filter(|e| !e.is_null() && message_of(e).is_some()) {
+        return Some(e.clone());
+    }
+    let metadata = obj.get("metadata").and_then(Value::as_object);
+    let said = [metadata.and_then(|m| m.get("url")), obj.get("fail_reason"), obj.get("message")]
+        .into_iter()
+        .flatten()
+        .find_map(|v| v.as_str().map(str::trim).filter(|s| !s.is_empty() && absolute_url(Some(v)).is_none()));
+    match said {
+        Some(text) => Some(serde_json::json!({ "message": text })),
+        None => obj.get("error").filter(|e| !e.is_null()).cloned(),
+    }
+}
+
 impl VideoTask {
     pub fn from_json(raw: Value) -> Result<VideoTask, DecodeError> {
         let obj = task_object(&raw).ok_or(DecodeError::NotObject)?;
-        let id = text(obj.get("id")).ok_or(DecodeError::MissingId)?;
+        let id = text(obj.get("id")).or_else(|| text(obj.get("task_id"))).ok_or(DecodeError::MissingId)?;
         // A status of another type, or none, is unrecognized, never an error: the task exists.
         let status = match obj.get("status") {
             Some(Value::String(s)) => Status::parse(s),
             Some(other) => Status::Other(other.to_string()),
             None => Status::Other(MISSING_STATUS.to_string()),
         };
+        let completed = status == Status::Completed;
         let task = VideoTask {
             id,
             object: text(obj.get("object")),
-            status,
             created_at: timestamp(obj.get("created_at")),
             model: text(obj.get("model")),
-            completed_at: timestamp(obj.get("completed_at")),
-            url: text(obj.get("url")).or_else(|| text(obj.get("video_url"))),
+            completed_at: if completed { timestamp(obj.get("completed_at")) } else { None },
+            url: if completed { video_url(obj) } else { None },
             expires_at: timestamp(obj.get("expires_at")),
             progress: number(obj.get("progress")).map(|p| p.clamp(0.0, 100.0)),
-            error: obj.get("error").filter(|e| !e.is_null()).cloned(),
+            error: if status == Status::Failed {
+                failure(obj)
+            } else {
+                obj.get("error").filter(|e| !e.is_null()).cloned()
+            },
+            status,
             raw: Value::Null,
         };
         Ok(VideoTask { raw, ..task })
@@ -231,14 +282,116 @@ mod tests {
             "progress": "42%", "expires_at": 1.7e9
         }))
         .expect("decodes");
-        assert_eq!(
-            (t.created_at, t.completed_at, t.expires_at),
-            (Some(1_700_000_000), Some(1_700_000_000), Some(1_700_000_000))
-        );
+        assert_eq!((t.created_at, t.completed_at, t.expires_at), (Some(1_700_000_000), None, Some(1_700_000_000)));
         assert_eq!(t.progress, Some(42.0));
+        let t = VideoTask::from_json(json!({"id": "a", "status": "completed", "completed_at": 1700000000123u64}))
+            .expect("decodes");
+        assert_eq!(t.completed_at, Some(1_700_000_000), "milliseconds are scaled");
         let t = VideoTask::from_json(json!({"id": "a", "status": "queued", "progress": 250, "created_at": -5}))
             .expect("decodes");
         assert_eq!((t.progress, t.created_at), (Some(100.0), None));
+    }
+
+    /// What new-api (QuantumNous/new-api, `model/task.go` `ToOpenAIVideo` and the channels'
+    /// `ConvertToOpenAIVideo`) sends, and its forks.
+    #[test]
+    fn reads_the_gateway_shapes() {
+        let gateway = |status: &str, progress: Value, metadata: Value| {
+            json!({
+                "id": "task_9x", "task_id": "task_9x", "object": "video", "model": "wan2.5-t2v",
+                "status": status, "progress": progress, "created_at": 1700000000, "completed_at": 1700000042,
+                "seconds": "5", "size": "1280x720", "metadata": metadata
+            })
+        };
+        let url = "https://dashscope-result.oss.example.com/x.mp4?Expires=1&Signature=a";
+        // (answer, status, url, progress, completed_at, failure message)
+        let cases: Vec<(Value, Status, Option<&str>, Option<f64>, Option<i64>, Option<&str>)> = vec![
+            (gateway("unknown", json!(0), json!({"url": ""})), Status::Unknown, None, Some(0.0), None, None),
+            (gateway("queued", json!(20), json!({"url": ""})), Status::Queued, None, Some(20.0), None, None),
+            (gateway("in_progress", json!(30), json!({"url": ""})), Status::InProgress, None, Some(30.0), None, None),
+            (gateway("in_progress", json!("45%"), json!({})), Status::InProgress, None, Some(45.0), None, None),
+            (
+                gateway("completed", json!(100), json!({"url": url})),
+                Status::Completed,
+                Some(url),
+                Some(100.0),
+                Some(1_700_000_042),
+                None,
+            ),
+            (
+                gateway("completed", json!(100), json!({"url": "", "video_url": url})),
+                Status::Completed,
+                Some(url),
+                Some(100.0),
+                Some(1_700_000_042),
+                None,
+            ),
+            (
+                json!({"id": "t", "status": "completed", "url": url, "metadata": {"url": "https://other/y.mp4"}}),
+                Status::Completed,
+                Some(url),
+                None,
+                None,
+                None,
+            ),
+            (
+                gateway("failed", json!(100), json!({"url": "InvalidParameter: prompt rejected (request id: 7f)"})),
+                Status::Failed,
+                None,
+                Some(100.0),
+                None,
+                Some("InvalidParameter: prompt rejected (request id: 7f)"),
+            ),
+            (
+                gateway("failed", json!(100), json!({"url": "x"})).as_object().cloned().map_or(json!(null), |mut o| {
+                    o.insert("error".into(), json!({"message": "task failed", "code": "failed"}));
+                    Value::Object(o)
+                }),
+                Status::Failed,
+                None,
+                Some(100.0),
+                None,
+                Some("task failed"),
+            ),
+            // Not a URL: a relative path, another scheme, a failure text on a completed task.
+            (
+                gateway("completed", json!(100), json!({"url": "/files/x.mp4"})),
+                Status::Completed,
+                None,
+                Some(100.0),
+                Some(1_700_000_042),
+                None,
+            ),
+            (
+                gateway("completed", json!(100), json!({"url": "file:///etc/passwd"})),
+                Status::Completed,
+                None,
+                Some(100.0),
+                Some(1_700_000_042),
+                None,
+            ),
+            (
+                gateway("completed", json!(100), json!({"url": "task failed"})),
+                Status::Completed,
+                None,
+                Some(100.0),
+                Some(1_700_000_042),
+                None,
+            ),
+            // A URL on a task that is not completed is not taken.
+            (gateway("in_progress", json!(30), json!({"url": url})), Status::InProgress, None, Some(30.0), None, None),
+        ];
+        for (body, status, url, progress, completed_at, failure) in cases {
+            let t = VideoTask::from_json(body.clone()).expect("decodes");
+            assert_eq!(t.status, status, "{body}");
+            assert_eq!(t.url.as_deref(), url, "{body}");
+            assert_eq!(t.progress, progress, "{body}");
+            assert_eq!(t.completed_at, completed_at, "{body}");
+            assert_eq!(t.error.as_ref().and_then(message_of).as_deref(), failure, "{body}");
+        }
+        let only_task_id = VideoTask::from_json(json!({"task_id": "task_1", "status": "queued"})).expect("decodes");
+        assert_eq!(only_task_id.id, "task_1");
+        assert!(!Status::Unknown.is_terminal());
     }
 
     #[test]

@@ -120,11 +120,10 @@ fn describe(s: &Status, now: i64) -> Vec<String> {
             s.downloads,
             if s.downloads == 1 { "download" } else { "downloads" }
         ),
-        format!("Service   {}", s.health),
+        format!("Service   {}", s.service.summary(now)),
     ];
-    if let Some(until) = s.paused_until_ms.filter(|u| *u > now) {
-        let left = Duration::from_millis((until - now) as u64);
-        lines.push(format!("Paused    every request waits {} more (Retry-After)", text::clock(left.as_secs() as i64)));
+    if let Some(detail) = s.service.detail.as_deref().filter(|_| s.service.health != crate::engine::Health::Ok) {
+        lines.push(format!("Because   {}", text::one_line(detail)));
     }
     lines
 }

@@ -5,7 +5,7 @@ use std::collections::{BTreeMap, HashMap};
 use std::io::Write;
 use std::time::{Duration, Instant};
 
-use crate::engine::{Event, Health, TaskUpdate};
+use crate::engine::{Event, Health, ServiceState, TaskUpdate};
 use crate::store::{LocalState, TaskRecord};
 use crate::text::{clock, fit, one_line, size};
 
@@ -51,9 +51,7 @@ pub struct Board {
     transfers: HashMap<i64, Transfer>,
     drawn: usize,
     last_draw: Option<Instant>,
-    pub health: Health,
-    /// Until when every request waits (Unix ms), if it does.
-    pub paused_until_ms: Option<i64>,
+    pub service: ServiceState,
     pub saw_unreachable: bool,
 }
 
@@ -65,8 +63,7 @@ impl Board {
             transfers: HashMap::new(),
             drawn: 0,
             last_draw: None,
-            health: Health::Ok,
-            paused_until_ms: None,
+            service: ServiceState::default(),
             saw_unreachable: false,
         }
     }
@@ -98,17 +95,12 @@ impl Board {
             Event::Transfer { id, bytes, total, rate } => {
                 self.transfers.insert(*id, Transfer { bytes: *bytes, total: *total, rate: *rate });
             }
-            Event::Health(h) => {
-                self.health = *h;
-                self.saw_unreachable |= *h == Health::Unreachable;
-                return vec![format!("service: {h}")];
-            }
-            Event::Paused { until_ms } => {
-                self.paused_until_ms = *until_ms;
-                if let Some(until) = until_ms {
-                    let left = (until - now).max(0) / 1000;
-                    return vec![format!("service: every request waits {left} s more (Retry-After)")];
-                }
+            Event::Service(s) => {
+                let said = (s.health != self.service.health).then(|| format!("service: {}", s.summary(now)));
+                self.saw_unreachable |= matches!(s.health, Health::Unreachable | Health::KeyRefused);
+                self.service = s.clone();
+                // A new pause of the same health is drawn live on a terminal, not printed again.
+                return said.into_iter().collect();
             }
             Event::Trouble(message) => return vec![format!("problem: {}", one_line(message))],
         }
@@ -126,14 +118,8 @@ impl Board {
         }
         let mut lines: Vec<String> =
             self.tasks.values().map(|(t, eta)| line(t, *eta, self.transfers.get(&t.id), now)).collect();
-        match self.paused_until_ms.filter(|u| *u > now) {
-            Some(until) => lines.push(format!(
-                "service: {}, every request waits {} more",
-                self.health,
-                crate::text::clock((until - now + 999) / 1000)
-            )),
-            None if self.health != Health::Ok => lines.push(format!("service: {}", self.health)),
-            None => {}
+        if self.service.health != Health::Ok || self.service.paused_until_ms.is_some_and(|u| u > now) {
+            lines.push(format!("service: {}", self.service.summary(now)));
         }
         for l in &lines {
             writeln!(out, "\x1b[2K{l}")?;

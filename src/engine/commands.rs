@@ -53,6 +53,12 @@ impl Runner {
             return Err(EngineError::NotUploaded(i + 1));
         }
         let now = now();
+        let service = self.queue.service(now);
+        if service.refuses_sends() {
+            // Journaling it would only add tasks that wait for a key nobody has given yet.
+            let why = service.detail.unwrap_or_else(|| "the service refused the API key".into());
+            return Err(EngineError::KeyRefused(why));
+        }
         let rows: Vec<NewTask> = (0..count.max(1))
             .map(|_| {
                 let origin = Origin {

@@ -36,7 +36,7 @@ use tokio::sync::{mpsc, oneshot};
 use crate::api::Client;
 use crate::rules::ValidSubmission;
 use crate::store::{LocalState, Store, StoreError, TaskRecord};
-pub use health::Health;
+pub use health::{Health, ServiceState};
 pub use schedule::PollPolicy;
 
 #[derive(Debug, Clone, PartialEq)]
@@ -97,6 +97,8 @@ pub enum EngineError {
     Remote(String),
     #[error("the engine process: {0}")]
     Service(#[from] service::ServiceError),
+    #[error("{0}; nothing was sent (tasks sent before wait for a working key)")]
+    KeyRefused(String),
 }
 
 pub(crate) type Reply<T> = oneshot::Sender<Result<T, EngineError>>;
@@ -139,15 +141,13 @@ pub enum Command {
 }
 
 /// What the engine is working on.
-#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Activity {
     /// Tasks being sent, polled or downloaded.
     pub unfinished: usize,
     pub requests_in_flight: usize,
     pub downloads: usize,
-    pub health: Health,
-    /// Until when every request waits after a 429 (Unix ms), if it does.
-    pub paused_until_ms: Option<i64>,
+    pub service: ServiceState,
 }
 
 /// A task changed; `eta_ms` is when it should finish, judging by the model's history.
@@ -168,11 +168,8 @@ pub enum Event {
         total: Option<u64>,
         rate: f64,
     },
-    Health(Health),
-    /// Every request waits until then (Unix ms) after a 429 or repeated failures; `None`: no more.
-    Paused {
-        until_ms: Option<i64>,
-    },
+    /// What is known of the service changed: its health, since when, the pause on every request.
+    Service(ServiceState),
     /// Something went wrong inside the engine (the database, the disk).
     Trouble(String),
 }

@@ -9,7 +9,7 @@ use std::collections::{BinaryHeap, HashMap};
 use std::time::{Duration, Instant};
 
 use super::download::{FetchError, Saved};
-use super::health::{Health, HealthTracker};
+use super::health::{Health, HealthTracker, ServiceState};
 use super::recover::{Recovery, Resume};
 use super::schedule::{Kind, LOAD_SHARE, Pace, PollPolicy, RateWindow, Rationer, RenderStats, Sighting, shortest};
 use super::transition::{self, Ctx, Next, Step};
@@ -95,8 +95,6 @@ pub struct Plan {
     pub writes: Vec<Write>,
     pub starts: Vec<Start>,
     pub wake: Option<Instant>,
-    /// The service's health, when it changed.
-    pub health: Option<Health>,
     /// A request or transfer failed and is tried again after this long: (task, delay, why).
     pub retry: Option<(i64, Duration, String)>,
 }
@@ -207,6 +205,11 @@ impl Queue {
     /// No request starts before this (after a 429 or repeated failures).
     pub fn paused_until(&self, now: Instant) -> Option<Instant> {
         self.health.paused_until(now)
+    }
+
+    /// What is known of the service, as shown.
+    pub fn service(&self, now: Now) -> ServiceState {
+        self.health.state(now.at, now.ms)
     }
 
     /// (API requests, downloads) under way.
@@ -397,10 +400,12 @@ impl Queue {
         t.busy = true;
         self.api_in_flight += 1;
         if t.job == Job::Send && t.record.state != LocalState::Submitting {
-            // Journaled before the POST leaves: only a task in this state can be ambiguous.
+            // Journaled before the POST leaves: only a task in this state can be ambiguous. A
+            // send tried again after an outage or a refusal records no event each time.
+            let again = t.record.state == LocalState::Waiting && t.record.error.is_some();
             t.record.state = LocalState::Submitting;
             t.record.updated_at = now.ms;
-            plan.writes.push(Write { record: t.record.clone(), event: Some(String::new()), sidecar: false });
+            plan.writes.push(Write { record: t.record.clone(), event: (!again).then(String::new), sidecar: false });
         }
         plan.starts.push(match t.job {
             Job::Send => Start::Send { id, record: t.record.clone() },
@@ -444,12 +449,25 @@ impl Queue {
 
     // ---- answers
 
-    fn note_health(&mut self, result: &Result<VideoTask, ApiError>, now: Now) -> Option<Health> {
+    fn note_health(&mut self, result: &Result<VideoTask, ApiError>, submitting: bool, now: Now) {
         match result {
-            Ok(_) => self.health.success(),
+            Ok(_) => {
+                if self.health.success((now.at, now.ms)).is_some() {
+                    // The service answers again: what waited for it goes now, not at its
+                    // backed-off time.
+                    let waiting: Vec<i64> =
+                        self.tasks.iter().filter(|(_, t)| t.job == Job::Send && !t.busy).map(|(id, _)| *id).collect();
+                    for id in waiting {
+                        self.schedule(id, Job::Send, now.at);
+                    }
+                }
+            }
             Err(e) => {
                 let jitter = self.rng.f64();
-                self.health.failure(e, now.at, &self.limits.policy, jitter)
+                if let Some(before) = self.health.failure(e, submitting, (now.at, now.ms), &self.limits.policy, jitter)
+                {
+                    tracing::warn!(from = %before, to = %self.health.health(), "service health changed");
+                }
             }
         }
     }
@@ -458,8 +476,8 @@ impl Queue {
     /// service answered with, if one does.
     pub fn sent(&mut self, id: i64, result: &Result<VideoTask, ApiError>, duplicate_of: Option<i64>, now: Now) -> Plan {
         self.api_in_flight -= 1;
-        let health = self.note_health(result, now);
-        let Some(t) = self.tasks.get_mut(&id) else { return Plan { health, ..Plan::default() } };
+        self.note_health(result, true, now);
+        let Some(t) = self.tasks.get_mut(&id) else { return Plan::default() };
         t.busy = false;
         if let Err(e) = result
             && transition::safe_to_resend(e)
@@ -474,14 +492,14 @@ impl Queue {
             _ => transition::after_submit(&record, result, attempts, &ctx),
         };
         let retry = retry_of(id, &step.next, result.as_ref().err());
-        Plan { health, retry, ..self.apply(id, step, now) }
+        Plan { retry, ..self.apply(id, step, now) }
     }
 
     /// The answer to a poll.
     pub fn polled(&mut self, id: i64, result: &Result<VideoTask, ApiError>, now: Now) -> Plan {
         self.api_in_flight -= 1;
-        let health = self.note_health(result, now);
-        let Some(t) = self.tasks.get_mut(&id) else { return Plan { health, ..Plan::default() } };
+        self.note_health(result, false, now);
+        let Some(t) = self.tasks.get_mut(&id) else { return Plan::default() };
         t.busy = false;
         let record = t.record.clone();
         let ctx = self.ctx(&record, now);
@@ -493,7 +511,7 @@ impl Queue {
             self.stats.record(&Kind::of(&step.record), (d - c).max(0) as f64);
         }
         let retry = retry_of(id, &step.next, result.as_ref().err());
-        Plan { health, retry, ..self.apply(id, step, now) }
+        Plan { retry, ..self.apply(id, step, now) }
     }
 
     /// The end of a download attempt.

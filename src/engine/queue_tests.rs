@@ -230,7 +230,8 @@ fn a_429_pauses_every_request_until_retry_after() {
     q.next(now);
     let limited = Err(ApiError::RateLimited { retry_after: Some(Duration::from_secs(30)), body: ErrorBody::Empty });
     let plan = q.polled(0, &limited, now);
-    assert_eq!(plan.health, Some(Health::RateLimited));
+    assert!(plan.writes.is_empty());
+    assert_eq!(q.health(), Health::RateLimited);
     q.polled(1, &answer("a", "in_progress"), now);
     q.polled(2, &answer("b", "in_progress"), now);
     // Task 1 and 2 are due again in 5 s; nothing may go out before the pause ends.
@@ -262,7 +263,7 @@ fn a_send_is_repeated_only_when_it_provably_did_not_take_effect() {
     type Case = (&'static str, Vec<Result<VideoTask, ApiError>>, LocalState);
     let cases: [Case; 3] = [
         ("accepted", vec![answer("r1", "queued")], LocalState::Queued),
-        ("refused three times", vec![refused(), refused(), refused()], LocalState::Rejected),
+        ("refused three times: it waits", vec![refused(), refused(), refused()], LocalState::Waiting),
         ("answer lost", vec![reset()], LocalState::SubmitUnknown),
     ];
     for (name, answers, want) in cases {

@@ -38,8 +38,8 @@ pub struct Runner {
     outcomes: mpsc::UnboundedReceiver<Outcome>,
     pub(super) queue: Queue,
     pub(super) rng: fastrand::Rng,
-    /// The pause last announced, so that each change is announced once.
-    announced_pause: Option<i64>,
+    /// The service's state last announced, so that each change is announced once.
+    announced: super::ServiceState,
     /// Makes the preview stills of files just saved.
     previews: Option<Background>,
 }
@@ -71,7 +71,7 @@ impl Runner {
             outcomes_tx,
             outcomes,
             rng: fastrand::Rng::new(),
-            announced_pause: None,
+            announced: super::ServiceState::default(),
             previews: None,
         };
         runner.previews = runner.cfg.previews.clone().map(Background::start);
@@ -136,17 +136,14 @@ impl Runner {
             let why = crate::text::safe(why);
             tracing::warn!(task, delay_ms = delay.as_millis() as u64, error = %why, "retrying");
         }
-        if let Some(h) = plan.health {
-            tracing::warn!(health = %h, "service health changed");
-            let _ = self.events.send(Event::Health(h));
-        }
-        let pause = self.activity().paused_until_ms;
-        if pause != self.announced_pause {
-            self.announced_pause = pause;
-            if let Some(until_ms) = pause {
-                tracing::warn!(until_ms, "every request waits (Retry-After or repeated failures)");
+        let service = self.queue.service(now());
+        if service != self.announced {
+            if let Some(until_ms) = service.paused_until_ms.filter(|u| Some(*u) != self.announced.paused_until_ms) {
+                let why = service.detail.as_deref().map(crate::text::safe).unwrap_or_default();
+                tracing::warn!(until_ms, health = %service.health, why = %why, "every request waits");
             }
-            let _ = self.events.send(Event::Paused { until_ms: pause });
+            self.announced = service.clone();
+            let _ = self.events.send(Event::Service(service));
         }
         if let Err(e) = self.write(plan.writes).await {
             // Nothing may leave unless its row says so: the work waits and is tried again.
@@ -163,16 +160,12 @@ impl Runner {
     }
 
     pub(super) fn activity(&self) -> super::Activity {
-        let now = now();
         let (requests_in_flight, downloads) = self.queue.running();
-        let paused_until_ms =
-            self.queue.paused_until(now.at).map(|t| now.ms + t.duration_since(now.at).as_millis() as i64);
         super::Activity {
             unfinished: self.queue.tracked(),
             requests_in_flight,
             downloads,
-            health: self.queue.health(),
-            paused_until_ms,
+            service: self.queue.service(now()),
         }
     }
 

@@ -44,9 +44,25 @@ pub struct Ctx {
     pub jitter: f64,
 }
 
-/// Sends that provably did not take effect (refused connection, 503) before giving up; a 429
-/// does not count, since the service said when to come back.
+/// Answers of 503 to one send before giving up (a gateway answers 503 for a model it has no
+/// channel for, which waiting does not mend). A 429 does not count, since the service said to
+/// come back, nor does a send that never reached the service: it waits for the service.
 pub const MAX_SEND_ATTEMPTS: u32 = 3;
+
+/// How long a vendor keeps a task: a gateway that answers `unknown` for a task older than this,
+/// after it once said the task was queued or running, has lost track of it for good.
+pub const VENDOR_RETENTION: Duration = Duration::from_secs(24 * 3600);
+
+/// How long a send waits after the service refused the API key (a working key in use ends the
+/// wait at once: a new engine, or the service taking the key again).
+pub const KEY_WAIT: Duration = Duration::from_secs(60);
+
+/// Whether an answer says the API key is refused: a 401 anywhere, or a 403 on a submission
+/// (gateways answer 403 for a key without access or without credit).
+pub fn refuses_key(err: &ApiError, submitting: bool) -> bool {
+    matches!(err, ApiError::Unauthorized { .. })
+        || (submitting && matches!(err, ApiError::Rejected { status: 403, .. }))
+}
 
 fn age(r: &TaskRecord, now_ms: i64) -> Duration {
     Duration::from_millis((now_ms - r.submitted_at.unwrap_or(r.created_at)).max(0) as u64)
@@ -54,7 +70,7 @@ fn age(r: &TaskRecord, now_ms: i64) -> Duration {
 
 fn error_json(err: &ApiError) -> Value {
     let body = match err {
-        ApiError::Rejected { body, .. } | ApiError::NotFound { body } | ApiError::RateLimited { body, .. } => {
+        ApiError::Rejected { body, .. } | ApiError::NotFound { body, .. } | ApiError::RateLimited { body, .. } => {
             body.to_json()
         }
         _ => Value::Null,
@@ -69,6 +85,15 @@ fn error_json(err: &ApiError) -> Value {
 /// Applies a remote status to a task that has been accepted by the service.
 fn apply_status(mut r: TaskRecord, task: &VideoTask, ctx: &Ctx) -> Step {
     let before = (r.state, r.remote_status.clone());
+    if task.status == Status::Unknown {
+        let running = next_poll(&ctx.pace, None, ctx.now_ms);
+        let age = age(&r, ctx.now_ms);
+        let (mut r, next, detail) = unknown_status(r, age, running, ctx);
+        r.remote_status = Some(task.status.as_str().to_string());
+        r.remote_created_at = r.remote_created_at.or(task.created_at);
+        let changed = r.state != before.0;
+        return Step { record: r, event: changed.then(|| detail.unwrap_or_default()), next };
+    }
     r.remote_status = Some(task.status.as_str().to_string());
     r.progress = task.progress.or(r.progress);
     r.remote_created_at = r.remote_created_at.or(task.created_at);
@@ -111,8 +136,11 @@ fn apply_status(mut r: TaskRecord, task: &VideoTask, ctx: &Ctx) -> Step {
         }
         (Status::Completed, None) => {
             r.state = if stalled { LocalState::Stalled } else { LocalState::Unrecognized };
-            (Next::Poll(ctx.policy.slow), Some("the service says completed but sent no url".to_string()))
+            let detail = "the service says completed but sent no video URL (looked in url, metadata.url and \
+                          metadata.video_url)";
+            (Next::Poll(ctx.policy.slow), Some(detail.to_string()))
         }
+        (Status::Unknown, _) => (Next::Poll(running), None),
         (Status::Other(s), _) => {
             r.state = if stalled { LocalState::Stalled } else { LocalState::Unrecognized };
             (Next::Poll(ctx.policy.slow), Some(format!("the service answered status \"{s}\"")))
@@ -120,6 +148,35 @@ fn apply_status(mut r: TaskRecord, task: &VideoTask, ctx: &Ctx) -> Step {
     };
     let changed = r.state != before.0 || (r.state == LocalState::Unrecognized && r.remote_status != before.1);
     Step { record: r, event: changed.then(|| detail.unwrap_or_default()), next }
+}
+
+/// A gateway's `unknown`: polled like a queued task while young; past the client timeout, or
+/// past the vendor's retention after the service once knew the task, the service has lost track
+/// of it. Never taken for success or failure.
+fn unknown_status(
+    mut r: TaskRecord,
+    age: Duration,
+    running: Duration,
+    ctx: &Ctx,
+) -> (TaskRecord, Next, Option<String>) {
+    let knew = matches!(r.state, LocalState::Queued | LocalState::InProgress | LocalState::Stalled)
+        && r.remote_status.as_deref().is_some_and(|s| s != "unknown");
+    let lost = age > ctx.policy.client_timeout || (knew && age > VENDOR_RETENTION);
+    if lost {
+        let message = format!(
+            "the service lost track of this task: it answers status \"unknown\" {} after submission \
+             (a gateway says so for a task its vendor no longer knows); no video was saved",
+            crate::text::clock(age.as_secs() as i64)
+        );
+        r.state = LocalState::Lost;
+        r.finished_at = Some(ctx.now_ms);
+        r.error = Some(json!({ "message": message }));
+        return (r, Next::Stop, Some(message));
+    }
+    if !matches!(r.state, LocalState::Queued | LocalState::InProgress) {
+        r.state = LocalState::Queued;
+    }
+    (r, Next::Poll(running), None)
 }
 
 /// A poll answer.
@@ -133,11 +190,12 @@ pub fn after_poll(r: &TaskRecord, result: &Result<VideoTask, ApiError>, ctx: &Ct
             r.poll_failures = 0;
             apply_status(r, task, ctx)
         }
-        Err(ApiError::NotFound { .. }) => {
+        Err(err @ ApiError::NotFound { .. }) => {
             r.state = LocalState::Lost;
             r.finished_at = Some(ctx.now_ms);
-            r.error = Some(json!({ "message": "the service answered 404 for a task id it gave; the task is lost" }));
-            Step { record: r, event: Some("the service no longer knows this task (HTTP 404)".into()), next: Next::Stop }
+            let message = format!("{err}, although it gave this id; the task is lost");
+            r.error = Some(json!({ "message": message, "body": error_json(err).get("body").cloned() }));
+            Step { record: r, event: Some(message), next: Next::Stop }
         }
         Err(err) => {
             r.poll_failures += 1;
@@ -152,6 +210,20 @@ pub fn after_poll(r: &TaskRecord, result: &Result<VideoTask, ApiError>, ctx: &Ct
             Step { record: r, event, next: Next::Poll(wait) }
         }
     }
+}
+
+/// Longest wait between two sends of a task while the service cannot be reached: the health
+/// tracker's pause, which ends at the first answer, usually ends it sooner.
+pub const OUTAGE_RETRY: Duration = Duration::from_secs(30);
+
+/// A send that provably did not take effect: the task is `waiting` again (nothing of it reached
+/// the service, so a crash now cannot make it ambiguous), with the reason shown; the reason is
+/// recorded once, not at every retry.
+fn waits(mut r: TaskRecord, why: String, next: Next) -> Step {
+    let said_before = r.error.as_ref().and_then(message_of).is_some_and(|m| m == why);
+    r.state = LocalState::Waiting;
+    r.error = Some(json!({ "message": why }));
+    Step { event: (!said_before).then_some(why), record: r, next }
 }
 
 /// Whether a failed POST provably did not create a task, so that sending it again is safe:
@@ -182,6 +254,8 @@ pub fn after_submit(r: &TaskRecord, result: &Result<VideoTask, ApiError>, attemp
         Ok(task) => {
             r.remote_id = Some(task.id.clone());
             r.submitted_at = Some(ctx.now_ms);
+            // A reason it waited for (an outage, a refused key) is over.
+            r.error = None;
             let mut step = apply_status(r, task, ctx);
             if let Next::Poll(_) = step.next {
                 step.next = Next::Poll(ctx.policy.first_poll);
@@ -189,13 +263,22 @@ pub fn after_submit(r: &TaskRecord, result: &Result<VideoTask, ApiError>, attemp
             step.event.get_or_insert_with(String::new);
             step
         }
-        Err(ApiError::RateLimited { retry_after, .. }) => {
+        Err(err) if refuses_key(err, true) => {
+            let why = format!("not sent: {err}; it waits for a working key");
+            waits(r, why, Next::Resend(KEY_WAIT))
+        }
+        Err(err @ ApiError::RateLimited { retry_after, .. }) => {
             let wait = retry_after.unwrap_or_else(|| backoff(&ctx.policy, attempts.max(1), ctx.jitter));
-            Step { record: r, event: None, next: Next::Resend(wait) }
+            waits(r, format!("not sent: {err}; sent again when the service allows"), Next::Resend(wait))
+        }
+        Err(err) if err.never_sent() && !matches!(err, ApiError::BadUrl { .. }) => {
+            // An outage is not a rejection: the task waits for the service, however long.
+            let wait = backoff(&ctx.policy, attempts.max(1), ctx.jitter).min(OUTAGE_RETRY);
+            waits(r, format!("not sent: {err}; sent when the service answers"), Next::Resend(wait))
         }
         Err(err) if safe_to_resend(err) && attempts < MAX_SEND_ATTEMPTS => {
             let wait = err.retry_after().unwrap_or_else(|| backoff(&ctx.policy, attempts, ctx.jitter));
-            Step { record: r, event: None, next: Next::Resend(wait) }
+            waits(r, format!("not sent: {err}; sent again"), Next::Resend(wait))
         }
         Err(err) => {
             let (state, detail) = if safe_to_resend(err) {

@@ -96,7 +96,7 @@ fn poll_answers_table() {
         (
             "404",
             LocalState::InProgress,
-            Err(ApiError::NotFound { body: ErrorBody::Empty }),
+            Err(ApiError::NotFound { status: 404, message: None, body: ErrorBody::Empty }),
             LocalState::Lost,
             Next::Stop,
             true,
@@ -188,21 +188,34 @@ fn submission_answers_table() {
             LocalState::Queued,
             |n| *n == Next::Poll(Duration::from_secs(5)),
         ),
-        ("refused, try again", Err(refused()), 1, LocalState::Submitting, |n| matches!(n, Next::Resend(_))),
-        ("refused, gave up", Err(refused()), MAX_SEND_ATTEMPTS, LocalState::Rejected, |n| *n == Next::Stop),
+        ("refused, try again", Err(refused()), 1, LocalState::Waiting, |n| matches!(n, Next::Resend(_))),
+        (
+            "an outage is never a rejection, however long",
+            Err(refused()),
+            MAX_SEND_ATTEMPTS + 50,
+            LocalState::Waiting,
+            |n| matches!(n, Next::Resend(d) if *d <= OUTAGE_RETRY),
+        ),
         (
             "429 resends after Retry-After, however often",
             Err(ApiError::RateLimited { retry_after: Some(Duration::from_secs(2)), body: ErrorBody::Empty }),
             MAX_SEND_ATTEMPTS + 5,
-            LocalState::Submitting,
+            LocalState::Waiting,
             |n| *n == Next::Resend(Duration::from_secs(2)),
         ),
         (
             "503 resends",
             Err(ApiError::Server { status: 503, message: None, retry_after: None }),
             1,
-            LocalState::Submitting,
+            LocalState::Waiting,
             |n| matches!(n, Next::Resend(_)),
+        ),
+        (
+            "503 three times: the model has no channel",
+            Err(ApiError::Server { status: 503, message: None, retry_after: None }),
+            MAX_SEND_ATTEMPTS,
+            LocalState::Rejected,
+            |n| *n == Next::Stop,
         ),
         (
             "500 may have created it",
@@ -235,16 +248,27 @@ fn submission_answers_table() {
             LocalState::Rejected,
             |n| *n == Next::Stop,
         ),
-        ("401", Err(ApiError::Unauthorized { status: 401, message: None }), 1, LocalState::Rejected, |n| {
-            *n == Next::Stop
-        }),
+        (
+            "401 waits for a key",
+            Err(ApiError::Unauthorized { status: 401, message: None }),
+            1,
+            LocalState::Waiting,
+            |n| *n == Next::Resend(KEY_WAIT),
+        ),
+        (
+            "403 on a submission waits for a key",
+            Err(ApiError::Rejected { status: 403, message: None, body: ErrorBody::Empty }),
+            1,
+            LocalState::Waiting,
+            |n| *n == Next::Resend(KEY_WAIT),
+        ),
     ];
     for (name, answer, attempts, state, next) in cases {
         let step = after_submit(&record(LocalState::Submitting), &answer, attempts, &ctx());
         assert_eq!(step.record.state, state, "{name}");
         assert!(next(&step.next), "{name}: {:?}", step.next);
-        if state == LocalState::Rejected || state == LocalState::SubmitUnknown {
-            assert!(step.record.error.is_some() && step.event.is_some(), "{name}");
+        if matches!(state, LocalState::Rejected | LocalState::SubmitUnknown | LocalState::Waiting) {
+            assert!(step.record.error.is_some() && step.event.is_some(), "{name}: the reason is shown");
         }
     }
     let ok =
@@ -316,4 +340,113 @@ fn a_failed_fetch_again_keeps_a_saved_file() {
     assert_eq!((step.record.state, step.next), (LocalState::Downloaded, Next::Stop));
     assert_eq!((step.record.error, step.record.finished_at), (None, Some(NOW - 5_000)));
     assert!(step.event.is_some_and(|e| e.contains("saved file is kept")));
+}
+
+/// What a gateway (new-api) answers, through the same transitions as the spec's shapes.
+#[test]
+fn gateway_answers_table() {
+    let young = record(LocalState::Queued);
+    let mut old = record(LocalState::Queued);
+    old.submitted_at = Some(NOW - 601_000);
+    let mut known_long_ago = record(LocalState::InProgress);
+    known_long_ago.remote_status = Some("in_progress".into());
+    known_long_ago.submitted_at = Some(NOW - 25 * 3600 * 1000);
+    let url = "https://dashscope-result.example.com/v.mp4?Expires=9";
+    let gateway = |status: &str, meta: serde_json::Value| {
+        task(json!({"id": "t", "task_id": "t", "object": "video", "status": status, "progress": 30,
+                    "completed_at": 1_800_000_000, "seconds": "5", "size": "720P", "metadata": meta}))
+    };
+    // (name, task before, answer, state after, what next)
+    type Case = (&'static str, TaskRecord, Result<VideoTask, ApiError>, LocalState, fn(&Next) -> bool);
+    let cases: Vec<Case> = vec![
+        (
+            "unknown while young is polled like queued",
+            young.clone(),
+            gateway("unknown", json!({"url": ""})),
+            LocalState::Queued,
+            |n| matches!(n, Next::Poll(d) if *d <= Duration::from_secs(90)),
+        ),
+        (
+            "unknown right after the send",
+            record(LocalState::Submitting),
+            gateway("unknown", json!({"url": ""})),
+            LocalState::Queued,
+            |n| matches!(n, Next::Poll(_)),
+        ),
+        (
+            "unknown past the client timeout: lost",
+            old.clone(),
+            gateway("unknown", json!({"url": ""})),
+            LocalState::Lost,
+            |n| *n == Next::Stop,
+        ),
+        (
+            "unknown past the vendor's retention after in_progress: lost",
+            known_long_ago,
+            gateway("unknown", json!({"url": ""})),
+            LocalState::Lost,
+            |n| *n == Next::Stop,
+        ),
+        (
+            "running with completed_at and an empty url",
+            young.clone(),
+            gateway("in_progress", json!({"url": ""})),
+            LocalState::InProgress,
+            |n| matches!(n, Next::Poll(_)),
+        ),
+        (
+            "completed with the url in metadata.url",
+            young.clone(),
+            gateway("completed", json!({"url": url})),
+            LocalState::Completed,
+            |n| *n == Next::Download,
+        ),
+        (
+            "completed with metadata.video_url",
+            young.clone(),
+            gateway("completed", json!({"url": "", "video_url": url})),
+            LocalState::Completed,
+            |n| *n == Next::Download,
+        ),
+        (
+            "failed with its text in metadata.url",
+            young.clone(),
+            gateway("failed", json!({"url": "DataInspectionFailed"})),
+            LocalState::Failed,
+            |n| *n == Next::Stop,
+        ),
+        (
+            "task_not_exist for an id it gave",
+            young.clone(),
+            Err(crate::api::error::error_for_status(
+                crate::api::error::Endpoint::Api,
+                400,
+                None,
+                br#"{"code":"task_not_exist","message":"task_not_exist","data":null}"#,
+            )),
+            LocalState::Lost,
+            |n| *n == Next::Stop,
+        ),
+    ];
+    for (name, before, answer, state, next) in cases {
+        let step = after_poll(&before, &answer, &ctx());
+        assert_eq!(step.record.state, state, "{name}");
+        assert!(next(&step.next), "{name}: {:?}", step.next);
+        assert_ne!(step.record.state, LocalState::Downloaded, "{name}");
+        if state == LocalState::Lost {
+            let message = step.record.error.as_ref().and_then(crate::api::types::message_of).unwrap_or_default();
+            assert!(message.contains("lost") || message.contains("no task"), "{name}: {message}");
+        }
+    }
+    let failed =
+        after_poll(&young, &gateway("failed", json!({"url": "DataInspectionFailed (request id: 42)"})), &ctx());
+    assert_eq!(
+        failed.event.as_deref(),
+        Some("DataInspectionFailed (request id: 42)"),
+        "the failure text is the message"
+    );
+    let done = after_poll(&young, &gateway("completed", json!({"url": url})), &ctx());
+    assert_eq!(done.record.url.as_deref(), Some(url));
+    let running = after_poll(&young, &gateway("in_progress", json!({"url": ""})), &ctx());
+    assert_eq!(running.record.remote_completed_at, None, "completed_at means nothing before completed");
 }

@@ -19,7 +19,7 @@ use super::preview::Previews;
 use super::preview::work::PreviewWork;
 use super::terminal::{self, Console};
 use crate::config::{Settings, Target};
-use crate::engine::{Engine, Event, Health, now_ms, query};
+use crate::engine::{Engine, Event, ServiceState, now_ms, query};
 use crate::preview::Previewer;
 use crate::session::{self, Reach, Session, db_path};
 use ratatui_image::picker::Picker;
@@ -123,7 +123,7 @@ impl Dashboard {
             profile: settings.profile.clone(),
             base_url: base_url.unwrap_or_else(|| "the demo simulator".into()),
             demo,
-            health: Health::Ok,
+            service: ServiceState::default(),
         };
         let outcome = async {
             let mut app = App::new(

@@ -62,8 +62,7 @@ impl Status {
             unfinished: self.unfinished,
             requests_in_flight: self.requests_in_flight,
             downloads: self.downloads,
-            health: self.health,
-            paused_until_ms: self.paused_until_ms,
+            service: self.service.clone(),
         }
     }
 }

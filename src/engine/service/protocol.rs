@@ -4,12 +4,12 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::super::{Event, Health};
+use super::super::{Event, ServiceState};
 use crate::rules::Draft;
 use crate::store::TaskRecord;
 
 /// Bumped whenever a message changes shape; a client and an engine must agree on it.
-pub const PROTOCOL: u32 = 1;
+pub const PROTOCOL: u32 = 2;
 /// Longest line either side reads: a task row is a few kilobytes.
 pub const MAX_LINE: usize = 4 << 20;
 
@@ -53,9 +53,8 @@ pub struct Status {
     pub unfinished: usize,
     pub requests_in_flight: usize,
     pub downloads: usize,
-    pub health: Health,
-    /// Until when every request waits after a 429 (Unix ms), if it does.
-    pub paused_until_ms: Option<i64>,
+    /// The service's health, since when, and the pause on every request.
+    pub service: ServiceState,
     pub serves: Served,
 }
 
@@ -158,8 +157,11 @@ mod tests {
             unfinished: 3,
             requests_in_flight: 1,
             downloads: 0,
-            health: Health::RateLimited,
-            paused_until_ms: Some(99),
+            service: ServiceState {
+                health: crate::engine::Health::RateLimited,
+                paused_until_ms: Some(99),
+                ..ServiceState::default()
+            },
             serves: served,
         };
         let to: Vec<ToEngine> = vec![

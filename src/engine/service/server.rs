@@ -46,8 +46,7 @@ impl Shared {
             unfinished: a.unfinished,
             requests_in_flight: a.requests_in_flight,
             downloads: a.downloads,
-            health: a.health,
-            paused_until_ms: a.paused_until_ms,
+            service: a.service,
             serves: self.opts.serves.clone(),
         })
     }

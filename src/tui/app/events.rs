@@ -143,8 +143,7 @@ impl App {
             Event::Transfer { id, bytes, total, rate } => {
                 self.table.set_transfer(id, Transfer { bytes, total, rate });
             }
-            Event::Health(h) => self.header.health = h,
-            Event::Paused { until_ms } => self.paused_until = until_ms,
+            Event::Service(s) => self.header.service = s,
             Event::Trouble(message) => self.say(Level::Error, crate::text::clean(&message)),
         }
         Vec::new()

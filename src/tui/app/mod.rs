@@ -32,7 +32,7 @@ use super::history::History;
 use super::keymap::{Keymap, Scope, UserAction};
 use super::preview::Previews;
 use super::table::{Prefs, Table};
-use crate::engine::Health;
+use crate::engine::ServiceState;
 use crate::rules::{Budget, Catalog, Pricing};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -97,7 +97,8 @@ pub struct Header {
     pub profile: Option<String>,
     pub base_url: String,
     pub demo: bool,
-    pub health: Health,
+    /// The service as the engine last said: health, since when, the pause on every request.
+    pub service: ServiceState,
 }
 
 pub struct App {
@@ -119,8 +120,6 @@ pub struct App {
     pub quit: bool,
     /// What becomes of unfinished tasks when the dashboard quits (set at start from the engine).
     pub after_quit: AfterQuit,
-    /// Until when the engine waits after a 429 (Unix ms), as it last said.
-    pub paused_until: Option<i64>,
     /// The first line of the detail pane shown.
     pub detail_scroll: u16,
     /// Frames of saved videos, their pictures, and the inline player.
@@ -181,7 +180,6 @@ impl App {
             size,
             quit: false,
             after_quit,
-            paused_until: None,
             detail_scroll: 0,
             previews: Previews::default(),
             sent: BTreeSet::new(),
@@ -230,7 +228,9 @@ impl App {
     /// that has not settled): the loop ticks only then.
     pub fn animating(&self) -> bool {
         // A playing preview is not here: its frames wake the loop themselves.
-        self.table.running() > 0 || self.history.search_pending() || self.paused_until.is_some_and(|t| t > self.now_ms)
+        self.table.running() > 0
+            || self.history.search_pending()
+            || self.header.service.paused_until_ms.is_some_and(|t| t > self.now_ms)
     }
 
     /// Whether a saved file is on screen, so the loop looks at the disk every few seconds.
@@ -274,8 +274,8 @@ impl App {
             }
             Action::Tick => {
                 self.frame = self.frame.wrapping_add(1);
-                if self.paused_until.is_some_and(|t| t <= now_ms) {
-                    self.paused_until = None;
+                if self.header.service.paused_until_ms.is_some_and(|t| t <= now_ms) {
+                    self.header.service.paused_until_ms = None;
                 }
                 self.settle_search()
             }

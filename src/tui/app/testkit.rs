@@ -3,7 +3,7 @@
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 
 use super::*;
-use crate::engine::{Event, Health, TaskUpdate};
+use crate::engine::{Event, ServiceState, TaskUpdate};
 use crate::rules::{Budget, Catalog, Pricing};
 use crate::store::fixtures::record;
 use crate::store::{LocalState, TaskRecord};
@@ -13,7 +13,7 @@ use crate::tui::table::Prefs;
 pub const NOW: i64 = 1_800_000_010_000;
 
 pub fn header(demo: bool) -> Header {
-    Header { profile: None, base_url: "http://127.0.0.1:8787/".into(), demo, health: Health::Ok }
+    Header { profile: None, base_url: "http://127.0.0.1:8787/".into(), demo, service: ServiceState::default() }
 }
 
 /// A demo dashboard at 120x32 with one user action (`m` runs mpv).

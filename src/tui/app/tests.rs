@@ -3,7 +3,7 @@ use ratatui::layout::Rect;
 
 use super::testkit::*;
 use super::*;
-use crate::engine::{Event, Health};
+use crate::engine::{Event, Health, ServiceState};
 use crate::rules::{Budget, Catalog, Pricing};
 use crate::store::LocalState;
 use crate::store::fixtures::record;
@@ -153,8 +153,9 @@ fn engine_events_fill_the_table_and_ring_when_tasks_end() {
     assert_eq!(e, vec![Effect::Bell, Effect::Notify("Task 1 downloaded".into())]);
     let e = task(&mut a, 2, LocalState::Failed);
     assert!(e.contains(&Effect::Notify("All tasks are done".into())), "{e:?}");
-    a.update(Action::Engine(Event::Health(Health::RateLimited)), NOW);
-    assert_eq!(a.header.health, Health::RateLimited);
+    let limited = ServiceState { health: Health::RateLimited, ..ServiceState::default() };
+    a.update(Action::Engine(Event::Service(limited)), NOW);
+    assert_eq!(a.header.service.health, Health::RateLimited);
     task(&mut a, 3, LocalState::Downloading);
     a.update(Action::Engine(Event::Transfer { id: 3, bytes: 50, total: Some(100), rate: 10.0 }), NOW);
     assert_eq!(a.table.row(3).and_then(|r| r.transfer).map(|t| t.bytes), Some(50));
@@ -367,7 +368,12 @@ fn history_opens_pages_filters_and_asks_before_deleting() {
 
 #[test]
 fn past_the_daily_budget_the_dashboard_asks_first() {
-    let header = Header { profile: None, base_url: "http://127.0.0.1:8787/".into(), demo: false, health: Health::Ok };
+    let header = Header {
+        profile: None,
+        base_url: "http://127.0.0.1:8787/".into(),
+        demo: false,
+        service: ServiceState::default(),
+    };
     let pricing = Pricing {
         currency: "$".into(),
         per_second: [("acme/aurora-3.0/text-to-video".to_string(), 0.5)].into_iter().collect(),

@@ -113,13 +113,21 @@ fn quitting_with_unfinished_tasks_asks_and_says_what_happens_to_them() {
 #[test]
 fn a_rate_limit_pause_is_shown_until_it_ends() {
     let mut a = app();
-    a.update(Action::Engine(Event::Paused { until_ms: Some(NOW + 12_000) }), NOW);
-    assert_eq!(a.paused_until, Some(NOW + 12_000));
+    let paused = |until: Option<i64>| {
+        let s = crate::engine::ServiceState {
+            health: crate::engine::Health::RateLimited,
+            paused_until_ms: until,
+            ..Default::default()
+        };
+        Action::Engine(Event::Service(s))
+    };
+    a.update(paused(Some(NOW + 12_000)), NOW);
+    assert_eq!(a.header.service.paused_until_ms, Some(NOW + 12_000));
     assert!(a.animating(), "the countdown ticks");
     a.update(Action::Tick, NOW + 12_000);
-    assert_eq!(a.paused_until, None);
-    a.update(Action::Engine(Event::Paused { until_ms: Some(NOW + 5_000) }), NOW);
-    a.update(Action::Engine(Event::Paused { until_ms: None }), NOW);
+    assert_eq!(a.header.service.paused_until_ms, None);
+    a.update(paused(Some(NOW + 5_000)), NOW);
+    a.update(paused(None), NOW);
     assert!(!a.animating());
 }
 

@@ -17,19 +17,13 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &App) {
     let n = app.table.len();
     let running = app.table.running();
     spans.push(Span::styled(format!("  {}, {running} active", count(n, "task")), theme::label()));
-    let health_style = match h.health {
+    let health_style = match h.service.health {
         Health::Ok => theme::ok(),
         Health::RateLimited => theme::warn(),
-        Health::Failing | Health::Unreachable => theme::error(),
+        Health::Failing | Health::Unreachable | Health::KeyRefused => theme::error(),
     };
     spans.push(Span::raw("  service "));
-    match app.paused_until.filter(|t| *t > app.now_ms) {
-        Some(until) => {
-            let secs = (until - app.now_ms + 999) / 1000;
-            spans.push(Span::styled(format!("rate limited · resumes in {secs}s"), theme::warn()));
-        }
-        None => spans.push(Span::styled(h.health.to_string(), health_style)),
-    }
+    spans.push(Span::styled(h.service.summary(app.now_ms), health_style));
     if let Some(p) = &h.profile {
         spans.push(Span::styled(format!("  {}", excerpt(p, 16)), theme::label()));
     }
