@@ -8,9 +8,9 @@ use std::path::Path;
 use std::time::{Duration, Instant};
 
 use common::*;
-use reel::engine::{Engine, EngineConfig, Event, PollPolicy};
+use reel::engine::{Engine, EngineConfig, EngineError, Event, Health, PollPolicy, ServiceState};
 use reel::rules::{Catalog, Draft, UnknownModels, ValidSubmission, validate};
-use reel::sim::{Faults, SimConfig, SimHandle};
+use reel::sim::{Answers, Faults, Gateway, SimConfig, SimHandle, UrlPlacement};
 use reel::store::{LocalState, Store, TaskRecord};
 use tokio::sync::mpsc::UnboundedReceiver;
 
@@ -34,6 +34,7 @@ struct Rig {
     engine: Option<Engine>,
     events: UnboundedReceiver<Event>,
     tasks: HashMap<i64, TaskRecord>,
+    service: ServiceState,
 }
 
 fn submission(prompt: &str) -> ValidSubmission {
@@ -51,15 +52,23 @@ async fn rig(sim: &SimHandle, budget: u32) -> Rig {
     let dir = tempfile::tempdir().expect("tempdir");
     let data = dir.path().to_path_buf();
     let (engine, events) = start_engine(sim, &data, budget).await;
-    Rig { _dir: dir, data, engine: Some(engine), events, tasks: HashMap::new() }
+    Rig { _dir: dir, data, engine: Some(engine), events, tasks: HashMap::new(), service: ServiceState::default() }
 }
 
 async fn start_engine(sim: &SimHandle, data: &Path, budget: u32) -> (Engine, UnboundedReceiver<Event>) {
+    start_engine_with(client_for(sim), data, fast_policy(budget)).await
+}
+
+async fn start_engine_with(
+    client: reel::api::Client,
+    data: &Path,
+    policy: PollPolicy,
+) -> (Engine, UnboundedReceiver<Event>) {
     let store = Store::open(&data.join("reel.db")).expect("store");
     let mut config = EngineConfig::new(data.join("videos"));
-    config.policy = fast_policy(budget);
+    config.policy = policy;
     config.download_attempts = 20;
-    Engine::start(config, client_for(sim), store).await.expect("engine")
+    Engine::start(config, client, store).await.expect("engine")
 }
 
 impl Rig {
@@ -74,18 +83,24 @@ impl Rig {
 
     /// Follows events until every given task is settled.
     async fn settle(&mut self, ids: &[i64], limit: Duration) {
+        self.until(limit, |r| ids.iter().all(|id| r.tasks.get(id).is_some_and(|t| t.state.is_settled()))).await;
+    }
+
+    /// Follows events until `done` says so; what the service is like is kept in `service`.
+    async fn until(&mut self, limit: Duration, done: impl Fn(&Rig) -> bool) {
         let deadline = Instant::now() + limit;
-        while !ids.iter().all(|id| self.tasks.get(id).is_some_and(|t| t.state.is_settled())) {
+        while !done(self) {
             let left = deadline.saturating_duration_since(Instant::now());
             match tokio::time::timeout(left, self.events.recv()).await {
                 Ok(Some(Event::Task(u))) => {
                     self.tasks.insert(u.record.id, u.record);
                 }
+                Ok(Some(Event::Service(s))) => self.service = s,
                 Ok(Some(_)) => {}
                 Ok(None) => panic!("the engine stopped"),
                 Err(_) => {
-                    let states: Vec<_> = ids.iter().map(|id| self.tasks.get(id).map(|t| t.state)).collect();
-                    panic!("not settled in {limit:?}: {states:?}");
+                    let states: Vec<_> = self.tasks.values().map(|t| (t.id, t.state)).collect();
+                    panic!("not there in {limit:?}: {states:?}, service {:?}", self.service);
                 }
             }
         }
@@ -392,4 +407,141 @@ async fn failed_and_lost_tasks_are_recorded_as_such() {
     let t = &rig.tasks[&ids[0]];
     assert_eq!(t.state, LocalState::Failed);
     assert!(t.error.as_ref().is_some_and(|e| e["message"].is_string()));
+}
+
+/// A simulator that answers as new-api does, its URL where `url` says.
+fn gateway_config(url: UrlPlacement) -> SimConfig {
+    let gateway = Gateway { url, not_started: Duration::from_millis(150), ..Gateway::default() };
+    SimConfig { answers: Answers::Gateway(gateway), ..fast_config() }
+}
+
+#[tokio::test]
+async fn tasks_of_a_gateway_end_saved_wherever_it_puts_the_url() {
+    for (name, placement) in UrlPlacement::NAMES {
+        let sim = start(gateway_config(placement)).await;
+        let mut rig = rig(&sim, 50).await;
+        let ids = rig.submit("a gateway fox", 2).await;
+        rig.settle(&ids, Duration::from_secs(20)).await;
+        for id in &ids {
+            assert_saved(&sim, &rig.tasks[id], &rig.data);
+        }
+        let unknown = sim.requests().iter().filter(|r| r.method == "GET").count();
+        assert!(unknown >= 2, "{name}: polled through `unknown` and the rest");
+    }
+}
+
+#[tokio::test]
+async fn a_gateway_failure_says_its_text_and_a_forgotten_task_is_lost() {
+    let mut config = gateway_config(UrlPlacement::MetadataUrl);
+    config.lifecycle.failure_rate = 1.0;
+    let sim = start(config).await;
+    let mut failing = rig(&sim, 50).await;
+    let ids = failing.submit("p", 1).await;
+    failing.settle(&ids, Duration::from_secs(20)).await;
+    let t = &failing.tasks[&ids[0]];
+    assert_eq!(t.state, LocalState::Failed);
+    let message = t.error.as_ref().and_then(|e| e["message"].as_str()).unwrap_or_default();
+    assert!(message.ends_with('.') && !message.starts_with("http"), "the failure text, not a URL: {message}");
+
+    // The vendor forgets the task while it renders: `unknown` past the client timeout is lost.
+    let mut config = gateway_config(UrlPlacement::MetadataUrl);
+    config.lifecycle.render_min = Duration::from_secs(60);
+    config.lifecycle.render_max = Duration::from_secs(60);
+    if let Answers::Gateway(g) = &mut config.answers {
+        g.forget_after = Duration::from_millis(400);
+    }
+    let sim = start(config).await;
+    let mut forgotten = rig(&sim, 50).await;
+    let policy = PollPolicy { client_timeout: Duration::from_millis(1200), ..fast_policy(50) };
+    forgotten.engine.take().expect("engine").shutdown().await;
+    let (engine, events) = start_engine_with(client_for(&sim), &forgotten.data, policy).await;
+    (forgotten.engine, forgotten.events) = (Some(engine), events);
+    let ids = forgotten.submit("p", 1).await;
+    forgotten.settle(&ids, Duration::from_secs(20)).await;
+    let t = &forgotten.tasks[&ids[0]];
+    assert_eq!((t.state, t.remote_status.as_deref()), (LocalState::Lost, Some("unknown")));
+    let message = t.error.as_ref().and_then(|e| e["message"].as_str()).unwrap_or_default();
+    assert!(message.contains("lost track"), "{message}");
+}
+
+/// A port on 127.0.0.1 that nothing listens on (yet).
+fn free_port() -> u16 {
+    std::net::TcpListener::bind("127.0.0.1:0").and_then(|l| l.local_addr()).map(|a| a.port()).expect("a free port")
+}
+
+#[tokio::test]
+async fn an_outage_leaves_submissions_waiting_until_the_service_answers() {
+    let port = free_port();
+    let dir = tempfile::tempdir().expect("tempdir");
+    let data = dir.path().to_path_buf();
+    let key = reel::api::ApiKey::new(reel::sim::DEFAULT_API_KEY).expect("key");
+    let client =
+        reel::api::Client::new(&format!("http://127.0.0.1:{port}/"), key, Default::default()).expect("client");
+    let (engine, events) = start_engine_with(client, &data, fast_policy(50)).await;
+    let mut rig = Rig { _dir: dir, data, engine: Some(engine), events, tasks: HashMap::new(), service: ServiceState::default() };
+    let ids = rig.submit("sent after the outage", 2).await;
+    rig.until(Duration::from_secs(10), |r| r.service.health == Health::Unreachable).await;
+    rig.until(Duration::from_secs(10), |r| {
+        ids.iter().all(|id| r.tasks.get(id).is_some_and(|t| t.state == LocalState::Waiting && t.error.is_some()))
+    })
+    .await;
+    let summary = rig.service.summary(reel::engine::now_ms());
+    assert!(summary.starts_with("unreachable since") && summary.contains("next try in"), "{summary}");
+    assert!(!summary.contains("rate limited") && !summary.contains("Retry-After"), "{summary}");
+    // Longer than the three attempts that used to reject them.
+    tokio::time::sleep(Duration::from_secs(2)).await;
+    rig.until(Duration::from_secs(1), |_| true).await;
+    assert!(ids.iter().all(|id| rig.tasks[id].state == LocalState::Waiting), "an outage is not a rejection");
+
+    let sim = start(fast_config()).await;
+    drop(sim);
+    let sim = loop {
+        match SimHandle::start(fast_config(), port).await {
+            Ok(sim) => break sim,
+            Err(_) => tokio::time::sleep(Duration::from_millis(50)).await,
+        }
+    };
+    rig.settle(&ids, Duration::from_secs(40)).await;
+    for id in &ids {
+        assert_saved(&sim, &rig.tasks[id], &rig.data);
+        assert!(rig.tasks[id].error.is_none(), "the outage's reason is gone once sent");
+    }
+    rig.until(Duration::from_secs(5), |r| r.service.health == Health::Ok).await;
+    assert_eq!(sim.task_count(), 2, "each sent once");
+}
+
+#[tokio::test]
+async fn a_refused_key_keeps_tasks_waiting_until_a_working_key_is_in_use() {
+    let sim = start(gateway_config(UrlPlacement::MetadataUrl)).await;
+    let dir = tempfile::tempdir().expect("tempdir");
+    let data = dir.path().to_path_buf();
+    let wrong = client_with(&sim, "sk-wrong", Default::default());
+    let (engine, events) = start_engine_with(wrong, &data, fast_policy(50)).await;
+    let mut rig = Rig { _dir: dir, data, engine: Some(engine), events, tasks: HashMap::new(), service: ServiceState::default() };
+    let ids = rig.submit("p", 3).await;
+    rig.until(Duration::from_secs(10), |r| r.service.health == Health::KeyRefused).await;
+    rig.until(Duration::from_secs(10), |r| {
+        ids.iter().all(|id| r.tasks.get(id).is_some_and(|t| t.state == LocalState::Waiting))
+    })
+    .await;
+    let posts = || sim.requests().iter().filter(|r| r.method == "POST").count();
+    let refused_sends = posts();
+    tokio::time::sleep(Duration::from_secs(1)).await;
+    assert_eq!(posts(), refused_sends, "a refusal stops every send (those already in flight aside)");
+    let message = rig.tasks[&ids[0]].error.as_ref().and_then(|e| e["message"].as_str()).unwrap_or_default().to_string();
+    assert!(message.contains("check REEL_API_KEY or api_key_cmd") && message.contains("request id"), "{message}");
+    let refused = rig.engine().submit(submission("p"), 1, None).await;
+    assert!(matches!(refused, Err(EngineError::KeyRefused(_))), "nothing more is journaled: {refused:?}");
+    let store = Store::open(&rig.data.join("reel.db")).expect("store");
+    let rejected = store.read(|c| reel::store::tasks::unfinished(c)).await.expect("read");
+    assert_eq!(rejected.len(), 3, "three tasks wait, none rejected");
+
+    // A working key in use: the waiting tasks go.
+    rig.engine.take().expect("engine").shutdown().await;
+    let (engine, events) = start_engine_with(client_for(&sim), &rig.data, fast_policy(50)).await;
+    (rig.engine, rig.events) = (Some(engine), events);
+    rig.settle(&ids, Duration::from_secs(20)).await;
+    for id in &ids {
+        assert_saved(&sim, &rig.tasks[id], &rig.data);
+    }
 }

@@ -10,7 +10,7 @@ use super::output::Output;
 use crate::rules::Catalog;
 use crate::sim::hostile::Named;
 use crate::sim::{
-    DEFAULT_API_KEY, Faults, Hostile, HostileId, HostileProgress, HostileStatus, HostileUrl, LifecycleConfig, Origin,
+    Answers, DEFAULT_API_KEY, Faults, Gateway, UrlPlacement, Hostile, HostileId, HostileProgress, HostileStatus, HostileUrl, LifecycleConfig, Origin,
     SimConfig, SimHandle, Storm, Trigger,
 };
 
@@ -72,6 +72,21 @@ pub struct SimArgs {
     /// Send only the fields the spec names (no progress, no expires_at).
     #[arg(long)]
     pub spec_only: bool,
+    /// The shape of the answers: `spec`, or `gateway` as new-api sends them (the video URL in
+    /// metadata.url, `unknown` before a task starts, string seconds, integer progress in jumps,
+    /// its two error shapes, 429 without Retry-After).
+    #[arg(long, value_parser = ["spec", "gateway"], default_value = "spec")]
+    pub answers: String,
+    /// With --answers gateway: where a completed task's URL is (metadata.url,
+    /// metadata.video_url, url).
+    #[arg(long, value_parser = UrlPlacement::parse_name, default_value = "metadata.url")]
+    pub url_in: UrlPlacement,
+    /// With --answers gateway: seconds a new task answers `unknown`.
+    #[arg(long, value_parser = seconds, default_value = "1")]
+    pub not_started_secs: Duration,
+    /// With --answers gateway: seconds after which the vendor forgets a task (`unknown` again).
+    #[arg(long, value_parser = seconds, default_value = "86400")]
+    pub forget_after_secs: Duration,
     /// Seed for repeatable ids, timings, failures and faults.
     #[arg(long)]
     pub seed: Option<u64>,
@@ -253,6 +268,14 @@ impl SimArgs {
                 truncate: self.fault_truncate,
             },
             hostile: self.hostile.hostile(),
+            answers: match self.answers.as_str() {
+                "gateway" => Answers::Gateway(Gateway {
+                    url: self.url_in,
+                    not_started: self.not_started_secs,
+                    forget_after: self.forget_after_secs,
+                }),
+                _ => Answers::Spec,
+            },
             seed: self.seed,
             id_prefix: "task_".into(),
             file_rate: self.file_rate,

@@ -7,6 +7,7 @@ use hyper::header::{self};
 use hyper::{Request, StatusCode};
 use serde_json::{Value, json};
 
+use super::gateway::{self, Answers};
 use super::hostile::{Hostile, POISON};
 use super::lifecycle::{Outcome, Phase};
 use super::reply::{Delivery, Reply, padding_plan};
@@ -42,9 +43,12 @@ pub fn authorized(state: &State, req: &Request<Incoming>) -> bool {
     }
 }
 
-pub fn unauthorized() -> Reply {
-    Reply::error(StatusCode::UNAUTHORIZED, "unauthorized", "missing or invalid API key")
-        .with(header::WWW_AUTHENTICATE, "Bearer")
+pub fn unauthorized(state: &State) -> Reply {
+    match state.config.answers {
+        Answers::Gateway(_) => gateway::openai_error(StatusCode::UNAUTHORIZED, "Invalid token"),
+        Answers::Spec => Reply::error(StatusCode::UNAUTHORIZED, "unauthorized", "missing or invalid API key")
+            .with(header::WWW_AUTHENTICATE, "Bearer"),
+    }
 }
 
 fn is_json(req: &Request<Incoming>) -> bool {
@@ -102,7 +106,16 @@ pub async fn submit(state: &State, req: Request<Incoming>) -> (Reply, Option<Str
     }
 }
 
+fn file_url(state: &State, task: &SimTask) -> String {
+    let expires = state.url_expiry_ms(task);
+    let sig = state.sign(&task.id, expires);
+    format!("{}files/{}.mp4?expires={expires}&sig={sig}", state.base_url, encode_segment(&task.id))
+}
+
 pub fn task_body(state: &State, task: &SimTask) -> Value {
+    if let Answers::Gateway(g) = &state.config.answers {
+        return gateway::task_body(g, task, &file_url(state, task));
+    }
     let phase = task.timeline.phase(task.created.elapsed());
     let mut body = json!({ "id": task.id, "object": object(task), "created_at": task.created_unix() });
     let ext = state.config.extensions;
@@ -168,6 +181,7 @@ fn poisoned(error: &Value) -> Value {
 pub fn get(state: &State, id: &str) -> Reply {
     match state.get(id) {
         Some(task) => Reply::json(StatusCode::OK, &task_body(state, &task)),
+        None if matches!(state.config.answers, Answers::Gateway(_)) => gateway::task_not_exist(),
         None => Reply::error(StatusCode::NOT_FOUND, "not_found", &format!("no task with id {id}")),
     }
 }

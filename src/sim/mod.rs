@@ -8,6 +8,7 @@
 mod api;
 pub mod faults;
 mod files;
+pub mod gateway;
 pub mod hostile;
 pub mod lifecycle;
 mod media;
@@ -29,6 +30,7 @@ use tokio::sync::watch;
 use tokio::task::JoinHandle;
 
 pub use faults::Faults;
+pub use gateway::{Answers, Gateway, UrlPlacement};
 pub use hostile::{Hostile, HostileId, HostileProgress, HostileStatus, HostileUrl, Storm, Trigger};
 pub use lifecycle::LifecycleConfig;
 pub use media::{PNG as MEDIA_PNG, WAV_RATE as MEDIA_WAV_RATE};
@@ -53,6 +55,8 @@ pub struct SimConfig {
     pub faults: Faults,
     /// Adversarial answers (all off by default); see [`Hostile`].
     pub hostile: Hostile,
+    /// The shape of every answer: the spec's, or a real gateway's (see [`gateway`]).
+    pub answers: Answers,
     /// Makes ids, render times, failures and faults repeatable.
     pub seed: Option<u64>,
     /// Start of every task id; tests set hostile ones (`../../x`) to check clients.
@@ -72,6 +76,7 @@ impl Default for SimConfig {
             extensions: true,
             faults: Faults::default(),
             hostile: Hostile::default(),
+            answers: Answers::Spec,
             seed: None,
             id_prefix: "task_".into(),
             file_rate: None,

@@ -93,9 +93,16 @@ pub fn retry_after(after: Duration, http_date: bool) -> String {
     }
 }
 
-fn rate_limited(after: Duration, http_date: bool) -> Reply {
-    Reply::error(StatusCode::TOO_MANY_REQUESTS, "rate_limited", "too many requests")
-        .with(header::RETRY_AFTER, &retry_after(after, http_date))
+fn rate_limited(state: &State, after: Duration, http_date: bool) -> Reply {
+    match state.config.answers {
+        // new-api's model rate limit says so in its error shape, with no Retry-After.
+        super::Answers::Gateway(_) => super::gateway::openai_error(
+            StatusCode::TOO_MANY_REQUESTS,
+            "You have reached the request limit for this model; try again later",
+        ),
+        super::Answers::Spec => Reply::error(StatusCode::TOO_MANY_REQUESTS, "rate_limited", "too many requests")
+            .with(header::RETRY_AFTER, &retry_after(after, http_date)),
+    }
 }
 
 fn malformed(task_id: Option<&str>) -> Reply {
@@ -122,10 +129,12 @@ async fn answer(conn: &Conn, req: Request<Incoming>, ep: Endpoint, fault: Option
     let http_date = hostile.retry_after_date;
     let faultable = ep.is_api() || matches!(ep, Endpoint::File { .. });
     if let Some(left) = state.storm_left().filter(|_| faultable) {
-        return Answer::labelled(rate_limited(left, http_date), "storm");
+        return Answer::labelled(rate_limited(state, left, http_date), "storm");
     }
     match fault {
-        Some(Fault::RateLimited(after)) => return Answer::labelled(rate_limited(after, http_date), "rate_limit"),
+        Some(Fault::RateLimited(after)) => {
+            return Answer::labelled(rate_limited(state, after, http_date), "rate_limit");
+        }
         Some(Fault::ServerError(code)) => {
             let status = StatusCode::from_u16(code).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
             let r = Reply::error(status, "server_error", "the service had a problem; try again");
@@ -145,7 +154,7 @@ async fn answer(conn: &Conn, req: Request<Incoming>, ep: Endpoint, fault: Option
     }
     match ep {
         Endpoint::Submit | Endpoint::Get(_) | Endpoint::List if !api::authorized(state, &req) => {
-            Answer::plain(api::unauthorized())
+            Answer::plain(api::unauthorized(state))
         }
         Endpoint::Submit => {
             let (reply, task_id) = api::submit(state, req).await;
