@@ -46,12 +46,24 @@ fn reel(env: &Env, sim: &SimHandle, args: &[&str]) -> Command {
 }
 
 async fn run(env: &Env, sim: &SimHandle, args: &[&str]) -> (i32, String, String) {
-    let out = tokio::time::timeout(Duration::from_secs(60), reel(env, sim, args).output())
+    output(reel(env, sim, args)).await
+}
+
+/// (exit code, stdout, stderr) of a command that must finish within a minute.
+async fn output(mut command: Command) -> (i32, String, String) {
+    let out = tokio::time::timeout(Duration::from_secs(60), command.output())
         .await
         .expect("finishes within a minute")
         .expect("runs");
     let text = |b: &[u8]| String::from_utf8_lossy(b).into_owned();
     (out.status.code().unwrap_or(-1), text(&out.stdout), text(&out.stderr))
+}
+
+/// `reel` with one more environment variable.
+fn reel_with(env: &Env, sim: &SimHandle, var: (&str, &str), args: &[&str]) -> Command {
+    let mut c = reel(env, sim, args);
+    c.env(var.0, var.1);
+    c
 }
 
 const MODEL: &str = "acme/aurora-3.0/text-to-video";
@@ -138,14 +150,75 @@ async fn a_failed_task_exits_1_and_an_unreachable_service_exits_2() {
     assert_eq!(code, 1);
     assert!(out.contains("failed"), "{out}");
 
+    // The service down: the tasks wait for it (never rejected), the command says so and exits 2.
     let closed = start(fast_config()).await;
-    let url = closed.base_url();
+    let (port, url) = (closed.addr().port(), closed.base_url());
     closed.stop().await;
-    let mut cmd = reel(&env, &sim, &["submit", "--model", MODEL, "--prompt", "p"]);
-    cmd.env("REEL_BASE_URL", &url);
-    let out = tokio::time::timeout(Duration::from_secs(60), cmd.output()).await.expect("in time").expect("runs");
-    assert_eq!(out.status.code(), Some(2), "{}", String::from_utf8_lossy(&out.stderr));
-    assert!(String::from_utf8_lossy(&out.stdout).contains("rejected"), "{out:?}");
+    let env = self::env();
+    let args = ["submit", "--model", MODEL, "--prompt", "p", "--count", "2"];
+    let (code, out, err) = output(reel_with(&env, &sim, ("REEL_BASE_URL", &url), &args)).await;
+    assert_eq!(code, 2, "{err}");
+    assert!(out.contains("waiting") && !out.contains("rejected"), "{out}");
+    assert!(err.contains("unreachable") && err.contains("2 tasks wait to be sent"), "{err}");
+    assert!(!err.contains("Retry-After") && !err.contains("rate limited"), "{err}");
+    // The service is back: the engine sends them; each once.
+    let back = loop {
+        match reel::sim::SimHandle::start(fast_config(), port).await {
+            Ok(sim) => break sim,
+            Err(_) => tokio::time::sleep(Duration::from_millis(50)).await,
+        }
+    };
+    let (code, out, err) = run(&env, &back, &["wait", "--all", "--json"]).await;
+    assert_eq!(code, 0, "{err}");
+    let tasks: Value = serde_json::from_str(&out).expect("json");
+    assert!(tasks.as_array().expect("array").iter().all(|t| t["state"] == "downloaded"), "{out}");
+    assert_eq!(back.task_count(), 2);
+    let (_, ledger, _) = run(&env, &back, &["history", "ledger"]).await;
+    assert!(!ledger.contains("rejected"), "an outage is no rejection in the ledger: {ledger}");
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_refused_key_exits_2_and_journals_no_rejected_task() {
+    let sim = start(SimConfig { answers: reel::sim::Answers::Gateway(Default::default()), ..fast_config() }).await;
+    let env = env();
+    let wrong = ("REEL_API_KEY", "sk-wrong");
+    let args = ["submit", "--model", MODEL, "--prompt", "p", "--count", "3", "--json"];
+    let (code, stdout, stderr) = output(reel_with(&env, &sim, wrong, &args)).await;
+    assert_eq!(code, 2, "{stderr}");
+    assert!(
+        stderr.contains("the service refused the API key (HTTP 401): check REEL_API_KEY or api_key_cmd"),
+        "{stderr}"
+    );
+    assert!(stderr.contains("request id") && stderr.contains("3 tasks wait to be sent"), "{stderr}");
+    let tasks: Value = serde_json::from_str(&stdout).expect("json");
+    assert!(tasks.as_array().expect("array").iter().all(|t| t["state"] == "waiting"), "{stdout}");
+    // Sending more with the same key journals nothing.
+    let (code, _, err) = output(reel_with(&env, &sim, wrong, &["submit", "--model", MODEL, "--prompt", "p"])).await;
+    assert_eq!(code, 2);
+    assert!(err.contains("nothing was sent"), "{err}");
+    let (_, out, _) = output(reel_with(&env, &sim, wrong, &["list", "--json"])).await;
+    let listed: Value = serde_json::from_str(&out).expect("json");
+    let states: Vec<&str> = listed.as_array().expect("array").iter().filter_map(|t| t["state"].as_str()).collect();
+    assert_eq!(states, vec!["waiting"; 3], "none rejected, none added");
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn submit_wait_against_a_gateway_saves_every_video() {
+    for (name, url) in reel::sim::UrlPlacement::NAMES {
+        let gateway = reel::sim::Gateway { url, ..Default::default() };
+        let sim = start(SimConfig { answers: reel::sim::Answers::Gateway(gateway), ..fast_config() }).await;
+        let env = env();
+        let (code, out, err) =
+            run(&env, &sim, &["submit", "--model", MODEL, "--prompt", "p", "--count", "2", "--wait", "--json"]).await;
+        assert_eq!(code, 0, "{name}: {err}");
+        let tasks: Value = serde_json::from_str(&out).expect("json");
+        for t in tasks.as_array().expect("array") {
+            assert_eq!(t["state"], "downloaded", "{name}");
+            let path = t["file_path"].as_str().expect("path");
+            let remote = t["remote_id"].as_str().expect("remote id");
+            assert_eq!(std::fs::read(path).expect("saved"), sim.video_bytes(remote).expect("served").to_vec());
+        }
+    }
 }
 
 /// SIGKILL a reel running its engine in process (`--no-service`) at several points of a run

@@ -475,10 +475,10 @@ async fn an_outage_leaves_submissions_waiting_until_the_service_answers() {
     let dir = tempfile::tempdir().expect("tempdir");
     let data = dir.path().to_path_buf();
     let key = reel::api::ApiKey::new(reel::sim::DEFAULT_API_KEY).expect("key");
-    let client =
-        reel::api::Client::new(&format!("http://127.0.0.1:{port}/"), key, Default::default()).expect("client");
+    let client = reel::api::Client::new(&format!("http://127.0.0.1:{port}/"), key, Default::default()).expect("client");
     let (engine, events) = start_engine_with(client, &data, fast_policy(50)).await;
-    let mut rig = Rig { _dir: dir, data, engine: Some(engine), events, tasks: HashMap::new(), service: ServiceState::default() };
+    let mut rig =
+        Rig { _dir: dir, data, engine: Some(engine), events, tasks: HashMap::new(), service: ServiceState::default() };
     let ids = rig.submit("sent after the outage", 2).await;
     rig.until(Duration::from_secs(10), |r| r.service.health == Health::Unreachable).await;
     rig.until(Duration::from_secs(10), |r| {
@@ -517,7 +517,8 @@ async fn a_refused_key_keeps_tasks_waiting_until_a_working_key_is_in_use() {
     let data = dir.path().to_path_buf();
     let wrong = client_with(&sim, "sk-wrong", Default::default());
     let (engine, events) = start_engine_with(wrong, &data, fast_policy(50)).await;
-    let mut rig = Rig { _dir: dir, data, engine: Some(engine), events, tasks: HashMap::new(), service: ServiceState::default() };
+    let mut rig =
+        Rig { _dir: dir, data, engine: Some(engine), events, tasks: HashMap::new(), service: ServiceState::default() };
     let ids = rig.submit("p", 3).await;
     rig.until(Duration::from_secs(10), |r| r.service.health == Health::KeyRefused).await;
     rig.until(Duration::from_secs(10), |r| {

@@ -33,7 +33,8 @@ pub async fn follow(
     let mut err = std::io::stderr();
     let _ = board.draw(&mut err, true);
     let mut tick = tokio::time::interval(Duration::from_millis(250));
-    while !reached(board) {
+    // A refused key stops every send until reel runs with a working one: waiting helps nothing.
+    while !reached(board) && !board.key_refused() {
         tokio::select! {
             event = events.recv() => {
                 let Some(event) = event else { break };
@@ -53,6 +54,9 @@ pub async fn follow(
         }
     }
     let _ = board.draw(&mut err, true);
+    if let Some(why) = board.why_waiting() {
+        let _ = writeln!(err, "reel: {}", one_line(&why));
+    }
     Ended::Reached
 }
 

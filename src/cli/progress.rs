@@ -74,6 +74,36 @@ impl Board {
 
     /// Done when every task is settled. A stalled task is not: it is still checked, and may
     /// yet finish.
+    /// The service refused the API key and no send is in flight: nothing more is sent until
+    /// reel runs with a working key.
+    pub fn key_refused(&self) -> bool {
+        self.service.health == Health::KeyRefused && self.none_in_flight()
+    }
+
+    /// The service cannot be reached now and no send is in flight.
+    pub fn unreachable(&self) -> bool {
+        self.service.health == Health::Unreachable && self.none_in_flight()
+    }
+
+    fn none_in_flight(&self) -> bool {
+        self.tasks.values().all(|(t, _)| t.state != LocalState::Submitting)
+    }
+
+    /// Why tasks still wait to be sent, and what becomes of them, if any do.
+    pub fn why_waiting(&self) -> Option<String> {
+        let waiting = self.tasks.values().filter(|(t, _)| t.state.is_sending()).count();
+        if waiting == 0 || !(self.key_refused() || self.unreachable()) {
+            return None;
+        }
+        let n = if waiting == 1 { "1 task waits".to_string() } else { format!("{waiting} tasks wait") };
+        let detail = self.service.detail.clone().unwrap_or_else(|| self.service.health.to_string());
+        Some(if self.key_refused() {
+            format!("{detail}; {n} to be sent, and will go once reel runs with a working key")
+        } else {
+            format!("{detail}; {n} to be sent, and will go when the service answers (`reel wait` follows them)")
+        })
+    }
+
     pub fn done(&self) -> bool {
         self.tasks.values().all(|(t, _)| t.state.is_settled())
     }

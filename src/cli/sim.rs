@@ -10,8 +10,8 @@ use super::output::Output;
 use crate::rules::Catalog;
 use crate::sim::hostile::Named;
 use crate::sim::{
-    Answers, DEFAULT_API_KEY, Faults, Gateway, UrlPlacement, Hostile, HostileId, HostileProgress, HostileStatus, HostileUrl, LifecycleConfig, Origin,
-    SimConfig, SimHandle, Storm, Trigger,
+    Answers, DEFAULT_API_KEY, Faults, Gateway, Hostile, HostileId, HostileProgress, HostileStatus, HostileUrl,
+    LifecycleConfig, Origin, SimConfig, SimHandle, Storm, Trigger, UrlPlacement,
 };
 
 fn probability(text: &str) -> Result<f64, String> {

@@ -149,7 +149,8 @@ pub async fn run(
     let ended = if args.wait {
         follow(&mut events, &mut board, Board::done).await
     } else {
-        follow(&mut events, &mut board, |b| b.records().iter().all(|r| !r.state.is_sending())).await
+        // Sent, or not sendable now: an outage keeps them waiting in the engine, not here.
+        follow(&mut events, &mut board, |b| b.unreachable() || b.records().iter().all(|r| !r.state.is_sending())).await
     };
     engine.shutdown().await;
     let records = board.records();
@@ -160,7 +161,8 @@ pub async fn run(
     Ok(if args.wait {
         exit_code(&records, LocalState::is_success, board.saw_unreachable)
     } else {
-        exit_code(&records, |s| !matches!(s, LocalState::Rejected | LocalState::SubmitUnknown), board.saw_unreachable)
+        let sent = |s| !matches!(s, LocalState::Rejected | LocalState::SubmitUnknown) && !s.is_sending();
+        exit_code(&records, sent, board.saw_unreachable)
     })
 }
 

@@ -136,16 +136,10 @@ impl Runner {
             let why = crate::text::safe(why);
             tracing::warn!(task, delay_ms = delay.as_millis() as u64, error = %why, "retrying");
         }
-        let service = self.queue.service(now());
-        if service != self.announced {
-            if let Some(until_ms) = service.paused_until_ms.filter(|u| Some(*u) != self.announced.paused_until_ms) {
-                let why = service.detail.as_deref().map(crate::text::safe).unwrap_or_default();
-                tracing::warn!(until_ms, health = %service.health, why = %why, "every request waits");
-            }
-            self.announced = service.clone();
-            let _ = self.events.send(Event::Service(service));
-        }
-        if let Err(e) = self.write(plan.writes).await {
+        let written = self.write(plan.writes).await;
+        // After the rows: whoever hears the service is down already sees the tasks that wait.
+        self.announce_service();
+        if let Err(e) = written {
             // Nothing may leave unless its row says so: the work waits and is tried again.
             self.trouble(&e);
             let later = Instant::now() + self.cfg.policy.backoff_base;
@@ -157,6 +151,19 @@ impl Runner {
         for start in plan.starts {
             self.launch(start);
         }
+    }
+
+    fn announce_service(&mut self) {
+        let service = self.queue.service(now());
+        if service == self.announced {
+            return;
+        }
+        if let Some(until_ms) = service.paused_until_ms.filter(|u| Some(*u) != self.announced.paused_until_ms) {
+            let why = service.detail.as_deref().map(crate::text::safe).unwrap_or_default();
+            tracing::warn!(until_ms, health = %service.health, why = %why, "every request waits");
+        }
+        self.announced = service.clone();
+        let _ = self.events.send(Event::Service(service));
     }
 
     pub(super) fn activity(&self) -> super::Activity {

@@ -85,7 +85,10 @@ pub fn openai_error(status: StatusCode, message: &str) -> Reply {
 
 /// The answer for an id the gateway does not know: HTTP 400, its task error shape.
 pub fn task_not_exist() -> Reply {
-    Reply::json(StatusCode::BAD_REQUEST, &json!({ "code": "task_not_exist", "message": "task_not_exist", "data": null }))
+    Reply::json(
+        StatusCode::BAD_REQUEST,
+        &json!({ "code": "task_not_exist", "message": "task_not_exist", "data": null }),
+    )
 }
 
 /// A task as the gateway shows it; `url` is where the video is served.
