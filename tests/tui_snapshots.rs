@@ -162,6 +162,35 @@ fn running_tasks() {
     insta::assert_snapshot!(screen(&a, 160, 40));
 }
 
+/// The service refuses connections: the header says since when and the next try; the tasks
+/// wait, each with the reason.
+#[test]
+fn an_outage_with_tasks_waiting() {
+    let mut a = app(false);
+    for id in 1..=2 {
+        let mut w = task(id, LocalState::Waiting, "a lighthouse in a storm, waves crashing", 90);
+        (w.submitted_at, w.remote_created_at) = (None, None);
+        w.error = Some(json!({"message": "not sent: could not connect to http://127.0.0.1:8787: connection refused; \
+                                           the request was not sent; sent when the service answers"}));
+        put(&mut a, w, None);
+    }
+    let outage = ServiceState {
+        health: reel::engine::Health::Unreachable,
+        since_ms: Some(NOW - 75_000),
+        paused_until_ms: Some(NOW + 8_000),
+        retry_after: false,
+        detail: Some("could not connect to http://127.0.0.1:8787: connection refused".into()),
+    };
+    a.update(Action::Engine(Event::Service(outage)), NOW);
+    a.focus = Focus::Table;
+    let shown = screen(&a, 120, 32);
+    assert!(
+        shown.lines().next().is_some_and(|l| l.contains("service unreachable since 08:00 · next try in 8 s")),
+        "{shown}"
+    );
+    insta::assert_snapshot!(shown);
+}
+
 #[test]
 fn a_failed_task_selected() {
     let mut a = busy_app();

@@ -8,7 +8,7 @@ use ratatui::widgets::{Block, Borders, Paragraph, Wrap};
 
 use crate::api::types::message_of;
 use crate::engine::ledger::billed_text;
-use crate::store::TaskRecord;
+use crate::store::{LocalState, TaskRecord};
 use crate::text::{clean, clock, excerpt, local_clock, size};
 use crate::tui::app::App;
 use crate::tui::keymap::{Cmd, Scope};
@@ -42,13 +42,12 @@ pub fn parameters<'a>(t: &TaskRecord) -> Vec<Line<'a>> {
     lines
 }
 
-/// An error as the service or reel put it.
-pub fn error_line<'a>(e: &serde_json::Value) -> Line<'a> {
+/// An error as the service or reel put it; for a task still waiting to be sent, why it waits.
+pub fn error_line<'a>(e: &serde_json::Value, state: LocalState) -> Line<'a> {
     let message = message_of(e).unwrap_or_else(|| e.to_string());
-    Line::from(vec![
-        Span::styled(format!("{:<9}", "Error"), theme::label()),
-        Span::styled(clean(&message), theme::error()),
-    ])
+    let (label, style) =
+        if state == LocalState::Waiting { ("Waits", theme::warn()) } else { ("Error", theme::error()) };
+    Line::from(vec![Span::styled(format!("{label:<9}"), theme::label()), Span::styled(clean(&message), style)])
 }
 
 /// Rows `lines` take when wrapped at word boundaries to `width` columns, as the pane wraps them.
@@ -120,7 +119,7 @@ fn lines<'a>(app: &App, row: &Row) -> Vec<Line<'a>> {
         });
     }
     if let Some(e) = &t.error {
-        lines.push(error_line(e));
+        lines.push(error_line(e, t.state));
     }
     if let Some(events) = app.table.timelines.get(&t.id)
         && let Some(first) = events.first()

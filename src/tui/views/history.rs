@@ -152,7 +152,7 @@ fn lines<'a>(app: &App, row: &Entry) -> Vec<Line<'a>> {
         _ => {}
     }
     if let Some(e) = &t.error {
-        lines.push(error_line(e));
+        lines.push(error_line(e, t.state));
     }
     if let Some(l) = &app.history.lineage
         && l.id == t.id
