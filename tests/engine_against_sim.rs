@@ -534,8 +534,8 @@ async fn a_refused_key_keeps_tasks_waiting_until_a_working_key_is_in_use() {
     let refused = rig.engine().submit(submission("p"), 1, None).await;
     assert!(matches!(refused, Err(EngineError::KeyRefused(_))), "nothing more is journaled: {refused:?}");
     let store = Store::open(&rig.data.join("reel.db")).expect("store");
-    let rejected = store.read(|c| reel::store::tasks::unfinished(c)).await.expect("read");
-    assert_eq!(rejected.len(), 3, "three tasks wait, none rejected");
+    let waiting = store.read(reel::store::tasks::unfinished).await.expect("read");
+    assert_eq!(waiting.len(), 3, "three tasks wait, none rejected");
 
     // A working key in use: the waiting tasks go.
     rig.engine.take().expect("engine").shutdown().await;

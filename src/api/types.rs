@@ -305,7 +305,8 @@ mod tests {
         };
         let url = "https://dashscope-result.oss.example.com/x.mp4?Expires=1&Signature=a";
         // (answer, status, url, progress, completed_at, failure message)
-        let cases: Vec<(Value, Status, Option<&str>, Option<f64>, Option<i64>, Option<&str>)> = vec![
+        type Case<'a> = (Value, Status, Option<&'a str>, Option<f64>, Option<i64>, Option<&'a str>);
+        let cases: Vec<Case> = vec![
             (gateway("unknown", json!(0), json!({"url": ""})), Status::Unknown, None, Some(0.0), None, None),
             (gateway("queued", json!(20), json!({"url": ""})), Status::Queued, None, Some(20.0), None, None),
             (gateway("in_progress", json!(30), json!({"url": ""})), Status::InProgress, None, Some(30.0), None, None),

@@ -176,6 +176,7 @@ pub enum Event {
 
 /// The engine as the dashboard and the commands see it: in this process, or the data folder's
 /// engine process over its socket. Both take the same commands and send the same events.
+#[allow(clippy::large_enum_variant, reason = "one per process: boxing would save nothing")]
 pub enum Engine {
     Local(LocalEngine),
     Remote(service::RemoteEngine),
