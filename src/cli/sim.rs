@@ -331,6 +331,10 @@ impl HostileArgs {
 pub fn banner(base_url: &str, config: &SimConfig) -> String {
     let mut out = format!("reel sim: a simulator of the video API, listening on {base_url}\n");
     out.push_str(&format!("API key: {}\n", config.api_key));
+    if let Answers::Gateway(g) = &config.answers {
+        let at = UrlPlacement::NAMES.iter().find(|(_, p)| *p == g.url).map_or("metadata.url", |(n, _)| *n);
+        out.push_str(&format!("Answers: as the new-api gateway does (the video URL in {at})\n"));
+    }
     out.push_str("Models:\n");
     for e in config.catalog.entries() {
         out.push_str(&format!("  {:<44} {}\n", e.id, e.duration));
