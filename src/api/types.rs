@@ -154,21 +154,29 @@ fn task_object(v: &Value) -> Option<&Map<String, Value>> {
 }
 
 /// An absolute http(s) URL, or nothing: a failure text or a relative path is no video URL.
-fn absolute_url(v: Option<&Value>) -> Option<String> {
+fn http_url(v: Option<&Value>) -> Option<String> {
     let s = v?.as_str()?.trim();
     let parsed = url::Url::parse(s).ok()?;
     (matches!(parsed.scheme(), "http" | "https") && parsed.host_str().is_some()).then(|| s.to_string())
 }
 
+/// Any absolute URL in the spec's own `url` field: one of another scheme is kept, so that the
+/// download refuses it at once with its reason instead of the task waiting for a URL forever.
+fn spec_url(v: Option<&Value>) -> Option<String> {
+    let s = v?.as_str()?.trim();
+    url::Url::parse(s).is_ok().then(|| s.to_string())
+}
+
 /// Where services put a completed task's video, in order: the spec's `url`, the gateways'
 /// `metadata.url` (new-api's Alibaba channel), `metadata.video_url` (its other channels), and
-/// the `video_url` some providers send at the top level.
+/// the `video_url` some providers send at the top level. Only the spec's field may hold
+/// another scheme: the gateways put failure text where their URL goes.
 pub fn video_url(obj: &Map<String, Value>) -> Option<String> {
     let metadata = obj.get("metadata").and_then(Value::as_object);
-    absolute_url(obj.get("url"))
-        .or_else(|| absolute_url(metadata.and_then(|m| m.get("url"))))
-        .or_else(|| absolute_url(metadata.and_then(|m| m.get("video_url"))))
-        .or_else(|| absolute_url(obj.get("video_url")))
+    spec_url(obj.get("url"))
+        .or_else(|| http_url(metadata.and_then(|m| m.get("url"))))
+        .or_else(|| http_url(metadata.and_then(|m| m.get("video_url"))))
+        .or_else(|| http_url(obj.get("video_url")))
 }
 
 /// A failed task's details: its `error`, else the failure text a gateway puts in
@@ -181,7 +189,7 @@ fn failure(obj: &Map<String, Value>) -> Option<Value> {
     let said = [metadata.and_then(|m| m.get("url")), obj.get("fail_reason"), obj.get("message")]
         .into_iter()
         .flatten()
-        .find_map(|v| v.as_str().map(str::trim).filter(|s| !s.is_empty() && absolute_url(Some(v)).is_none()));
+        .find_map(|v| v.as_str().map(str::trim).filter(|s| !s.is_empty() && http_url(Some(v)).is_none()));
     match said {
         Some(text) => Some(serde_json::json!({ "message": text })),
         None => obj.get("error").filter(|e| !e.is_null()).cloned(),
@@ -377,6 +385,14 @@ mod tests {
                 None,
                 Some(100.0),
                 Some(1_700_000_042),
+                None,
+            ),
+            (
+                json!({"id": "t", "status": "completed", "url": "ftp://cdn/x.mp4"}),
+                Status::Completed,
+                Some("ftp://cdn/x.mp4"),
+                None,
+                None,
                 None,
             ),
             // A URL on a task that is not completed is not taken.
