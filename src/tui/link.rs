@@ -67,7 +67,8 @@ impl Link {
                 } else {
                     format!("engine lost {} ago", crate::text::clock((now_ms - o.since_ms) / 1000))
                 };
-                let next = match (o.next_try_ms, o.attempt) {
+                // An attempt that is due is as good as under way.
+                let next = match (o.next_try_ms.filter(|t| *t > now_ms), o.attempt) {
                     (Some(t), 1) => format!("reconnecting in {}", seconds(t - now_ms)),
                     (Some(t), n) => format!("attempt {n} in {}", seconds(t - now_ms)),
                     (None, 1) => "reconnecting…".to_string(),
@@ -81,7 +82,6 @@ impl Link {
 
 /// A wait as the header writes it: "0.5s" under a second, else whole seconds rounded up.
 fn seconds(ms: i64) -> String {
-    let ms = ms.max(0);
     if ms < 1000 { format!("{:.1}s", ms as f64 / 1000.0) } else { format!("{}s", (ms + 999) / 1000) }
 }
 
@@ -116,7 +116,7 @@ mod tests {
             (down(5, Some(17_000)), 12_000, Some("engine lost 0:12 ago · attempt 5 in 5s")),
             (down(5, Some(17_000)), 12_001, Some("engine lost 0:12 ago · attempt 5 in 5s")),
             (down(6, None), 75_000, Some("engine lost 1:15 ago · attempt 6…")),
-            (down(2, Some(100)), 500, Some("engine lost 0:00 ago · attempt 2 in 0.0s")),
+            (down(2, Some(100)), 500, Some("engine lost 0:00 ago · attempt 2…")),
         ];
         for (link, now, want) in cases {
             assert_eq!(link.describe(now).as_deref(), want, "{link:?} at {now}");
