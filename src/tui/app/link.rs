@@ -45,7 +45,7 @@ impl App {
                     o.next_try_ms = Some(self.now_ms + after_ms);
                     let attempt = o.attempt;
                     let text =
-                        format!("Cannot attach to the engine yet: {}; reel keeps trying", crate::text::clean(&error));
+                        format!("Cannot attach to the engine yet (reel keeps trying): {}", crate::text::clean(&error));
                     self.say(Level::Warn, text);
                     vec![Effect::Reattach { attempt, after_ms }]
                 }
@@ -77,11 +77,7 @@ impl App {
         }
         let after_ms = backoff_ms(1);
         self.link = Link::Down(Outage { since_ms: self.now_ms, attempt: 1, next_try_ms: Some(self.now_ms + after_ms) });
-        self.say(
-            Level::Warn,
-            "The engine process stopped; reel starts it again and reads the tasks again (nothing is lost: every \
-             task is in the journal)",
-        );
+        self.say(Level::Warn, "The engine process stopped; reel starts it again (every task is in the journal)");
         vec![Effect::Reattach { attempt: 1, after_ms }]
     }
 

@@ -57,7 +57,7 @@ fn a_lost_engine_is_said_at_once_and_attached_again_with_back_off() {
     assert_eq!(header(&a).as_deref(), Some("engine lost · reconnecting…"));
     let e = a.update(Action::ReattachFailed { attempt: 1, error: "no answer".into() }, NOW + 3_000);
     assert_eq!(e, vec![Effect::Reattach { attempt: 2, after_ms: 500 }]);
-    assert_eq!(status(&a), "Cannot attach to the engine yet: no answer; reel keeps trying");
+    assert_eq!(status(&a), "Cannot attach to the engine yet (reel keeps trying): no answer");
     assert_eq!(header(&a).as_deref(), Some("engine lost 0:03 ago · attempt 2 in 0.5s"));
     assert!(a.update(Action::ReattachFailed { attempt: 1, error: "late".into() }, NOW).is_empty(), "stale");
     for (attempt, wait) in [(2, 1_000), (3, 2_000), (4, 5_000), (5, 5_000)] {
