@@ -87,14 +87,16 @@ impl App {
         let after_loss = match self.link {
             Link::Opening => None,
             Link::Reloading { restarted } => Some(restarted),
-            // A read that finishes after the link was lost again: its rows are still the truth
-            // of the store, but news waits for the next attachment.
-            Link::Up | Link::Down(_) => {
+            // Lost again before the read was done (the engine died at start): its rows are still
+            // the truth of the store; news waits for the next attachment and its own read.
+            Link::Down(_) => {
                 if let Ok(r) = result {
                     self.show_read(r.records);
                 }
                 return Vec::new();
             }
+            // No read is asked while news flows: an older one must not take news back.
+            Link::Up => return Vec::new(),
         };
         self.link = Link::Up;
         let mut effects = Vec::new();

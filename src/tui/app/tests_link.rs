@@ -41,6 +41,11 @@ fn news_waits_until_the_first_rows_are_read() {
     b.update(Action::Reloaded(Err(EngineError::Stopped.into())), NOW);
     assert_eq!(b.link, Link::Up);
     assert_eq!(status(&b), "Cannot read the earlier tasks: the engine has stopped");
+    // The engine died before the first read was done: its rows are shown, the outage stays.
+    let mut c = app();
+    assert_eq!(c.update(Action::LinkLost, NOW), vec![Effect::Reattach { attempt: 1, after_ms: 200 }]);
+    c.update(Action::Reloaded(Ok(Reload { records: vec![rec(5, LocalState::Queued)], gone: vec![] })), NOW);
+    assert!(c.table.row(5).is_some() && !c.link.attached());
 }
 
 #[test]
@@ -100,6 +105,10 @@ fn once_attached_the_rows_are_read_again_and_spinners_tell_the_truth() {
     assert_eq!(a.table.len(), 3, "no row twice: {:?}", a.table.view);
     assert_eq!(a.table.running(), 1, "only 4 spins");
     assert!(e.iter().any(|e| matches!(e, Effect::LoadTimeline(_))), "the detail reads its timeline again: {e:?}");
+    // A read that comes once news flows again never takes the news back.
+    task(&mut a, 4, LocalState::Downloaded);
+    a.update(Action::Reloaded(Ok(Reload { records: vec![rec(4, LocalState::Queued)], gone: vec![] })), NOW);
+    assert_eq!(a.table.row(4).map(|r| r.record.state), Some(LocalState::Downloaded));
 }
 
 #[test]
