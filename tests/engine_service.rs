@@ -366,3 +366,174 @@ async fn quitting_the_dashboard_leaves_the_work_to_the_engine() {
     saved(&tasks);
     f.until_stopped(&sim).await;
 }
+
+/// A request made after the engine's socket closed fails at once (it used to wait forever for a
+/// reply nobody would send, so a submission said nothing).
+#[tokio::test(flavor = "multi_thread")]
+async fn a_request_after_the_socket_closed_fails_at_once() {
+    use reel::engine::EngineError;
+    use reel::engine::service::{Served, Status};
+
+    let dir = tempfile::tempdir().expect("tempdir");
+    let socket = dir.path().join("engine.sock");
+    let listener = tokio::net::UnixListener::bind(&socket).expect("binds");
+    let server = tokio::spawn(async move {
+        let (stream, _) = listener.accept().await.expect("accepts");
+        let (read, mut write) = stream.into_split();
+        let mut hello = String::new();
+        BufReader::new(read).read_line(&mut hello).await.expect("hello");
+        let status = Status {
+            pid: 1,
+            version: env!("CARGO_PKG_VERSION").into(),
+            started_at_ms: 0,
+            socket: "engine.sock".into(),
+            clients: 1,
+            unfinished: 0,
+            requests_in_flight: 0,
+            downloads: 0,
+            service: reel::engine::ServiceState::default(),
+            serves: Served { profile: None, base_url: None, key_id: None },
+        };
+        let welcome = FromEngine::Welcome { protocol: PROTOCOL, status: Box::new(status) };
+        let line = protocol::encode(&welcome).expect("encodes") + "\n";
+        write.write_all(line.as_bytes()).await.expect("welcomed");
+        // Then the engine is gone: the connection closes.
+    });
+    let (engine, mut events) = service::attach_if_running(&socket).await.expect("attaches").expect("an engine");
+    server.await.expect("served");
+    // The events end (after a note that the engine went away): the client knows it is gone.
+    tokio::time::timeout(PATIENCE, async { while events.recv().await.is_some() {} }).await.expect("the stream ends");
+    let asked = tokio::time::timeout(PATIENCE, engine.status()).await.expect("an answer, not a wait for ever");
+    assert!(matches!(asked, Err(EngineError::Stopped)), "{asked:?}");
+}
+
+/// Text of a drawn frame, one line a row.
+fn screen_text(b: &ratatui::buffer::Buffer) -> String {
+    (0..b.area.height)
+        .map(|y| (0..b.area.width).map(|x| b[(x, y)].symbol()).collect::<String>())
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+/// Waits until a drawn frame satisfies `wanted` (described by `what`), and returns its text.
+async fn frame_where(
+    frames: &mut tokio::sync::watch::Receiver<ratatui::buffer::Buffer>,
+    what: &str,
+    wanted: impl Fn(&str) -> bool,
+) -> String {
+    let found = tokio::time::timeout(PATIENCE, frames.wait_for(|b| wanted(&screen_text(b))))
+        .await
+        .map(|frame| frame.map(|f| screen_text(&f)));
+    match found {
+        Ok(Ok(screen)) => screen,
+        _ => panic!("never {what}; the last frame:\n{}", screen_text(&frames.borrow())),
+    }
+}
+
+/// An engine launcher that starts the engine only while `gate` exists: with it removed, the
+/// dashboard cannot replace a lost engine, and what it shows meanwhile can be looked at.
+fn gated(f: &Folder, sim: &SimHandle, gate: &Path) -> Launch {
+    let script = f.data.parent().expect("a parent").join("gated-reel");
+    let text = format!(
+        "#!/bin/sh\n[ -e '{}' ] || {{ echo 'the gate is closed' >&2; exit 1; }}\nexec '{}' \"$@\"\n",
+        gate.display(),
+        env!("CARGO_BIN_EXE_reel")
+    );
+    std::fs::write(&script, text).expect("script");
+    use std::os::unix::fs::PermissionsExt as _;
+    std::fs::set_permissions(&script, std::fs::Permissions::from_mode(0o700)).expect("executable");
+    Launch { exe: script, ..f.launch(sim) }
+}
+
+const SPINNER: [char; 10] = ['⠋', '⠙', '⠹', '⠸', '⠼', '⠴', '⠦', '⠧', '⠇', '⠏'];
+
+/// The engine process is killed under an open dashboard: the header says so at once and
+/// stops claiming liveness, a submission made meanwhile is held, a task sent from another
+/// terminal starts a new engine, the dashboard attaches to it, reads its rows again (the
+/// other terminal's task appears, none twice, nothing still spinning) and sends what it held.
+#[tokio::test(flavor = "multi_thread")]
+async fn the_dashboard_outlives_its_engine_and_attaches_to_the_next() {
+    use crossterm::event::{Event as Input, KeyCode, KeyEvent, KeyModifiers};
+    use ratatui::backend::TestBackend;
+    use reel::tui::event_loop::Dashboard;
+    use reel::tui::terminal::Headless;
+
+    let sim = start(SimConfig {
+        lifecycle: LifecycleConfig {
+            queue_time: Duration::from_millis(300),
+            render_min: Duration::from_secs(3),
+            render_max: Duration::from_secs(4),
+            failure_rate: 0.0,
+        },
+        seed: Some(11),
+        ..SimConfig::default()
+    })
+    .await;
+    let f = folder(1.0, 50);
+    std::fs::create_dir_all(&f.data).expect("data folder");
+    let gate = f.data.parent().expect("a parent").join("gate");
+    std::fs::write(&gate, "").expect("gate");
+    let settings = settings_for(&f, &sim);
+    let reach = reel::session::Reach::Service(gated(&f, &sim, &gate));
+    let dashboard = Dashboard::start(&settings, &reach).await.expect("attached");
+    let (mut console, mut frames) = Headless::new(TestBackend::new(160, 48)).expect("console");
+    let (tx, rx) = tokio::sync::mpsc::unbounded_channel();
+    let input = Box::pin(futures_util::stream::unfold(rx, |mut rx| async move { rx.recv().await.map(|ev| (ev, rx)) }));
+    let running = tokio::spawn(async move { dashboard.run(&mut console, input).await.expect("ends cleanly") });
+    let key = |code, mods| drop(tx.send(Ok(Input::Key(KeyEvent::new(code, mods)))));
+    let type_text = |text: &str| text.chars().for_each(|c| key(KeyCode::Char(c), KeyModifiers::NONE));
+    frame_where(&mut frames, "the form", |s| s.contains("Compose")).await;
+    type_text("a fox before the crash");
+    key(KeyCode::Char('s'), KeyModifiers::CONTROL);
+    frame_where(&mut frames, "the task", |s| s.contains("a fox before the crash") && s.contains("service ok")).await;
+
+    // kill -9 while the task renders; no engine can start until the gate opens again.
+    let pid = f.status(&sim).await["pid"].as_u64().expect("running") as i32;
+    std::fs::remove_file(&gate).expect("gate closed");
+    // SAFETY: kill with a pid we were given and a valid signal number.
+    assert_eq!(unsafe { libc::kill(pid, libc::SIGKILL) }, 0);
+    let lost = frame_where(&mut frames, "said the engine is lost", |s| s.contains("engine lost")).await;
+    assert!(!lost.contains("service ok"), "no health is claimed for an engine that is gone:\n{lost}");
+    assert!(!lost.contains(SPINNER), "nothing spins while no engine works:\n{lost}");
+    assert!(lost.contains("The engine process stopped"), "{lost}");
+
+    // A submission made now is held, and says so.
+    key(KeyCode::Char('u'), KeyModifiers::CONTROL);
+    type_text("a fox held meanwhile");
+    key(KeyCode::Char('s'), KeyModifiers::CONTROL);
+    let held =
+        frame_where(&mut frames, "held the submission", |s| s.contains("Held: the engine is not attached")).await;
+    assert!(held.contains("engine lost"), "{held}");
+    assert_eq!(f.tasks(&sim).await.len(), 1, "nothing was journaled while no engine was attached");
+
+    // Another terminal sends a task: its command starts an engine, and the dashboard attaches.
+    let (code, _, err) = f.run(&sim, &["submit", "--model", MODEL, "--prompt", "a fox from elsewhere"]).await;
+    assert_eq!(code, 0, "{err}");
+    frame_where(&mut frames, "re-attached with the other terminal's task", |s| {
+        s.contains("a fox from elsewhere") && !s.contains("engine lost") && !s.contains("engine back")
+    })
+    .await;
+    let tasks = f.until_all_downloaded(&sim, 3).await;
+    saved(&tasks);
+    let prompts: Vec<&str> = tasks.iter().filter_map(|t| t["prompt"].as_str()).collect();
+    assert!(prompts.contains(&"a fox held meanwhile"), "the held submission went to the new engine: {prompts:?}");
+    let remote: HashSet<&str> = tasks.iter().filter_map(|t| t["remote_id"].as_str()).collect();
+    assert_eq!(remote.len(), 3, "no task sent twice");
+    // The screen shows the truth: three rows, none twice, nothing running.
+    let done = frame_where(&mut frames, "all three saved", |s| s.contains("3 tasks, 0 active")).await;
+    assert!(!done.contains(SPINNER), "{done}");
+    assert!(pid as u64 != f.status(&sim).await["pid"].as_u64().expect("running"), "a new engine");
+
+    // The dashboard sends to the new engine as to the first.
+    key(KeyCode::Char('u'), KeyModifiers::CONTROL);
+    type_text("a fox after the crash");
+    key(KeyCode::Char('s'), KeyModifiers::CONTROL);
+    frame_where(&mut frames, "the fourth task", |s| s.contains("a fox after the crash") && s.contains("4 tasks")).await;
+    saved(&f.until_all_downloaded(&sim, 4).await);
+    frame_where(&mut frames, "all four saved", |s| s.contains("4 tasks, 0 active")).await;
+    key(KeyCode::Esc, KeyModifiers::NONE);
+    key(KeyCode::Char('q'), KeyModifiers::NONE);
+    let finished = tokio::time::timeout(PATIENCE, running).await.expect("quits").expect("no panic");
+    assert_eq!(finished.summary.sent, 3, "the dashboard's own three");
+    f.until_stopped(&sim).await;
+}

@@ -191,6 +191,28 @@ fn an_outage_with_tasks_waiting() {
     insta::assert_snapshot!(shown);
 }
 
+/// The engine process went away: the header says so and when the next attempt is, and
+/// neither the spinners nor the service's health claim anything live.
+#[test]
+fn running_tasks_with_the_engine_lost() {
+    let mut a = busy_app();
+    a.focus = Focus::Table;
+    a.update(Action::Reloaded(Ok(reel::tui::app::Reload::default())), NOW - 12_000);
+    a.update(Action::LinkLost, NOW - 12_000);
+    for attempt in 1..=2 {
+        a.update(Action::Reattaching(attempt), NOW - 500);
+        a.update(Action::ReattachFailed { attempt, error: "no answer".into() }, NOW - 500);
+    }
+    a.update(Action::Tick, NOW);
+    let lost = screen(&a, 160, 40);
+    assert!(lost.contains("engine lost 0:12 ago · attempt 3 in 0.5s"), "{lost}");
+    assert!(!lost.contains("service ok"), "{lost}");
+    insta::assert_snapshot!(lost);
+    let narrow = screen(&a, 80, 24);
+    assert!(narrow.contains("engine lost"), "{narrow}");
+    insta::assert_snapshot!("running_tasks_with_the_engine_lost_80x24", narrow);
+}
+
 #[test]
 fn a_failed_task_selected() {
     let mut a = busy_app();

@@ -201,3 +201,123 @@ async fn a_finished_task_shows_its_poster_and_plays_inline() {
     tmux.keys(&["q"]);
     tmux.wait_for("reel-exited-0");
 }
+
+/// `reel` run as another terminal would, on the same data folder and config.
+fn reel(sim: &SimHandle, data: &Path, config: &Path, args: &[&str]) -> (i32, String, String) {
+    let out = Command::new(env!("CARGO_BIN_EXE_reel"))
+        .args(args)
+        .env("REEL_BASE_URL", sim.base_url())
+        .env("REEL_API_KEY", sim.api_key())
+        .env("REEL_DATA_DIR", data)
+        .env("REEL_CONFIG", config)
+        .stdin(std::process::Stdio::null())
+        .output()
+        .expect("reel runs");
+    let text = |b: &[u8]| String::from_utf8_lossy(b).into_owned();
+    (out.status.code().unwrap_or(-1), text(&out.stdout), text(&out.stderr))
+}
+
+/// The tasks in the store, as `reel list --json` reads them (no engine involved).
+fn listed(sim: &SimHandle, data: &Path, config: &Path) -> Vec<serde_json::Value> {
+    let (code, out, err) = reel(sim, data, config, &["list", "--json", "--limit", "100"]);
+    assert_eq!(code, 0, "{err}");
+    serde_json::from_str(&out).expect("json")
+}
+
+/// Waits until the store holds `count` tasks, every one saved.
+fn until_saved(sim: &SimHandle, data: &Path, config: &Path, count: usize) -> Vec<serde_json::Value> {
+    let deadline = Instant::now() + PATIENCE;
+    loop {
+        let tasks = listed(sim, data, config);
+        if tasks.len() == count && tasks.iter().all(|t| t["state"] == "downloaded") {
+            return tasks;
+        }
+        assert!(Instant::now() < deadline, "not {count} saved: {tasks:?}");
+        std::thread::sleep(Duration::from_millis(200));
+    }
+}
+
+/// kill -9 of the engine process under an open dashboard: the header says the engine is lost,
+/// a submission made meanwhile is held; once an engine runs again (started here by a task sent
+/// from another terminal) the dashboard attaches to it, shows that task, sends what it held,
+/// and goes on sending. (A broken config keeps a new engine from starting until it is fixed,
+/// so that the lost state can be seen.)
+#[tokio::test(flavor = "multi_thread")]
+async fn the_engine_killed_under_the_dashboard_is_replaced_and_nothing_is_lost() {
+    let sim = common::start(reel::sim::SimConfig {
+        lifecycle: reel::sim::LifecycleConfig {
+            queue_time: Duration::from_millis(300),
+            render_min: Duration::from_secs(2),
+            render_max: Duration::from_secs(3),
+            failure_rate: 0.0,
+        },
+        seed: Some(5),
+        ..reel::sim::SimConfig::default()
+    })
+    .await;
+    let dir = tempfile::tempdir().expect("tempdir");
+    let data = dir.path().join("data");
+    let config = dir.path().join("config.toml");
+    let good =
+        "[engine]\nfirst_poll_secs = 0.2\npoll_interval_secs = 0.2\nmax_poll_interval_secs = 0.5\nidle_exit_secs = 1\n";
+    std::fs::write(&config, good).expect("config");
+    let tmux = start(&sim, &data, &config);
+    tmux.wait_for("Compose");
+    tmux.keys(&["-l", "a heron before the crash"]);
+    tmux.keys(&["C-s"]);
+    tmux.wait_for("Sent 1 task");
+    let screen = tmux.wait_for("service ok");
+    assert!(screen.contains("a heron before the crash"), "{screen}");
+
+    let (code, out, err) = reel(&sim, &data, &config, &["engine", "status", "--json"]);
+    assert_eq!(code, 0, "{err}");
+    let pid = serde_json::from_str::<serde_json::Value>(&out).expect("json")["pid"].as_i64().expect("running") as i32;
+    std::fs::write(&config, "[engine\nthis is not toml").expect("config broken");
+    // SAFETY: kill with a pid we were given and a valid signal number.
+    assert_eq!(unsafe { libc::kill(pid, libc::SIGKILL) }, 0);
+    let screen = tmux.wait_for("engine lost");
+    assert!(!screen.contains("service ok"), "no health is claimed for an engine that is gone:\n{screen}");
+
+    tmux.keys(&["C-u"]);
+    tmux.keys(&["-l", "a heron held meanwhile"]);
+    tmux.keys(&["C-s"]);
+    let screen = tmux.wait_for("Held: the engine is not attached");
+    assert!(screen.contains("engine lost"), "{screen}");
+
+    // Fixed config, and a task from another terminal: its command starts the engine.
+    std::fs::write(&config, good).expect("config fixed");
+    let (code, _, err) = reel(
+        &sim,
+        &data,
+        &config,
+        &["submit", "--model", "acme/aurora-3.0/text-to-video", "--prompt", "a heron from elsewhere"],
+    );
+    assert_eq!(code, 0, "{err}");
+    let deadline = Instant::now() + PATIENCE;
+    loop {
+        let s = tmux.screen();
+        if s.contains("a heron from elsewhere") && !s.contains("engine lost") && !s.contains("engine back") {
+            break;
+        }
+        assert!(Instant::now() < deadline, "the dashboard never attached again:\n{s}");
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    let tasks = until_saved(&sim, &data, &config, 3);
+    assert!(tasks.iter().any(|t| t["prompt"] == "a heron held meanwhile"), "the held one was sent: {tasks:?}");
+    tmux.wait_for("3 tasks, 0 active");
+
+    // And the dashboard sends to the new engine as before.
+    tmux.keys(&["C-u"]);
+    tmux.keys(&["-l", "a heron after the crash"]);
+    tmux.keys(&["C-s"]);
+    let tasks = until_saved(&sim, &data, &config, 4);
+    let remote: std::collections::HashSet<&str> = tasks.iter().filter_map(|t| t["remote_id"].as_str()).collect();
+    assert_eq!(remote.len(), 4, "no task sent twice: {tasks:?}");
+    let screen = tmux.wait_for("4 tasks, 0 active");
+    assert!(screen.contains("a heron after the crash"), "{screen}");
+    tmux.keys(&["Escape"]);
+    tmux.wait_for("o open");
+    tmux.keys(&["q"]);
+    let screen = tmux.wait_for("reel-exited-0");
+    assert!(screen.contains("reel: sent 3 tasks this run (3 saved)."), "{screen}");
+}

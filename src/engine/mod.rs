@@ -241,6 +241,15 @@ impl Engine {
         }
     }
 
+    /// What the engine process said when this client attached; `None` for an engine in this
+    /// process.
+    pub fn welcome(&self) -> Option<&service::Status> {
+        match self {
+            Engine::Local(_) => None,
+            Engine::Remote(e) => Some(e.welcome()),
+        }
+    }
+
     /// Whether work goes on after this process ends (the engine is a process of its own).
     pub fn outlives_this_process(&self) -> bool {
         matches!(self, Engine::Remote(_))

@@ -3,22 +3,67 @@
 
 use std::path::{Path, PathBuf};
 use std::process::Stdio;
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
 
 use base64::Engine as _;
 use tokio::sync::mpsc::UnboundedSender;
+use tokio::task::JoinHandle;
 
-use super::app::{Action, Effect, EffectError, Op};
+use super::app::{Action, Effect, EffectError, Op, Reload};
 use super::form::Field;
 use super::media::{MediaContext, prepare};
 use super::table::Prefs;
 use super::terminal::Console;
-use crate::config::Programs;
-use crate::engine::{Engine, query};
+use crate::config::{Programs, Settings};
+use crate::engine::Engine;
+use crate::engine::query::{self, QueryError};
 use crate::rules::Pricing;
+use crate::session::{self, Attached, Reach};
+
+/// The engine the effects talk to; replaced when the dashboard attaches to a new engine
+/// process after losing one.
+pub struct EngineSlot(Mutex<Arc<Engine>>);
+
+impl EngineSlot {
+    pub fn new(engine: Arc<Engine>) -> EngineSlot {
+        EngineSlot(Mutex::new(engine))
+    }
+
+    /// The engine attached now.
+    pub fn get(&self) -> Arc<Engine> {
+        self.0.lock().unwrap_or_else(|e| e.into_inner()).clone()
+    }
+
+    /// Puts `engine` in place, and gives back the one it replaces.
+    pub fn replace(&self, engine: Engine) -> Arc<Engine> {
+        std::mem::replace(&mut *self.0.lock().unwrap_or_else(|e| e.into_inner()), Arc::new(engine))
+    }
+}
+
+/// How the dashboard attaches to its data folder's engine process again, as it did at start.
+pub struct Relink {
+    pub settings: Settings,
+    pub reach: Reach,
+    /// Where an attached engine goes: the event loop takes it over.
+    pub found: UnboundedSender<Attached>,
+    /// The attempt under way, stopped when the dashboard quits.
+    pub attempt: Mutex<Option<JoinHandle<()>>>,
+}
+
+impl Relink {
+    /// Stops an attempt under way (the dashboard is quitting).
+    pub fn stop(&self) {
+        if let Some(job) = self.attempt.lock().unwrap_or_else(|e| e.into_inner()).take() {
+            job.abort();
+        }
+    }
+}
 
 pub struct Context {
-    pub engine: Arc<Engine>,
+    pub engine: EngineSlot,
+    /// `None` for an engine in this process: it ends only with the dashboard.
+    pub relink: Option<Relink>,
     pub pricing: Pricing,
     pub programs: Programs,
     pub db: PathBuf,
@@ -73,6 +118,24 @@ async fn edit(console: &mut impl Console, editor: &[String], field: Field, text:
     }
 }
 
+/// The rows to show, read again: every task unfinished or changed since `since_ms`, and for
+/// each task of `check` not among them, its record as it is now, or that it is gone.
+fn reload(db: &Path, since_ms: i64, check: &[i64]) -> Result<Reload, EffectError> {
+    let mut records = query::on_opening(db, since_ms)?;
+    let mut gone = Vec::new();
+    for &id in check {
+        if records.iter().any(|r| r.id == id) {
+            continue;
+        }
+        match query::show(db, id) {
+            Ok((record, _)) => records.push(record),
+            Err(QueryError::NoMatch(_)) => gone.push(id),
+            Err(e) => return Err(e.into()),
+        }
+    }
+    Ok(Reload { records, gone })
+}
+
 /// Runs `job` on the blocking pool and sends what it returns (SQLite reads stay off the loop).
 fn blocking(tx: UnboundedSender<Action>, job: impl FnOnce() -> Option<Action> + Send + 'static) {
     tokio::task::spawn_blocking(move || {
@@ -92,7 +155,7 @@ pub async fn perform(effect: Effect, cx: &Context, console: &mut impl Console) -
         | Effect::PlayPause(_)
         | Effect::PlayStop) => cx.previews.perform(e, &tx),
         Effect::Submit { plan, copies, parent } => {
-            let (engine, media) = (cx.engine.clone(), cx.media.clone());
+            let (engine, media) = (cx.engine.get(), cx.media.clone());
             tokio::spawn(async move {
                 // Every submission's media is ready before the first is sent.
                 let mut ready = Vec::new();
@@ -119,7 +182,7 @@ pub async fn perform(effect: Effect, cx: &Context, console: &mut impl Console) -
             });
         }
         Effect::SubmitAgain(items) => {
-            let (engine, media) = (cx.engine.clone(), cx.media.clone());
+            let (engine, media) = (cx.engine.get(), cx.media.clone());
             tokio::spawn(async move {
                 let mut all = Vec::new();
                 for (parent, v) in items {
@@ -149,7 +212,7 @@ pub async fn perform(effect: Effect, cx: &Context, console: &mut impl Console) -
             });
         }
         Effect::Bulk { op, ids, skipped } => {
-            let engine = cx.engine.clone();
+            let engine = cx.engine.get();
             tokio::spawn(async move {
                 let (mut done, mut failed) = (Vec::new(), Vec::new());
                 for id in ids {
@@ -165,6 +228,26 @@ pub async fn perform(effect: Effect, cx: &Context, console: &mut impl Console) -
                 }
                 let _ = tx.send(Action::BulkDone { op, done, failed, skipped });
             });
+        }
+        Effect::Reload { since_ms, check } => {
+            let db = cx.db.clone();
+            blocking(tx, move || Some(Action::Reloaded(reload(&db, since_ms, &check))));
+        }
+        Effect::Reattach { attempt, after_ms } => {
+            let Some(relink) = &cx.relink else { return Ok(()) };
+            let (settings, reach, found) = (relink.settings.clone(), relink.reach.clone(), relink.found.clone());
+            let job = tokio::spawn(async move {
+                tokio::time::sleep(Duration::from_millis(after_ms.max(0) as u64)).await;
+                let _ = tx.send(Action::Reattaching(attempt));
+                // As every command does: the running engine, else a new one started.
+                match session::attach(&settings, &reach).await {
+                    Ok(attached) => drop(found.send(attached)),
+                    Err(e) => drop(tx.send(Action::ReattachFailed { attempt, error: e.to_string() })),
+                }
+            });
+            if let Some(earlier) = relink.attempt.lock().unwrap_or_else(|e| e.into_inner()).replace(job) {
+                earlier.abort();
+            }
         }
         Effect::CheckFiles(files) => {
             blocking(tx, move || {
@@ -249,7 +332,7 @@ pub async fn perform(effect: Effect, cx: &Context, console: &mut impl Console) -
             blocking(tx, move || query::spent_today(&db, &pricing).ok().map(Action::Spent));
         }
         Effect::Delete { id, remove_file } => {
-            let engine = cx.engine.clone();
+            let engine = cx.engine.get();
             tokio::spawn(async move {
                 let _ = tx.send(Action::Deleted(engine.delete(id, remove_file).await.map_err(Into::into)));
             });

@@ -13,15 +13,15 @@ use futures_util::{Stream, StreamExt};
 use tokio::sync::mpsc;
 
 use super::app::{Action, AfterQuit, App, Header, Summary};
-use super::effects::{self, Context};
+use super::effects::{self, Context, EngineSlot, Relink};
 use super::keymap::Keymap;
 use super::preview::Previews;
 use super::preview::work::PreviewWork;
 use super::terminal::{self, Console};
 use crate::config::{Settings, Target};
-use crate::engine::{Engine, Event, ServiceState, now_ms, query};
+use crate::engine::{Engine, Event, ServiceState, now_ms};
 use crate::preview::Previewer;
-use crate::session::{self, Reach, Session, db_path};
+use crate::session::{self, Attached, Reach, Session, db_path};
 use ratatui_image::picker::Picker;
 
 /// Spinners and clocks move at most this often, and engine news is drawn at most this often.
@@ -39,9 +39,6 @@ fn action_of(input: Input) -> Option<Action> {
     }
 }
 
-/// Tasks that changed this recently are shown when the dashboard opens, besides unfinished ones.
-const RECENT: Duration = Duration::from_secs(12 * 3600);
-
 /// The dashboard with its engine running, before it has a screen.
 pub struct Dashboard {
     settings: Settings,
@@ -53,6 +50,8 @@ pub struct Dashboard {
     keymap: Keymap,
     /// How pictures are drawn: the terminal's protocol, else half blocks.
     picker: Picker,
+    /// How the engine was reached, to reach it again if its process goes away.
+    reach: Reach,
 }
 
 /// How the dashboard ended.
@@ -85,6 +84,7 @@ impl Dashboard {
             events: attached.events,
             keymap,
             picker: Picker::halfblocks(),
+            reach: reach.clone(),
         })
     }
 
@@ -99,12 +99,22 @@ impl Dashboard {
         C: Console,
         S: Stream<Item = io::Result<Input>> + Unpin,
     {
-        let Dashboard { settings, session, base_url, engine, events, keymap, picker } = self;
+        let Dashboard { settings, session, base_url, engine, events, keymap, picker, reach } = self;
+        let welcomed: ServiceState = engine.welcome().map(|w| w.service.clone()).unwrap_or_default();
         let demo = settings.target == Target::Demo;
         let after = AfterQuit::of(engine.outlives_this_process(), demo);
         let (tx, results) = mpsc::unbounded_channel::<Action>();
+        let (found, attached) = mpsc::unbounded_channel::<Attached>();
+        // Only an engine process can go away under the dashboard and be reached again.
+        let relink = matches!(reach, Reach::Service(_)).then(|| Relink {
+            settings: settings.clone(),
+            reach,
+            found,
+            attempt: std::sync::Mutex::new(None),
+        });
         let cx = Context {
-            engine: engine.clone(),
+            engine: EngineSlot::new(engine),
+            relink,
             pricing: settings.pricing.clone(),
             programs: settings.programs.clone(),
             db: db_path(&settings),
@@ -123,7 +133,8 @@ impl Dashboard {
             profile: settings.profile.clone(),
             base_url: base_url.unwrap_or_else(|| "the demo simulator".into()),
             demo,
-            service: ServiceState::default(),
+            // As the engine process said when this dashboard attached (a pause, a refused key).
+            service: welcomed,
         };
         let outcome = async {
             let mut app = App::new(
@@ -139,9 +150,13 @@ impl Dashboard {
             app.keymap = keymap;
             app.previews = Previews::new(picker);
             app.after_quit = after;
-            event_loop(app, &cx, console, input, events, results).await
+            event_loop(app, &cx, console, input, Some(events), results, attached).await
         }
         .await;
+        if let Some(relink) = &cx.relink {
+            relink.stop();
+        }
+        let engine = cx.engine.get();
         drop(cx);
         if let Ok(engine) = Arc::try_unwrap(engine) {
             engine.shutdown().await;
@@ -167,28 +182,38 @@ pub async fn run(settings: Settings, reach: Reach) -> anyhow::Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
+/// The next engine event; never, while there is no engine to hear from.
+async fn next_event(events: &mut Option<mpsc::UnboundedReceiver<Event>>) -> Option<Event> {
+    match events {
+        Some(rx) => rx.recv().await,
+        None => std::future::pending().await,
+    }
+}
+
+/// A new engine takes over from the one lost: its commands and its events. Its events wait
+/// in their channel until `update` has the rows read again.
+fn take_over(cx: &Context, attached: Attached, events: &mut Option<mpsc::UnboundedReceiver<Event>>) -> Action {
+    let activity = attached.engine.welcome().map(|s| s.activity());
+    let pid = attached.engine.welcome().map(|s| s.pid);
+    let lost = cx.engine.replace(attached.engine);
+    let restarted = pid.is_none() || lost.welcome().map(|s| s.pid) != pid;
+    *events = Some(attached.events);
+    Action::Reattached { restarted, activity }
+}
+
 async fn event_loop<C, S>(
     mut app: App,
     cx: &Context,
     console: &mut C,
     mut input: S,
-    mut events: mpsc::UnboundedReceiver<Event>,
+    mut events: Option<mpsc::UnboundedReceiver<Event>>,
     mut results: mpsc::UnboundedReceiver<Action>,
+    mut attached: mpsc::UnboundedReceiver<Attached>,
 ) -> io::Result<App>
 where
     C: Console,
     S: Stream<Item = io::Result<Input>> + Unpin,
 {
-    {
-        let (tx, db) = (cx.actions.clone(), cx.db.clone());
-        tokio::task::spawn_blocking(move || {
-            // What went on while no dashboard was open (the engine process kept working).
-            let since = now_ms() - RECENT.as_millis() as i64;
-            if let Ok(records) = query::on_opening(&db, since) {
-                let _ = tx.send(Action::Loaded(records));
-            }
-        });
-    }
     for effect in app.initial_effects() {
         effects::perform(effect, cx, console).await?;
     }
@@ -206,6 +231,7 @@ where
         }
         let animating = app.animating();
         let watching = app.watches_files();
+        let listening = app.link.accepts_events();
         let next_frame = last_draw + TICK;
         let first = tokio::select! {
             input = input.next() => {
@@ -216,18 +242,32 @@ where
                     None => return Ok(app),
                 }
             }
-            Some(ev) = events.recv() => Some(Action::Engine(ev)),
+            ev = next_event(&mut events), if listening => match ev {
+                Some(ev) => Some(Action::Engine(ev)),
+                None => {
+                    // The socket closed: the engine process is gone. Say so at once.
+                    events = None;
+                    urgent = true;
+                    cx.relink.is_some().then_some(Action::LinkLost)
+                }
+            },
             Some(a) = results.recv() => {
                 urgent = true;
                 Some(a)
+            }
+            Some(new) = attached.recv() => {
+                urgent = true;
+                Some(take_over(cx, new, &mut events))
             }
             () = tokio::time::sleep_until(next_frame), if animating || dirty => Some(Action::Tick),
             _ = file_check.tick(), if watching => Some(Action::CheckFiles),
         };
         // Take everything already waiting before drawing again.
         let mut batch: Vec<Action> = first.into_iter().collect();
-        while let Ok(ev) = events.try_recv() {
-            batch.push(Action::Engine(ev));
+        if listening && let Some(rx) = &mut events {
+            while let Ok(ev) = rx.try_recv() {
+                batch.push(Action::Engine(ev));
+            }
         }
         while let Ok(a) = results.try_recv() {
             batch.push(a);

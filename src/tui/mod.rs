@@ -9,6 +9,7 @@ pub mod help;
 pub mod history;
 pub mod keymap;
 pub mod layout;
+pub mod link;
 pub mod media;
 pub mod preview;
 pub mod table;

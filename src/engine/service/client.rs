@@ -19,7 +19,15 @@ use crate::engine::{EngineError, Event};
 use crate::rules::ValidSubmission;
 use crate::store::{LocalState, TaskRecord};
 
-type Pending = Arc<Mutex<HashMap<u64, oneshot::Sender<Result<Answer, String>>>>>;
+/// Requests waiting for their replies, and whether the connection has closed (after which no
+/// request may wait: nothing would ever answer it).
+#[derive(Default)]
+struct Waiting {
+    replies: HashMap<u64, oneshot::Sender<Result<Answer, String>>>,
+    closed: bool,
+}
+
+type Pending = Arc<Mutex<Waiting>>;
 
 pub struct RemoteEngine {
     outgoing: mpsc::UnboundedSender<ToEngine>,
@@ -137,7 +145,13 @@ impl RemoteEngine {
     async fn ask(&self, request: Request) -> Result<Answer, EngineError> {
         let seq = self.seq.fetch_add(1, Ordering::Relaxed);
         let (tx, rx) = oneshot::channel();
-        self.pending.lock().unwrap_or_else(|e| e.into_inner()).insert(seq, tx);
+        {
+            let mut waiting = self.pending.lock().unwrap_or_else(|e| e.into_inner());
+            if waiting.closed {
+                return Err(EngineError::Stopped);
+            }
+            waiting.replies.insert(seq, tx);
+        }
         self.outgoing.send(ToEngine::Request { seq, request }).map_err(|_| EngineError::Stopped)?;
         rx.await.map_err(|_| EngineError::Stopped)?.map_err(EngineError::Remote)
     }
@@ -210,7 +224,7 @@ async fn read_loop(
     while let Some(Ok(line)) = lines.next().await {
         match protocol::decode::<FromEngine>(&line) {
             Ok(FromEngine::Reply { seq, result }) => {
-                if let Some(tx) = pending.lock().unwrap_or_else(|e| e.into_inner()).remove(&seq) {
+                if let Some(tx) = pending.lock().unwrap_or_else(|e| e.into_inner()).replies.remove(&seq) {
                     let _ = tx.send(result);
                 }
             }
@@ -233,6 +247,8 @@ async fn read_loop(
             "the engine process stopped; nothing is lost, and the next reel command starts it again".into(),
         ));
     }
-    // Requests still waiting learn that the engine is gone.
-    pending.lock().unwrap_or_else(|e| e.into_inner()).clear();
+    // Requests still waiting learn that the engine is gone, and later ones are refused at once.
+    let mut waiting = pending.lock().unwrap_or_else(|e| e.into_inner());
+    waiting.closed = true;
+    waiting.replies.clear();
 }

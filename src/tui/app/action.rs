@@ -4,10 +4,9 @@
 use crossterm::event::{KeyEvent, MouseEvent};
 use thiserror::Error;
 
-use crate::engine::EngineError;
-use crate::engine::Event;
 use crate::engine::ledger::Ledger;
 use crate::engine::query::{HistoryRow, QueryError};
+use crate::engine::{Activity, EngineError, Event};
 use crate::rules::ValidSubmission;
 use crate::store::history::HistoryQuery;
 use crate::store::{EventRecord, TaskRecord};
@@ -25,8 +24,25 @@ pub enum Action {
     /// Time to look at the disk again for the files on screen.
     CheckFiles,
     Engine(Event),
-    /// The unfinished tasks of earlier runs, read at start.
+    /// Tasks read from the store, to show as they are.
     Loaded(Vec<TaskRecord>),
+    /// The engine's socket closed: its process is gone (killed, crashed or stopped).
+    LinkLost,
+    /// An attempt to attach to the data folder's engine again has started.
+    Reattaching(u32),
+    /// That attempt failed, and why.
+    ReattachFailed {
+        attempt: u32,
+        error: String,
+    },
+    /// An engine is attached again (its events wait until the rows are read again);
+    /// `restarted` when it is another process than the one lost, `activity` what it said.
+    Reattached {
+        restarted: bool,
+        activity: Option<Activity>,
+    },
+    /// The rows read from the store: at start, or after attaching again.
+    Reloaded(Result<Reload, EffectError>),
     Timeline(i64, Vec<EventRecord>),
     /// Tasks were journaled; `again` when they were sent again from the table or history.
     Submitted {
@@ -65,6 +81,15 @@ pub enum Action {
     PlayFailed(u64, String),
 }
 
+/// What a read of the store found for the rows to show.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct Reload {
+    /// Every task unfinished, or changed since the time the read was asked from.
+    pub records: Vec<TaskRecord>,
+    /// Tasks asked about that no longer exist (their records were deleted meanwhile).
+    pub gone: Vec<i64>,
+}
+
 /// An engine action that applies to several tasks at once.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Op {
@@ -90,6 +115,17 @@ pub enum Effect {
         skipped: Vec<String>,
     },
     LoadTimeline(i64),
+    /// Read the rows to show from the store: every task unfinished or changed since
+    /// `since_ms`, and whether the tasks of `check` still exist.
+    Reload {
+        since_ms: i64,
+        check: Vec<i64>,
+    },
+    /// Attach to the data folder's engine again (starting it if none runs) after `after_ms`.
+    Reattach {
+        attempt: u32,
+        after_ms: i64,
+    },
     /// Look whether these files are still on disk.
     CheckFiles(Vec<(i64, String)>),
     Open(String),

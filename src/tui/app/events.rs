@@ -1,25 +1,33 @@
 //! News: what the engine reports, and what effects report back when they finish.
 
-use super::{Action, App, Effect, Level, bulk_message, count};
-use crate::engine::{Event, TaskUpdate};
+use super::{Action, App, Effect, EffectError, Level, bulk_message, count};
+use crate::engine::{EngineError, Event, TaskUpdate};
 use crate::store::LocalState;
 use crate::tui::form::{Field, clean_paste};
 use crate::tui::history::Lineage;
 use crate::tui::table::{Transfer, is_running};
 
 impl App {
+    /// Tasks read from the store, shown as they are there.
+    pub(super) fn show_read(&mut self, mut records: Vec<crate::store::TaskRecord>) {
+        // Oldest first, so that each task finds the batch it was sent with.
+        records.sort_by_key(|r| r.id);
+        for record in records {
+            self.table.upsert(TaskUpdate { record, eta_ms: None });
+        }
+        self.table.rebuild();
+    }
+
     /// Everything but input and time.
     pub(super) fn news(&mut self, action: Action) -> Vec<Effect> {
         match action {
             Action::Engine(event) => return self.engine(event),
-            Action::Loaded(mut records) => {
-                // Oldest first, so that each task finds the batch it was sent with.
-                records.sort_by_key(|r| r.id);
-                for record in records {
-                    self.table.upsert(TaskUpdate { record, eta_ms: None });
-                }
-                self.table.rebuild();
-            }
+            Action::Loaded(records) => self.show_read(records),
+            Action::LinkLost
+            | Action::Reattaching(_)
+            | Action::ReattachFailed { .. }
+            | Action::Reattached { .. }
+            | Action::Reloaded(_) => return self.link_news(action),
             Action::Stills(sha, result) => self.stills_arrived(sha, result),
             Action::Thumb(sha, result) => self.thumb_arrived(sha, result),
             Action::PlayFrame(generation, frame) => self.play_frame(generation, frame),
@@ -47,6 +55,13 @@ impl App {
                 };
                 self.say(Level::Info, text);
             }
+            // The socket closed during the request: the engine may have journaled the task
+            // before it went (then the next engine sends it, and the reload shows it).
+            Action::Submitted { result: Err(EffectError::Engine(EngineError::Stopped)), .. } => self.say(
+                Level::Error,
+                "The engine stopped before it answered: if it recorded the submission, the table shows it once the \
+                 engine is back; else send it again",
+            ),
             Action::Submitted { result: Err(e), .. } => self.say_error("Not sent: ", &e),
             Action::MediaChecked(results) => {
                 self.form.media_checks.extend(results);

@@ -10,6 +10,7 @@ mod events;
 mod guard;
 mod history;
 mod input;
+mod link;
 mod mouse;
 mod overlays;
 mod preview;
@@ -18,10 +19,10 @@ mod tasks;
 
 use std::collections::BTreeSet;
 
-pub use action::{Action, Effect, EffectError, Op};
+pub use action::{Action, Effect, EffectError, Op, Reload};
 pub use bulk::{bulk_message, eligible};
 pub use preview::{PreviewFailure, Subject, subject};
-pub use quit::{AfterQuit, Summary};
+pub use quit::{AfterQuit, Summary, quit_question};
 pub use tasks::{fill_command, resubmission};
 
 use crossterm::event::KeyEventKind;
@@ -30,6 +31,7 @@ use super::form::{Field, Form, MediaEditor};
 use super::help::HelpState;
 use super::history::History;
 use super::keymap::{Keymap, Scope, UserAction};
+use super::link::{Link, reload_since};
 use super::preview::Previews;
 use super::table::{Prefs, Table};
 use crate::engine::ServiceState;
@@ -58,8 +60,8 @@ pub enum Question {
     Budget { then: Effect, planned: f64, text: String },
     /// Send several paid tasks again?
     Again { then: Effect, count: usize, billed: String, cost: String },
-    /// Quit while tasks are unfinished?
-    Quit { unfinished: usize },
+    /// Quit while tasks are unfinished, or submissions are held for an engine not attached?
+    Quit { unfinished: usize, held: usize },
 }
 
 /// What a picker chooses.
@@ -120,6 +122,10 @@ pub struct App {
     pub quit: bool,
     /// What becomes of unfinished tasks when the dashboard quits (set at start from the engine).
     pub after_quit: AfterQuit,
+    /// Whether the engine is attached, and where re-attaching stands when it is not.
+    pub link: Link,
+    /// Submissions made while the engine was not attached, sent once it is.
+    pub held: Vec<Effect>,
     /// The first line of the detail pane shown.
     pub detail_scroll: u16,
     /// Frames of saved videos, their pictures, and the inline player.
@@ -180,6 +186,8 @@ impl App {
             size,
             quit: false,
             after_quit,
+            link: Link::Opening,
+            held: Vec::new(),
             detail_scroll: 0,
             previews: Previews::default(),
             sent: BTreeSet::new(),
@@ -200,9 +208,15 @@ impl App {
         &self.pricing
     }
 
-    /// What the event loop does first: learn today's spending (for the daily budget).
+    /// What the event loop does first: read the rows to show (unfinished and recent tasks:
+    /// an engine process kept working while no dashboard was open), and learn today's spending
+    /// (for the daily budget).
     pub fn initial_effects(&self) -> Vec<Effect> {
-        if self.budget.daily.is_some() { vec![Effect::LoadSpent] } else { Vec::new() }
+        let mut effects = vec![Effect::Reload { since_ms: reload_since(self.now_ms, None), check: Vec::new() }];
+        if self.budget.daily.is_some() {
+            effects.push(Effect::LoadSpent);
+        }
+        effects
     }
 
     /// The scope whose keys apply now.
@@ -225,12 +239,13 @@ impl App {
     }
 
     /// Whether anything waits for time to pass (spinners, elapsed times, countdowns, a search
-    /// that has not settled): the loop ticks only then.
+    /// that has not settled, the next attempt to attach to the engine): the loop ticks only then.
     pub fn animating(&self) -> bool {
         // A playing preview is not here: its frames wake the loop themselves.
         self.table.running() > 0
             || self.history.search_pending()
             || self.header.service.paused_until_ms.is_some_and(|t| t > self.now_ms)
+            || !self.link.attached()
     }
 
     /// Whether a saved file is on screen, so the loop looks at the disk every few seconds.
@@ -303,7 +318,7 @@ impl App {
             effects.extend(self.history_follow_ups());
         }
         effects.extend(self.sync_previews());
-        effects
+        if self.link.attached() { effects } else { self.while_down(effects) }
     }
 
     fn prefs(&self) -> Prefs {
@@ -344,6 +359,8 @@ mod testkit;
 mod tests;
 #[cfg(test)]
 mod tests_keys;
+#[cfg(test)]
+mod tests_link;
 #[cfg(test)]
 mod tests_preview;
 #[cfg(test)]

@@ -17,6 +17,19 @@ pub enum AfterQuit {
     Lost,
 }
 
+/// The quit question's text: what is lost and what goes on.
+pub fn quit_question(after: AfterQuit, unfinished: usize, held: usize) -> String {
+    let mut parts = Vec::new();
+    if held > 0 {
+        let (n, verb) = (count(held, "held submission"), if held == 1 { "is" } else { "are" });
+        parts.push(format!("{n} {verb} not sent yet (no engine is attached) and {verb} dropped"));
+    }
+    if unfinished > 0 {
+        parts.push(after.fate(unfinished));
+    }
+    format!("Quit? {}.", super::sentence(&parts.join("; ")))
+}
+
 impl AfterQuit {
     pub fn of(outlives_this_process: bool, demo: bool) -> AfterQuit {
         match (outlives_this_process, demo) {
@@ -87,13 +100,13 @@ impl App {
         }
     }
 
-    /// Quits, or asks first while tasks are unfinished.
+    /// Quits, or asks first while tasks are unfinished or submissions are held.
     pub(super) fn request_quit(&mut self) -> Vec<Effect> {
-        let unfinished = self.table.running();
-        if unfinished == 0 {
+        let (unfinished, held) = (self.table.running(), self.held.len());
+        if unfinished == 0 && held == 0 {
             return self.quit_effects();
         }
-        self.overlay = Some(Overlay::Confirm(Question::Quit { unfinished }));
+        self.overlay = Some(Overlay::Confirm(Question::Quit { unfinished, held }));
         Vec::new()
     }
 
@@ -128,6 +141,23 @@ mod tests {
         assert_eq!(AfterQuit::of(true, true), AfterQuit::Continue, "the demo simulator lives in the engine process");
         assert_eq!(AfterQuit::of(false, true), AfterQuit::Lost);
         assert_eq!(AfterQuit::of(false, false), AfterQuit::Pause);
+    }
+
+    #[test]
+    fn the_quit_question_says_what_is_dropped() {
+        let cases = [
+            (2, 0, "Quit? 2 tasks go on in the background; `reel` or `reel wait --all` shows them again."),
+            (0, 1, "Quit? 1 held submission is not sent yet (no engine is attached) and is dropped."),
+            (
+                1,
+                2,
+                "Quit? 2 held submissions are not sent yet (no engine is attached) and are dropped; 1 task goes on \
+                 in the background; `reel` or `reel wait --all` shows it again.",
+            ),
+        ];
+        for (unfinished, held, want) in cases {
+            assert_eq!(quit_question(AfterQuit::Continue, unfinished, held), want);
+        }
     }
 
     #[test]

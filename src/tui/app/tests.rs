@@ -380,7 +380,8 @@ fn past_the_daily_budget_the_dashboard_asks_first() {
     };
     let budget = Budget { daily: Some(3.0) };
     let mut a = App::new(Catalog::builtin(), pricing, vec![], budget, header, Prefs::default(), NOW, (120, 32));
-    assert_eq!(a.initial_effects(), vec![Effect::LoadSpent]);
+    let opening = Effect::Reload { since_ms: NOW - crate::tui::link::RECENT_MS, check: vec![] };
+    assert_eq!(a.initial_effects(), vec![opening, Effect::LoadSpent]);
     a.update(Action::Spent(1.0), NOW);
     typed(&mut a, "a fox");
     // 5 s at $0.50 is $2.50: $1.00 + $2.50 passes $3.00.
@@ -465,8 +466,11 @@ fn a_search_not_yet_written_is_written_when_quitting() {
 fn effect_errors_reach_the_status_line_as_their_message() {
     use crate::engine::EngineError;
     let mut a = app();
+    a.update(Action::Submitted { again: false, result: Err(EngineError::NoTask(3).into()) }, NOW);
+    assert_eq!(status(&a), "Not sent: no task 3");
+    // The socket closed during the request: whether the engine journaled it first is unknown.
     a.update(Action::Submitted { again: false, result: Err(EngineError::Stopped.into()) }, NOW);
-    assert_eq!(status(&a), "Not sent: the engine has stopped");
+    assert!(status(&a).starts_with("The engine stopped before it answered: if it recorded"), "{}", status(&a));
     a.update(Action::Report(Err(EngineError::NoTask(9).into())), NOW);
     assert_eq!(status(&a), "No task 9", "one capitalisation style");
     let missing = std::io::Error::new(std::io::ErrorKind::NotFound, "No such file \u{1b}[2J");

@@ -86,7 +86,7 @@ fn quitting_with_unfinished_tasks_asks_and_says_what_happens_to_them() {
         task(&mut a, 3, LocalState::Downloaded);
         a.focus = Focus::Table;
         assert!(ch(&mut a, 'q').is_empty(), "{after:?}: asks first");
-        assert_eq!(a.overlay, Some(Overlay::Confirm(Question::Quit { unfinished: 2 })));
+        assert_eq!(a.overlay, Some(Overlay::Confirm(Question::Quit { unfinished: 2, held: 0 })));
         assert_eq!(a.after_quit.fate(2), fate);
         ch(&mut a, 'n');
         assert!(!a.quit && a.overlay.is_none(), "n stays");

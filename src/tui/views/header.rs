@@ -22,11 +22,22 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &App) {
         Health::RateLimited => theme::warn(),
         Health::Failing | Health::Unreachable | Health::KeyRefused => theme::error(),
     };
-    spans.push(Span::raw("  service "));
-    spans.push(Span::styled(h.service.summary(app.now_ms), health_style));
+    spans.extend(link(app));
+    // The service's health is the engine's word: not claimed while no engine is attached.
+    if app.link.attached() {
+        spans.push(Span::raw("  service "));
+        spans.push(Span::styled(h.service.summary(app.now_ms), health_style));
+    }
     if let Some(p) = &h.profile {
         spans.push(Span::styled(format!("  {}", excerpt(p, 16)), theme::label()));
     }
     spans.push(Span::styled(format!("  {}", excerpt(&clean(&h.base_url), 48)), theme::dim()));
     frame.render_widget(Paragraph::new(Line::from(spans)), area);
+}
+
+/// The link to the engine process, while something is wrong with it.
+fn link(app: &App) -> Option<Span<'static>> {
+    let text = app.link.describe(app.now_ms)?;
+    let style = if app.link.attached() { theme::warn() } else { theme::error() };
+    Some(Span::styled(format!("  {text}"), style))
 }

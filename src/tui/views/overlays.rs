@@ -95,8 +95,8 @@ fn question(app: &App, q: &Question) -> (String, Vec<(Cmd, String)>) {
             format!("Send {} again? Billed {billed} · cost {cost}.", count(*n, "task")),
             vec![(Cmd::Yes, format!("send {}", count(*n, "task"))), (Cmd::No, "keep them as they are".into())],
         ),
-        Question::Quit { unfinished } => (
-            format!("Quit? {}.", crate::tui::app::sentence(&app.after_quit.fate(*unfinished))),
+        Question::Quit { unfinished, held } => (
+            crate::tui::app::quit_question(app.after_quit, *unfinished, *held),
             vec![(Cmd::Yes, "quit".into()), (Cmd::No, "stay".into())],
         ),
     }

@@ -65,11 +65,15 @@ fn file_cell(r: &Row, now_ms: i64) -> Span<'static> {
     }
 }
 
-/// The cells of one row; `now_ms` and `frame` come from the app, not from a clock.
-fn cells(r: &Row, cols: &[Col], marked: bool, group: GroupLine, now_ms: i64, frame: u64) -> Vec<Cell<'static>> {
+/// The cells of one row; `now_ms` and `frame` come from the app, not from a clock; `frame` is
+/// `None` while no engine is attached, and then nothing spins: nothing is known to move.
+fn cells(r: &Row, cols: &[Col], marked: bool, group: GroupLine, now_ms: i64, frame: Option<u64>) -> Vec<Cell<'static>> {
     let t = &r.record;
     let spins = is_running(t.state) && t.state != LocalState::Unrecognized;
-    let spinner = if spins { SPINNER[(frame % 10) as usize] } else { " " };
+    let spinner = match frame {
+        Some(frame) if spins => SPINNER[(frame % 10) as usize],
+        _ => " ",
+    };
     let eta = match (r.eta_ms, t.state.is_polled()) {
         (Some(e), true) if e > now_ms => clock((e - now_ms) / 1000),
         (Some(_), true) => "soon".into(),
@@ -140,7 +144,8 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &App) {
         .filter_map(|i| table.row(table.view[i]).map(|r| (i, r)))
         .map(|(i, r)| {
             let marked = table.marks.contains(&r.record.id);
-            let row = TableRow::new(cells(r, &cols, marked, group(i), app.now_ms, app.frame));
+            let row =
+                TableRow::new(cells(r, &cols, marked, group(i), app.now_ms, app.link.attached().then_some(app.frame)));
             if marked { row.style(theme::warn()) } else { row }
         })
         .collect();

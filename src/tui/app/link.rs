@@ -1,0 +1,189 @@
+//! The engine's link as `update` sees it: the socket closed, attempts to attach again, the
+//! rows read again once attached, and engine commands made while no engine is attached
+//! (submissions are held and sent once one is; the rest are refused, with a message).
+
+use super::{Action, App, Effect, Level, Reload, count};
+use crate::tui::link::{Link, Outage, backoff_ms, reload_since};
+
+/// What becomes of an effect while no engine is attached.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum WhileDown {
+    /// It needs no engine.
+    Go,
+    /// A submission: kept, and sent once an engine is attached.
+    Hold,
+    /// An action on tasks the engine knows: said to wait, so that nothing happens later
+    /// that the user no longer expects.
+    Refuse,
+}
+
+fn while_down(effect: &Effect) -> WhileDown {
+    match effect {
+        Effect::Submit { .. } | Effect::SubmitAgain(_) => WhileDown::Hold,
+        Effect::Bulk { .. } | Effect::Delete { .. } => WhileDown::Refuse,
+        _ => WhileDown::Go,
+    }
+}
+
+impl App {
+    /// News of the link to the engine process.
+    pub(super) fn link_news(&mut self, action: Action) -> Vec<Effect> {
+        match action {
+            Action::LinkLost => self.link_lost(),
+            Action::Reattaching(attempt) => {
+                if let Link::Down(o) = &mut self.link
+                    && o.attempt == attempt
+                {
+                    o.next_try_ms = None;
+                }
+                Vec::new()
+            }
+            Action::ReattachFailed { attempt, error } => match &mut self.link {
+                Link::Down(o) if o.attempt == attempt => {
+                    o.attempt += 1;
+                    let after_ms = backoff_ms(o.attempt);
+                    o.next_try_ms = Some(self.now_ms + after_ms);
+                    let attempt = o.attempt;
+                    let text =
+                        format!("Cannot attach to the engine yet (reel keeps trying): {}", crate::text::clean(&error));
+                    self.say(Level::Warn, text);
+                    vec![Effect::Reattach { attempt, after_ms }]
+                }
+                _ => Vec::new(),
+            },
+            Action::Reattached { restarted, activity } => {
+                let lost = match &self.link {
+                    Link::Down(o) => Some(o.since_ms),
+                    _ => None,
+                };
+                self.link = Link::Reloading { restarted };
+                if let Some(a) = activity {
+                    self.header.service = a.service;
+                }
+                // Running rows are asked about by id: one deleted meanwhile would spin forever.
+                let check = self.table.rows().filter(|r| crate::tui::table::is_running(r.record.state));
+                let check = check.map(|r| r.record.id).collect();
+                vec![Effect::Reload { since_ms: reload_since(self.now_ms, lost), check }]
+            }
+            Action::Reloaded(result) => self.reloaded(result),
+            _ => Vec::new(),
+        }
+    }
+
+    fn link_lost(&mut self) -> Vec<Effect> {
+        if !self.link.attached() {
+            return Vec::new();
+        }
+        let after_ms = backoff_ms(1);
+        self.link = Link::Down(Outage { since_ms: self.now_ms, attempt: 1, next_try_ms: Some(self.now_ms + after_ms) });
+        self.say(Level::Warn, "The engine process stopped; reel starts it again (every task is in the journal)");
+        vec![Effect::Reattach { attempt: 1, after_ms }]
+    }
+
+    /// The rows read from the store: shown as they are, then engine news flows again, and
+    /// what was held is sent.
+    fn reloaded(&mut self, result: Result<Reload, super::EffectError>) -> Vec<Effect> {
+        let after_loss = match self.link {
+            Link::Opening => None,
+            Link::Reloading { restarted } => Some(restarted),
+            // Lost again before the read was done (the engine died at start): its rows are still
+            // the truth of the store; news waits for the next attachment and its own read.
+            Link::Down(_) => {
+                if let Ok(r) = result {
+                    self.show_read(r.records);
+                }
+                return Vec::new();
+            }
+            // No read is asked while news flows: an older one must not take news back.
+            Link::Up => return Vec::new(),
+        };
+        self.link = Link::Up;
+        let mut effects = Vec::new();
+        let mut level = Level::Info;
+        let mut text = match after_loss {
+            Some(true) => "Engine restarted".to_string(),
+            Some(false) => "Engine attached again".to_string(),
+            None => String::new(),
+        };
+        match result {
+            Ok(Reload { records, gone }) => {
+                let n = records.len();
+                self.show_read(records);
+                for id in gone {
+                    self.table.remove(id);
+                    self.history.rows.retain(|r| r.record.id != id);
+                }
+                if after_loss.is_some() {
+                    // The timelines on screen missed what happened meanwhile: read them again.
+                    self.table.timelines.clear();
+                    self.last_selected = None;
+                    effects.extend(self.history_again());
+                    text.push_str(&format!("; reloaded {}", count(n, "task")));
+                }
+            }
+            Err(e) => {
+                level = Level::Error;
+                let what = if after_loss.is_some() {
+                    "; the tasks could not be read again: "
+                } else {
+                    "Cannot read the earlier tasks: "
+                };
+                text.push_str(what);
+                text.push_str(&crate::text::clean(&e.to_string()));
+            }
+        }
+        if !self.held.is_empty() {
+            let held = std::mem::take(&mut self.held);
+            if !text.is_empty() {
+                text.push_str("; ");
+            }
+            text.push_str(&format!("sending {} held meanwhile", count(held.len(), "submission")));
+            effects.extend(held);
+        }
+        if !text.is_empty() {
+            self.say(level, text);
+        }
+        effects
+    }
+
+    /// The history's rows missed what happened meanwhile: read again if it is shown, else
+    /// when it is opened next.
+    fn history_again(&mut self) -> Vec<Effect> {
+        if self.screen == super::Screen::History {
+            let generation = self.history.restart();
+            self.last_lineage = None;
+            let query = self.history.filters.query(crate::text::local_day_start(self.now_ms));
+            vec![Effect::HistoryPage { generation, query, cursor: None }]
+        } else {
+            self.history.restart();
+            Vec::new()
+        }
+    }
+
+    /// Engine commands made while no engine is attached: submissions are held, the rest refused.
+    pub(super) fn while_down(&mut self, effects: Vec<Effect>) -> Vec<Effect> {
+        let mut go = Vec::new();
+        let (mut held, mut refused) = (0, 0);
+        for effect in effects {
+            match while_down(&effect) {
+                WhileDown::Go => go.push(effect),
+                WhileDown::Hold => {
+                    self.held.push(effect);
+                    held += 1;
+                }
+                WhileDown::Refuse => refused += 1,
+            }
+        }
+        if held > 0 {
+            let n = self.held.len();
+            let text = format!(
+                "Held: the engine is not attached; {} will be sent when it is back",
+                if n == 1 { "the submission".to_string() } else { count(n, "held submission") }
+            );
+            self.say(Level::Warn, text);
+        } else if refused > 0 {
+            self.say(Level::Warn, "Not done: the engine is not attached (reconnecting); try again once it is back");
+        }
+        go
+    }
+}
