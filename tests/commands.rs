@@ -200,6 +200,12 @@ async fn a_refused_key_exits_2_and_journals_no_rejected_task() {
     let listed: Value = serde_json::from_str(&out).expect("json");
     let states: Vec<&str> = listed.as_array().expect("array").iter().filter_map(|t| t["state"].as_str()).collect();
     assert_eq!(states, vec!["waiting"; 3], "none rejected, none added");
+    // The right key in use: the engine with the refused one steps aside, the tasks go, each once.
+    let (code, out, err) = run(&env, &sim, &["wait", "--all", "--json"]).await;
+    assert_eq!(code, 0, "{err}");
+    let tasks: Value = serde_json::from_str(&out).expect("json");
+    assert!(tasks.as_array().expect("array").iter().all(|t| t["state"] == "downloaded"), "{out}");
+    assert_eq!(sim.task_count(), 3);
 }
 
 #[tokio::test(flavor = "multi_thread")]

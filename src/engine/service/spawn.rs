@@ -82,6 +82,18 @@ pub async fn connect_or_start(
                     reap(&mut child);
                     return Ok((*engine, events));
                 };
+                if key_replaces(serves, engine.welcome()) {
+                    // Its key is refused, so it can send nothing: its tasks wait in the journal
+                    // and go with the key this reel brings (downloads resume where they were).
+                    let stopped = engine.stop(true).await.is_ok();
+                    engine.detach().await;
+                    if !stopped {
+                        return Err(ServiceError::Mismatch(difference));
+                    }
+                    tracing::info!("replacing an engine whose API key the service refused");
+                    wait_gone(socket).await;
+                    continue;
+                }
                 // An idle engine that serves another target, with nobody else attached, steps
                 // aside; one with work or other clients is never switched under them. A client
                 // that has just finished may still count for a moment: allow it to leave.
@@ -132,6 +144,16 @@ pub async fn connect_or_start(
     }
 }
 
+/// Whether a reel that would serve `serves` replaces the running engine: it serves the same
+/// profile and service with another key, and the service refused the engine's key.
+fn key_replaces(serves: &Served, running: &super::Status) -> bool {
+    let theirs = &running.serves;
+    running.service.refuses_sends()
+        && serves.profile == theirs.profile
+        && serves.base_url == theirs.base_url
+        && serves.key_id != theirs.key_id
+}
+
 /// Waits (a few seconds at most) for a stopping engine to remove its socket.
 async fn wait_gone(socket: &Path) {
     let until = Instant::now() + Duration::from_secs(5);
@@ -156,5 +178,44 @@ pub async fn attach_if_running(
         Ok(Hello::Refused { reason, .. }) => Err(ServiceError::Refused(reason)),
         Err(ServiceError::NotRunning(_)) => Ok(None),
         Err(e) => Err(e),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::engine::{Health, ServiceState};
+
+    #[test]
+    fn only_an_engine_whose_key_is_refused_is_replaced_by_another_key() {
+        let serves =
+            |key: &str| Served { profile: None, base_url: Some("https://a/".into()), key_id: Some(key.into()) };
+        let running = |key: &str, health: Health| super::super::Status {
+            pid: 1,
+            version: "0".into(),
+            started_at_ms: 0,
+            socket: "s".into(),
+            clients: 1,
+            unfinished: 3,
+            requests_in_flight: 0,
+            downloads: 0,
+            service: ServiceState { health, ..ServiceState::default() },
+            serves: serves(key),
+        };
+        let cases = [
+            ("refused, another key", serves("k2"), running("k1", Health::KeyRefused), true),
+            ("refused, the same key", serves("k1"), running("k1", Health::KeyRefused), false),
+            ("working, another key", serves("k2"), running("k1", Health::Ok), false),
+            ("unreachable, another key", serves("k2"), running("k1", Health::Unreachable), false),
+            (
+                "refused, another service",
+                Served { base_url: Some("https://b/".into()), ..serves("k2") },
+                running("k1", Health::KeyRefused),
+                false,
+            ),
+        ];
+        for (name, wanted, engine, replaced) in cases {
+            assert_eq!(key_replaces(&wanted, &engine), replaced, "{name}");
+        }
     }
 }
