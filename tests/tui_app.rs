@@ -23,6 +23,11 @@ use tokio::sync::{mpsc, watch};
 const PATIENCE: Duration = Duration::from_secs(120);
 
 fn settings(sim: &SimHandle, data: &Path) -> Settings {
+    settings_for(&sim.base_url(), data)
+}
+
+/// Settings for the service at `base_url` (a simulator there now, or later) with the sim's key.
+fn settings_for(base_url: &str, data: &Path) -> Settings {
     let file = ConfigFile {
         engine: EngineSettings {
             first_poll_secs: 0.2,
@@ -33,8 +38,8 @@ fn settings(sim: &SimHandle, data: &Path) -> Settings {
         ..ConfigFile::default()
     };
     let env = Env {
-        base_url: Some(sim.base_url()),
-        api_key: Some(sim.api_key().to_string()),
+        base_url: Some(base_url.to_string()),
+        api_key: Some(reel::sim::DEFAULT_API_KEY.to_string()),
         data_dir: Some(data.to_path_buf()),
         ..Env::default()
     };
@@ -85,13 +90,12 @@ impl Keys {
     }
 }
 
-#[tokio::test(flavor = "multi_thread")]
-async fn type_a_prompt_send_it_see_it_downloaded_and_find_it_in_the_history() {
-    let sim = common::start(fast_config()).await;
-    let dir = tempfile::tempdir().expect("tempdir");
-    let data = dir.path().join("data");
-    let dashboard =
-        Dashboard::start(&settings(&sim, &data), &reel::session::Reach::InProcess).await.expect("the engine starts");
+type Running = tokio::task::JoinHandle<(Finished, Headless<TestBackend>)>;
+
+/// The dashboard with its engine in this process, on a 160x48 TestBackend: its frames, its
+/// keyboard and its end.
+async fn open(settings: &Settings) -> (watch::Receiver<Buffer>, Keys, Running) {
+    let dashboard = Dashboard::start(settings, &reel::session::Reach::InProcess).await.expect("the engine starts");
     let (mut console, mut frames) = Headless::new(TestBackend::new(160, 48)).expect("console");
     let (tx, rx) = mpsc::unbounded_channel();
     let input = Box::pin(futures_util::stream::unfold(rx, |mut rx| async move { rx.recv().await.map(|ev| (ev, rx)) }));
@@ -99,8 +103,16 @@ async fn type_a_prompt_send_it_see_it_downloaded_and_find_it_in_the_history() {
         let finished = dashboard.run(&mut console, input).await;
         (finished.expect("the dashboard ends cleanly"), console)
     });
-    let keys = Keys(tx);
     shown(&mut frames, "Compose").await;
+    (frames, Keys(tx), running)
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn type_a_prompt_send_it_see_it_downloaded_and_find_it_in_the_history() {
+    let sim = common::start(fast_config()).await;
+    let dir = tempfile::tempdir().expect("tempdir");
+    let data = dir.path().join("data");
+    let (mut frames, keys, running) = open(&settings(&sim, &data)).await;
 
     // An empty prompt is refused with its message, and nothing reaches the server.
     keys.ctrl('s');
@@ -153,6 +165,50 @@ async fn type_a_prompt_send_it_see_it_downloaded_and_find_it_in_the_history() {
     let remote = sim.requests().iter().find_map(|r| r.task_id.clone()).expect("a task");
     let served = sim.video_bytes(&remote).expect("served").to_vec();
     assert!(videos.iter().any(|v| std::fs::read(v).expect("read") == served));
+}
+
+/// A gateway's answers (each place it puts the URL), then an outage under the open dashboard:
+/// every video saved, the outage said in the header and the send made meanwhile not lost.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_gateway_and_an_outage_under_the_open_dashboard() {
+    let gateway = |url| {
+        let g = reel::sim::Gateway { url, not_started: Duration::from_millis(150), ..Default::default() };
+        reel::sim::SimConfig { answers: reel::sim::Answers::Gateway(g), ..fast_config() }
+    };
+    let sim = common::start(gateway(reel::sim::UrlPlacement::MetadataUrl)).await;
+    let port = sim.addr().port();
+    let dir = tempfile::tempdir().expect("tempdir");
+    let data = dir.path().join("data");
+    let (mut frames, keys, running) = open(&settings(&sim, &data)).await;
+    keys.type_text("a gateway fox");
+    keys.ctrl('s');
+    shown(&mut frames, "1 task, 0 active").await;
+    let screen = shown(&mut frames, "downloaded").await;
+    assert!(screen.contains("saved") && !screen.contains("unrecognized"), "{screen}");
+
+    // The service goes away: the next send waits, and the header says why and until when.
+    sim.stop().await;
+    keys.ctrl('s');
+    let screen = shown(&mut frames, "service unreachable since").await;
+    assert!(screen.contains("next try in") && !screen.contains("rate limited"), "{screen}");
+    let screen = shown(&mut frames, "waiting").await;
+    assert!(!screen.contains("rejected"), "{screen}");
+    // It comes back (answering with the URL elsewhere): the waiting task is sent and saved.
+    let back = loop {
+        // Another seed: the same one would hand out the first task's id again.
+        let config = reel::sim::SimConfig { seed: Some(7), ..gateway(reel::sim::UrlPlacement::MetadataVideoUrl) };
+        match reel::sim::SimHandle::start(config.clone(), port).await {
+            Ok(sim) => break sim,
+            Err(_) => tokio::time::sleep(Duration::from_millis(50)).await,
+        }
+    };
+    let screen = shown(&mut frames, "2 tasks, 0 active").await;
+    assert!(screen.contains("service ok") && screen.matches("saved").count() == 2, "{screen}");
+    keys.press(KeyCode::Esc, KeyModifiers::NONE);
+    keys.ch('q');
+    let (finished, _) = tokio::time::timeout(PATIENCE, running).await.expect("it quits").expect("no panic");
+    assert_eq!(finished.summary, Summary { sent: 2, saved: 2, problems: 0, unfinished: 0 });
+    assert_eq!(back.task_count(), 1, "the waiting task was sent once");
 }
 
 fn walk(dir: &Path) -> Vec<std::path::PathBuf> {
