@@ -362,11 +362,21 @@ impl Outlook {
             // next decides, and with nothing next, polls are dense.
             return self.beyond.as_ref().map_or(shortest(p), |b| b.wait(age, p));
         }
-        let wait = match self.dense.iter().find(|(_, to)| *to > a) {
-            Some((from, _)) if *from <= a => short,
+        let next = self.dense.iter().position(|(_, to)| *to > a);
+        let skip = match next.map(|i| self.dense[i]) {
+            Some((from, _)) if from <= a => return shortest(p),
             Some((from, _)) => from - a,
             None => self.trusted - a,
         };
+        // Past a dense run the waits grow with the time since it ended (each at most that
+        // long), so a finish in a learned gap is seen within about its own distance from the
+        // likely ones, not at the far end of the gap.
+        let since = match next {
+            Some(0) => None,
+            Some(i) => Some(self.dense[i - 1].1),
+            None => self.dense.last().map(|run| run.1),
+        };
+        let wait = since.map_or(skip, |ended| skip.min(a - ended));
         Duration::from_secs_f64(wait.clamp(short, long))
     }
 }

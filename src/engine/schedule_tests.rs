@@ -92,13 +92,15 @@ fn a_learned_outlook_polls_sparsely_before_and_between_likely_finishes() {
     let bimodal = Outlook::learned(&two, &p, prior.clone());
     let dense = shortest(&p).as_secs_f64();
     // (name, outlook, age s, lowest wait s, highest wait s)
-    let cases: [(&str, &Outlook, f64, f64, f64); 9] = [
+    let cases: [(&str, &Outlook, f64, f64, f64); 11] = [
         ("narrow: the first wait goes far", &narrow, 5.0, 80.0, 90.0),
         ("narrow: waits for the first likely finish", &narrow, 60.0, 25.0, 40.0),
         ("narrow: dense where finishes are", &narrow, 104.0, dense, dense),
         ("narrow: past them, the prior takes over", &narrow, 200.0, dense, dense),
         ("bimodal: dense in the first mode", &bimodal, 75.0, dense, dense),
-        ("bimodal: sparse between the modes", &bimodal, 120.0, 60.0, 90.0),
+        ("bimodal: past the first mode, waits grow with the time since", &bimodal, 120.0, 8.0, 15.0),
+        ("bimodal: and grow further", &bimodal, 140.0, 25.0, 35.0),
+        ("bimodal: up to where the second mode starts", &bimodal, 160.0, 25.0, 32.0),
         ("bimodal: dense in the second mode", &bimodal, 225.0, dense, dense),
         ("bimodal: sparse before the first", &bimodal, 10.0, 25.0, 60.0),
         ("prior: dense from the first poll on", &prior, 5.0, dense, dense),
@@ -146,11 +148,15 @@ fn a_gap_is_trusted_only_with_enough_finishes_beyond_it() {
     for age in [5.0, 20.0, 40.0, 60.0, 90.0, 110.0, 120.0, 160.0] {
         assert_eq!(shifted.wait(s(age), &p), dense, "two slow finishes, age {age}");
     }
-    // Ten of them: the gap between the old finishes and the new ones is skipped, the new ones
-    // are polled densely, and so is everything past them.
+    // Ten of them: the gap between the old finishes and the new ones is skipped (waits growing
+    // with the time since the old ones, never past the new ones), the new ones are polled
+    // densely, and so is everything past them.
     let ten = [spread(95.0, 150.0, 10), spread(9.0, 33.0, 40)].concat();
     let learned = Outlook::learned(&ten, &p, prior);
-    assert!(learned.wait(s(45.0), &p) >= s(30.0), "{:?}", learned.wait(s(45.0), &p));
+    for (age, lo, hi) in [(60.0, 15.0, 25.0), (75.0, 15.0, 20.0)] {
+        let wait = learned.wait(s(age), &p);
+        assert!(wait >= s(lo) && wait <= s(hi), "ten slow finishes, age {age}: {wait:?}");
+    }
     for age in [20.0, 100.0, 125.0, 150.0, 200.0] {
         assert_eq!(learned.wait(s(age), &p), dense, "ten slow finishes, age {age}");
     }
