@@ -286,7 +286,8 @@ pub struct Outlook {
     /// Past this age too few samples are still to come to rule any finish out: polls are
     /// placed by what comes next (`beyond`, or densely).
     trusted: f64,
-    /// What takes over past `end`: for a kind, its model's outlook; for a model, the prior.
+    /// What takes over past `trusted` (for waits) and `end` (for likelihoods): for a kind, its
+    /// model's outlook; for a model, the prior.
     beyond: Option<Arc<Outlook>>,
 }
 
@@ -353,7 +354,8 @@ impl Outlook {
         ((now - self.survival(a + w)) / now).clamp(0.0, 1.0)
     }
 
-    /// The wait before the next poll of a task still running at `age`.
+    /// The wait before the next poll of a task still running at `age`: the shortest where a
+    /// finish may come, longer only across a gap that enough learned finishes stand behind.
     pub fn wait(&self, age: Duration, p: &PollPolicy) -> Duration {
         let a = age.as_secs_f64();
         let (short, long) = (shortest(p).as_secs_f64(), p.max.as_secs_f64().max(shortest(p).as_secs_f64()));
