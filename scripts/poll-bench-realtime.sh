@@ -9,6 +9,7 @@
 #   stalled  queued 2 s, rendering 70 to 110 s, with client_timeout_secs = 60: every task is
 #            stalled before it finishes (a late finish must be seen within 30 s)
 #   slow     queued 15 s, rendering 300 to 540 s: only with SLOW=1 (then about 20 minutes)
+# WORKLOADS="fast spec stalled slow" chooses (shift comes with fast; the default leaves slow out).
 # (the simulator's queue time is fixed, not a range). For each workload:
 #   phase 1: reel on a first run (empty data folder), with and without `progress` in the answers
 #            (`reel sim --spec-only`), and a fixed 5 s poller, all at once;
@@ -26,8 +27,8 @@ bin=${BIN:-./target/debug/reel}
 n=${TASKS:-20}
 dir=$(mktemp -d)
 : > "$dir/pids"
-# Simulators run until the end; engines exit on their own once idle.
-trap 'kill $(cat "$dir/pids") 2>/dev/null || true; wait; rm -rf "$dir"' EXIT
+# Simulators run until the end; engines exit on their own once idle. KEEP=1 keeps the folders.
+trap 'kill $(cat "$dir/pids") 2>/dev/null || true; wait; if [ "${KEEP:-0}" = 1 ]; then echo "kept $dir" >&2; else rm -rf "$dir"; fi' EXIT
 printf '[engine]\nclient_timeout_secs = 60\n' > "$dir/stalled.toml"
 
 start_sim() { # log name, queue s, render min s, render max s, extra flags; sets $url
@@ -103,21 +104,29 @@ workload() { # name, queue s, render min s, render max s, config file
   phase "$1" 2 "$2" "$3" "$4" "$5" 0
 }
 
+chosen=" ${WORKLOADS:-fast spec stalled} "
+[ "${SLOW:-0}" = 1 ] && chosen="$chosen slow "
 jobs_=()
-(
-  phase fast 1 2 8 30 /dev/null 1
-  learned_from shift fast
-  phase fast 2 2 8 30 /dev/null 0 &
-  other=$!
-  workload shift 2 90 150 /dev/null
-  wait $other
-) &
-jobs_+=($!)
-workload spec 15 60 180 /dev/null &
-jobs_+=($!)
-workload stalled 2 70 110 "$dir/stalled.toml" &
-jobs_+=($!)
-if [ "${SLOW:-0}" = 1 ]; then
+if [[ $chosen == *" fast "* ]]; then
+  (
+    phase fast 1 2 8 30 /dev/null 1
+    learned_from shift fast
+    phase fast 2 2 8 30 /dev/null 0 &
+    other=$!
+    workload shift 2 90 150 /dev/null
+    wait $other
+  ) &
+  jobs_+=($!)
+fi
+if [[ $chosen == *" spec "* ]]; then
+  workload spec 15 60 180 /dev/null &
+  jobs_+=($!)
+fi
+if [[ $chosen == *" stalled "* ]]; then
+  workload stalled 2 70 110 "$dir/stalled.toml" &
+  jobs_+=($!)
+fi
+if [[ $chosen == *" slow "* ]]; then
   workload slow 15 300 540 /dev/null &
   jobs_+=($!)
 fi
@@ -131,10 +140,14 @@ def batch(w, answers, first):
     rows = db.execute(
         "SELECT t.poll_count, e.at - (t.remote_completed_at * 1000 + 500), "
         "t.remote_completed_at - t.remote_created_at FROM tasks t "
-        "JOIN events e ON e.task_id = t.id AND e.state = 'completed' WHERE t.id BETWEEN ? AND ?",
+        "JOIN events e ON e.task_id = t.id AND e.state = (SELECT code FROM states WHERE name = 'completed') "
+        "WHERE t.id BETWEEN ? AND ?",
         (first, first + n - 1)).fetchall()
     return [{"polls": p, "delay": ms / 1000, "total": total} for p, ms, total in rows]
 def line(w, name, answers, rows, fixed_polls):
+    if not rows:
+        print(f"| {w} | {name} | {answers} | none finished | | |")
+        return
     delays = sorted(r["delay"] for r in rows)
     q = lambda x: delays[max(0, math.ceil(len(delays) * x) - 1)]
     polls = sum(r["polls"] for r in rows) / len(rows)
