@@ -1,35 +1,48 @@
 #!/usr/bin/env bash
 # Polling in real time against `reel sim`, the counterpart of `cargo bench --bench polling`.
-# 20 tasks (TASKS=n to change), queued 15 s (the simulator's queue time is fixed), rendering
-# 60 to 180 s, submitted at once with `reel submit --count --wait` (default engine settings):
-#   phase 1: reel on a first run (empty data folder), with and without `progress` in the
-#            answers (`reel sim --spec-only`), and a fixed 5 s poller, all at once;
+# Workloads, run side by side, each batch of 20 tasks (TASKS=n to change) submitted at once with
+# `reel submit --count --wait` (default engine settings) against a simulator of its own:
+#   fast     queued 2 s, rendering 8 to 30 s
+#   spec     queued 15 s, rendering 60 to 180 s (the spec's "typically 1 to 5 minutes")
+#   shift    queued 2 s, rendering 90 to 150 s, on copies of fast's data folders after its first
+#            run: render times learned on fast, then the service slows down
+#   stalled  queued 2 s, rendering 70 to 110 s, with client_timeout_secs = 60: every task is
+#            stalled before it finishes (a late finish must be seen within 30 s)
+#   slow     queued 15 s, rendering 300 to 540 s: only with SLOW=1 (then about 20 minutes)
+# WORKLOADS="fast spec stalled slow" chooses (shift comes with fast; the default leaves slow out).
+# (the simulator's queue time is fixed, not a range). For each workload:
+#   phase 1: reel on a first run (empty data folder), with and without `progress` in the answers
+#            (`reel sim --spec-only`), and a fixed 5 s poller, all at once;
 #   phase 2: reel again on the same data folders, so render times are learned from phase 1.
+# Every batch of a workload has a simulator of its own with the same seed, so every poller meets
+# the same tasks (the seed draws them in the order they are submitted, before the first poll).
 # Times are real (not scaled down): the engine learns render times in the API's whole seconds.
 # Polls per task come from the database (`poll_count`), the moment reel saw a finish from its
 # `completed` event, the finish itself from the API's `completed_at`, which has whole seconds
 # only: delays are taken from the middle of that second (±0.5 s, the same for every poller).
-# Needs: cargo build, python3. About 8 minutes. Prints a table.
+# Needs: cargo build, python3. About 7 minutes (SLOW=1: about 20). Prints a table.
 set -eu
 cd "$(dirname "$0")/.."
 bin=${BIN:-./target/debug/reel}
 n=${TASKS:-20}
 dir=$(mktemp -d)
-pids=()
-trap 'kill "${pids[@]}" 2>/dev/null || true; wait; rm -rf "$dir"' EXIT
+: > "$dir/pids"
+# Simulators run until the end; engines exit on their own once idle. KEEP=1 keeps the folders.
+trap 'kill $(cat "$dir/pids") 2>/dev/null || true; wait; if [ "${KEEP:-0}" = 1 ]; then echo "kept $dir" >&2; else rm -rf "$dir"; fi' EXIT
+printf '[engine]\nclient_timeout_secs = 60\n' > "$dir/stalled.toml"
 
-start_sim() { # name, extra flags; sets $url (not in a subshell, so that the trap stops it)
-  local name=$1
-  shift
-  "$bin" sim --port 0 --queue-secs 15 --render-min-secs 60 --render-max-secs 180 --failure-rate 0 --seed 7 "$@" \
-    > "$dir/$name.log" &
-  pids+=($!)
-  until grep -q '^Serving' "$dir/$name.log" 2>/dev/null; do sleep 0.1; done
-  url=$(grep -o 'http://127.0.0.1:[0-9]*' "$dir/$name.log" | head -1)
+start_sim() { # log name, queue s, render min s, render max s, extra flags; sets $url
+  local log=$dir/$1.log q=$2 lo=$3 hi=$4
+  shift 4
+  "$bin" sim --port 0 --queue-secs "$q" --render-min-secs "$lo" --render-max-secs "$hi" --failure-rate 0 \
+    --seed 7 "$@" > "$log" &
+  echo $! >> "$dir/pids"
+  until grep -q '^Serving' "$log" 2>/dev/null; do sleep 0.1; done
+  url=$(grep -o 'http://127.0.0.1:[0-9]*' "$log" | head -1)
 }
 
-batch() { # data folder, base URL; what `--wait` prints is shown only if it fails
-  REEL_CONFIG=/dev/null REEL_DATA_DIR="$1" REEL_BASE_URL="$2" REEL_API_KEY=sim-key \
+batch() { # data folder, base URL, config file; what `--wait` prints is shown only if it fails
+  REEL_CONFIG=$3 REEL_DATA_DIR="$1" REEL_BASE_URL="$2" REEL_API_KEY=sim-key \
     "$bin" submit --model acme/aurora-3.0/text-to-video --prompt "a red fox running through fresh snow" \
     --count "$n" --wait > "$1.out" 2>&1 || { tail -20 "$1.out" >&2; return 1; }
 }
@@ -61,51 +74,100 @@ print(json.dumps(out))
 EOF
 }
 
-# Every batch gets a simulator of its own with the same seed, so every poller meets the same
-# 20 tasks (the seed draws them in the order they are submitted, before the first poll).
-start_sim spec1 --spec-only
-batch "$dir/spec" "$url" &
-a=$!
-start_sim progress1
-batch "$dir/progress" "$url" &
-b=$!
-start_sim peer --spec-only
-fixed "$url" 5 "$dir/fixed5.json" &
-c=$!
-wait $a
-wait $b
-wait $c
-start_sim spec2 --spec-only
-batch "$dir/spec" "$url" &
-a=$!
-start_sim progress2
-batch "$dir/progress" "$url" &
-b=$!
-wait $a
-wait $b
+phase() { # workload, phase number, queue s, render min s, render max s, config file, fixed poller (1/0)
+  local w=$1 k=$2 q=$3 lo=$4 hi=$5 conf=$6 with_fixed=$7 waiting=()
+  mkdir -p "$dir/$w"
+  start_sim "$w-spec$k" "$q" "$lo" "$hi" --spec-only
+  batch "$dir/$w/spec" "$url" "$conf" &
+  waiting+=($!)
+  start_sim "$w-progress$k" "$q" "$lo" "$hi"
+  batch "$dir/$w/progress" "$url" "$conf" &
+  waiting+=($!)
+  if [ "$with_fixed" = 1 ]; then
+    start_sim "$w-fixed" "$q" "$lo" "$hi" --spec-only
+    fixed "$url" 5 "$dir/$w/fixed5.json" &
+    waiting+=($!)
+  fi
+  for p in "${waiting[@]}"; do wait "$p"; done
+}
+
+learned_from() { # workload, the workload whose data folders it starts from
+  mkdir -p "$dir/$1/spec" "$dir/$1/progress"
+  for answers in spec progress; do
+    python3 -c 'import sqlite3, sys; sqlite3.connect(sys.argv[1]).backup(sqlite3.connect(sys.argv[2]))' \
+      "$dir/$2/$answers/reel.db" "$dir/$1/$answers/reel.db"
+  done
+}
+
+workload() { # name, queue s, render min s, render max s, config file
+  phase "$1" 1 "$2" "$3" "$4" "$5" 1
+  phase "$1" 2 "$2" "$3" "$4" "$5" 0
+}
+
+chosen=" ${WORKLOADS:-fast spec stalled} "
+[ "${SLOW:-0}" = 1 ] && chosen="$chosen slow "
+jobs_=()
+if [[ $chosen == *" fast "* ]]; then
+  (
+    phase fast 1 2 8 30 /dev/null 1
+    learned_from shift fast
+    phase fast 2 2 8 30 /dev/null 0 &
+    other=$!
+    workload shift 2 90 150 /dev/null
+    wait $other
+  ) &
+  jobs_+=($!)
+fi
+if [[ $chosen == *" spec "* ]]; then
+  workload spec 15 60 180 /dev/null &
+  jobs_+=($!)
+fi
+if [[ $chosen == *" stalled "* ]]; then
+  workload stalled 2 70 110 "$dir/stalled.toml" &
+  jobs_+=($!)
+fi
+if [[ $chosen == *" slow "* ]]; then
+  workload slow 15 300 540 /dev/null &
+  jobs_+=($!)
+fi
+for j in "${jobs_[@]}"; do wait "$j"; done
 
 python3 - "$dir" "$n" <<'EOF'
-import json, math, sqlite3, sys
+import json, math, os, sqlite3, sys
 d, n = sys.argv[1], int(sys.argv[2])
-def batch(folder, first):
-    db = sqlite3.connect(f"{d}/{folder}/reel.db")
+def batch(w, answers, first):
+    db = sqlite3.connect(f"{d}/{w}/{answers}/reel.db")
     rows = db.execute(
         "SELECT t.poll_count, e.at - (t.remote_completed_at * 1000 + 500), "
         "t.remote_completed_at - t.remote_created_at FROM tasks t "
-        "JOIN events e ON e.task_id = t.id AND e.state = 'completed' WHERE t.id BETWEEN ? AND ?",
+        "JOIN events e ON e.task_id = t.id AND e.state = (SELECT code FROM states WHERE name = 'completed') "
+        "WHERE t.id BETWEEN ? AND ?",
         (first, first + n - 1)).fetchall()
     return [{"polls": p, "delay": ms / 1000, "total": total} for p, ms, total in rows]
-def line(name, answers, rows):
+def line(w, name, answers, rows, fixed_polls):
+    if not rows:
+        print(f"| {w} | {name} | {answers} | none finished | | |")
+        return
     delays = sorted(r["delay"] for r in rows)
     q = lambda x: delays[max(0, math.ceil(len(delays) * x) - 1)]
     polls = sum(r["polls"] for r in rows) / len(rows)
     total = sum(r["total"] for r in rows) / len(rows)
-    print(f"| {name} | {answers} | {len(rows)}, {total:.0f} s | {polls:.1f} | "
+    print(f"| {w} | {name} | {answers} | {len(rows)}, {total:.0f} s | {polls:.1f} ({polls / fixed_polls:.2f}x) | "
           f"{q(0.5):.1f} / {q(0.95):.1f} / {delays[-1]:.1f} s |")
-print("| poller | answers | tasks, mean time to finish | polls per task | detection delay p50 / p95 / max |")
-print("|---|---|---|---|---|")
-for folder, answers in [("spec", "spec fields only"), ("progress", "with progress")]:
-    line("reel, first run", answers, batch(folder, 1))
-    line("reel, render times learned", answers, batch(folder, n + 1))
-line("fixed 5 s", "any", json.load(open(f"{d}/fixed5.json")))
+print("| workload | poller | answers | tasks, mean time to finish | polls per task (x fixed 5 s) "
+      "| detection delay p50 / p95 / max |")
+print("|---|---|---|---|---|---|")
+names = {"shift": ("reel, learned on fast", "reel, learned on fast, then on the shift")}
+for w in ["fast", "spec", "slow", "shift", "stalled"]:
+    if not os.path.exists(f"{d}/{w}/fixed5.json"):
+        continue
+    fixed = json.load(open(f"{d}/{w}/fixed5.json"))
+    fixed_polls = sum(r["polls"] for r in fixed) / len(fixed)
+    # A shift's folders start with fast's first run.
+    skip = n if w == "shift" else 0
+    first, learned = names.get(w, ("reel, first run", "reel, render times learned"))
+    for answers, label in [("spec", "spec fields only"), ("progress", "with progress")]:
+        line(w, first, label, batch(w, answers, skip + 1), fixed_polls)
+        line(w, learned, label, batch(w, answers, skip + n + 1), fixed_polls)
+    line(w, "fixed 5 s", "any", fixed, fixed_polls)
 EOF

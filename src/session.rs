@@ -81,7 +81,9 @@ pub async fn open(settings: &Settings) -> Result<Session, SessionError> {
     engine.policy.first_poll = secs(e.first_poll_secs);
     engine.policy.base = secs(e.poll_interval_secs);
     engine.policy.max = secs(e.max_poll_interval_secs.max(e.poll_interval_secs));
-    engine.policy.slow = engine.policy.max;
+    // Stalled tasks keep the default recheck (a late finish is seen within it), between the
+    // user's interval and the longest one allowed.
+    engine.policy.slow = engine.policy.slow.min(engine.policy.max).max(engine.policy.base);
     engine.policy.client_timeout = secs(e.client_timeout_secs);
     engine.url_ttl = secs(e.url_ttl_secs);
     engine.max_downloads = e.max_downloads;

@@ -1,12 +1,14 @@
 //! Pure scheduling decisions: when to poll a task, how long to back off, the request budget,
 //! and the finish times learned per kind of task.
 //!
-//! A running task is polled densely (a little faster than the spec's 5 s) where a finish is
-//! likely and sparsely where it is not. "Likely" comes from an [`Outlook`]: the distribution of
-//! a kind of task's total time (submission to completion), learned from completed tasks, with
-//! the spec's prior (most renders take 1 to 5 minutes) where nothing was learned. A task that
-//! reports `progress` is polled where its own progress says it will finish. When the request
-//! budget cannot carry every poll that is wanted, the tasks likeliest to finish get more of it.
+//! A running task is polled densely (every `base`, the spec's 5 s) wherever a finish may come,
+//! and sparsely only where what was learned says it will not. That comes from an [`Outlook`]:
+//! the distribution of a kind of task's total time (submission to completion), learned from
+//! completed tasks. Where nothing was learned, or a task has outlived what was learned, nothing
+//! is known and polls are dense: the spec's "typically 1 to 5 minutes" is no bound (fast models
+//! exist, services slow down). A task that reports `progress` is polled where its own progress
+//! says it will finish. When the request budget cannot carry every poll that is wanted, the
+//! tasks likeliest to finish get more of it.
 
 use std::collections::{HashMap, VecDeque};
 use std::sync::Arc;
@@ -19,13 +21,14 @@ use crate::store::TaskRecord;
 pub struct PollPolicy {
     /// First poll after submission.
     pub first_poll: Duration,
-    /// The spec's starting interval. Where a finish is likely, tasks are polled at
-    /// `DENSE_SHARE` of it (see [`shortest`]); elsewhere less often.
+    /// The spec's interval: tasks are polled at it wherever a finish may come (see
+    /// [`shortest`]), less often only where what was learned rules finishes out.
     pub base: Duration,
-    /// Longest interval for a running task (unless the budget forces longer). The first poll
-    /// comes at 5 s and finishes start after a minute: this lets the next one wait for them.
+    /// Longest interval for a running task (unless the budget forces longer): how far a learned
+    /// outlook may skip ahead to where its finishes start.
     pub max: Duration,
-    /// Interval for stalled tasks and unrecognized statuses.
+    /// Interval for stalled tasks and unrecognized statuses: a stalled task that finishes is
+    /// seen within it (plus any wait for the budget).
     pub slow: Duration,
     /// Past this age a task that has not finished is `stalled` (spec 4.3: 10 minutes).
     pub client_timeout: Duration,
@@ -42,7 +45,7 @@ impl Default for PollPolicy {
             first_poll: Duration::from_secs(5),
             base: Duration::from_secs(5),
             max: Duration::from_secs(90),
-            slow: Duration::from_secs(60),
+            slow: Duration::from_secs(20),
             client_timeout: Duration::from_secs(600),
             budget_per_sec: 10,
             backoff_base: Duration::from_secs(2),
@@ -55,18 +58,16 @@ impl Default for PollPolicy {
 /// rest is headroom for them. With none waiting, polling may use all of it.
 pub const LOAD_SHARE: f64 = 0.8;
 
-/// Polling every `base` sees 95% of finishes within 0.95 × `base`. Polling at that interval
-/// where finishes are likely sees all of them as soon, which leaves the other 5% to be spent
-/// where finishes are unlikely (`LATE_SHARE`, with a margin for what history cannot know).
-const DENSE_SHARE: f64 = 0.95;
-
-/// Share of finishes allowed to be seen later than the dense interval: the polls saved are the
-/// ones where the outlook gives the lowest chance of a finish.
+/// Share of finishes a learned outlook may see later than the dense interval: the polls saved
+/// are the ones where it gives the lowest chance of a finish. Polling every `base` sees 95% of
+/// finishes within 0.95 × `base`; with 3.5% seen later, the 95th percentile of what is left
+/// stays within 0.99 × `base`.
 const LATE_SHARE: f64 = 0.035;
 
-/// The shortest interval between two polls of a running task.
+/// The shortest interval between two polls of a running task: the spec's, so that a task about
+/// which nothing is known costs no more polls than a fixed loop at that interval.
 pub fn shortest(p: &PollPolicy) -> Duration {
-    p.base.mul_f64(DENSE_SHARE)
+    p.base
 }
 
 /// Back-off after `failures` consecutive errors, with `jitter` in [0, 1) spreading it ±20%.
@@ -261,10 +262,16 @@ const KNOWN: f64 = 1e-4;
 /// Grid points over [0, client_timeout].
 const GRID: usize = 600;
 /// Fewer samples than this and a kind's or a model's history is not used: the next outlook
-/// (the model's, the prior) is.
+/// (the model's, then none) is. Likewise an outlook is trusted only at ages with at least this
+/// many of its samples still to come: a gap that fewer finishes stand behind (a task in a
+/// learned distribution's last stretch, or past stale samples after the service slowed down)
+/// is no reason to poll less.
 const OUTLOOK_SAMPLES: usize = 10;
 /// Kernel width as a share of Silverman's rule, which smooths two modes into one.
 const BANDWIDTH_SHARE: f64 = 0.5;
+/// The chance of a finish within the next interval given to a task about which nothing is
+/// known, to rank it for the budget among tasks with an outlook: a middling one.
+const UNKNOWN_LIKELIHOOD: f64 = 0.05;
 
 /// The distribution of a kind of task's total time, on a grid, and where polls are dense.
 #[derive(Debug, Clone, PartialEq)]
@@ -276,16 +283,12 @@ pub struct Outlook {
     dense: Vec<(f64, f64)>,
     /// Past this age the outlook knows nothing (survival below `KNOWN`).
     end: f64,
-    /// What takes over past `end`: for a kind, its model's outlook; for a model, the prior.
+    /// Past this age too few samples are still to come to rule any finish out: polls are
+    /// placed by what comes next (`beyond`, or densely).
+    trusted: f64,
+    /// What takes over past `trusted` (for waits) and `end` (for likelihoods): for a kind, its
+    /// model's outlook; for a model, the prior.
     beyond: Option<Arc<Outlook>>,
-}
-
-/// The spec's prior: total times spread evenly over a tenth to a half of the client timeout
-/// (spec 4.3 and 8: typically 1 to 5 minutes, timeout 10 minutes).
-fn prior_survival(p: &PollPolicy, age: f64) -> f64 {
-    let t = p.client_timeout.as_secs_f64();
-    let (lo, hi) = (t / 10.0, t / 2.0);
-    ((hi - age) / (hi - lo)).clamp(0.0, 1.0)
 }
 
 /// Kernel bandwidth for `samples` (a share of Silverman's rule), at least `floor`.
@@ -300,10 +303,11 @@ fn bandwidth(sorted: &[f64], floor: f64) -> f64 {
 }
 
 impl Outlook {
-    /// The spec's prior alone.
-    pub fn prior(p: &PollPolicy) -> Outlook {
-        let step = p.client_timeout.as_secs_f64().max(1.0) / GRID as f64;
-        Outlook::from_survival((0..=GRID).map(|i| prior_survival(p, i as f64 * step)).collect(), step, p)
+    /// The prior: nothing known, so a finish may come at any age and every age is polled
+    /// densely. The spec's "typically 1 to 5 minutes" describes a typical service, not this
+    /// one's models or its load today.
+    pub fn prior() -> Outlook {
+        Outlook { step: 1.0, survival: vec![1.0], dense: Vec::new(), end: 0.0, trusted: 0.0, beyond: None }
     }
 
     /// From learned total times (seconds), smoothed, when there are enough of them; `beyond`
@@ -321,14 +325,13 @@ impl Outlook {
             sorted.iter().map(|x| 1.0 / (1.0 + ((age - x) / scale).exp())).sum::<f64>() / sorted.len() as f64
         };
         let at_zero = tail(0.0).max(1e-12);
-        let survival = (0..=GRID).map(|i| (tail(i as f64 * step) / at_zero).min(1.0)).collect();
-        Arc::new(Outlook { beyond: Some(beyond), ..Outlook::from_survival(survival, step, p) })
-    }
-
-    fn from_survival(survival: Vec<f64>, step: f64, p: &PollPolicy) -> Outlook {
+        let survival: Vec<f64> = (0..=GRID).map(|i| (tail(i as f64 * step) / at_zero).min(1.0)).collect();
         let known = survival.iter().position(|s| *s < KNOWN).unwrap_or(GRID);
-        let dense = dense_runs(&survival[..=known.min(GRID)], step, shortest(p).as_secs_f64());
-        Outlook { step, survival, dense, end: known as f64 * step, beyond: None }
+        // Past the OUTLOOK_SAMPLES-th longest sample, fewer than that are still to come.
+        let trusted = known.min((sorted[sorted.len() - OUTLOOK_SAMPLES] / step).floor() as usize);
+        let dense = dense_runs(&survival[..=trusted], step, shortest(p).as_secs_f64());
+        let (end, trusted) = (known as f64 * step, trusted as f64 * step);
+        Arc::new(Outlook { step, survival, dense, end, trusted, beyond: Some(beyond) })
     }
 
     fn survival(&self, age: f64) -> f64 {
@@ -345,30 +348,37 @@ impl Outlook {
     pub fn likelihood(&self, age: Duration, within: Duration) -> f64 {
         let (a, w) = (age.as_secs_f64(), within.as_secs_f64());
         if a >= self.end {
-            // Overdue: no telling; rank it with the middling ones.
-            return self.beyond.as_ref().map_or(0.05, |b| b.likelihood(age, within));
+            return self.beyond.as_ref().map_or(UNKNOWN_LIKELIHOOD, |b| b.likelihood(age, within));
         }
         let now = self.survival(a).max(KNOWN);
         ((now - self.survival(a + w)) / now).clamp(0.0, 1.0)
     }
 
-    /// The wait before the next poll of a task still running at `age`.
+    /// The wait before the next poll of a task still running at `age`: the shortest where a
+    /// finish may come, longer only across a gap that enough learned finishes stand behind.
     pub fn wait(&self, age: Duration, p: &PollPolicy) -> Duration {
         let a = age.as_secs_f64();
         let (short, long) = (shortest(p).as_secs_f64(), p.max.as_secs_f64().max(shortest(p).as_secs_f64()));
-        if a >= self.end {
-            if let Some(beyond) = &self.beyond {
-                return beyond.wait(age, p);
-            }
-            // Outlived everything known: slow down by one base interval per minute overdue.
-            let grown = short + p.base.as_secs_f64() * (a - self.end) / 60.0;
-            return Duration::from_secs_f64(grown.min(long));
+        if a >= self.trusted {
+            // Outlived what is known (or nothing is): the outlook may be wrong, so what comes
+            // next decides, and with nothing next, polls are dense.
+            return self.beyond.as_ref().map_or(shortest(p), |b| b.wait(age, p));
         }
-        let wait = match self.dense.iter().find(|(_, to)| *to > a) {
-            Some((from, _)) if *from <= a => short,
+        let next = self.dense.iter().position(|(_, to)| *to > a);
+        let skip = match next.map(|i| self.dense[i]) {
+            Some((from, _)) if from <= a => return shortest(p),
             Some((from, _)) => from - a,
-            None => self.end - a,
+            None => self.trusted - a,
         };
+        // Past a dense run the waits grow with the time since it ended (each at most that
+        // long), so a finish in a learned gap is seen within about its own distance from the
+        // likely ones, not at the far end of the gap.
+        let since = match next {
+            Some(0) => None,
+            Some(i) => Some(self.dense[i - 1].1),
+            None => self.dense.last().map(|run| run.1),
+        };
+        let wait = since.map_or(skip, |ended| skip.min(a - ended));
         Duration::from_secs_f64(wait.clamp(short, long))
     }
 }
@@ -488,8 +498,8 @@ impl RenderStats {
     }
 
     /// The outlook for a kind of task under `policy`: its own history when there is enough,
-    /// then its model's, then the spec's prior, each taking over where the one before knows
-    /// nothing (as for tasks of this run that are still running past every finish seen so far).
+    /// then its model's, then the prior (dense polling), each taking over where the one before
+    /// knows nothing (as for tasks still running past every finish seen so far).
     pub fn outlook(&mut self, kind: &Kind, policy: &PollPolicy) -> Arc<Outlook> {
         if self.policy != Some(*policy) {
             self.outlooks.clear();
@@ -499,7 +509,7 @@ impl RenderStats {
         if let Some(o) = self.outlooks.get(kind) {
             return o.clone();
         }
-        let prior = self.prior.get_or_insert_with(|| Arc::new(Outlook::prior(policy))).clone();
+        let prior = self.prior.get_or_insert_with(|| Arc::new(Outlook::prior())).clone();
         let whole = Kind::whole(&kind.model);
         let model = match self.outlooks.get(&whole) {
             Some(o) => o.clone(),
