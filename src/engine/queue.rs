@@ -508,7 +508,20 @@ impl Queue {
             && record.state != LocalState::Completed
             && let (Some(c), Some(d)) = (step.record.remote_created_at, step.record.remote_completed_at)
         {
-            self.stats.record(&Kind::of(&step.record), (d - c).max(0) as f64);
+            let kind = Kind::of(&step.record);
+            if self.stats.learn(&kind, (d - c).max(0) as f64, &self.limits.policy) {
+                // The outlook that planned the model's other polls was wrong: plan them again.
+                tracing::info!(model = %kind.model, "render times changed; polling them as on a first run");
+                let waiting: Vec<i64> = self
+                    .tasks
+                    .iter()
+                    .filter(|(other, t)| **other != id && t.job == Job::Poll && !t.busy && t.record.model == kind.model)
+                    .map(|(other, _)| *other)
+                    .collect();
+                for other in waiting {
+                    self.schedule(other, Job::Poll, now.at);
+                }
+            }
         }
         let retry = retry_of(id, &step.next, result.as_ref().err());
         Plan { retry, ..self.apply(id, step, now) }

@@ -344,6 +344,11 @@ impl Outlook {
         }
     }
 
+    /// Share of the tasks it describes that have finished by `age`.
+    pub fn finished_by(&self, age: Duration) -> f64 {
+        1.0 - self.survival(age.as_secs_f64()).clamp(0.0, 1.0)
+    }
+
     /// Chance of finishing within `within` for a task still running at `age`.
     pub fn likelihood(&self, age: Duration, within: Duration) -> f64 {
         let (a, w) = (age.as_secs_f64(), within.as_secs_f64());
@@ -451,7 +456,19 @@ pub struct RenderStats {
     outlooks: HashMap<Kind, Arc<Outlook>>,
     prior: Option<Arc<Outlook>>,
     policy: Option<PollPolicy>,
+    /// Per model, newest first: whether each of its last finishes came where its outlook
+    /// expected none.
+    surprises: HashMap<String, VecDeque<bool>>,
 }
+
+/// Of a model's last `SURPRISE_WINDOW` finishes, `SURPRISES` sooner than all but `EARLY` of
+/// what was learned mean its history no longer describes it (the service sped up): it is
+/// forgotten, and its tasks are polled as on a first run until it is learned again. Three in
+/// ten so early happen by chance about once in a thousand finishes. (A service that slows down
+/// needs no such rule: a task that outlives what was learned is polled densely anyway.)
+const SURPRISE_WINDOW: usize = 10;
+const SURPRISES: usize = 3;
+const EARLY: f64 = 0.02;
 
 impl Kind {
     /// Stands for every kind of a model.
@@ -482,6 +499,28 @@ impl RenderStats {
         list.insert(0, seconds);
         list.truncate(SAMPLES);
         self.outlooks.retain(|k, _| k.model != kind.model);
+    }
+
+    /// Records a finish of a task of `kind` after `seconds` in all, as [`record`] does, and
+    /// says whether the model's history was forgotten first because its finishes keep coming
+    /// sooner than what was learned (see `SURPRISES`).
+    ///
+    /// [`record`]: RenderStats::record
+    pub fn learn(&mut self, kind: &Kind, seconds: f64, policy: &PollPolicy) -> bool {
+        let learned = self.by_model.get(&kind.model).is_some_and(|l| l.len() >= OUTLOOK_SAMPLES);
+        let at = Duration::from_secs_f64(seconds.max(0.0));
+        let unexpected = learned && self.outlook(&Kind::whole(&kind.model), policy).finished_by(at) < EARLY;
+        let window = self.surprises.entry(kind.model.clone()).or_default();
+        window.push_front(unexpected);
+        window.truncate(SURPRISE_WINDOW);
+        let forget = window.iter().filter(|s| **s).count() >= SURPRISES;
+        if forget {
+            window.clear();
+            self.by_model.remove(&kind.model);
+            self.by_kind.retain(|k, _| k.model != kind.model);
+        }
+        self.record(kind, seconds);
+        forget
     }
 
     pub fn quantile(&self, model: &str, q: f64) -> Option<Duration> {

@@ -283,3 +283,25 @@ fn kinds_are_bounded_and_the_stalest_is_forgotten() {
     assert!(!r.by_kind.contains_key(&Kind { model: "m".into(), seconds: 0, resolution: "720P".into() }));
     assert_eq!(r.by_model["m"].len(), SAMPLES);
 }
+
+#[test]
+fn finishes_that_keep_coming_where_none_were_expected_make_a_model_forget() {
+    let p = PollPolicy::default();
+    let kind = Kind { model: "m".into(), seconds: 5, resolution: "720P".into() };
+    let learned = || RenderStats::new(HashMap::from([("m".to_string(), spread(65.0, 210.0, 50))]));
+    let dense = shortest(&p).as_secs_f64();
+
+    // The service speeds up: three finishes before 65 s, where the outlook waited for them.
+    let mut stats = learned();
+    assert!(stats.outlook(&kind, &p).wait(s(10.0), &p).as_secs_f64() > 2.0 * dense, "learned: a gap before 65 s");
+    assert!(!stats.learn(&kind, 15.0, &p), "one surprise may be chance");
+    assert!(!stats.learn(&kind, 45.0, &p));
+    assert!(stats.learn(&kind, 30.0, &p), "three of ten: the history no longer describes the model");
+    let wait = stats.outlook(&kind, &p).wait(s(10.0), &p).as_secs_f64();
+    assert!((wait - dense).abs() < 1e-6, "polled as on a first run: {wait}");
+
+    // Finishes where they were expected, and a late one now and then, forget nothing.
+    let mut stats = learned();
+    let expected = [100.0, 150.0, 20.0, 120.0, 90.0, 180.0, 140.0, 70.0, 200.0, 25.0, 110.0];
+    assert!(expected.iter().all(|t| !stats.learn(&kind, *t, &p)));
+}
