@@ -325,19 +325,12 @@ async fn a_client_for_another_service_is_refused_while_the_engine_has_work() {
 #[tokio::test(flavor = "multi_thread")]
 async fn quitting_the_dashboard_leaves_the_work_to_the_engine() {
     use crossterm::event::{Event as Input, KeyCode, KeyEvent, KeyModifiers};
-    use ratatui::backend::TestBackend;
-    use reel::tui::event_loop::Dashboard;
-    use reel::tui::terminal::Headless;
 
     let sim = start(slow_sim()).await;
     let f = folder(1.0, 50);
     let settings = settings_for(&f, &sim);
     let reach = reel::session::Reach::Service(f.launch(&sim));
-    let dashboard = Dashboard::start(&settings, &reach).await.expect("attached");
-    let (mut console, mut frames) = Headless::new(TestBackend::new(160, 48)).expect("console");
-    let (tx, rx) = tokio::sync::mpsc::unbounded_channel();
-    let input = Box::pin(futures_util::stream::unfold(rx, |mut rx| async move { rx.recv().await.map(|ev| (ev, rx)) }));
-    let running = tokio::spawn(async move { dashboard.run(&mut console, input).await.expect("ends cleanly") });
+    let (mut frames, tx, running) = open_dashboard(&settings, &reach).await;
     // (A dashboard that has quit no longer listens: a key sent after that is dropped.)
     let key = |code, mods| drop(tx.send(Ok(Input::Key(KeyEvent::new(code, mods)))));
     let screen = |b: &ratatui::buffer::Buffer| {
@@ -454,9 +447,6 @@ const SPINNER: [char; 10] = ['⠋', '⠙', '⠹', '⠸', '⠼', '⠴', '⠦', '�
 #[tokio::test(flavor = "multi_thread")]
 async fn the_dashboard_outlives_its_engine_and_attaches_to_the_next() {
     use crossterm::event::{Event as Input, KeyCode, KeyEvent, KeyModifiers};
-    use ratatui::backend::TestBackend;
-    use reel::tui::event_loop::Dashboard;
-    use reel::tui::terminal::Headless;
 
     let sim = start(SimConfig {
         lifecycle: LifecycleConfig {
@@ -475,11 +465,7 @@ async fn the_dashboard_outlives_its_engine_and_attaches_to_the_next() {
     std::fs::write(&gate, "").expect("gate");
     let settings = settings_for(&f, &sim);
     let reach = reel::session::Reach::Service(gated(&f, &sim, &gate));
-    let dashboard = Dashboard::start(&settings, &reach).await.expect("attached");
-    let (mut console, mut frames) = Headless::new(TestBackend::new(160, 48)).expect("console");
-    let (tx, rx) = tokio::sync::mpsc::unbounded_channel();
-    let input = Box::pin(futures_util::stream::unfold(rx, |mut rx| async move { rx.recv().await.map(|ev| (ev, rx)) }));
-    let running = tokio::spawn(async move { dashboard.run(&mut console, input).await.expect("ends cleanly") });
+    let (mut frames, tx, running) = open_dashboard(&settings, &reach).await;
     let key = |code, mods| drop(tx.send(Ok(Input::Key(KeyEvent::new(code, mods)))));
     let type_text = |text: &str| text.chars().for_each(|c| key(KeyCode::Char(c), KeyModifiers::NONE));
     frame_where(&mut frames, "the form", |s| s.contains("Compose")).await;
@@ -536,4 +522,25 @@ async fn the_dashboard_outlives_its_engine_and_attaches_to_the_next() {
     let finished = tokio::time::timeout(PATIENCE, running).await.expect("quits").expect("no panic");
     assert_eq!(finished.summary.sent, 3, "the dashboard's own three");
     f.until_stopped(&sim).await;
+}
+
+type Keyboard = tokio::sync::mpsc::UnboundedSender<std::io::Result<crossterm::event::Event>>;
+
+/// The dashboard attached as `reach` says, on a 160x48 TestBackend: its frames, its keyboard
+/// and its end.
+async fn open_dashboard(
+    settings: &reel::config::Settings,
+    reach: &reel::session::Reach,
+) -> (
+    tokio::sync::watch::Receiver<ratatui::buffer::Buffer>,
+    Keyboard,
+    tokio::task::JoinHandle<reel::tui::event_loop::Finished>,
+) {
+    let dashboard = reel::tui::event_loop::Dashboard::start(settings, reach).await.expect("attached");
+    let backend = ratatui::backend::TestBackend::new(160, 48);
+    let (mut console, frames) = reel::tui::terminal::Headless::new(backend).expect("console");
+    let (tx, rx) = tokio::sync::mpsc::unbounded_channel();
+    let input = Box::pin(futures_util::stream::unfold(rx, |mut rx| async move { rx.recv().await.map(|ev| (ev, rx)) }));
+    let running = tokio::spawn(async move { dashboard.run(&mut console, input).await.expect("ends cleanly") });
+    (frames, tx, running)
 }
