@@ -161,9 +161,10 @@ async fn a_local_file_not_uploaded_is_never_journaled_or_sent() {
 #[tokio::test]
 async fn fifty_tasks_under_injected_faults_all_end_downloaded() {
     let mut config = fast_config();
-    // Long enough that every task is polled a few times under the faults.
-    config.lifecycle.render_min = Duration::from_secs(3);
-    config.lifecycle.render_max = Duration::from_secs(4);
+    // Long enough that every task is polled a few times under the faults, even when a loaded
+    // machine takes seconds to get all fifty accepted.
+    config.lifecycle.render_min = Duration::from_secs(5);
+    config.lifecycle.render_max = Duration::from_secs(6);
     let sim = start(SimConfig {
         faults: Faults { rate_limit: 0.1, slow: 0.1, slow_delay: Duration::from_millis(100), ..Faults::default() },
         ..config
