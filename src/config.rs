@@ -81,8 +81,8 @@ pub struct EngineSettings {
     pub requests_per_second: u32,
     /// First poll after submission (spec 4.3: 5 s).
     pub first_poll_secs: f64,
-    /// The spec's interval; tasks are polled at about this where a finish is likely, less often
-    /// elsewhere (up to `max_poll_interval_secs`).
+    /// The spec's interval; tasks are polled at this unless learned render times rule a finish
+    /// out for a while (then up to `max_poll_interval_secs` apart).
     pub poll_interval_secs: f64,
     pub max_poll_interval_secs: f64,
     /// Past this a task is `stalled` (spec 4.3: 10 minutes).
