@@ -24,6 +24,7 @@ fn fast_policy(budget: u32) -> PollPolicy {
         client_timeout: Duration::from_secs(60),
         budget_per_sec: budget,
         backoff_base: Duration::from_millis(50),
+        vendor_retention: Duration::from_secs(24 * 3600),
         backoff_max: Duration::from_millis(400),
     }
 }
@@ -453,7 +454,11 @@ async fn a_gateway_failure_says_its_text_and_a_forgotten_task_is_lost() {
     }
     let sim = start(config).await;
     let mut forgotten = rig(&sim, 50).await;
-    let policy = PollPolicy { client_timeout: Duration::from_millis(1200), ..fast_policy(50) };
+    let policy = PollPolicy {
+        client_timeout: Duration::from_millis(1200),
+        vendor_retention: Duration::from_millis(1500),
+        ..fast_policy(50)
+    };
     forgotten.engine.take().expect("engine").shutdown().await;
     let (engine, events) = start_engine_with(client_for(&sim), &forgotten.data, policy).await;
     (forgotten.engine, forgotten.events) = (Some(engine), events);

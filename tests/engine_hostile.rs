@@ -27,6 +27,7 @@ fn policy() -> PollPolicy {
         client_timeout: Duration::from_secs(60),
         budget_per_sec: 50,
         backoff_base: Duration::from_millis(50),
+        vendor_retention: Duration::from_secs(24 * 3600),
         backoff_max: Duration::from_millis(300),
     }
 }

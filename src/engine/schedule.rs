@@ -37,6 +37,9 @@ pub struct PollPolicy {
     /// First back-off after an error; doubles per consecutive error.
     pub backoff_base: Duration,
     pub backoff_max: Duration,
+    /// How long a vendor keeps a task: a gateway's `unknown` for a task it once knew, past
+    /// this age, means it lost track of it for good (about a day in practice).
+    pub vendor_retention: Duration,
 }
 
 impl Default for PollPolicy {
@@ -50,6 +53,7 @@ impl Default for PollPolicy {
             budget_per_sec: 10,
             backoff_base: Duration::from_secs(2),
             backoff_max: Duration::from_secs(120),
+            vendor_retention: Duration::from_secs(24 * 3600),
         }
     }
 }

@@ -49,10 +49,6 @@ pub struct Ctx {
 /// come back, nor does a send that never reached the service: it waits for the service.
 pub const MAX_SEND_ATTEMPTS: u32 = 3;
 
-/// How long a vendor keeps a task: a gateway that answers `unknown` for a task older than this,
-/// after it once said the task was queued or running, has lost track of it for good.
-pub const VENDOR_RETENTION: Duration = Duration::from_secs(24 * 3600);
-
 /// How long a send waits after the service refused the API key (a working key in use ends the
 /// wait at once: a new engine, or the service taking the key again).
 pub const KEY_WAIT: Duration = Duration::from_secs(60);
@@ -150,18 +146,32 @@ fn apply_status(mut r: TaskRecord, task: &VideoTask, ctx: &Ctx) -> Step {
     Step { record: r, event: changed.then(|| detail.unwrap_or_default()), next }
 }
 
-/// A gateway's `unknown`: polled like a queued task while young; past the client timeout, or
-/// past the vendor's retention after the service once knew the task, the service has lost track
-/// of it. Never taken for success or failure.
+/// A gateway's `unknown`: polled like a queued task while young. The service has lost track of
+/// the task when `unknown` is all it ever said past the client timeout, or when it says so past
+/// the vendor's retention; a task it once knew that says `unknown` past the client timeout is
+/// stalled and still checked (it may come back). Never taken for success or failure.
 fn unknown_status(
     mut r: TaskRecord,
     age: Duration,
     running: Duration,
     ctx: &Ctx,
 ) -> (TaskRecord, Next, Option<String>) {
-    let knew = matches!(r.state, LocalState::Queued | LocalState::InProgress | LocalState::Stalled)
-        && r.remote_status.as_deref().is_some_and(|s| s != "unknown");
-    let lost = age > ctx.policy.client_timeout || (knew && age > VENDOR_RETENTION);
+    // Progress is recorded from every other answer of a gateway (never from `unknown`), and only
+    // a running answer leads to these states.
+    let knew = r.progress.is_some() || matches!(r.state, LocalState::InProgress | LocalState::Stalled);
+    let past_timeout = age > ctx.policy.client_timeout;
+    if knew && past_timeout && age <= ctx.policy.vendor_retention {
+        let changed = r.state != LocalState::Stalled;
+        r.state = LocalState::Stalled;
+        let detail = changed.then(|| {
+            format!(
+                "the service answers status \"unknown\" for a task it knew, past {} s; still checked, slowly",
+                ctx.policy.client_timeout.as_secs()
+            )
+        });
+        return (r, Next::Poll(ctx.policy.slow), detail);
+    }
+    let lost = (!knew && past_timeout) || age > ctx.policy.vendor_retention;
     if lost {
         let message = format!(
             "the service lost track of this task: it answers status \"unknown\" {} after submission \

@@ -350,7 +350,11 @@ fn gateway_answers_table() {
     old.submitted_at = Some(NOW - 601_000);
     let mut known_long_ago = record(LocalState::InProgress);
     known_long_ago.remote_status = Some("in_progress".into());
+    known_long_ago.progress = Some(30.0);
     known_long_ago.submitted_at = Some(NOW - 25 * 3600 * 1000);
+    let known_late = TaskRecord { submitted_at: Some(NOW - 700_000), ..known_long_ago.clone() };
+    let mut unknown_again = known_late.clone();
+    unknown_again.remote_status = Some("unknown".into());
     let url = "https://dashscope-result.example.com/v.mp4?Expires=9";
     let gateway = |status: &str, meta: serde_json::Value| {
         task(json!({"id": "t", "task_id": "t", "object": "video", "status": status, "progress": 30,
@@ -379,6 +383,20 @@ fn gateway_answers_table() {
             gateway("unknown", json!({"url": ""})),
             LocalState::Lost,
             |n| *n == Next::Stop,
+        ),
+        (
+            "a task it knew says unknown past the client timeout: stalled, still checked",
+            known_late,
+            gateway("unknown", json!({"url": ""})),
+            LocalState::Stalled,
+            |n| *n == Next::Poll(PollPolicy::default().slow),
+        ),
+        (
+            "and again: still stalled, not lost",
+            unknown_again,
+            gateway("unknown", json!({"url": ""})),
+            LocalState::Stalled,
+            |n| *n == Next::Poll(PollPolicy::default().slow),
         ),
         (
             "unknown past the vendor's retention after in_progress: lost",
