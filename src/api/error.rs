@@ -52,24 +52,27 @@ impl ErrorBody {
     }
 }
 
-struct Said<'a>(&'a Option<String>);
+/// The service's own words, if it said any, between `before` and `after`.
+struct Said<'a> {
+    words: &'a Option<String>,
+    before: &'static str,
+    after: &'static str,
+}
+
+/// `: words`, after a sentence of ours.
+fn said(words: &Option<String>) -> Said<'_> {
+    Said { words, before: ": ", after: "" }
+}
+
+/// ` (the service said: words)`, after a sentence that ends with advice.
+fn quoted(words: &Option<String>) -> Said<'_> {
+    Said { words, before: " (the service said: ", after: ")" }
+}
 
 impl fmt::Display for Said<'_> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self.0 {
-            Some(m) => write!(f, ": {m}"),
-            None => Ok(()),
-        }
-    }
-}
-
-/// The service's own words after a sentence of ours.
-struct Quoted<'a>(&'a Option<String>);
-
-impl fmt::Display for Quoted<'_> {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self.0 {
-            Some(m) => write!(f, " (the service said: {m})"),
+        match self.words {
+            Some(m) => write!(f, "{}{m}{}", self.before, self.after),
             None => Ok(()),
         }
     }
@@ -88,15 +91,15 @@ impl fmt::Display for Wait<'_> {
 
 #[derive(Debug, Error)]
 pub enum ApiError {
-    #[error("the service refused the API key (HTTP {status}): check REEL_API_KEY or api_key_cmd{}", Quoted(message))]
+    #[error("the service refused the API key (HTTP {status}): check REEL_API_KEY or api_key_cmd{}", quoted(message))]
     Unauthorized { status: u16, message: Option<String> },
-    #[error("the service rejected the request (HTTP {status}){}", Said(message))]
+    #[error("the service rejected the request (HTTP {status}){}", said(message))]
     Rejected { status: u16, message: Option<String>, body: ErrorBody },
-    #[error("the service has no task with this id (HTTP {status}){}", Said(message))]
+    #[error("the service has no task with this id (HTTP {status}){}", said(message))]
     NotFound { status: u16, message: Option<String>, body: ErrorBody },
     #[error("the service is rate limiting requests (HTTP 429){}", Wait(retry_after))]
     RateLimited { retry_after: Option<Duration>, body: ErrorBody },
-    #[error("the service failed (HTTP {status}){}{}", Said(message), Wait(retry_after))]
+    #[error("the service failed (HTTP {status}){}{}", said(message), Wait(retry_after))]
     Server { status: u16, message: Option<String>, retry_after: Option<Duration> },
     #[error("could not connect to {endpoint}: {detail}; the request was not sent")]
     Connect { endpoint: String, detail: String },

@@ -89,8 +89,10 @@ fn local_minute(ms: i64) -> String {
 
 /// Consecutive failures across all tasks before the whole service counts as failing.
 const FAILING_AFTER: u32 = 3;
-/// Wait after a 429 that carries no Retry-After (gateways such as new-api send none).
+/// Wait after a 429 that carries no Retry-After (gateways such as new-api send none); doubled
+/// for each further one in a row, up to `MAX_GUESSED_RETRY_AFTER`.
 const DEFAULT_RETRY_AFTER: Duration = Duration::from_secs(5);
+const MAX_GUESSED_RETRY_AFTER: Duration = Duration::from_secs(60);
 
 #[derive(Debug, Clone, Default)]
 pub struct HealthTracker {
@@ -177,7 +179,12 @@ impl HealthTracker {
         }
         match err {
             ApiError::RateLimited { retry_after, .. } => {
-                self.pause(now + retry_after.unwrap_or(DEFAULT_RETRY_AFTER), retry_after.is_some());
+                // Without Retry-After (new-api's limits count per minute and send none), each
+                // 429 in a row doubles the wait, so a minute's window is not asked about 12 times.
+                self.consecutive += 1;
+                let doubled = DEFAULT_RETRY_AFTER.saturating_mul(1 << self.consecutive.clamp(1, 5).saturating_sub(1));
+                let guessed = doubled.min(MAX_GUESSED_RETRY_AFTER);
+                self.pause(now + retry_after.unwrap_or(guessed), retry_after.is_some());
                 self.detail = Some(err.to_string());
                 self.set(Health::RateLimited, now_ms)
             }
@@ -314,6 +321,16 @@ mod tests {
             h.failure(&err, false, (now, 0), &p, 0.5);
             assert_eq!(h.state(now, 0).summary(0), want);
         }
+        // Without Retry-After, 429s in a row wait longer each time, up to a minute.
+        let mut h = HealthTracker::default();
+        let limited = ApiError::RateLimited { retry_after: None, body: ErrorBody::Empty };
+        let waits: Vec<i64> = (0..7)
+            .map(|_| {
+                h.failure(&limited, false, (now, 0), &p, 0.5);
+                h.state(now, 0).paused_until_ms.unwrap_or(0) / 1000
+            })
+            .collect();
+        assert_eq!(waits, vec![5, 10, 20, 40, 60, 60, 60]);
         let mut h = HealthTracker::default();
         let unavailable = ApiError::Server { status: 503, message: None, retry_after: Some(Duration::from_secs(7)) };
         h.failure(&unavailable, false, (now, 0), &p, 0.5);
