@@ -17,8 +17,9 @@ use reel::preview::Stills;
 use reel::rules::Catalog;
 use reel::store::LocalState;
 use reel::store::fixtures::record;
-use reel::tui::app::{Action, App, Focus, Header, PreviewFailure};
+use reel::tui::app::{Action, App, Focus, Header};
 use reel::tui::layout;
+use reel::tui::preview::PreviewFailure;
 use reel::tui::table::Prefs;
 use reel::tui::views;
 

@@ -160,7 +160,7 @@ pub async fn perform(effect: Effect, cx: &Context, console: &mut impl Console) -
                 // Every submission's media is ready before the first is sent.
                 let mut ready = Vec::new();
                 for v in plan {
-                    match prepare(v, &media, &tx).await {
+                    match prepare(v, &media, |line| drop(tx.send(Action::Report(Ok(line))))).await {
                         Ok(v) => ready.push(v),
                         Err(e) => {
                             let _ = tx.send(Action::Submitted { again: false, result: Err(EffectError::Media(e)) });
@@ -187,7 +187,7 @@ pub async fn perform(effect: Effect, cx: &Context, console: &mut impl Console) -
                 let mut all = Vec::new();
                 for (parent, v) in items {
                     // A re-run's uploaded files: re-signed when their URLs expire too soon.
-                    let v = match prepare(v, &media, &tx).await {
+                    let v = match prepare(v, &media, |line| drop(tx.send(Action::Report(Ok(line))))).await {
                         Ok(v) => v,
                         Err(e) => {
                             let _ = tx.send(Action::Submitted { again: true, result: Err(EffectError::Media(e)) });

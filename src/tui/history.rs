@@ -9,7 +9,7 @@ use crate::engine::query::HistoryRow;
 use crate::store::TaskRecord;
 use crate::store::history::{HistoryQuery, Order};
 use crate::text::{clean, excerpt, local_time};
-use crate::tui::table::{Filter, short_model, state_label};
+use crate::tui::labels::{Filter, short_model, state_label};
 
 /// Rows read per page.
 pub const PAGE: usize = 200;
@@ -295,7 +295,11 @@ pub fn settings_diff(parent: &TaskRecord, child: &TaskRecord) -> Vec<String> {
         parent.negative_prompt.clone().unwrap_or_default(),
         child.negative_prompt.clone().unwrap_or_default(),
     );
-    cmp("media", crate::tui::app::count(parent.media.len(), "item"), crate::tui::app::count(child.media.len(), "item"));
+    cmp(
+        "media",
+        crate::tui::labels::count(parent.media.len(), "item"),
+        crate::tui::labels::count(child.media.len(), "item"),
+    );
     out
 }
 

@@ -5,9 +5,6 @@
 use std::path::PathBuf;
 use std::time::Duration;
 
-use tokio::sync::mpsc::UnboundedSender;
-
-use super::app::Action;
 use crate::engine::journal::{self, Origin};
 use crate::media::storage::StorageSettings;
 use crate::media::{preflight, uploads};
@@ -33,7 +30,7 @@ fn draft_of(v: &ValidSubmission) -> Draft {
 pub async fn prepare(
     v: ValidSubmission,
     cx: &MediaContext,
-    status: &UnboundedSender<Action>,
+    report: impl Fn(String) + Send + Sync,
 ) -> Result<ValidSubmission, String> {
     if v.media.is_empty() {
         return Ok(v);
@@ -47,7 +44,7 @@ pub async fn prepare(
     };
     let shown = |index, path: &std::path::Path, p| {
         if let Some(line) = uploads::progress_line(index, path, p) {
-            let _ = status.send(Action::Report(Ok(line)));
+            report(line);
         }
     };
     let storage = cx.storage.as_ref();

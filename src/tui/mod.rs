@@ -8,6 +8,7 @@ pub mod form;
 pub mod help;
 pub mod history;
 pub mod keymap;
+pub mod labels;
 pub mod layout;
 pub mod link;
 pub mod media;

@@ -72,9 +72,9 @@ pub enum Action {
     /// What today's tasks cost so far.
     Spent(f64),
     /// A saved video's poster and strip (by sha256), or why there are none.
-    Stills(String, Result<crate::preview::Stills, super::PreviewFailure>),
+    Stills(String, Result<crate::preview::Stills, crate::tui::preview::PreviewFailure>),
     /// A poster for the history grid, scaled down, by sha256.
-    Thumb(String, Result<image::RgbImage, super::PreviewFailure>),
+    Thumb(String, Result<image::RgbImage, crate::tui::preview::PreviewFailure>),
     /// A frame of the inline player, of the given start.
     PlayFrame(u64, image::RgbImage),
     /// The inline player of the given start could not go on.

@@ -2,10 +2,11 @@
 //! the one message that reports what it did to all of them, and the question before sending
 //! several paid tasks again.
 
-use super::{App, Effect, Level, Op, Overlay, Question, count, resubmission, sentence};
+use super::{App, Effect, Level, Op, Overlay, Question, resubmission};
 use crate::store::{LocalState, TaskRecord};
 use crate::tui::form::billed_and_cost;
 use crate::tui::keymap::Cmd;
+use crate::tui::labels::{count, sentence};
 
 /// Whether an engine action applies to a task; the reason when it does not (it mirrors the
 /// engine's own rules, so the user hears it before anything is asked).

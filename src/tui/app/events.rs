@@ -1,11 +1,13 @@
 //! News: what the engine reports, and what effects report back when they finish.
 
-use super::{Action, App, Effect, EffectError, Level, bulk_message, count};
+use super::{Action, App, Effect, EffectError, Level, bulk_message};
 use crate::engine::{EngineError, Event, TaskUpdate};
 use crate::store::LocalState;
 use crate::tui::form::{Field, clean_paste};
 use crate::tui::history::Lineage;
-use crate::tui::table::{Transfer, is_running};
+use crate::tui::labels::count;
+use crate::tui::labels::is_running;
+use crate::tui::table::Transfer;
 
 impl App {
     /// Tasks read from the store, shown as they are there.

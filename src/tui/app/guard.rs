@@ -2,9 +2,10 @@
 //! quitting with unfinished tasks, and the daily budget guard in front of every submission
 //! (the same rule `reel submit` checks).
 
-use super::{App, Effect, Level, Overlay, Question, sentence};
+use super::{App, Effect, Level, Overlay, Question};
 use crate::rules::{ValidSubmission, check_budget};
 use crate::tui::keymap::Cmd;
+use crate::tui::labels::sentence;
 
 /// The submissions an effect sends, and how many copies of each.
 fn plan_of(effect: &Effect) -> (Vec<ValidSubmission>, u32) {

@@ -8,7 +8,7 @@ use crate::store::history::Order;
 use crate::text::local_day_start;
 use crate::tui::history::{SEARCH_SETTLE_MS, cycle};
 use crate::tui::keymap::Cmd;
-use crate::tui::table::Filter;
+use crate::tui::labels::Filter;
 
 impl App {
     pub(super) fn open_history(&mut self) -> Vec<Effect> {

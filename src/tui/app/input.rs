@@ -3,9 +3,10 @@
 
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 
-use super::{App, Effect, Focus, Level, Overlay, PickerKind, Screen, count};
+use super::{App, Effect, Focus, Level, Overlay, PickerKind, Screen};
 use crate::tui::form::{Field, MediaEditor, clean_paste};
 use crate::tui::keymap::{Cmd, Scope};
+use crate::tui::labels::count;
 
 impl App {
     pub(super) fn key(&mut self, ev: KeyEvent) -> Vec<Effect> {

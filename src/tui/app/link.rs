@@ -2,7 +2,8 @@
 //! rows read again once attached, and engine commands made while no engine is attached
 //! (submissions are held and sent once one is; the rest are refused, with a message).
 
-use super::{Action, App, Effect, Level, Reload, count};
+use super::{Action, App, Effect, Level, Reload};
+use crate::tui::labels::count;
 use crate::tui::link::{Link, Outage, backoff_ms, reload_since};
 
 /// What becomes of an effect while no engine is attached.
@@ -61,7 +62,7 @@ impl App {
                     self.header.service = a.service;
                 }
                 // Running rows are asked about by id: one deleted meanwhile would spin forever.
-                let check = self.table.rows().filter(|r| crate::tui::table::is_running(r.record.state));
+                let check = self.table.rows().filter(|r| crate::tui::labels::is_running(r.record.state));
                 let check = check.map(|r| r.record.id).collect();
                 vec![Effect::Reload { since_ms: reload_since(self.now_ms, lost), check }]
             }

@@ -21,7 +21,7 @@ use std::collections::BTreeSet;
 
 pub use action::{Action, Effect, EffectError, Op, Reload};
 pub use bulk::{bulk_message, eligible};
-pub use preview::{PreviewFailure, Subject, subject};
+pub use preview::{Subject, subject};
 pub use quit::{AfterQuit, Summary, quit_question};
 pub use tasks::{fill_command, resubmission};
 
@@ -36,6 +36,7 @@ use super::preview::Previews;
 use super::table::{Prefs, Table};
 use crate::engine::ServiceState;
 use crate::rules::{Budget, Catalog, Pricing};
+use crate::tui::labels::sentence;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Focus {
@@ -340,17 +341,6 @@ impl App {
         self.form.prompt.set_cursor_style(p);
         self.form.negative.set_cursor_style(n);
     }
-}
-
-/// "1 task", "2 tasks": the noun with its number.
-pub fn count(n: usize, noun: &str) -> String {
-    if n == 1 { format!("1 {noun}") } else { format!("{n} {noun}s") }
-}
-
-/// The message with a capital first letter, to stand alone on the status line.
-pub fn sentence(text: &str) -> String {
-    let mut chars = text.chars();
-    chars.next().map(|c| c.to_uppercase().chain(chars).collect()).unwrap_or_default()
 }
 
 #[cfg(test)]

@@ -6,8 +6,8 @@ use ratatui::layout::Rect;
 use super::{App, Effect, Focus, Overlay, PickerKind, Screen};
 use crate::tui::help::HelpState;
 use crate::tui::keymap::{Cmd, Scope};
+use crate::tui::labels::Filter;
 use crate::tui::layout;
-use crate::tui::table::Filter;
 use crate::tui::views;
 
 impl App {

@@ -11,15 +11,7 @@ use crate::store::{LocalState, TaskRecord};
 use crate::tui::keymap::Cmd;
 use crate::tui::layout;
 use crate::tui::preview::fit::{Fit, Grid, fit};
-use crate::tui::preview::{PLAY_FPS, Playing, picture};
-
-/// Why frames could not be had, as the effect reports it.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct PreviewFailure {
-    pub message: String,
-    /// ffmpeg itself is missing: no task can have frames.
-    pub no_ffmpeg: bool,
-}
+use crate::tui::preview::{PLAY_FPS, Playing, PreviewFailure, picture};
 
 /// A task whose saved file can be previewed.
 #[derive(Debug, Clone, PartialEq)]

@@ -1,9 +1,10 @@
 //! Quitting: what becomes of unfinished tasks (said before and after), the question while
 //! some are unfinished, and the one-line summary printed on the way out.
 
-use super::{App, Effect, Overlay, Question, count};
+use super::{App, Effect, Overlay, Question};
 use crate::store::LocalState;
-use crate::tui::table::is_running;
+use crate::tui::labels::count;
+use crate::tui::labels::is_running;
 
 /// What becomes of unfinished tasks when the dashboard quits.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -27,7 +28,7 @@ pub fn quit_question(after: AfterQuit, unfinished: usize, held: usize) -> String
     if unfinished > 0 {
         parts.push(after.fate(unfinished));
     }
-    format!("Quit? {}.", super::sentence(&parts.join("; ")))
+    format!("Quit? {}.", crate::tui::labels::sentence(&parts.join("; ")))
 }
 
 impl AfterQuit {

@@ -8,8 +8,8 @@ use crate::rules::{Catalog, Invalid, UnknownModels, ValidSubmission, validate};
 use crate::store::{LocalState, TaskRecord};
 use crate::tui::form::Field;
 use crate::tui::keymap::Cmd;
+use crate::tui::labels::Filter;
 use crate::tui::layout;
-use crate::tui::table::Filter;
 
 /// Replaces `{path}`, `{url}`, `{id}` and `{prompt}` in each argument; no shell is involved.
 pub fn fill_command(command: &[String], t: &TaskRecord) -> Vec<String> {

@@ -10,7 +10,8 @@ use crate::store::fixtures::record;
 use crate::tui::form::Field;
 use crate::tui::history::SEARCH_SETTLE_MS;
 use crate::tui::keymap::Scope;
-use crate::tui::table::{Filter, Sort};
+use crate::tui::labels::Filter;
+use crate::tui::table::Sort;
 
 #[test]
 fn the_prompt_has_the_focus_at_start_and_takes_typing() {

@@ -13,7 +13,7 @@ use crate::store::LocalState;
 use crate::tui::form::Field;
 use crate::tui::help::HelpLine;
 use crate::tui::keymap::{Keymap, Scope};
-use crate::tui::table::Filter;
+use crate::tui::labels::{Filter, count};
 
 fn help(a: &App) -> &crate::tui::help::HelpState {
     match &a.overlay {

@@ -9,6 +9,7 @@ use super::testkit::*;
 use super::*;
 use crate::preview::Stills;
 use crate::store::LocalState;
+use crate::tui::preview::PreviewFailure;
 
 const SHA: &str = "aa00000000000000000000000000000000000000000000000000000000000001";
 

@@ -7,7 +7,7 @@ use crossterm::event::KeyCode;
 use super::testkit::*;
 use super::*;
 use crate::store::LocalState;
-use crate::tui::table::state_label;
+use crate::tui::labels::state_label;
 
 /// A grid of 24 tasks as the engine journals it: one prompt, ratios × seconds, seconds apart.
 pub fn grid(a: &mut App, first: i64) -> Vec<i64> {

@@ -139,7 +139,7 @@ fn a_redownload_keeps_the_render_time() {
     r.remote_completed_at = Some(NOW / 1000 - 40);
     r.finished_at = Some(NOW - 30_000);
     put(&mut a, r.clone());
-    let elapsed = |a: &App| a.table.row(1).map(|r| crate::tui::table::elapsed_ms(&r.record, a.now_ms));
+    let elapsed = |a: &App| a.table.row(1).map(|r| crate::tui::labels::elapsed_ms(&r.record, a.now_ms));
     assert_eq!(elapsed(&a), Some(60_000));
     // Downloading again: the engine clears finished_at; the render time stays.
     r.state = LocalState::Completed;

@@ -16,6 +16,14 @@ use ratatui_image::{FilterType, Resize};
 
 use crate::preview::Stills;
 
+/// Why frames could not be had, as the effect reports it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PreviewFailure {
+    pub message: String,
+    /// ffmpeg itself is missing: no task can have frames.
+    pub no_ffmpeg: bool,
+}
+
 /// Decoded stills kept for tasks recently shown (a poster and strip are about 0.6 MB).
 const STILLS_KEPT: usize = 8;
 /// Grid thumbnails kept (about 0.1 MB each): a few screens of the grid.

@@ -8,9 +8,10 @@ use image::RgbImage;
 use image::imageops::FilterType;
 use tokio::sync::mpsc::UnboundedSender;
 
+use super::PreviewFailure;
 use crate::preview::play::Player;
 use crate::preview::{PreviewError, Previewer};
-use crate::tui::app::{Action, Effect, PreviewFailure};
+use crate::tui::app::{Action, Effect};
 
 pub struct PreviewWork {
     previewer: Previewer,

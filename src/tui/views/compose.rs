@@ -4,11 +4,12 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Borders, Paragraph, Wrap};
 
 use crate::text::{clean, excerpt};
-use crate::tui::app::{App, Focus, count};
+use crate::tui::app::{App, Focus};
 use crate::tui::form::Field;
 use crate::tui::keymap::{Cmd, Scope};
+use crate::tui::labels::count;
+use crate::tui::labels::short_model;
 use crate::tui::layout::{Areas, MEDIA_ROWS};
-use crate::tui::table::short_model;
 use crate::tui::theme;
 
 /// The last `max` characters of a line being typed, so its end (and the cursor) stays in view.

@@ -14,10 +14,7 @@ use crate::tui::app::App;
 use crate::tui::keymap::{Cmd, Scope};
 use crate::tui::table::Row;
 use crate::tui::theme;
-
-pub fn field<'a>(name: &str, value: String) -> Line<'a> {
-    Line::from(vec![Span::styled(format!("{name:<9}"), theme::label()), Span::raw(value)])
-}
+use crate::tui::views::field::field;
 
 /// Settings, media items (one line each, numbered as the prompt refers to them) of a task.
 pub fn parameters<'a>(t: &TaskRecord) -> Vec<Line<'a>> {

@@ -5,7 +5,8 @@ use ratatui::widgets::Paragraph;
 
 use crate::engine::Health;
 use crate::text::{clean, excerpt};
-use crate::tui::app::{App, count};
+use crate::tui::app::App;
+use crate::tui::labels::count;
 use crate::tui::theme;
 
 pub fn draw(frame: &mut Frame, area: Rect, app: &App) {

@@ -6,15 +6,17 @@ use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Bar, BarChart, BarGroup, Block, Borders, Cell, Paragraph, Row, Table, TableState};
 
-use super::detail::{error_line, field, parameters, wrapped_height};
+use super::detail::{error_line, parameters, wrapped_height};
+use super::field::field;
 use crate::engine::ledger::Line as LedgerLine;
 use crate::store::history::Order;
 use crate::text::{clean, excerpt, size};
-use crate::tui::app::{App, count};
+use crate::tui::app::App;
 use crate::tui::history::{Entry, Piece};
 use crate::tui::keymap::Scope;
+use crate::tui::labels::count;
+use crate::tui::labels::short_model;
 use crate::tui::layout::{HistoryAreas, history_in, offset, visible_rows};
-use crate::tui::table::short_model;
 use crate::tui::theme;
 
 /// The history screen in `area` (the frame but the header, status and footer lines).

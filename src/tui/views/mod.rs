@@ -2,6 +2,7 @@
 
 pub mod compose;
 pub mod detail;
+pub mod field;
 pub mod footer;
 pub mod header;
 pub mod help;

@@ -6,11 +6,12 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Borders, Clear, Paragraph, Wrap};
 
 use crate::rules::ModelId;
-use crate::tui::app::{App, PickerKind, Question, Screen, count};
+use crate::tui::app::{App, PickerKind, Question, Screen};
 use crate::tui::form::MediaEditor;
 use crate::tui::keymap::{Cmd, Scope};
+use crate::tui::labels::Filter;
+use crate::tui::labels::count;
 use crate::tui::layout::centered;
-use crate::tui::table::Filter;
 use crate::tui::theme;
 
 pub fn picker(frame: &mut Frame, app: &App, kind: PickerKind, cursor: usize) {

@@ -8,10 +8,11 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Borders, Paragraph};
 use ratatui_image::Image;
 
-use super::detail::field;
+use super::field::field;
 use crate::store::TaskRecord;
 use crate::text::{excerpt, wrap_lines};
-use crate::tui::app::{App, count, subject};
+use crate::tui::app::{App, subject};
+use crate::tui::labels::count;
 use crate::tui::preview::fit::{Fit, GRID_TEXT_ROWS};
 use crate::tui::preview::{Missing, Picture};
 use crate::tui::theme;

@@ -11,8 +11,9 @@ use crate::text::clock;
 use crate::tui::app::{App, Focus};
 use crate::tui::columns::{Col, SPACING, fit};
 use crate::tui::keymap::{Cmd, Scope};
+use crate::tui::labels::{elapsed_ms, is_running};
 use crate::tui::layout::{offset, visible_rows};
-use crate::tui::table::{Row, elapsed_ms, is_running};
+use crate::tui::table::Row;
 use crate::tui::theme;
 
 const SPINNER: [&str; 10] = ["⠋", "⠙", "⠹", "⠸", "⠼", "⠴", "⠦", "⠧", "⠇", "⠏"];
