@@ -16,7 +16,7 @@ use reel::rules::Catalog;
 use reel::store::fixtures::record;
 use reel::store::{LocalState, TaskRecord};
 use reel::tui::app::{Action, App, Focus, Header};
-use reel::tui::table::Prefs;
+use reel::tui::prefs::Prefs;
 use reel::tui::views;
 
 const TASKS: i64 = 100_000;
@@ -56,7 +56,7 @@ fn loaded_app() -> App {
     );
     app.update(Action::Loaded((1..=TASKS).map(task).collect()), NOW);
     app.focus = Focus::Table;
-    app.table.selected = 50_000;
+    app.table.select_at(50_000);
     app
 }
 
@@ -73,7 +73,7 @@ fn history_app(rows: i64) -> App {
 
 fn bench(c: &mut Criterion) {
     let mut app = loaded_app();
-    assert_eq!(app.table.view.len(), TASKS as usize);
+    assert_eq!(app.table.view().len(), TASKS as usize);
     let mut terminal = Terminal::new(TestBackend::new(160, 48)).expect("terminal");
 
     c.bench_function("render: full frame 160x48, 100k tasks", |b| {

@@ -11,7 +11,7 @@ use reel::rules::{Catalog, MediaDraft};
 use reel::tui::app::{Action, App, Effect, Header};
 use reel::tui::form::Field;
 use reel::tui::media::{MediaStatus, item_key};
-use reel::tui::table::Prefs;
+use reel::tui::prefs::Prefs;
 use reel::tui::views;
 
 const NOW: i64 = 1_800_000_100_000;

@@ -19,8 +19,8 @@ use reel::store::LocalState;
 use reel::store::fixtures::record;
 use reel::tui::app::{Action, App, Focus, Header};
 use reel::tui::layout;
+use reel::tui::prefs::Prefs;
 use reel::tui::preview::PreviewFailure;
-use reel::tui::table::Prefs;
 use reel::tui::views;
 
 const NOW: i64 = 1_800_000_100_000;

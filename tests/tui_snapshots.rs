@@ -12,7 +12,7 @@ use reel::store::fixtures::record;
 use reel::store::{LocalState, TaskRecord};
 use reel::tui::app::{Action, App, Focus, Header, Overlay};
 use reel::tui::form::Field;
-use reel::tui::table::Prefs;
+use reel::tui::prefs::Prefs;
 use reel::tui::views;
 use serde_json::json;
 
@@ -158,7 +158,7 @@ fn grid_preview_counts_tasks_billing_and_cost() {
 fn running_tasks() {
     let mut a = busy_app();
     a.focus = Focus::Table;
-    a.table.selected = 2;
+    a.table.select_at(2);
     insta::assert_snapshot!(screen(&a, 160, 40));
 }
 
@@ -217,7 +217,7 @@ fn running_tasks_with_the_engine_lost() {
 fn a_failed_task_selected() {
     let mut a = busy_app();
     a.focus = Focus::Table;
-    a.table.selected = a.table.view.iter().position(|id| *id == 6).expect("shown");
+    a.table.select_at(a.table.view().iter().position(|id| *id == 6).expect("shown"));
     insta::assert_snapshot!(screen(&a, 120, 32));
 }
 
@@ -225,7 +225,7 @@ fn a_failed_task_selected() {
 fn a_downloaded_task_selected() {
     let mut a = busy_app();
     a.focus = Focus::Table;
-    a.table.selected = a.table.view.iter().position(|id| *id == 5).expect("shown");
+    a.table.select_at(a.table.view().iter().position(|id| *id == 5).expect("shown"));
     insta::assert_snapshot!(screen(&a, 120, 32));
 }
 
@@ -355,16 +355,16 @@ fn pane_compose() {
 fn pane_tasks() {
     let mut a = busy_app();
     a.focus = Focus::Table;
-    a.table.selected = 2;
+    a.table.select_at(2);
     each_size("tasks", &a, |f, app| views::tasks::draw(f, f.area(), app));
 }
 
 #[test]
 fn pane_detail() {
     let mut a = busy_app();
-    a.table.selected = a.table.view.iter().position(|id| *id == 6).expect("shown");
+    a.table.select_at(a.table.view().iter().position(|id| *id == 6).expect("shown"));
     each_size("detail_failed", &a, |f, app| views::detail::draw(f, f.area(), app));
-    a.table.selected = a.table.view.iter().position(|id| *id == 4).expect("shown");
+    a.table.select_at(a.table.view().iter().position(|id| *id == 4).expect("shown"));
     each_size("detail_downloading", &a, |f, app| views::detail::draw(f, f.area(), app));
 }
 
@@ -434,7 +434,7 @@ fn a_grid_of_24_tasks() {
             }
         }
         a.focus = Focus::Table;
-        a.table.selected = 3;
+        a.table.select_at(3);
         key(&mut a, KeyCode::Char(' '));
         key(&mut a, KeyCode::Down);
         key(&mut a, KeyCode::Char(' '));

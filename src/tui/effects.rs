@@ -13,7 +13,7 @@ use tokio::task::JoinHandle;
 use super::app::{Action, Effect, EffectError, Op, Reload};
 use super::form::Field;
 use super::media::{MediaContext, prepare};
-use super::table::Prefs;
+use super::prefs::Prefs;
 use super::terminal::Console;
 use crate::config::{Programs, Settings};
 use crate::engine::Engine;

@@ -12,6 +12,7 @@ pub mod labels;
 pub mod layout;
 pub mod link;
 pub mod media;
+pub mod prefs;
 pub mod preview;
 pub mod table;
 pub mod terminal;

@@ -3,41 +3,11 @@
 
 use std::collections::{BTreeSet, HashMap};
 
-use serde::{Deserialize, Serialize};
-
 use crate::engine::TaskUpdate;
 use crate::store::{EventRecord, TaskRecord};
 use crate::text::{clean, excerpt};
 use crate::tui::labels::{Filter, is_running, short_model, state_label};
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
-pub enum Sort {
-    #[default]
-    Newest,
-    Oldest,
-    State,
-    Model,
-}
-
-impl Sort {
-    pub fn next(self) -> Sort {
-        match self {
-            Sort::Newest => Sort::Oldest,
-            Sort::Oldest => Sort::State,
-            Sort::State => Sort::Model,
-            Sort::Model => Sort::Newest,
-        }
-    }
-
-    pub fn label(self) -> &'static str {
-        match self {
-            Sort::Newest => "newest first",
-            Sort::Oldest => "oldest first",
-            Sort::State => "by state",
-            Sort::Model => "by model",
-        }
-    }
-}
+use crate::tui::prefs::Sort;
 
 /// Download progress of one task.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -106,27 +76,21 @@ impl Row {
     }
 }
 
-/// Screen preferences kept between runs.
-#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
-pub struct Prefs {
-    pub sort: Sort,
-    pub filter: Filter,
-    #[serde(default)]
-    pub history: super::history::Filters,
-}
-
+/// The task table. Its fields are its own: every change goes through a method that keeps the
+/// view sorted and filtered, the selection in range and the count of running tasks true.
 #[derive(Debug, Default)]
 pub struct Table {
     rows: HashMap<i64, Row>,
     /// Ids in display order, after filter and search.
-    pub view: Vec<i64>,
-    pub selected: usize,
-    pub marks: BTreeSet<i64>,
-    pub prefs: Prefs,
-    pub search: String,
-    pub searching: bool,
+    view: Vec<i64>,
+    selected: usize,
+    marks: BTreeSet<i64>,
+    sort: Sort,
+    filter: Filter,
+    search: String,
+    searching: bool,
     /// Timelines loaded for the detail pane.
-    pub timelines: HashMap<i64, Vec<EventRecord>>,
+    timelines: HashMap<i64, Vec<EventRecord>>,
     /// Tasks the engine still works on, kept as rows change.
     running: usize,
 }
@@ -142,8 +106,93 @@ fn order(sort: Sort, a: &Row, b: &Row) -> std::cmp::Ordering {
 }
 
 impl Table {
-    pub fn new(prefs: Prefs) -> Table {
-        Table { prefs, ..Table::default() }
+    pub fn new(sort: Sort, filter: Filter) -> Table {
+        Table { sort, filter, ..Table::default() }
+    }
+
+    /// Ids in display order, after filter and search.
+    pub fn view(&self) -> &[i64] {
+        &self.view
+    }
+
+    /// The position of the selected task in the view.
+    pub fn selected(&self) -> usize {
+        self.selected
+    }
+
+    pub fn marks(&self) -> &BTreeSet<i64> {
+        &self.marks
+    }
+
+    pub fn sort(&self) -> Sort {
+        self.sort
+    }
+
+    pub fn filter(&self) -> Filter {
+        self.filter
+    }
+
+    /// The search text, and whether it is being typed.
+    pub fn search(&self) -> (&str, bool) {
+        (&self.search, self.searching)
+    }
+
+    pub fn timeline(&self, id: i64) -> Option<&[EventRecord]> {
+        self.timelines.get(&id).map(Vec::as_slice)
+    }
+
+    pub fn set_timeline(&mut self, id: i64, events: Vec<EventRecord>) {
+        self.timelines.insert(id, events);
+    }
+
+    /// Forgets the loaded timelines (the engine may have written events meanwhile).
+    pub fn forget_timelines(&mut self) {
+        self.timelines.clear();
+    }
+
+    pub fn set_sort(&mut self, sort: Sort) {
+        self.sort = sort;
+        self.rebuild();
+    }
+
+    pub fn set_filter(&mut self, filter: Filter) {
+        self.filter = filter;
+        self.rebuild();
+    }
+
+    /// Starts typing a search (`/`).
+    pub fn start_search(&mut self) {
+        self.searching = true;
+    }
+
+    /// Stops typing the search; it keeps filtering.
+    pub fn stop_search(&mut self) {
+        self.searching = false;
+    }
+
+    /// Edits the search text with `edit` and filters again.
+    pub fn edit_search(&mut self, edit: impl FnOnce(&mut String)) {
+        edit(&mut self.search);
+        self.search.truncate(200);
+        self.rebuild();
+    }
+
+    /// Drops the search (typed or kept): every task of the filter shows again.
+    pub fn clear_search(&mut self) {
+        self.searching = false;
+        if !self.search.is_empty() {
+            self.search.clear();
+            self.rebuild();
+        }
+    }
+
+    pub fn clear_marks(&mut self) {
+        self.marks.clear();
+    }
+
+    /// Selects the task at `index` of the view (clamped).
+    pub fn select_at(&mut self, index: usize) {
+        self.selected = index.min(self.view.len().saturating_sub(1));
     }
 
     pub fn row(&self, id: i64) -> Option<&Row> {
@@ -180,15 +229,15 @@ impl Table {
     }
 
     fn visible(&self, row: &Row) -> bool {
-        self.prefs.filter.admits(row.record.state)
+        self.filter.admits(row.record.state)
             && (self.search.is_empty() || row.haystack.contains(&self.search.to_lowercase()))
     }
 
     /// Recomputes the view from scratch, keeping the selected task selected.
-    pub fn rebuild(&mut self) {
+    fn rebuild(&mut self) {
         let keep = self.selected_id();
         let mut rows: Vec<&Row> = self.rows.values().filter(|r| self.visible(r)).collect();
-        let sort = self.prefs.sort;
+        let sort = self.sort;
         rows.sort_by(|a, b| order(sort, a, b));
         self.view = rows.iter().map(|r| r.record.id).collect();
         self.reselect(keep);
@@ -201,9 +250,33 @@ impl Table {
 
     /// Position of `id` in the view under a sort whose key never changes (by creation).
     fn slot(&self, row: &Row) -> Result<usize, usize> {
-        let sort = self.prefs.sort;
+        let sort = self.sort;
         self.view
             .binary_search_by(|id| self.rows.get(id).map_or(std::cmp::Ordering::Less, |other| order(sort, other, row)))
+    }
+
+    /// Shows the tasks read from the store. On a table that was empty (the start, a reload)
+    /// the newest task is selected, as after a send, so the table opens at its top.
+    pub fn load(&mut self, mut records: Vec<TaskRecord>) {
+        let was_empty = self.rows.is_empty();
+        // Oldest first, so that each task finds the batch it was sent with.
+        records.sort_by_key(|r| r.id);
+        for record in records {
+            self.upsert(TaskUpdate { record, eta_ms: None });
+        }
+        self.rebuild();
+        if was_empty && let Some(newest) = self.newest() {
+            self.select(newest);
+        }
+    }
+
+    /// The most recently created task shown.
+    fn newest(&self) -> Option<i64> {
+        self.view
+            .iter()
+            .filter_map(|id| self.rows.get(id))
+            .max_by_key(|r| (r.record.created_at, r.record.id))
+            .map(|r| r.record.id)
     }
 
     /// Adds or updates a task. Under the default sorts this costs a hash lookup and, when the
@@ -227,7 +300,7 @@ impl Table {
             None => self.rows.get(&(id - 1)).filter(|prev| row.same_batch(prev)).map_or(id, |prev| prev.group),
         };
         let now_visible = self.visible(&row);
-        let sort_by_creation = matches!(self.prefs.sort, Sort::Newest | Sort::Oldest);
+        let sort_by_creation = matches!(self.sort, Sort::Newest | Sort::Oldest);
         let state_changed = old_state != Some(row.record.state);
         if let Some(t) = self.timelines.get_mut(&id)
             && state_changed
@@ -340,7 +413,7 @@ mod tests {
     }
 
     fn table() -> Table {
-        let mut t = Table::new(Prefs::default());
+        let mut t = Table::new(Sort::default(), Filter::default());
         t.upsert(update(1, LocalState::Downloaded, 100, "a red fox"));
         t.upsert(update(2, LocalState::InProgress, 200, "a blue whale"));
         t.upsert(update(3, LocalState::Failed, 300, "a green frog"));
@@ -351,7 +424,7 @@ mod tests {
     fn newest_first_and_incremental_updates_keep_order_and_selection() {
         let mut t = table();
         assert_eq!(t.view, vec![3, 2, 1]);
-        t.selected = 1;
+        t.select_at(1);
         t.upsert(update(4, LocalState::Submitting, 400, "new"));
         assert_eq!(t.view, vec![4, 3, 2, 1]);
         assert_eq!(t.selected_id(), Some(2), "the selection follows its task");
@@ -362,24 +435,19 @@ mod tests {
     #[test]
     fn filters_search_and_sorts() {
         let mut t = table();
-        t.prefs.filter = Filter::Active;
-        t.rebuild();
+        t.set_filter(Filter::Active);
         assert_eq!(t.view, vec![2]);
         t.upsert(update(2, LocalState::Downloaded, 200, "a blue whale"));
         assert!(t.view.is_empty(), "it left the running filter");
-        t.prefs.filter = Filter::Problems;
-        t.rebuild();
+        t.set_filter(Filter::Problems);
         assert_eq!(t.view, vec![3]);
-        t.prefs.filter = Filter::All;
-        t.search = "FOX".into();
-        t.rebuild();
+        t.set_filter(Filter::All);
+        t.edit_search(|s| s.push_str("FOX"));
         assert_eq!(t.view, vec![1], "search ignores case");
-        t.search.clear();
-        t.prefs.sort = Sort::Oldest;
-        t.rebuild();
+        t.clear_search();
+        t.set_sort(Sort::Oldest);
         assert_eq!(t.view, vec![1, 2, 3]);
-        t.prefs.sort = Sort::State;
-        t.rebuild();
+        t.set_sort(Sort::State);
         assert_eq!(t.view, vec![2, 1, 3], "downloaded sorts after in_progress, failed last");
     }
 
@@ -387,14 +455,14 @@ mod tests {
     fn marks_are_targets_and_moves_are_clamped() {
         let mut t = table();
         assert_eq!(t.targets(), vec![1], "the first task stays selected as newer ones arrive above it");
-        t.selected = 0;
+        t.select_at(0);
         assert_eq!(t.targets(), vec![3]);
         t.toggle_mark();
         t.move_by(5);
         t.toggle_mark();
         assert_eq!(t.targets(), vec![1, 3]);
         t.move_by(-10);
-        assert_eq!(t.selected, 0);
+        assert_eq!(t.selected(), 0);
         assert_eq!(t.running(), 1);
     }
 
@@ -409,15 +477,14 @@ mod tests {
         t.upsert(grid(8, 60_000, "another prompt"));
         let groups: Vec<i64> = (4..=8).map(|id| t.row(id).map_or(0, |r| r.group)).collect();
         assert_eq!(groups, vec![4, 4, 4, 7, 8], "same text, sent within seconds");
-        t.prefs.sort = Sort::Oldest;
-        t.rebuild();
+        t.set_sort(Sort::Oldest);
         let at = |t: &Table, id: i64| t.view.iter().position(|v| *v == id).unwrap_or(usize::MAX);
         assert!(t.grouped_with_next(at(&t, 4)) && t.grouped_with_next(at(&t, 5)));
         assert!(!t.grouped_with_next(at(&t, 6)) && !t.grouped_with_next(at(&t, 7)));
         t.select(5);
-        t.marks.insert(5);
+        t.toggle_mark();
         assert!(t.remove(5));
-        assert!(t.row(5).is_none() && !t.view.contains(&5) && t.marks.is_empty());
+        assert!(t.row(5).is_none() && !t.view.contains(&5) && t.marks().is_empty());
         assert!(t.selected_id().is_some(), "a neighbour is selected");
         assert!(!t.remove(5), "only once");
     }

@@ -11,7 +11,7 @@ use crate::rules::ValidSubmission;
 use crate::store::history::HistoryQuery;
 use crate::store::{EventRecord, TaskRecord};
 use crate::tui::form::Field;
-use crate::tui::table::Prefs;
+use crate::tui::prefs::Prefs;
 
 #[derive(Debug)]
 pub enum Action {

@@ -69,7 +69,7 @@ impl App {
         }
         let records: Vec<TaskRecord> =
             ids.iter().filter_map(|id| self.table.row(*id)).map(|r| r.record.clone()).collect();
-        self.table.marks.clear();
+        self.table.clear_marks();
         match cmd {
             Cmd::Vary => {
                 if let Some(t) = records.first() {

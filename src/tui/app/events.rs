@@ -11,13 +11,8 @@ use crate::tui::table::Transfer;
 
 impl App {
     /// Tasks read from the store, shown as they are there.
-    pub(super) fn show_read(&mut self, mut records: Vec<crate::store::TaskRecord>) {
-        // Oldest first, so that each task finds the batch it was sent with.
-        records.sort_by_key(|r| r.id);
-        for record in records {
-            self.table.upsert(TaskUpdate { record, eta_ms: None });
-        }
-        self.table.rebuild();
+    pub(super) fn show_read(&mut self, records: Vec<crate::store::TaskRecord>) {
+        self.table.load(records);
     }
 
     /// Everything but input and time.
@@ -35,7 +30,7 @@ impl App {
             Action::PlayFrame(generation, frame) => self.play_frame(generation, frame),
             Action::PlayFailed(generation, message) => self.play_failed(generation, message),
             Action::Timeline(id, events) => {
-                self.table.timelines.insert(id, events);
+                self.table.set_timeline(id, events);
             }
             Action::Submitted { again, result: Ok(records) } => {
                 let ids: Vec<i64> = records.iter().map(|r| r.id).collect();

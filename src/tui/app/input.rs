@@ -70,7 +70,7 @@ impl App {
             Cmd::Help => self.open_help(),
             Cmd::CloseOverlay => {
                 self.overlay = None;
-                self.table.searching = false;
+                self.table.stop_search();
             }
             Cmd::NextFocus => self.step_focus(true),
             Cmd::PrevFocus => self.step_focus(false),
@@ -193,10 +193,7 @@ impl App {
                 _ => {}
             },
             (Some(_), _) => {}
-            (None, Focus::Table) if self.table.searching => {
-                push(&mut self.table.search, |c| !c.is_control());
-                self.table.rebuild();
-            }
+            (None, Focus::Table) if self.table.search().1 => self.table.edit_search(|s| push(s, |c| !c.is_control())),
             (None, Focus::Table | Focus::Detail) => {}
             (None, Focus::Form(Field::Prompt)) => {
                 if self.form.prompt.input(ev) {
@@ -239,10 +236,7 @@ impl App {
         let one_line: String = text.split_whitespace().collect::<Vec<_>>().join(" ");
         match (&mut self.overlay, self.focus) {
             (Some(Overlay::Media(m)), _) if m.part == 1 => m.url.push_str(one_line.trim()),
-            (None, Focus::Table) if self.table.searching => {
-                self.table.search.push_str(&one_line);
-                self.table.rebuild();
-            }
+            (None, Focus::Table) if self.table.search().1 => self.table.edit_search(|s| s.push_str(&one_line)),
             (None, Focus::Form(Field::Prompt)) => {
                 self.form.prompt.insert_str(&text);
                 self.recheck();

@@ -116,7 +116,7 @@ impl App {
                 }
                 if after_loss.is_some() {
                     // The timelines on screen missed what happened meanwhile: read them again.
-                    self.table.timelines.clear();
+                    self.table.forget_timelines();
                     self.last_selected = None;
                     effects.extend(self.history_again());
                     text.push_str(&format!("; reloaded {}", count(n, "task")));

@@ -32,8 +32,9 @@ use super::help::HelpState;
 use super::history::History;
 use super::keymap::{Keymap, Scope, UserAction};
 use super::link::{Link, reload_since};
+use super::prefs::Prefs;
 use super::preview::Previews;
-use super::table::{Prefs, Table};
+use super::table::Table;
 use crate::engine::ServiceState;
 use crate::rules::{Budget, Catalog, Pricing};
 use crate::tui::labels::sentence;
@@ -176,7 +177,7 @@ impl App {
             history,
             focus: Focus::Form(Field::Prompt),
             form,
-            table: Table::new(prefs),
+            table: Table::new(prefs.sort, prefs.filter),
             header,
             overlay: None,
             status: None,
@@ -232,7 +233,7 @@ impl App {
             (None, _) if history && self.history.typing => Scope::HistorySearch,
             (None, _) if history && self.history.detail_focused => Scope::Detail,
             (None, _) if history => Scope::History,
-            (None, Focus::Table) if self.table.searching => Scope::Searching,
+            (None, Focus::Table) if self.table.search().1 => Scope::Searching,
             (None, Focus::Table) => Scope::Table,
             (None, Focus::Detail) => Scope::Detail,
             (None, Focus::Form(f)) => f.scope(),
@@ -323,7 +324,7 @@ impl App {
     }
 
     fn prefs(&self) -> Prefs {
-        Prefs { history: self.history.filters.clone(), ..self.table.prefs.clone() }
+        Prefs { sort: self.table.sort(), filter: self.table.filter(), history: self.history.filters.clone() }
     }
 
     /// Remembers the table's and the history's choices for the next run.

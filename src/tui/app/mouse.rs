@@ -21,10 +21,10 @@ impl App {
                     self.focus = Focus::Table;
                     let first = layout::first_row_y(areas.table);
                     if row >= first {
-                        let offset = layout::offset(self.table.selected, self.table.view.len(), areas.table);
+                        let offset = layout::offset(self.table.selected(), self.table.view().len(), areas.table);
                         let index = offset + (row - first) as usize;
-                        if index < self.table.view.len() {
-                            self.table.selected = index;
+                        if index < self.table.view().len() {
+                            self.table.select_at(index);
                         }
                     }
                 } else if hit(areas.detail, col, row) {

@@ -34,19 +34,16 @@ impl App {
         match cmd {
             Cmd::Mark => self.table.toggle_mark(),
             Cmd::Sort => {
-                self.table.prefs.sort = self.table.prefs.sort.next();
-                self.table.rebuild();
-                let (filter, sort) = (self.table.prefs.filter.label(), self.table.prefs.sort.label());
+                self.table.set_sort(self.table.sort().next());
+                let (filter, sort) = (self.table.filter().label(), self.table.sort().label());
                 self.say(Level::Info, format!("Showing {filter} tasks, {sort}"));
                 return vec![self.save_prefs()];
             }
-            Cmd::Filter => self.open_state_picker(self.table.prefs.filter),
-            Cmd::Search => self.table.searching = true,
+            Cmd::Filter => self.open_state_picker(self.table.filter()),
+            Cmd::Search => self.table.start_search(),
             Cmd::ClearSelection => {
-                self.table.searching = false;
-                self.table.search.clear();
-                self.table.marks.clear();
-                self.table.rebuild();
+                self.table.clear_search();
+                self.table.clear_marks();
             }
             Cmd::Open | Cmd::CopyPath | Cmd::CopyUrl | Cmd::UserAction(_) => return self.on_selected(cmd),
             Cmd::Resubmit | Cmd::Vary | Cmd::Download | Cmd::Recheck => return self.on_targets(cmd),
@@ -62,9 +59,8 @@ impl App {
 
     /// The table's filter was picked.
     pub(super) fn set_table_filter(&mut self, filter: Filter) -> Vec<Effect> {
-        self.table.prefs.filter = filter;
-        self.table.rebuild();
-        let (filter, sort) = (filter.label(), self.table.prefs.sort.label());
+        self.table.set_filter(filter);
+        let (filter, sort) = (filter.label(), self.table.sort().label());
         self.say(Level::Info, format!("Showing {filter} tasks, {sort}"));
         vec![self.save_prefs()]
     }
@@ -112,7 +108,7 @@ impl App {
 
     /// After sending: the newest task is selected, so the table scrolls to it.
     pub(super) fn follow_newest(&mut self, ids: &[i64]) {
-        if let Some(newest) = ids.iter().copied().filter(|id| self.table.view.contains(id)).max() {
+        if let Some(newest) = ids.iter().copied().filter(|id| self.table.view().contains(id)).max() {
             self.table.select(newest);
         }
     }
@@ -123,8 +119,9 @@ impl App {
             return Vec::new();
         }
         let areas = layout::areas(Rect::new(0, 0, self.size.0, self.size.1), &self.form);
-        let start = layout::offset(self.table.selected, self.table.view.len(), areas.table);
-        self.table.view[start.min(self.table.view.len())..]
+        let view = self.table.view();
+        let start = layout::offset(self.table.selected(), view.len(), areas.table);
+        view[start.min(view.len())..]
             .iter()
             .take(layout::visible_rows(areas.table))
             .filter_map(|id| self.table.row(*id))

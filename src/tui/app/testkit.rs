@@ -8,7 +8,7 @@ use crate::rules::{Budget, Catalog, Pricing};
 use crate::store::fixtures::record;
 use crate::store::{LocalState, TaskRecord};
 use crate::tui::keymap::UserAction;
-use crate::tui::table::Prefs;
+use crate::tui::prefs::Prefs;
 
 pub const NOW: i64 = 1_800_000_010_000;
 

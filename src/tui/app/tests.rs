@@ -11,7 +11,7 @@ use crate::tui::form::Field;
 use crate::tui::history::SEARCH_SETTLE_MS;
 use crate::tui::keymap::Scope;
 use crate::tui::labels::Filter;
-use crate::tui::table::Sort;
+use crate::tui::prefs::Sort;
 
 #[test]
 fn the_prompt_has_the_focus_at_start_and_takes_typing() {
@@ -148,7 +148,7 @@ fn engine_events_fill_the_table_and_ring_when_tasks_end() {
     task(&mut a, 1, LocalState::Queued);
     task(&mut a, 2, LocalState::InProgress);
     assert!(a.animating());
-    assert_eq!(a.table.view, vec![2, 1]);
+    assert_eq!(a.table.view(), vec![2, 1]);
     assert!(task(&mut a, 1, LocalState::InProgress).is_empty());
     let e = task(&mut a, 1, LocalState::Downloaded);
     assert_eq!(e, vec![Effect::Bell, Effect::Notify("Task 1 downloaded".into())]);
@@ -171,14 +171,14 @@ fn table_navigation_marks_sort_filter_and_search() {
         task(&mut a, id, if id % 2 == 0 { LocalState::Downloaded } else { LocalState::Failed });
     }
     a.focus = Focus::Table;
-    a.table.selected = 0;
+    a.table.select_at(0);
     key(&mut a, KeyCode::Char('j'));
     key(&mut a, KeyCode::Down);
-    assert_eq!(a.table.selected, 2);
+    assert_eq!(a.table.selected(), 2);
     key(&mut a, KeyCode::Char(' '));
-    assert_eq!(a.table.marks.len(), 1);
+    assert_eq!(a.table.marks().len(), 1);
     let e = key(&mut a, KeyCode::Char('s'));
-    assert_eq!(a.table.prefs.sort, Sort::Oldest);
+    assert_eq!(a.table.sort(), Sort::Oldest);
     assert!(matches!(&e[..], [Effect::SavePrefs(p)] if p.sort == Sort::Oldest));
     // f opens the picker of the same few groups every view uses.
     key(&mut a, KeyCode::Char('f'));
@@ -186,26 +186,26 @@ fn table_navigation_marks_sort_filter_and_search() {
     key(&mut a, KeyCode::Down);
     key(&mut a, KeyCode::Char('j'));
     let e = key(&mut a, KeyCode::Enter);
-    assert_eq!(a.table.prefs.filter, Filter::Done);
+    assert_eq!(a.table.filter(), Filter::Done);
     assert!(matches!(&acts(e)[..], [Effect::SavePrefs(p)] if p.filter == Filter::Done));
-    assert_eq!(a.table.view, vec![2, 4]);
+    assert_eq!(a.table.view(), vec![2, 4]);
     key(&mut a, KeyCode::Char('f'));
     assert_eq!(a.overlay, Some(Overlay::Picker { kind: PickerKind::States, cursor: 2 }), "on the current one");
     key(&mut a, KeyCode::Home);
     key(&mut a, KeyCode::Up);
     key(&mut a, KeyCode::Up);
     key(&mut a, KeyCode::Enter);
-    assert_eq!(a.table.prefs.filter, Filter::All);
+    assert_eq!(a.table.filter(), Filter::All);
     key(&mut a, KeyCode::Char('/'));
     assert_eq!(a.scope(), Scope::Searching);
     typed(&mut a, "zzz");
-    assert!(a.table.view.is_empty());
+    assert!(a.table.view().is_empty());
     key(&mut a, KeyCode::Esc);
-    assert_eq!((a.table.view.len(), a.table.marks.len()), (5, 0));
+    assert_eq!((a.table.view().len(), a.table.marks().len()), (5, 0));
     key(&mut a, KeyCode::End);
-    assert_eq!(a.table.selected, 4);
+    assert_eq!(a.table.selected(), 4);
     key(&mut a, KeyCode::Home);
-    assert_eq!(a.table.selected, 0);
+    assert_eq!(a.table.selected(), 0);
 }
 
 #[test]
@@ -215,8 +215,8 @@ fn actions_on_the_selected_or_marked_tasks() {
     task(&mut a, 2, LocalState::SubmitUnknown);
     task(&mut a, 3, LocalState::Stalled);
     a.focus = Focus::Table;
-    let pos = |a: &App, id: i64| a.table.view.iter().position(|v| *v == id).expect("shown");
-    a.table.selected = pos(&a, 1);
+    let pos = |a: &App, id: i64| a.table.view().iter().position(|v| *v == id).expect("shown");
+    a.table.select_at(pos(&a, 1));
     assert_eq!(acts(key(&mut a, KeyCode::Char('o'))), vec![Effect::Open("/videos/1.mp4".into())]);
     assert_eq!(acts(key(&mut a, KeyCode::Char('y'))), vec![Effect::Copy("/videos/1.mp4".into())]);
     assert_eq!(
@@ -232,7 +232,7 @@ fn actions_on_the_selected_or_marked_tasks() {
         vec![Effect::Bulk { op: Op::Download, ids: vec![1], skipped: vec![] }]
     );
     assert!(matches!(&acts(key(&mut a, KeyCode::Char('r')))[..], [Effect::SubmitAgain(items)] if items[0].0 == 1));
-    a.table.selected = pos(&a, 2);
+    a.table.select_at(pos(&a, 2));
     assert_eq!(
         acts(key(&mut a, KeyCode::Char('r'))),
         vec![Effect::Bulk { op: Op::Resend, ids: vec![2], skipped: vec![] }],
@@ -240,7 +240,7 @@ fn actions_on_the_selected_or_marked_tasks() {
     );
     assert!(acts(key(&mut a, KeyCode::Char('o'))).is_empty());
     assert!(status(&a).contains("no saved file"), "{}", status(&a));
-    a.table.selected = pos(&a, 3);
+    a.table.select_at(pos(&a, 3));
     assert_eq!(
         acts(key(&mut a, KeyCode::Char('c'))),
         vec![Effect::Bulk { op: Op::Recheck, ids: vec![3], skipped: vec![] }]
@@ -272,7 +272,7 @@ fn mouse_clicks_select_and_the_wheel_scrolls() {
     for id in 1..=20 {
         task(&mut a, id, LocalState::Downloaded);
     }
-    a.table.selected = 0;
+    a.table.select_at(0);
     let areas = crate::tui::layout::areas(Rect::new(0, 0, 120, 32), &a.form);
     let click = |col, row| {
         Action::Mouse(MouseEvent {
@@ -283,7 +283,7 @@ fn mouse_clicks_select_and_the_wheel_scrolls() {
         })
     };
     a.update(click(areas.table.x + 5, areas.table.y + 2 + 3), NOW);
-    assert_eq!((a.focus, a.table.selected), (Focus::Table, 3));
+    assert_eq!((a.focus, a.table.selected()), (Focus::Table, 3));
     let wheel = Action::Mouse(MouseEvent {
         kind: MouseEventKind::ScrollDown,
         column: areas.table.x + 5,
@@ -291,7 +291,7 @@ fn mouse_clicks_select_and_the_wheel_scrolls() {
         modifiers: KeyModifiers::NONE,
     });
     a.update(wheel, NOW);
-    assert_eq!(a.table.selected, 6);
+    assert_eq!(a.table.selected(), 6);
     let seconds = areas.field(Field::Seconds);
     a.update(click(seconds.x + 2, seconds.y), NOW);
     assert_eq!(a.focus, Focus::Form(Field::Seconds));

@@ -110,7 +110,7 @@ fn once_attached_the_rows_are_read_again_and_spinners_tell_the_truth() {
     assert_eq!(status(&a), "Engine restarted; reloaded 2 tasks");
     assert_eq!(a.table.row(1).map(|r| r.record.state), Some(LocalState::Downloaded));
     assert!(a.table.row(2).is_none(), "the deleted task leaves");
-    assert_eq!(a.table.len(), 3, "no row twice: {:?}", a.table.view);
+    assert_eq!(a.table.len(), 3, "no row twice: {:?}", a.table.view());
     assert_eq!(a.table.running(), 1, "only 4 spins");
     assert!(e.iter().any(|e| matches!(e, Effect::LoadTimeline(_))), "the detail reads its timeline again: {e:?}");
     // A read that comes once news flows again never takes the news back.

@@ -101,7 +101,7 @@ fn p_plays_in_the_poster_space_pauses_esc_stops_and_moving_away_stops() {
     a.update(Action::PlayFrame(generation, RgbImage::from_pixel(16, 9, Rgb([0, 0, 255]))), NOW);
     assert!(a.previews.playing.as_ref().is_some_and(|p| p.frame.is_some()));
     assert_eq!(acts(key(&mut a, KeyCode::Char(' '))), [Effect::PlayPause(true)], "Space pauses, not marks");
-    assert!(a.table.marks.is_empty());
+    assert!(a.table.marks().is_empty());
     assert_eq!(acts(key(&mut a, KeyCode::Char(' '))), [Effect::PlayPause(false)]);
     // The help over the pane holds it back; closing the help lets it go on.
     assert!(acts(key(&mut a, KeyCode::F(1))).contains(&Effect::PlayPause(true)));

@@ -58,7 +58,7 @@ fn actions_on_marked_tasks_report_what_they_did_to_all_of_them() {
     let e = acts(ch(&mut a, 'd'));
     let skipped = vec!["task 27 is still rendering".to_string()];
     assert_eq!(e, vec![Effect::Bulk { op: Op::Download, ids: vec![25, 26], skipped: skipped.clone() }]);
-    assert!(a.table.marks.is_empty(), "marks are used up");
+    assert!(a.table.marks().is_empty(), "marks are used up");
     a.update(Action::BulkDone { op: Op::Download, done: vec![25, 26], failed: vec![], skipped }, NOW);
     assert_eq!(status(&a), "2 re-downloads started; task 27 is still rendering");
     // Nothing applies: said at once, nothing asked of the engine.

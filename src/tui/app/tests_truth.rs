@@ -32,7 +32,7 @@ fn deleting_the_parent_the_form_varies_never_breaks_the_next_submission() {
     a.update(Action::Deleted(Ok(rec(29, LocalState::Downloaded))), NOW);
     assert_eq!(a.form.parent, None, "the form no longer names the deleted task");
     assert_eq!(status(&a), "Deleted the record of task 29; the form keeps its text but no longer records it as parent");
-    assert!(a.table.row(29).is_none() && a.table.view.is_empty(), "the table forgets it too");
+    assert!(a.table.row(29).is_none() && a.table.view().is_empty(), "the table forgets it too");
     key(&mut a, KeyCode::Esc);
     a.focus = Focus::Form(Field::Prompt);
     let e = ctrl(&mut a, 's');

@@ -118,7 +118,7 @@ fn lines<'a>(app: &App, row: &Row) -> Vec<Line<'a>> {
     if let Some(e) = &t.error {
         lines.push(error_line(e, t.state));
     }
-    if let Some(events) = app.table.timelines.get(&t.id)
+    if let Some(events) = app.table.timeline(t.id)
         && let Some(first) = events.first()
     {
         let mut steps = vec![format!("{} {}", first.state, local_clock(first.at))];

@@ -105,28 +105,32 @@ fn cells(r: &Row, cols: &[Col], marked: bool, group: GroupLine, now_ms: i64, fra
 pub fn draw(frame: &mut Frame, area: Rect, app: &App) {
     let table = &app.table;
     let focused = app.focus == Focus::Table && app.overlay.is_none();
-    let mut title = format!(" Tasks · {} · {} ", table.prefs.filter.label(), table.prefs.sort.label());
-    if !table.search.is_empty() || table.searching {
-        title.push_str(&format!("· /{}{} ", crate::text::clean(&table.search), if table.searching { "▏" } else { "" }));
+    let mut title = format!(" Tasks · {} · {} ", table.filter().label(), table.sort().label());
+    if !table.search().0.is_empty() || table.search().1 {
+        title.push_str(&format!(
+            "· /{}{} ",
+            crate::text::clean(&table.search().0),
+            if table.search().1 { "▏" } else { "" }
+        ));
     }
-    if !table.marks.is_empty() {
-        title.push_str(&format!("· {MARK} {} marked ", table.marks.len()));
+    if !table.marks().is_empty() {
+        title.push_str(&format!("· {MARK} {} marked ", table.marks().len()));
     }
     let visible = visible_rows(area);
-    let start = offset(table.selected, table.view.len(), area);
+    let start = offset(table.selected(), table.view().len(), area);
     let mut block = Block::default()
         .borders(Borders::ALL)
         .border_style(if focused { theme::focused_border() } else { theme::border() })
         .title(Span::styled(title, theme::title()));
-    if table.view.len() > visible {
-        let last = (start + visible).min(table.view.len());
-        let more = match (start > 0, last < table.view.len()) {
+    if table.view().len() > visible {
+        let last = (start + visible).min(table.view().len());
+        let more = match (start > 0, last < table.view().len()) {
             (true, true) => " ↑↓",
             (true, false) => " ↑",
             _ => " ↓",
         };
         block = block.title_bottom(Span::styled(
-            format!(" {}–{last} of {}{more} ", start + 1, table.view.len()),
+            format!(" {}–{last} of {}{more} ", start + 1, table.view().len()),
             theme::label(),
         ));
     }
@@ -140,17 +144,17 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &App) {
         (true, true) => GroupLine::Middle,
         (true, false) => GroupLine::Last,
     };
-    let rows: Vec<TableRow> = (start..table.view.len())
+    let rows: Vec<TableRow> = (start..table.view().len())
         .take(visible)
-        .filter_map(|i| table.row(table.view[i]).map(|r| (i, r)))
+        .filter_map(|i| table.row(table.view()[i]).map(|r| (i, r)))
         .map(|(i, r)| {
-            let marked = table.marks.contains(&r.record.id);
+            let marked = table.marks().contains(&r.record.id);
             let row =
                 TableRow::new(cells(r, &cols, marked, group(i), app.now_ms, app.link.attached().then_some(app.frame)));
             if marked { row.style(theme::warn()) } else { row }
         })
         .collect();
-    let empty = table.view.is_empty();
+    let empty = table.view().is_empty();
     let widget = Table::new(rows, widths)
         .column_spacing(SPACING)
         .header(TableRow::new(header).style(theme::dim()))
@@ -158,7 +162,7 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &App) {
         .row_highlight_style(if focused { theme::selected() } else { theme::label() });
     let mut state = TableState::default();
     if !empty {
-        state.select(Some(table.selected - start));
+        state.select(Some(table.selected() - start));
     }
     frame.render_stateful_widget(widget, area, &mut state);
     if empty {
