@@ -124,7 +124,7 @@ fn ms(d: Duration) -> String {
 /// Runs the app's history effects synchronously (the event loop would run them on a thread).
 fn serve(app: &mut App, db: &Path, effects: Vec<Effect>) {
     for e in effects {
-        if let Effect::HistoryPage { generation, query, cursor } = e {
+        if let Effect::HistoryPage { ticket: generation, query, cursor } = e {
             let page = query::history(db, &query, cursor, reel::tui::history::PAGE).map_err(Into::into);
             let more = app.update(Action::HistoryPage(generation, page), NOW);
             serve(app, db, more);
@@ -183,7 +183,7 @@ fn main() {
         serve(&mut app, &db, e);
         terminal.draw(|f| views::draw(f, &app)).expect("draw");
         first.push(t.elapsed());
-        assert_eq!(app.history.rows.len(), reel::tui::history::PAGE);
+        assert_eq!(app.history.rows().len(), reel::tui::history::PAGE);
     }
 
     // One-word searches (whole words and prefixes), first page of results.

@@ -66,8 +66,8 @@ fn history_app(rows: i64) -> App {
     app.update(Action::Key(KeyEvent::new(KeyCode::Char('H'), KeyModifiers::SHIFT)), NOW);
     let page: Vec<HistoryRow> =
         (1..=rows).map(|id| HistoryRow { record: task(id), file_present: Some(true) }).collect();
-    app.update(Action::HistoryPage(app.history.generation, Ok(page)), NOW);
-    app.history.selected = rows as usize / 2;
+    app.update(Action::HistoryPage(app.history.ticket(), Ok(page)), NOW);
+    app.history.selected() = rows as usize / 2;
     app
 }
 

@@ -265,7 +265,7 @@ fn history_app() -> App {
     let mut a = app(false);
     a.focus = Focus::Table;
     a.update(Action::Key(KeyEvent::new(KeyCode::Char('H'), KeyModifiers::SHIFT)), NOW);
-    let generation = a.history.generation;
+    let generation = a.history.ticket();
     let mut parent = task(10, LocalState::Downloaded, "a red fox in fresh snow", 3000);
     parent.file_path = Some("/videos/10-a-red-fox.mp4".into());
     parent.file_size = Some(2_000_000);
@@ -489,7 +489,7 @@ fn history_detail_with_media() {
         ];
         t.file_path = Some("/videos/21-image-1.mp4".into());
         t.file_size = Some(3_000_000);
-        let g = a.history.generation;
+        let g = a.history.ticket();
         a.update(Action::HistoryPage(g, Ok(vec![HistoryRow { record: t, file_present: Some(true) }])), NOW);
         let shown = format!("history detail with media at {w}x{h}\n{}", screen(&a, w, h));
         assert!(shown.contains("reference_video 1"), "{shown}");

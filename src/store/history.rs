@@ -44,6 +44,27 @@ pub fn fts_query(text: &str) -> Option<String> {
     (!words.is_empty()).then(|| words.join(" "))
 }
 
+/// The words of a search, as the full-text index splits them.
+fn search_words(text: &str) -> impl Iterator<Item = String> + '_ {
+    text.split(|c: char| !c.is_alphanumeric()).filter(|w| !w.is_empty()).map(str::to_lowercase)
+}
+
+impl HistoryQuery {
+    /// Whether the query would find `t`: the same rules as the SQL, for a task the engine
+    /// reports while its results are on screen (every word a prefix of a word of the prompt
+    /// or negative prompt, ignoring case).
+    pub fn admits(&self, t: &TaskRecord) -> bool {
+        let words: Vec<String> =
+            search_words(&t.prompt).chain(search_words(t.negative_prompt.as_deref().unwrap_or(""))).collect();
+        search_words(&self.text).all(|q| words.iter().any(|w| w.starts_with(&q)))
+            && self.model.as_ref().is_none_or(|m| *m == t.model)
+            && self.state.is_none_or(|s| s == t.state)
+            && (self.states.is_empty() || self.states.contains(&t.state))
+            && self.since.is_none_or(|s| t.created_at >= s)
+            && self.until.is_none_or(|u| t.created_at < u)
+    }
+}
+
 /// The smallest `x` in `low..=high` for which `reached(x)`, or `high + 1`; `reached` must be
 /// false up to some point and true after it.
 fn first_reached(
@@ -244,4 +265,38 @@ pub fn all(conn: &Connection, mut each: impl FnMut(TaskRecord) -> Result<(), Sto
         each(tasks::from_row(row)?)?;
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::store::fixtures::record;
+
+    #[test]
+    fn a_query_admits_what_its_sql_finds() {
+        let mut t = record(7, LocalState::Queued);
+        t.prompt = "A red Fox, jumping".into();
+        t.negative_prompt = Some("blurry".into());
+        t.created_at = 1_000;
+        let q = |text: &str| HistoryQuery { text: text.into(), ..HistoryQuery::default() };
+        let cases = [
+            (q(""), true),
+            (q("fox"), true),
+            (q("red fo"), true),
+            (q("FOX jump"), true),
+            (q("blur"), true),
+            (q("ox"), false),
+            (q("red cat"), false),
+            (HistoryQuery { model: Some(t.model.clone()), ..q("") }, true),
+            (HistoryQuery { model: Some("other".into()), ..q("") }, false),
+            (HistoryQuery { states: vec![LocalState::Downloaded], ..q("") }, false),
+            (HistoryQuery { states: vec![LocalState::Queued, LocalState::Failed], ..q("") }, true),
+            (HistoryQuery { since: Some(1_000), ..q("") }, true),
+            (HistoryQuery { since: Some(1_001), ..q("") }, false),
+            (HistoryQuery { until: Some(1_000), ..q("") }, false),
+        ];
+        for (query, want) in cases {
+            assert_eq!(query.admits(&t), want, "{query:?}");
+        }
+    }
 }

@@ -303,11 +303,11 @@ pub async fn perform(effect: Effect, cx: &Context, console: &mut impl Console) -
             cx.previews.resume(was_playing);
         }
         Effect::Quit => {}
-        Effect::HistoryPage { generation, query, cursor } => {
+        Effect::HistoryPage { ticket, query, cursor } => {
             let db = cx.db.clone();
             blocking(tx, move || {
                 let page = query::history(&db, &query, cursor, super::history::PAGE).map_err(Into::into);
-                Some(Action::HistoryPage(generation, page))
+                Some(Action::HistoryPage(ticket, page))
             });
         }
         Effect::Lineage(id) => {

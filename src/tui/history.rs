@@ -10,6 +10,7 @@ use crate::store::TaskRecord;
 use crate::store::history::{HistoryQuery, Order};
 use crate::text::{clean, excerpt, local_time};
 use crate::tui::labels::{Filter, short_model, state_label};
+use crate::tui::latest::{Latest, Ticket};
 
 /// Rows read per page.
 pub const PAGE: usize = 200;
@@ -146,35 +147,107 @@ impl Lineage {
     }
 }
 
+/// The history screen. Its fields are its own: pages arrive for the newest query only, rows
+/// follow the engine's news of their tasks, and the selection stays in range.
 #[derive(Debug, Default)]
 pub struct History {
-    pub filters: Filters,
-    pub rows: Vec<Entry>,
-    pub selected: usize,
+    filters: Filters,
+    rows: Vec<Entry>,
+    selected: usize,
     /// No more pages behind the last row.
-    pub done: bool,
-    pub loading: bool,
-    /// Results of an older query are dropped.
-    pub generation: u64,
-    pub typing: bool,
+    done: bool,
+    loading: bool,
+    /// Pages of an older query are dropped.
+    query: Latest,
+    typing: bool,
     /// When the search text last changed, while its query has not run yet.
-    pub typed_at: Option<i64>,
+    typed_at: Option<i64>,
     /// The filters changed since they were last saved.
-    pub unsaved: bool,
-    pub models: Vec<String>,
+    unsaved: bool,
+    /// Tasks were sent or deleted while the rows could not show them: read them again on open.
+    stale: bool,
+    models: Vec<String>,
     /// Parent and children of the selected task, once loaded.
-    pub lineage: Option<Lineage>,
-    pub ledger: Option<Ledger>,
-    pub show_ledger: bool,
+    lineage: Option<Lineage>,
+    ledger: Option<Ledger>,
+    show_ledger: bool,
     /// Tab moved the keys to the detail pane, to scroll it.
-    pub detail_focused: bool,
+    detail_focused: bool,
     /// Posters in a grid instead of the list.
-    pub grid: bool,
+    grid: bool,
 }
 
 impl History {
+    pub fn new(filters: Filters) -> History {
+        History { filters, stale: true, ..History::default() }
+    }
+
+    pub fn filters(&self) -> &Filters {
+        &self.filters
+    }
+
+    pub fn rows(&self) -> &[Entry] {
+        &self.rows
+    }
+
+    pub fn selected(&self) -> usize {
+        self.selected
+    }
+
     pub fn selected_row(&self) -> Option<&Entry> {
         self.rows.get(self.selected)
+    }
+
+    /// Whether every row of the query is loaded.
+    pub fn done(&self) -> bool {
+        self.done
+    }
+
+    pub fn loading(&self) -> bool {
+        self.loading
+    }
+
+    /// Whether the search text is being typed.
+    pub fn typing(&self) -> bool {
+        self.typing
+    }
+
+    pub fn unsaved(&self) -> bool {
+        self.unsaved
+    }
+
+    /// Whether the rows must be read again before they are shown.
+    pub fn stale(&self) -> bool {
+        self.stale
+    }
+
+    pub fn models(&self) -> &[String] {
+        &self.models
+    }
+
+    pub fn lineage(&self) -> Option<&Lineage> {
+        self.lineage.as_ref()
+    }
+
+    pub fn ledger(&self) -> Option<&Ledger> {
+        self.ledger.as_ref()
+    }
+
+    pub fn show_ledger(&self) -> bool {
+        self.show_ledger
+    }
+
+    pub fn detail_focused(&self) -> bool {
+        self.detail_focused
+    }
+
+    pub fn grid(&self) -> bool {
+        self.grid
+    }
+
+    /// The ticket of the newest query, which its pages carry.
+    pub fn ticket(&self) -> Ticket {
+        self.query.current()
     }
 
     /// The search text changed and its query has not run yet.
@@ -182,33 +255,96 @@ impl History {
         self.typed_at.is_some()
     }
 
-    /// Starts over with the current filters; returns the generation of the new query.
-    pub fn restart(&mut self) -> u64 {
-        self.generation += 1;
+    /// Whether the search, typed at the time it last changed, has settled by `now_ms`.
+    pub fn search_settled(&self, now_ms: i64) -> bool {
+        self.typed_at.is_some_and(|at| now_ms - at >= SEARCH_SETTLE_MS)
+    }
+
+    /// Starts over with the current filters: the ticket and query of its first page.
+    pub fn restart(&mut self, today_ms: i64) -> (Ticket, HistoryQuery) {
+        let ticket = self.query.next();
         self.rows.clear();
         self.selected = 0;
         self.done = false;
         self.loading = true;
         self.typed_at = None;
         self.lineage = None;
-        self.generation
+        self.stale = false;
+        (ticket, self.filters.query(today_ms))
     }
 
-    /// The cursor for the next page, when one is due.
-    pub fn wants_more(&self) -> Option<Option<i64>> {
+    /// The next page to read, when the selection nears the end of the rows loaded: its ticket,
+    /// query and cursor (the last id loaded).
+    pub fn next_page(&mut self, today_ms: i64) -> Option<(Ticket, HistoryQuery, Option<i64>)> {
         let near_end = self.selected + AHEAD >= self.rows.len();
-        (!self.done && !self.loading && near_end).then(|| self.rows.last().map(|r| r.record.id))
+        if self.done || self.loading || !near_end || self.search_pending() {
+            return None;
+        }
+        self.loading = true;
+        Some((self.query.current(), self.filters.query(today_ms), self.rows.last().map(|r| r.record.id)))
     }
 
-    /// A page arrived; stale ones (older generations) are ignored. Returns whether it was used.
-    pub fn add_page(&mut self, generation: u64, rows: Vec<HistoryRow>) -> bool {
-        if generation != self.generation {
+    /// A page arrived; pages of an older query are ignored. Returns whether it was used.
+    pub fn add_page(&mut self, ticket: Ticket, rows: Vec<HistoryRow>) -> bool {
+        if !self.query.is_current(ticket) {
             return false;
         }
         self.done = rows.len() < PAGE;
         self.loading = false;
-        self.rows.extend(rows.into_iter().map(Entry::from));
+        let known: std::collections::HashSet<i64> = self.rows.iter().map(|r| r.record.id).collect();
+        // A task the engine reported while the page was read is already on top.
+        self.rows.extend(rows.into_iter().filter(|r| !known.contains(&r.record.id)).map(Entry::from));
         true
+    }
+
+    /// A page could not be read; returns whether it was the newest query's.
+    pub fn page_failed(&mut self, ticket: Ticket) -> bool {
+        let current = self.query.is_current(ticket);
+        if current {
+            self.loading = false;
+        }
+        current
+    }
+
+    /// The engine's news of a task. A task shown is updated in place (its state, its file);
+    /// a new task that the query admits comes in at its place in the order when that place is
+    /// loaded. While the screen is not shown only the rows loaded are kept true, and the next
+    /// opening reads them again.
+    pub fn apply(&mut self, record: &TaskRecord, shown: bool) {
+        if let Some(i) = self.rows.iter().position(|r| r.record.id == record.id) {
+            let present = self.rows[i].file_present.filter(|_| self.rows[i].record.file_path == record.file_path);
+            self.rows[i] = Entry::from(HistoryRow { record: record.clone(), file_present: present });
+            return;
+        }
+        if !shown {
+            self.stale = true;
+            return;
+        }
+        let today = crate::text::local_day_start(record.created_at);
+        if !self.filters.query(today).admits(record) {
+            return;
+        }
+        let entry = Entry::from(HistoryRow { record: record.clone(), file_present: None });
+        match self.filters.order {
+            Order::Newest => {
+                let at = self.rows.iter().position(|r| r.record.id < record.id).unwrap_or(self.rows.len());
+                if at < self.rows.len() || self.done {
+                    self.rows.insert(at, entry);
+                    if at <= self.selected && self.rows.len() > 1 {
+                        self.selected += 1;
+                    }
+                }
+            }
+            // Oldest first: it belongs at the end, once the end is loaded.
+            Order::Oldest if self.done => self.rows.push(entry),
+            Order::Oldest => {}
+        }
+    }
+
+    /// Forgets a task whose record was deleted.
+    pub fn remove(&mut self, id: i64) {
+        self.rows.retain(|r| r.record.id != id);
+        self.move_by(0);
     }
 
     /// What a look at the disk found for a task's file.
@@ -220,10 +356,74 @@ impl History {
 
     pub fn move_by(&mut self, delta: isize) {
         if self.rows.is_empty() {
+            self.selected = 0;
             return;
         }
         let last = self.rows.len() as isize - 1;
         self.selected = (self.selected as isize + delta).clamp(0, last) as usize;
+    }
+
+    pub fn set_typing(&mut self, typing: bool) {
+        self.typing = typing;
+    }
+
+    /// Edits the search text; its query runs once typing settles.
+    pub fn edit_search(&mut self, now_ms: i64, edit: impl FnOnce(&mut String)) {
+        let before = self.filters.text.clone();
+        edit(&mut self.filters.text);
+        self.filters.text.truncate(200);
+        if self.filters.text != before {
+            self.typed_at = Some(now_ms);
+            self.unsaved = true;
+        }
+    }
+
+    /// Changes the filters; the caller starts the query over.
+    pub fn edit_filters(&mut self, edit: impl FnOnce(&mut Filters, &[String])) {
+        edit(&mut self.filters, &self.models);
+        self.unsaved = true;
+    }
+
+    /// The filters were saved.
+    pub fn saved(&mut self) {
+        self.unsaved = false;
+    }
+
+    pub fn set_models(&mut self, models: Vec<String>) {
+        self.models = models;
+    }
+
+    /// The lineage of task `id` arrived.
+    pub fn set_lineage(&mut self, id: i64, parent: Option<TaskRecord>, children: Vec<TaskRecord>) {
+        let child = self.rows.iter().find(|r| r.record.id == id).map(|r| &r.record);
+        self.lineage = Some(Lineage::new(id, child, parent, children));
+    }
+
+    pub fn set_ledger(&mut self, ledger: Ledger) {
+        self.ledger = Some(ledger);
+    }
+
+    /// Shows or hides the ledger; returns whether it is shown now.
+    pub fn toggle_ledger(&mut self) -> bool {
+        self.show_ledger = !self.show_ledger;
+        self.show_ledger
+    }
+
+    pub fn toggle_detail_focus(&mut self) {
+        self.detail_focused = !self.detail_focused;
+    }
+
+    pub fn leave_detail(&mut self) {
+        self.detail_focused = false;
+    }
+
+    /// The rows missed what happened meanwhile: read them again when the screen opens.
+    pub fn mark_stale(&mut self) {
+        self.stale = true;
+    }
+
+    pub fn toggle_grid(&mut self) {
+        self.grid = !self.grid;
     }
 }
 
@@ -355,18 +555,21 @@ mod tests {
     #[test]
     fn pages_and_generations() {
         let mut h = History::default();
-        let g = h.restart();
-        assert_eq!(h.wants_more(), None, "a page is on its way");
+        let (g, _) = h.restart(0);
+        assert_eq!(h.next_page(0), None, "a page is on its way");
         let page: Vec<HistoryRow> = (0..PAGE as i64)
             .map(|i| HistoryRow { record: record(1000 - i, LocalState::Downloaded), file_present: Some(true) })
             .collect();
-        assert!(!h.add_page(g + 1, page.clone()), "a stale page is dropped");
+        let mut newer = History::default();
+        newer.restart(0);
+        let (stale, _) = newer.restart(0);
+        assert!(!newer.add_page(Ticket::default(), page.clone()) && newer.add_page(stale, vec![]));
         assert!(h.add_page(g, page));
-        assert_eq!(h.wants_more(), None, "far from the end");
+        assert_eq!(h.next_page(0), None, "far from the end");
         h.move_by(PAGE as isize);
-        assert_eq!(h.wants_more(), Some(Some(1000 - PAGE as i64 + 1)));
+        assert_eq!(h.next_page(0).map(|(t, _, c)| (t, c)), Some((g, Some(1000 - PAGE as i64 + 1))));
         assert!(h.add_page(g, vec![]));
-        assert!(h.done);
+        assert!(h.done());
     }
 
     #[test]

@@ -9,6 +9,7 @@ pub mod help;
 pub mod history;
 pub mod keymap;
 pub mod labels;
+pub mod latest;
 pub mod layout;
 pub mod link;
 pub mod media;

@@ -11,6 +11,7 @@ use crate::rules::ValidSubmission;
 use crate::store::history::HistoryQuery;
 use crate::store::{EventRecord, TaskRecord};
 use crate::tui::form::Field;
+use crate::tui::latest::Ticket;
 use crate::tui::prefs::Prefs;
 
 #[derive(Debug)]
@@ -64,7 +65,7 @@ pub enum Action {
     },
     /// Whether each file is still on disk.
     FilesChecked(Vec<(i64, bool)>),
-    HistoryPage(u64, Result<Vec<HistoryRow>, EffectError>),
+    HistoryPage(Ticket, Result<Vec<HistoryRow>, EffectError>),
     Lineage(i64, Option<TaskRecord>, Vec<TaskRecord>),
     Ledger(Ledger),
     Models(Vec<String>),
@@ -141,7 +142,7 @@ pub enum Effect {
     Suspend,
     Quit,
     HistoryPage {
-        generation: u64,
+        ticket: Ticket,
         query: HistoryQuery,
         cursor: Option<i64>,
     },

@@ -1,10 +1,9 @@
 //! News: what the engine reports, and what effects report back when they finish.
 
-use super::{Action, App, Effect, EffectError, Level, bulk_message};
+use super::{Action, App, Effect, EffectError, Level, Screen, bulk_message};
 use crate::engine::{EngineError, Event, TaskUpdate};
 use crate::store::LocalState;
 use crate::tui::form::{Field, clean_paste};
-use crate::tui::history::Lineage;
 use crate::tui::labels::count;
 use crate::tui::labels::is_running;
 use crate::tui::table::Transfer;
@@ -36,7 +35,9 @@ impl App {
                 let ids: Vec<i64> = records.iter().map(|r| r.id).collect();
                 // These are the rows as first journaled; the engine's own news of a task (sent,
                 // queued) can arrive first over the socket and must not be taken back.
+                let shown = self.screen == Screen::History;
                 for record in records {
+                    self.history.apply(&record, shown);
                     if self.table.row(record.id).is_none() {
                         self.table.upsert(TaskUpdate { record, eta_ms: None });
                     }
@@ -76,25 +77,20 @@ impl App {
                     self.history.set_file_present(id, present);
                 }
             }
-            Action::HistoryPage(generation, Ok(rows)) => {
-                self.history.add_page(generation, rows);
+            Action::HistoryPage(ticket, Ok(rows)) => {
+                self.history.add_page(ticket, rows);
             }
-            Action::HistoryPage(generation, Err(e)) => {
-                if generation == self.history.generation {
-                    self.history.loading = false;
-                    self.say_error("", &e);
+            Action::HistoryPage(ticket, Err(e)) => {
+                if self.history.page_failed(ticket) {
+                    self.say_error("Cannot read the history: ", &e);
                 }
             }
-            Action::Lineage(id, parent, children) => {
-                let child = self.history.rows.iter().find(|r| r.record.id == id).map(|r| &r.record);
-                self.history.lineage = Some(Lineage::new(id, child, parent, children));
-            }
-            Action::Ledger(ledger) => self.history.ledger = Some(ledger),
-            Action::Models(models) => self.history.models = models,
+            Action::Lineage(id, parent, children) => self.history.set_lineage(id, parent, children),
+            Action::Ledger(ledger) => self.history.set_ledger(ledger),
+            Action::Models(models) => self.history.set_models(models),
             Action::Deleted(Ok(t)) => {
                 // Every view forgets the task, and a form varying it no longer names it as parent.
-                self.history.rows.retain(|r| r.record.id != t.id);
-                self.history.move_by(0);
+                self.history.remove(t.id);
                 self.table.remove(t.id);
                 // SQLite may give a deleted newest id to the next task: forget it here.
                 if self.sent.remove(&t.id) {
@@ -140,6 +136,7 @@ impl App {
                     self.previews.forget(sha);
                 }
                 let busy_before = self.table.running() > 0;
+                self.history.apply(&update.record, self.screen == Screen::History);
                 self.table.upsert(*update);
                 self.welcome = None;
                 let mut effects = Vec::new();

@@ -6,7 +6,7 @@ use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use super::{App, Effect, Level, Op, Overlay, Question, Screen};
 use crate::store::history::Order;
 use crate::text::local_day_start;
-use crate::tui::history::{SEARCH_SETTLE_MS, cycle};
+use crate::tui::history::cycle;
 use crate::tui::keymap::Cmd;
 use crate::tui::labels::Filter;
 
@@ -16,7 +16,9 @@ impl App {
         self.status = None;
         self.detail_scroll = 0;
         let mut effects = vec![Effect::LoadModels];
-        if self.history.rows.is_empty() {
+        // Tasks sent or deleted while the screen was away are read again, so it never shows
+        // a snapshot of the last visit.
+        if self.history.stale() {
             effects.extend(self.requery(true));
         }
         effects
@@ -25,26 +27,23 @@ impl App {
     fn leave_history(&mut self) -> Vec<Effect> {
         self.screen = Screen::Dashboard;
         self.status = None;
-        self.history.detail_focused = false;
+        self.history.leave_detail();
         self.detail_scroll = 0;
-        if self.history.unsaved { vec![self.save_prefs()] } else { Vec::new() }
+        if self.history.unsaved() { vec![self.save_prefs()] } else { Vec::new() }
     }
 
     /// Starts the history over after a filter changed; with `save`, remembers the filters now,
     /// else they are remembered when the search is kept or the screen is left.
-    fn requery(&mut self, save: bool) -> Vec<Effect> {
-        let generation = self.history.restart();
-        self.last_lineage = None;
+    pub(super) fn requery(&mut self, save: bool) -> Vec<Effect> {
         let today = local_day_start(self.now_ms);
-        let query = self.history.filters.query(today);
-        let mut effects = vec![Effect::HistoryPage { generation, query, cursor: None }];
+        let (ticket, query) = self.history.restart(today);
+        self.last_lineage = None;
+        let mut effects = vec![Effect::HistoryPage { ticket, query, cursor: None }];
         if save {
             effects.push(self.save_prefs());
-        } else {
-            self.history.unsaved = true;
         }
-        if self.history.show_ledger {
-            effects.push(Effect::LoadLedger(self.history.filters.span.since(today)));
+        if self.history.show_ledger() {
+            effects.push(Effect::LoadLedger(self.history.filters().span.since(today)));
         }
         effects
     }
@@ -52,24 +51,18 @@ impl App {
     /// A key typed into the history search: the query waits until typing pauses.
     pub(super) fn search_typed(&mut self, ev: KeyEvent) {
         let plain = !ev.modifiers.intersects(KeyModifiers::CONTROL | KeyModifiers::ALT);
-        let text = &mut self.history.filters.text;
         match ev.code {
-            KeyCode::Char(c) if plain && !c.is_control() => text.push(c),
-            KeyCode::Backspace => {
-                text.pop();
-            }
-            _ => return,
+            KeyCode::Char(c) if plain && !c.is_control() => self.history.edit_search(self.now_ms, |t| t.push(c)),
+            KeyCode::Backspace => self.history.edit_search(self.now_ms, |t| {
+                t.pop();
+            }),
+            _ => {}
         }
-        text.truncate(200);
-        self.history.typed_at = Some(self.now_ms);
     }
 
     /// On a tick: runs the search once the typing has paused long enough.
     pub(super) fn settle_search(&mut self) -> Vec<Effect> {
-        match self.history.typed_at {
-            Some(at) if self.now_ms - at >= SEARCH_SETTLE_MS => self.requery(false),
-            _ => Vec::new(),
-        }
+        if self.history.search_settled(self.now_ms) { self.requery(false) } else { Vec::new() }
     }
 
     /// After every update on the history screen: the next page when the selection nears the
@@ -80,10 +73,8 @@ impl App {
         if self.history.search_pending() {
             return effects;
         }
-        if let Some(cursor) = self.history.wants_more() {
-            self.history.loading = true;
-            let query = self.history.filters.query(local_day_start(self.now_ms));
-            effects.push(Effect::HistoryPage { generation: self.history.generation, query, cursor });
+        if let Some((ticket, query, cursor)) = self.history.next_page(local_day_start(self.now_ms)) {
+            effects.push(Effect::HistoryPage { ticket, query, cursor });
         }
         if let Some(id) = self.history.selected_row().map(|r| r.record.id)
             && self.last_lineage != Some(id)
@@ -100,14 +91,14 @@ impl App {
         let mut page = (self.size.1 / 2).max(1) as isize;
         // In the grid, up and down go a row of posters, left and right one, a page a screenful.
         let mut row = 1;
-        if self.history.grid {
+        if self.history.grid() {
             let (_, g) = self.grid();
             row = g.cols as isize;
             page = g.cells() as isize;
         }
         let h = &mut self.history;
         let effects = match cmd {
-            Cmd::ValuePrev | Cmd::ValueNext if h.grid => {
+            Cmd::ValuePrev | Cmd::ValueNext if h.grid() => {
                 h.move_by(if cmd == Cmd::ValueNext { 1 } else { -1 });
                 Vec::new()
             }
@@ -128,44 +119,44 @@ impl App {
                 Vec::new()
             }
             Cmd::Search => {
-                h.typing = true;
+                h.set_typing(true);
                 Vec::new()
             }
             // Enter keeps the search: run it now if it has not run yet, and remember it.
             Cmd::CloseOverlay => {
-                h.typing = false;
+                h.set_typing(false);
                 let mut effects = if h.search_pending() { self.requery(true) } else { Vec::new() };
-                if self.history.unsaved {
+                if self.history.unsaved() {
                     effects.push(self.save_prefs());
                 }
                 effects
             }
             Cmd::ClearSelection => {
-                h.typing = false;
-                h.filters.text.clear();
+                h.set_typing(false);
+                h.edit_filters(|f, _| f.text.clear());
                 self.requery(true)
             }
             Cmd::CycleModel => {
-                h.filters.model = cycle(&h.filters.model, &h.models);
+                h.edit_filters(|f, models| f.model = cycle(&f.model, models));
                 self.requery(true)
             }
             Cmd::Filter => {
-                let current = h.filters.group;
+                let current = h.filters().group;
                 self.open_state_picker(current);
                 Vec::new()
             }
             Cmd::CycleSpan => {
-                h.filters.span = h.filters.span.next();
+                h.edit_filters(|f, _| f.span = f.span.next());
                 self.requery(true)
             }
             Cmd::Sort => {
-                h.filters.order = if h.filters.order == Order::Newest { Order::Oldest } else { Order::Newest };
+                h.edit_filters(|f, _| f.order = if f.order == Order::Newest { Order::Oldest } else { Order::Newest });
                 self.requery(true)
             }
             Cmd::ToggleLedger => {
-                h.show_ledger = !h.show_ledger;
-                let since = h.filters.span.since(local_day_start(self.now_ms));
-                if h.show_ledger { vec![Effect::LoadLedger(since)] } else { Vec::new() }
+                let shown = h.toggle_ledger();
+                let since = h.filters().span.since(local_day_start(self.now_ms));
+                if shown { vec![Effect::LoadLedger(since)] } else { Vec::new() }
             }
             Cmd::Open | Cmd::Reveal | Cmd::CopyPrompt | Cmd::Resubmit | Cmd::Vary | Cmd::Download | Cmd::Delete => {
                 self.on_history_row(cmd)
@@ -177,7 +168,7 @@ impl App {
 
     /// The history's state group was picked.
     pub(super) fn set_history_filter(&mut self, filter: Filter) -> Vec<Effect> {
-        self.history.filters.group = filter;
+        self.history.edit_filters(|f, _| f.group = filter);
         self.requery(true)
     }
 

@@ -112,7 +112,7 @@ impl App {
                 self.show_read(records);
                 for id in gone {
                     self.table.remove(id);
-                    self.history.rows.retain(|r| r.record.id != id);
+                    self.history.remove(id);
                 }
                 if after_loss.is_some() {
                     // The timelines on screen missed what happened meanwhile: read them again.
@@ -151,12 +151,9 @@ impl App {
     /// when it is opened next.
     fn history_again(&mut self) -> Vec<Effect> {
         if self.screen == super::Screen::History {
-            let generation = self.history.restart();
-            self.last_lineage = None;
-            let query = self.history.filters.query(crate::text::local_day_start(self.now_ms));
-            vec![Effect::HistoryPage { generation, query, cursor: None }]
+            self.requery(false)
         } else {
-            self.history.restart();
+            self.history.mark_stale();
             Vec::new()
         }
     }

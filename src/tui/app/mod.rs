@@ -170,7 +170,7 @@ impl App {
              REEL_API_KEY, or add a profile to the config file (see README)."
                 .to_string()
         });
-        let history = History { filters: prefs.history.clone(), ..History::default() };
+        let history = History::new(prefs.history.clone());
         let after_quit = if header.demo { AfterQuit::Lost } else { AfterQuit::Pause };
         App {
             screen: Screen::Dashboard,
@@ -230,8 +230,8 @@ impl App {
             (Some(Overlay::Picker { .. }), _) => Scope::Picker,
             (Some(Overlay::Media(_)), _) => Scope::MediaEditor,
             (Some(Overlay::Confirm(_)), _) => Scope::Confirm,
-            (None, _) if history && self.history.typing => Scope::HistorySearch,
-            (None, _) if history && self.history.detail_focused => Scope::Detail,
+            (None, _) if history && self.history.typing() => Scope::HistorySearch,
+            (None, _) if history && self.history.detail_focused() => Scope::Detail,
             (None, _) if history => Scope::History,
             (None, Focus::Table) if self.table.search().1 => Scope::Searching,
             (None, Focus::Table) => Scope::Table,
@@ -324,12 +324,12 @@ impl App {
     }
 
     fn prefs(&self) -> Prefs {
-        Prefs { sort: self.table.sort(), filter: self.table.filter(), history: self.history.filters.clone() }
+        Prefs { sort: self.table.sort(), filter: self.table.filter(), history: self.history.filters().clone() }
     }
 
     /// Remembers the table's and the history's choices for the next run.
     fn save_prefs(&mut self) -> Effect {
-        self.history.unsaved = false;
+        self.history.saved();
         Effect::SavePrefs(self.prefs())
     }
 
@@ -348,6 +348,8 @@ impl App {
 mod testkit;
 #[cfg(test)]
 mod tests;
+#[cfg(test)]
+mod tests_follow;
 #[cfg(test)]
 mod tests_keys;
 #[cfg(test)]

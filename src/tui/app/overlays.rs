@@ -15,7 +15,7 @@ impl App {
     pub(super) fn open_help(&mut self) {
         let origin = self.scope();
         let screen = match origin {
-            Scope::History | Scope::HistorySearch if self.history.show_ledger => "ledger",
+            Scope::History | Scope::HistorySearch if self.history.show_ledger() => "ledger",
             Scope::History | Scope::HistorySearch => "history",
             Scope::Detail if self.screen == Screen::History => "history",
             Scope::Table | Scope::Searching | Scope::Detail => "task table",
@@ -106,7 +106,7 @@ impl App {
     pub(super) fn scroll_detail(&mut self, cmd: Cmd) {
         let area = layout::areas(Rect::new(0, 0, self.size.0, self.size.1), &self.form);
         let pane = if self.screen == Screen::History {
-            layout::history_detail(Rect::new(0, 0, self.size.0, self.size.1), self.history.grid)
+            layout::history_detail(Rect::new(0, 0, self.size.0, self.size.1), self.history.grid())
         } else {
             area.detail
         };
@@ -132,12 +132,12 @@ impl App {
 
     /// Tab on the history screen: between the list and the detail.
     pub(super) fn toggle_history_focus(&mut self) {
-        self.history.detail_focused = !self.history.detail_focused;
+        self.history.toggle_detail_focus();
     }
 
     /// Whether the detail pane has the keys.
     pub fn detail_focused(&self) -> bool {
         self.overlay.is_none()
-            && if self.screen == Screen::History { self.history.detail_focused } else { self.focus == Focus::Detail }
+            && if self.screen == Screen::History { self.history.detail_focused() } else { self.focus == Focus::Detail }
     }
 }

@@ -55,7 +55,7 @@ impl App {
     fn detail_record(&self) -> Option<(&TaskRecord, Option<bool>)> {
         match self.screen {
             Screen::Dashboard => self.table.selected_row().map(|r| (&r.record, r.file_present)),
-            Screen::History if !self.history.show_ledger => {
+            Screen::History if !self.history.show_ledger() => {
                 self.history.selected_row().map(|r| (&r.record, r.file_present))
             }
             Screen::History => None,
@@ -67,7 +67,7 @@ impl App {
         let frame = Rect::new(0, 0, self.size.0, self.size.1);
         let pane = match self.screen {
             Screen::Dashboard => layout::areas(frame, &self.form).detail,
-            Screen::History => layout::history(frame, self.history.grid).below,
+            Screen::History => layout::history(frame, self.history.grid()).below,
         };
         pane.inner(ratatui::layout::Margin::new(1, 1))
     }
@@ -112,7 +112,7 @@ impl App {
                 Some(vec![Effect::PlayStop])
             }
             Cmd::ToggleGrid if self.screen == Screen::History => {
-                self.history.grid = !self.history.grid;
+                self.history.toggle_grid();
                 self.detail_scroll = 0;
                 Some(Vec::new())
             }
@@ -231,7 +231,7 @@ impl App {
                 }
             }
         }
-        if self.screen == Screen::History && self.history.grid {
+        if self.screen == Screen::History && self.history.grid() {
             effects.extend(self.sync_grid());
         }
         effects
@@ -247,8 +247,8 @@ impl App {
     /// The history rows the grid shows now, by index.
     pub fn grid_rows(&self) -> std::ops::Range<usize> {
         let (_, g) = self.grid();
-        let n = self.history.rows.len();
-        let first = g.first_row(self.history.selected, n) * usize::from(g.cols);
+        let n = self.history.rows().len();
+        let first = g.first_row(self.history.selected(), n) * usize::from(g.cols);
         first.min(n)..(first + g.cells()).min(n)
     }
 
@@ -257,7 +257,7 @@ impl App {
         let mut wanted = Vec::new();
         let mut shas = Vec::new();
         for i in self.grid_rows() {
-            let r = &self.history.rows[i];
+            let r = &self.history.rows()[i];
             if let Some(s) = subject(&r.record, r.file_present) {
                 shas.push(s.sha256.clone());
                 wanted.push(s);

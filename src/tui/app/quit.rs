@@ -114,7 +114,7 @@ impl App {
     pub(super) fn quit_effects(&mut self) -> Vec<Effect> {
         self.quit = true;
         let mut effects = Vec::new();
-        if self.history.unsaved || self.history.search_pending() {
+        if self.history.unsaved() || self.history.search_pending() {
             effects.push(self.save_prefs());
         }
         effects.push(Effect::Quit);

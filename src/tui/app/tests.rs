@@ -320,8 +320,8 @@ fn history_opens_pages_filters_and_asks_before_deleting() {
     let e = a.update(Action::Key(KeyEvent::new(KeyCode::Char('H'), KeyModifiers::SHIFT)), NOW);
     assert_eq!(a.screen, Screen::History);
     assert!(e.contains(&Effect::LoadModels));
-    let generation = a.history.generation;
-    assert!(e.iter().any(|x| matches!(x, Effect::HistoryPage { cursor: None, generation: g, .. } if *g == generation)));
+    let generation = a.history.ticket();
+    assert!(e.iter().any(|x| matches!(x, Effect::HistoryPage { cursor: None, ticket: g, .. } if *g == generation)));
     let rows: Vec<HistoryRow> =
         (1..=3).map(|i| HistoryRow { record: record(i, LocalState::Downloaded), file_present: Some(i != 2) }).collect();
     let e = a.update(Action::HistoryPage(generation, Ok(rows)), NOW);
@@ -335,15 +335,15 @@ fn history_opens_pages_filters_and_asks_before_deleting() {
     let e = key(&mut a, KeyCode::Enter);
     assert!(e.iter().any(|x| matches!(x, Effect::SavePrefs(p) if p.history.text == "f")), "the query is remembered");
     let stale = a.update(Action::HistoryPage(generation, Ok(vec![])), NOW);
-    assert!(stale.is_empty() || a.history.rows.is_empty());
-    let g = a.history.generation;
+    assert!(stale.is_empty() || a.history.rows().is_empty());
+    let g = a.history.ticket();
     let rows: Vec<HistoryRow> =
         (1..=2).map(|i| HistoryRow { record: record(i, LocalState::Downloaded), file_present: Some(i == 1) }).collect();
     a.update(Action::HistoryPage(g, Ok(rows)), NOW);
     let e = key(&mut a, KeyCode::Char('t'));
     assert!(e.iter().any(|x| matches!(x, Effect::HistoryPage { query, .. } if query.since.is_some())));
     // Actions: a missing file is said so, not an error.
-    let g = a.history.generation;
+    let g = a.history.ticket();
     a.update(
         Action::HistoryPage(
             g,
@@ -360,7 +360,7 @@ fn history_opens_pages_filters_and_asks_before_deleting() {
     assert_eq!(a.scope(), Scope::Confirm);
     assert_eq!(key(&mut a, KeyCode::Char('f')), vec![Effect::Delete { id: 2, remove_file: true }]);
     a.update(Action::Deleted(Ok(record(2, LocalState::Downloaded))), NOW);
-    assert!(a.history.rows.is_empty());
+    assert!(a.history.rows().is_empty());
     let e = key(&mut a, KeyCode::Char('L'));
     assert!(matches!(&e[..], [Effect::LoadLedger(_)]));
     key(&mut a, KeyCode::Esc);
@@ -402,7 +402,7 @@ fn in_history(rows: i64) -> App {
     a.update(Action::Key(KeyEvent::new(KeyCode::Char('H'), KeyModifiers::SHIFT)), NOW);
     let page =
         (1..=rows).map(|i| HistoryRow { record: record(i, LocalState::Downloaded), file_present: None }).collect();
-    a.update(Action::HistoryPage(a.history.generation, Ok(page)), NOW);
+    a.update(Action::HistoryPage(a.history.ticket(), Ok(page)), NOW);
     a
 }
 
@@ -434,11 +434,11 @@ fn history_search_waits_for_typing_to_pause_and_saves_once() {
         t += 100;
         assert!(pages(&a.update(Action::Tick, t)).is_empty(), "{c}: still typing");
     }
-    assert_eq!(a.history.rows.len(), 3, "the old rows stay until the new query runs");
+    assert_eq!(a.history.rows().len(), 3, "the old rows stay until the new query runs");
     // A pause: the query runs once, for the whole text, and the file is not written yet.
     let e = a.update(Action::Tick, t - 100 + SEARCH_SETTLE_MS);
     assert_eq!((pages(&e), saves(&e)), (vec!["fox".to_string()], 0));
-    assert!(!a.animating() && a.history.rows.is_empty());
+    assert!(!a.animating() && a.history.rows().is_empty());
     assert!(a.update(Action::Tick, t + 1_000).is_empty(), "it runs once");
     // Enter before the pause runs it at once; the kept search is written once.
     a.update(Action::Key(KeyEvent::new(KeyCode::Backspace, KeyModifiers::NONE)), t);
@@ -477,10 +477,11 @@ fn effect_errors_reach_the_status_line_as_their_message() {
     let missing = std::io::Error::new(std::io::ErrorKind::NotFound, "No such file \u{1b}[2J");
     a.update(Action::Report(Err(EffectError::Spawn { program: "mpv".into(), source: missing })), NOW);
     assert_eq!(status(&a), "Cannot run mpv: No such file [2J", "cleaned for the screen");
-    let g = a.history.generation;
-    a.history.loading = true;
+    let (g, _) = a.history.restart(0);
+    assert!(a.history.loading());
     a.update(Action::HistoryPage(g, Err(EngineError::Stopped.into())), NOW);
-    assert!(!a.history.loading);
+    assert!(!a.history.loading());
+    assert_eq!(status(&a), "Cannot read the history: the engine has stopped");
     a.update(Action::Deleted(Err(EngineError::NoTask(4).into())), NOW);
     assert_eq!(status(&a), "No task 4");
 }

@@ -176,7 +176,7 @@ fn the_history_filters_by_the_same_groups_with_a_picker() {
     let mut a = app();
     a.focus = Focus::Table;
     ch(&mut a, 'H');
-    let g = a.history.generation;
+    let g = a.history.ticket();
     let rows = (1..=3).map(|i| HistoryRow { record: rec(i, LocalState::Downloaded), file_present: None }).collect();
     a.update(Action::HistoryPage(g, Ok(rows)), NOW);
     assert!(ch(&mut a, 'f').is_empty(), "nothing runs until a group is picked");
@@ -186,7 +186,7 @@ fn the_history_filters_by_the_same_groups_with_a_picker() {
     key(&mut a, KeyCode::Down);
     key(&mut a, KeyCode::Down);
     let e = key(&mut a, KeyCode::Enter);
-    assert_eq!(a.history.filters.group, Filter::Problems);
+    assert_eq!(a.history.filters().group, Filter::Problems);
     let query = e.iter().find_map(|x| match x {
         Effect::HistoryPage { query, .. } => Some(query.clone()),
         _ => None,

@@ -152,7 +152,7 @@ fn the_history_grid_asks_for_the_posters_on_screen() {
     a.focus = Focus::Table;
     ch(&mut a, 'H');
     assert_eq!(a.screen, Screen::History);
-    let generation = a.history.generation;
+    let generation = a.history.ticket();
     let rows: Vec<_> = (1..=100)
         .map(|id| {
             let mut r = rec(id, if id % 10 == 0 { LocalState::Failed } else { LocalState::Downloaded });
@@ -162,7 +162,7 @@ fn the_history_grid_asks_for_the_posters_on_screen() {
         .collect();
     a.update(Action::HistoryPage(generation, Ok(rows)), NOW);
     let e = ch(&mut a, 'g');
-    assert!(a.history.grid);
+    assert!(a.history.grid());
     let Some(Effect::LoadThumbs { files, width, height }) =
         e.into_iter().find(|e| matches!(e, Effect::LoadThumbs { .. }))
     else {
@@ -186,13 +186,13 @@ fn the_history_grid_asks_for_the_posters_on_screen() {
     // Down goes a row of posters, right one poster.
     key(&mut a, KeyCode::Home);
     key(&mut a, KeyCode::Down);
-    assert_eq!(a.history.selected, usize::from(g.cols));
+    assert_eq!(a.history.selected(), usize::from(g.cols));
     key(&mut a, KeyCode::Right);
     key(&mut a, KeyCode::Right);
     key(&mut a, KeyCode::Left);
-    assert_eq!(a.history.selected, usize::from(g.cols) + 1);
+    assert_eq!(a.history.selected(), usize::from(g.cols) + 1);
     ch(&mut a, 'g');
-    assert!(!a.history.grid, "g goes back to the list");
+    assert!(!a.history.grid(), "g goes back to the list");
     key(&mut a, KeyCode::Down);
-    assert_eq!(a.history.selected, usize::from(g.cols) + 2, "the list goes one by one");
+    assert_eq!(a.history.selected(), usize::from(g.cols) + 2, "the list goes one by one");
 }

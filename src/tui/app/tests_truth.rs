@@ -19,7 +19,7 @@ fn deleting_the_parent_the_form_varies_never_breaks_the_next_submission() {
     assert_eq!(a.form.parent, Some(29));
     key(&mut a, KeyCode::Esc);
     ch(&mut a, 'H');
-    let g = a.history.generation;
+    let g = a.history.ticket();
     a.update(
         Action::HistoryPage(
             g,

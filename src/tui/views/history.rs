@@ -21,10 +21,10 @@ use crate::tui::theme;
 
 /// The history screen in `area` (the frame but the header, status and footer lines).
 pub fn draw(frame: &mut Frame, area: Rect, app: &App) {
-    let HistoryAreas { filters, list, below } = history_in(area, app.history.grid);
+    let HistoryAreas { filters, list, below } = history_in(area, app.history.grid());
     let h = &app.history;
-    let f = &h.filters;
-    let search = if h.typing {
+    let f = &h.filters();
+    let search = if h.typing() {
         format!("/{}▏", clean(&f.text))
     } else if f.text.is_empty() {
         "/ to search".into()
@@ -34,24 +34,24 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &App) {
     let order = if f.order == Order::Newest { "newest first" } else { "oldest first" };
     let line = Line::from(vec![
         Span::styled(" History ", theme::title()),
-        Span::styled(search, if h.typing { theme::focused_label() } else { theme::label() }),
+        Span::styled(search, if h.typing() { theme::focused_label() } else { theme::label() }),
         Span::raw(format!(
             "   model {} · state {} · {} · {}{}",
             f.model.as_deref().map(|m| excerpt(m, 32)).unwrap_or_else(|| "any".into()),
             f.group.label(),
             f.span.label(),
             order,
-            if h.loading { " · loading…" } else { "" },
+            if h.loading() { " · loading…" } else { "" },
         )),
     ]);
     frame.render_widget(Paragraph::new(line), filters);
 
-    if h.grid {
+    if h.grid() {
         super::preview::grid(frame, list, app);
     } else {
         draw_list(frame, list, app);
     }
-    if h.show_ledger {
+    if h.show_ledger() {
         ledger(frame, below, app);
     } else {
         detail(frame, below, app);
@@ -60,26 +60,26 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &App) {
 
 fn draw_list(frame: &mut Frame, area: Rect, app: &App) {
     let h = &app.history;
-    let n = h.rows.len();
-    let title = match (h.done, n) {
+    let n = h.rows().len();
+    let title = match (h.done(), n) {
         (true, _) => format!(" {} ", count(n, "task")),
         (false, _) => format!(" {n}+ tasks "),
     };
-    let start = offset(h.selected, n, area);
+    let start = offset(h.selected(), n, area);
     let visible = visible_rows(area);
     let mut block = Block::default()
         .borders(Borders::ALL)
-        .border_style(if h.detail_focused { theme::border() } else { theme::focused_border() })
+        .border_style(if h.detail_focused() { theme::border() } else { theme::focused_border() })
         .title(Span::styled(title, theme::title()));
     if n > visible {
         let last = (start + visible).min(n);
         block = block.title_bottom(Span::styled(
-            format!(" {}–{last} of {n}{more} ", start + 1, more = if h.done { "" } else { "+" }),
+            format!(" {}–{last} of {n}{more} ", start + 1, more = if h.done() { "" } else { "+" }),
             theme::label(),
         ));
     }
     let wide = area.width >= 110;
-    let rows: Vec<Row> = h.rows[start..]
+    let rows: Vec<Row> = h.rows()[start..]
         .iter()
         .take(visible)
         .map(|r| {
@@ -123,12 +123,12 @@ fn draw_list(frame: &mut Frame, area: Rect, app: &App) {
         .block(block)
         .row_highlight_style(theme::selected());
     let mut state = TableState::default();
-    if !h.rows.is_empty() {
-        state.select(Some(h.selected - start));
+    if !h.rows().is_empty() {
+        state.select(Some(h.selected() - start));
     }
     frame.render_stateful_widget(table, area, &mut state);
-    if h.rows.is_empty() && !h.loading {
-        let hint = if h.filters.text.is_empty() { "No tasks yet" } else { "No task matches" };
+    if h.rows().is_empty() && !h.loading() {
+        let hint = if h.filters().text.is_empty() { "No tasks yet" } else { "No task matches" };
         let r = Rect { x: area.x + 2, y: area.y + 2, width: area.width.saturating_sub(4), height: 1 };
         frame.render_widget(Paragraph::new(Line::styled(hint, theme::dim())), r);
     }
@@ -156,7 +156,7 @@ fn lines<'a>(app: &App, row: &Entry) -> Vec<Line<'a>> {
     if let Some(e) = &t.error {
         lines.push(error_line(e, t.state));
     }
-    if let Some(l) = &app.history.lineage
+    if let Some(l) = app.history.lineage()
         && l.id == t.id
     {
         if let Some(p) = &l.parent {
@@ -232,8 +232,8 @@ fn ledger(frame: &mut Frame, area: Rect, app: &App) {
     let block = Block::default()
         .borders(Borders::ALL)
         .border_style(theme::border())
-        .title(Span::styled(format!(" Ledger · {} ", app.history.filters.span.label()), theme::title()));
-    let Some(l) = &app.history.ledger else {
+        .title(Span::styled(format!(" Ledger · {} ", app.history.filters().span.label()), theme::title()));
+    let Some(l) = app.history.ledger() else {
         frame.render_widget(Paragraph::new(Line::styled("Adding up…", theme::dim())).block(block), area);
         return;
     };

@@ -20,7 +20,7 @@ pub fn draw(frame: &mut Frame, app: &App) {
     let a = layout::areas(frame.area(), &app.form);
     header::draw(frame, a.header, app);
     if app.screen == Screen::History {
-        let h = layout::history(frame.area(), app.history.grid);
+        let h = layout::history(frame.area(), app.history.grid());
         history::draw(frame, h.filters.union(h.below), app);
     } else {
         compose::draw(frame, &a, app);

@@ -82,19 +82,19 @@ pub fn grid(frame: &mut Frame, area: Rect, app: &App) {
     let h = &app.history;
     let block = Block::default()
         .borders(Borders::ALL)
-        .border_style(if h.detail_focused { theme::border() } else { theme::focused_border() })
+        .border_style(if h.detail_focused() { theme::border() } else { theme::focused_border() })
         .title(Span::styled(
-            if h.done {
-                format!(" {} · grid ", count(h.rows.len(), "task"))
+            if h.done() {
+                format!(" {} · grid ", count(h.rows().len(), "task"))
             } else {
-                format!(" {}+ tasks · grid ", h.rows.len())
+                format!(" {}+ tasks · grid ", h.rows().len())
             },
             theme::title(),
         ));
     let rows = app.grid_rows();
-    let block = if rows.len() < h.rows.len() {
+    let block = if rows.len() < h.rows().len() {
         block.title_bottom(Span::styled(
-            format!(" {}–{} of {}{} ", rows.start + 1, rows.end, h.rows.len(), if h.done { "" } else { "+" }),
+            format!(" {}–{} of {}{} ", rows.start + 1, rows.end, h.rows().len(), if h.done() { "" } else { "+" }),
             theme::label(),
         ))
     } else {
@@ -102,13 +102,13 @@ pub fn grid(frame: &mut Frame, area: Rect, app: &App) {
     };
     frame.render_widget(block, area);
     let (inner, g) = app.grid();
-    if h.rows.is_empty() {
-        let hint = if h.loading { "Loading…" } else { "No tasks yet" };
+    if h.rows().is_empty() {
+        let hint = if h.loading() { "Loading…" } else { "No tasks yet" };
         frame.render_widget(Paragraph::new(Span::styled(hint, theme::dim())), inner);
         return;
     }
     for (slot, i) in rows.enumerate() {
-        let row = &h.rows[i];
+        let row = &h.rows()[i];
         let cell = g.cell(inner, slot);
         if cell.bottom() > inner.bottom() || cell.right() > inner.right() {
             break;
@@ -129,7 +129,7 @@ pub fn grid(frame: &mut Frame, area: Rect, app: &App) {
             }
             None => stand_in(frame, poster, &[&row.state]),
         }
-        let selected = i == h.selected;
+        let selected = i == h.selected();
         let text = Rect { y: poster.bottom(), height: GRID_TEXT_ROWS, ..cell };
         let style = if selected { theme::selected() } else { theme::dim() };
         let mark = if selected { "▸ " } else { "" };

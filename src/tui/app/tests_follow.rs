@@ -1,0 +1,83 @@
+//! Every view stays true while the world changes: the history follows the engine's news like
+//! the table does, and a start opens the table at its newest task.
+
+use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
+
+use super::testkit::*;
+use super::*;
+use crate::engine::query::HistoryRow;
+use crate::store::LocalState;
+
+fn open_history(a: &mut App) -> Vec<Effect> {
+    a.focus = Focus::Table;
+    a.update(Action::Key(KeyEvent::new(KeyCode::Char('H'), KeyModifiers::SHIFT)), NOW)
+}
+
+fn page(a: &mut App, ids: &[i64], state: LocalState) {
+    let rows = ids.iter().map(|&i| HistoryRow { record: rec(i, state), file_present: None }).collect();
+    a.update(Action::HistoryPage(a.history.ticket(), Ok(rows)), NOW);
+}
+
+fn shown(a: &App) -> Vec<(i64, LocalState)> {
+    a.history.rows().iter().map(|r| (r.record.id, r.record.state)).collect()
+}
+
+#[test]
+fn the_history_follows_the_engine_while_it_is_open() {
+    let mut a = app();
+    open_history(&mut a);
+    page(&mut a, &[3, 2, 1], LocalState::Queued);
+    // A row shown changes state as the engine reports it: never frozen at `queued`.
+    task(&mut a, 2, LocalState::Downloaded);
+    assert_eq!(shown(&a), vec![(3, LocalState::Queued), (2, LocalState::Downloaded), (1, LocalState::Queued)]);
+    assert_eq!(a.history.rows()[1].state, "downloaded", "the label is worked out again");
+    // A task sent now comes in on top, and the selection stays on the task it was on.
+    a.update(Action::Key(KeyEvent::new(KeyCode::Down, KeyModifiers::NONE)), NOW);
+    assert_eq!(a.history.selected_row().map(|r| r.record.id), Some(2));
+    task(&mut a, 4, LocalState::Submitting);
+    assert_eq!(shown(&a)[0], (4, LocalState::Submitting));
+    assert_eq!(a.history.selected_row().map(|r| r.record.id), Some(2));
+    // A task the query does not admit stays out.
+    key(&mut a, KeyCode::Char('/'));
+    typed(&mut a, "zebra");
+    a.update(Action::Tick, NOW + crate::tui::history::SEARCH_SETTLE_MS);
+    key(&mut a, KeyCode::Enter);
+    page(&mut a, &[], LocalState::Queued);
+    task(&mut a, 5, LocalState::Queued);
+    assert!(shown(&a).is_empty(), "{:?}", shown(&a));
+    let mut zebra = rec(6, LocalState::Queued);
+    zebra.prompt = "a zebra at dawn".into();
+    put(&mut a, zebra);
+    assert_eq!(shown(&a), vec![(6, LocalState::Queued)]);
+}
+
+#[test]
+fn reopening_the_history_reads_what_happened_while_it_was_away() {
+    let mut a = app();
+    open_history(&mut a);
+    page(&mut a, &[2, 1], LocalState::Queued);
+    key(&mut a, KeyCode::Char('H'));
+    assert_eq!(a.screen, Screen::Dashboard);
+    // Nothing new: the rows are kept, already true (their states follow the engine).
+    task(&mut a, 1, LocalState::Downloaded);
+    let e = open_history(&mut a);
+    assert!(!e.iter().any(|e| matches!(e, Effect::HistoryPage { .. })), "{e:?}");
+    assert_eq!(shown(&a), vec![(2, LocalState::Queued), (1, LocalState::Downloaded)]);
+    // A task sent while away: opening reads the history again.
+    key(&mut a, KeyCode::Char('H'));
+    task(&mut a, 3, LocalState::Submitting);
+    let e = open_history(&mut a);
+    assert!(e.iter().any(|e| matches!(e, Effect::HistoryPage { cursor: None, .. })), "{e:?}");
+}
+
+#[test]
+fn a_start_selects_the_newest_task_at_the_top() {
+    let mut a = app();
+    a.update(Action::Loaded((1..=100).map(|i| rec(i, LocalState::Downloaded)).collect()), NOW);
+    assert_eq!(a.table.selected_id(), Some(100));
+    assert_eq!(a.table.selected(), 0, "the table opens at its top");
+    // Later reads keep the selection where the user put it.
+    a.table.select(40);
+    a.update(Action::Loaded(vec![rec(101, LocalState::Queued)]), NOW);
+    assert_eq!(a.table.selected_id(), Some(40));
+}
