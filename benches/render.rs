@@ -67,7 +67,7 @@ fn history_app(rows: i64) -> App {
     let page: Vec<HistoryRow> =
         (1..=rows).map(|id| HistoryRow { record: task(id), file_present: Some(true) }).collect();
     app.update(Action::HistoryPage(app.history.ticket(), Ok(page)), NOW);
-    app.history.selected() = rows as usize / 2;
+    app.history.move_by(rows as isize / 2);
     app
 }
 
