@@ -108,7 +108,7 @@ async fn run() {
     let running = tokio::spawn(async move { dashboard.run(&mut console, input).await });
     let press = |code: KeyCode, mods: KeyModifiers| tx.send(Ok(Input::Key(KeyEvent::new(code, mods)))).expect("keys");
     let detail =
-        reel::tui::layout::areas(Rect::new(0, 0, SIZE.0, SIZE.1), &reel::tui::form::Form::new(&settings.catalog))
+        reel::tui::layout::areas(Rect::new(0, 0, SIZE.0, SIZE.1), &reel::tui::form::Form::new(&settings.catalog, &settings.pricing))
             .detail;
 
     frames.wait_for(|b| text(b, b.area).contains("Compose")).await.expect("dashboard");

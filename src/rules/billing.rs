@@ -42,7 +42,8 @@ pub fn billing(seconds: i64, media: &[(MediaKind, Option<f64>)]) -> Billing {
     }
 }
 
-fn secs(v: f64) -> String {
+/// Seconds as every billed figure writes them: whole when whole, else to a tenth.
+pub fn secs(v: f64) -> String {
     if v.fract() == 0.0 { format!("{v:.0}") } else { format!("{v:.1}") }
 }
 

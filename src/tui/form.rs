@@ -2,6 +2,7 @@
 //! of a grid), with billed seconds and cost.
 
 use ratatui_textarea::TextArea;
+use serde::{Deserialize, Serialize};
 
 use crate::rules::Pricing;
 use crate::rules::{
@@ -130,7 +131,7 @@ pub fn billed_and_cost(plan: &[ValidSubmission], copies: u32, pricing: &Pricing)
     let billed = match (plan.len(), totals.iter().copied().sum::<Option<f64>>()) {
         (0, _) => "-".into(),
         (1, None) => plan[0].billing.to_string(),
-        (_, Some(t)) => format!("{t:.0} s"),
+        (_, Some(t)) => format!("{} s", crate::rules::billing::secs(t)),
         (_, None) => "not known before rendering".into(),
     };
     let costs: Vec<Option<f64>> =
@@ -152,6 +153,22 @@ pub const MAX_COPIES: u32 = 50;
 /// A paste, ready for a text area: control characters other than newlines removed, CRLF folded.
 pub fn clean_paste(text: &str) -> String {
     text.replace("\r\n", "\n").chars().filter(|c| *c == '\n' || !c.is_control()).take(MAX_TEXT).collect()
+}
+
+/// An edit of a field's text by a key.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TextOp {
+    Undo,
+    Redo,
+    /// Delete to the start of the line (a shell's Ctrl-U).
+    ClearLine,
+}
+
+/// Replaces a text area's text as one edit, so undo brings the old text back.
+fn replace(area: &mut TextArea<'static>, text: &str) {
+    area.select_all();
+    area.cut();
+    area.insert_str(text);
 }
 
 /// The outcome of the last check of the form.
@@ -188,32 +205,46 @@ fn text_area(placeholder: &str) -> TextArea<'static> {
     t
 }
 
+/// The compose form. Its fields are its own: every change goes through a method, and every
+/// method that changes what would be sent checks the form again, so the check shown is always
+/// the check of what is on screen.
 pub struct Form {
-    pub prompt: TextArea<'static>,
-    pub negative: TextArea<'static>,
-    /// The catalog's model ids, for the picker.
-    pub models: Vec<String>,
-    pub model: usize,
-    pub seconds: String,
-    pub resolution: Resolution,
-    pub ratio: Ratio,
-    pub watermark: bool,
-    pub media: Vec<MediaDraft>,
-    pub media_cursor: usize,
+    prompt: TextArea<'static>,
+    negative: TextArea<'static>,
+    /// The catalog's model ids, for the picker (and a task's model not among them, once varied).
+    models: Vec<String>,
+    model: usize,
+    seconds: String,
+    resolution: Resolution,
+    ratio: Ratio,
+    watermark: bool,
+    media: Vec<MediaDraft>,
+    media_cursor: usize,
+    copies: String,
+    grid: String,
+    /// The task this form was copied from ("vary").
+    parent: Option<i64>,
+    check: Check,
+    /// Each media item's check, by [`crate::tui::media::item_key`]; a failed one blocks sending.
+    media_checks: std::collections::HashMap<String, crate::tui::media::MediaStatus>,
+    /// Set by the first edit or submission: until then a blank prompt is not called an error.
+    touched: bool,
+    catalog: Catalog,
+    pricing: Pricing,
+}
+
+/// What the form holds, to keep across a restart or set aside for a variation.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct Saved {
+    pub draft: Draft,
     pub copies: String,
     pub grid: String,
-    /// The task this form was copied from ("vary").
     pub parent: Option<i64>,
-    pub check: Check,
-    /// Each media item's check, by [`crate::tui::media::item_key`]; a failed one blocks sending.
-    pub media_checks: std::collections::HashMap<String, crate::tui::media::MediaStatus>,
-    /// Set by the first edit or submission: until then a blank prompt is not called an error.
-    pub touched: bool,
 }
 
 impl Form {
-    pub fn new(catalog: &Catalog) -> Form {
-        Form {
+    pub fn new(catalog: &Catalog, pricing: &Pricing) -> Form {
+        let mut f = Form {
             prompt: text_area("Describe the video…"),
             negative: text_area("What to avoid (optional)"),
             models: catalog.entries().iter().map(|e| e.id.clone()).collect(),
@@ -230,11 +261,81 @@ impl Form {
             check: Check::default(),
             media_checks: Default::default(),
             touched: false,
-        }
+            catalog: catalog.clone(),
+            pricing: pricing.clone(),
+        };
+        f.recheck();
+        f
+    }
+
+    pub fn prompt(&self) -> &TextArea<'static> {
+        &self.prompt
+    }
+
+    pub fn negative(&self) -> &TextArea<'static> {
+        &self.negative
+    }
+
+    pub fn models(&self) -> &[String] {
+        &self.models
+    }
+
+    /// The position of the chosen model in [`Form::models`].
+    pub fn model_index(&self) -> usize {
+        self.model
     }
 
     pub fn model_id(&self) -> &str {
         self.models.get(self.model).map_or("", String::as_str)
+    }
+
+    pub fn seconds(&self) -> &str {
+        &self.seconds
+    }
+
+    pub fn resolution(&self) -> Resolution {
+        self.resolution
+    }
+
+    pub fn ratio(&self) -> Ratio {
+        self.ratio
+    }
+
+    pub fn watermark(&self) -> bool {
+        self.watermark
+    }
+
+    pub fn media(&self) -> &[MediaDraft] {
+        &self.media
+    }
+
+    pub fn media_cursor(&self) -> usize {
+        self.media_cursor
+    }
+
+    pub fn copies(&self) -> &str {
+        &self.copies
+    }
+
+    pub fn grid(&self) -> &str {
+        &self.grid
+    }
+
+    pub fn parent(&self) -> Option<i64> {
+        self.parent
+    }
+
+    pub fn check(&self) -> &Check {
+        &self.check
+    }
+
+    pub fn touched(&self) -> bool {
+        self.touched
+    }
+
+    /// What is known of a media item's check.
+    pub fn media_status(&self, item: &MediaDraft) -> Option<&crate::tui::media::MediaStatus> {
+        self.media_checks.get(&crate::tui::media::item_key(&item.kind, &item.url))
     }
 
     pub fn prompt_text(&self) -> String {
@@ -245,7 +346,206 @@ impl Form {
         self.negative.lines().join("\n")
     }
 
+    fn area_mut(&mut self, field: Field) -> Option<&mut TextArea<'static>> {
+        match field {
+            Field::Prompt => Some(&mut self.prompt),
+            Field::Negative => Some(&mut self.negative),
+            _ => None,
+        }
+    }
+
+    /// The one-line input behind a line field.
+    fn line_mut(&mut self, field: Field) -> Option<&mut String> {
+        match field {
+            Field::Seconds => Some(&mut self.seconds),
+            Field::Copies => Some(&mut self.copies),
+            Field::Grid => Some(&mut self.grid),
+            _ => None,
+        }
+    }
+
+    /// A change by the user: the form is checked again, and a blank prompt is an error now.
+    fn changed(&mut self) {
+        self.touched = true;
+        self.recheck();
+    }
+
+    /// Checks the form as a send would (a Ctrl-S, before anything goes out).
+    pub fn touch(&mut self) {
+        self.changed();
+    }
+
+    /// A key typed into a text area; returns whether the text changed.
+    pub fn input(&mut self, field: Field, ev: crossterm::event::KeyEvent) -> bool {
+        let changed = self.area_mut(field).is_some_and(|a| a.input(ev));
+        if changed {
+            self.changed();
+        }
+        changed
+    }
+
+    /// Edits a one-line field; returns whether it is one.
+    pub fn edit_line(&mut self, field: Field, edit: impl FnOnce(&mut String)) -> bool {
+        let Some(line) = self.line_mut(field) else { return false };
+        edit(line);
+        line.truncate(200);
+        self.changed();
+        true
+    }
+
+    /// A paste into a field: text areas take it as it is, line fields as one line.
+    pub fn paste(&mut self, field: Field, text: &str) {
+        if let Some(area) = self.area_mut(field) {
+            area.insert_str(text);
+        } else {
+            let one_line: String = text.split_whitespace().collect::<Vec<_>>().join(" ");
+            self.edit_line(field, |l| l.push_str(&one_line));
+        }
+        self.changed();
+    }
+
+    /// Replaces a text area's text (what the editor gave back); undo brings the old text back.
+    pub fn set_text(&mut self, field: Field, text: &str) {
+        if let Some(area) = self.area_mut(field) {
+            replace(area, text);
+            self.changed();
+        }
+    }
+
+    /// Undo, redo, or a shell's Ctrl-U (delete to the start of the line) in a field.
+    pub fn edit(&mut self, field: Field, op: TextOp) -> bool {
+        let changed = match (self.area_mut(field), op) {
+            (Some(a), TextOp::Undo) => a.undo(),
+            (Some(a), TextOp::Redo) => a.redo(),
+            (Some(a), TextOp::ClearLine) => a.delete_line_by_head(),
+            (None, TextOp::ClearLine) => self.line_mut(field).map(String::clear).is_some(),
+            (None, _) => false,
+        };
+        if changed {
+            self.changed();
+        }
+        changed
+    }
+
+    /// Chooses the model at `index` of [`Form::models`].
+    pub fn set_model(&mut self, index: usize) {
+        self.model = index.min(self.models.len().saturating_sub(1));
+        self.changed();
+    }
+
+    /// Only the text area with the keys shows a cursor.
+    pub fn show_cursor(&mut self, field: Option<Field>) {
+        let cursor = ratatui::style::Style::default().add_modifier(ratatui::style::Modifier::REVERSED);
+        let none = ratatui::style::Style::default();
+        self.prompt.set_cursor_style(if field == Some(Field::Prompt) { cursor } else { none });
+        self.negative.set_cursor_style(if field == Some(Field::Negative) { cursor } else { none });
+    }
+
+    /// Adds a media item (`index` `None`) or replaces one; returns its key, to check it.
+    pub fn put_media(&mut self, index: Option<usize>, item: MediaDraft) -> String {
+        let key = crate::tui::media::item_key(&item.kind, &item.url);
+        self.media_checks.insert(key.clone(), crate::tui::media::MediaStatus::Checking);
+        match index {
+            Some(i) if i < self.media.len() => self.media[i] = item,
+            _ => {
+                self.media.push(item);
+                self.media_cursor = self.media.len() - 1;
+            }
+        }
+        self.changed();
+        key
+    }
+
+    /// Removes the media item under the cursor.
+    pub fn remove_media(&mut self) {
+        if self.media_cursor < self.media.len() {
+            self.media.remove(self.media_cursor);
+            self.media_cursor = self.media_cursor.min(self.media.len().saturating_sub(1));
+            self.changed();
+        }
+    }
+
+    /// What the checks of media items found; measured durations count at once.
+    pub fn media_checked(&mut self, results: Vec<(String, crate::tui::media::MediaStatus)>) {
+        self.media_checks.extend(results);
+        self.recheck();
+    }
+
+    /// The task `id` was deleted: the form no longer records it as parent. Returns whether it did.
+    pub fn forget_parent(&mut self, id: i64) -> bool {
+        let was = self.parent == Some(id);
+        if was {
+            self.parent = None;
+        }
+        was
+    }
+
+    /// Whether the form holds text the user typed and has not sent.
+    pub fn has_draft(&self) -> bool {
+        !self.prompt_text().trim().is_empty() || !self.negative_text().trim().is_empty()
+    }
+
+    /// What the form holds now, to keep.
+    pub fn saved(&self) -> Saved {
+        Saved { draft: self.draft(), copies: self.copies.clone(), grid: self.grid.clone(), parent: self.parent }
+    }
+
+    /// Puts back what [`Form::saved`] kept (a draft from the last run).
+    pub fn restore(&mut self, saved: &Saved) {
+        let d = &saved.draft;
+        self.fill(&d.prompt, &d.negative_prompt, &d.model);
+        self.seconds = d.seconds.clone().unwrap_or_else(|| rules::DEFAULT_SECONDS.to_string());
+        self.resolution = d.resolution.as_deref().and_then(Resolution::parse).unwrap_or_default();
+        self.ratio = d.ratio.as_deref().and_then(Ratio::parse).unwrap_or_default();
+        self.watermark = d.watermark.unwrap_or(false);
+        self.media = d.media.clone();
+        self.media_cursor = 0;
+        self.copies = saved.copies.clone();
+        self.grid = saved.grid.clone();
+        self.parent = saved.parent;
+        self.touched = self.has_draft();
+        self.recheck();
+    }
+
+    /// A fresh form for a new prompt: text, media, copies and grid cleared, no parent; the
+    /// model and settings stay (they are how the user works). Undo brings the text back.
+    pub fn clear(&mut self) {
+        replace(&mut self.prompt, "");
+        replace(&mut self.negative, "");
+        self.media.clear();
+        self.media_cursor = 0;
+        self.copies = "1".into();
+        self.grid.clear();
+        self.parent = None;
+        self.touched = false;
+        self.recheck();
+    }
+
+    fn fill(&mut self, prompt: &str, negative: &str, model: &str) {
+        replace(&mut self.prompt, prompt);
+        replace(&mut self.negative, negative);
+        if let Some(i) = self.models.iter().position(|m| m == model) {
+            self.model = i;
+        } else if !model.is_empty() {
+            self.models.push(model.to_string());
+            self.model = self.models.len() - 1;
+        }
+    }
+
+    /// The draft the rules check: measured durations of media items stand in for the ones
+    /// not stated, as they will when the task is sent.
     fn draft(&self) -> Draft {
+        let media = self
+            .media
+            .iter()
+            .map(|m| {
+                let measured = match self.media_status(m) {
+                    Some(crate::tui::media::MediaStatus::Checked { duration: Some(d), .. }) => Some(format!("{d:.1}")),
+                    _ => None,
+                };
+                MediaDraft { seconds: m.seconds.clone().or(measured), ..m.clone() }
+            })
+            .collect();
         Draft {
             model: self.model_id().to_string(),
             prompt: self.prompt_text(),
@@ -254,7 +554,7 @@ impl Form {
             resolution: Some(self.resolution.to_string()),
             ratio: Some(self.ratio.to_string()),
             watermark: Some(self.watermark),
-            media: self.media.clone(),
+            media,
         }
     }
 
@@ -265,7 +565,8 @@ impl Form {
     }
 
     /// Checks every variant the form would send, with the shared rules.
-    pub fn recheck(&mut self, catalog: &Catalog, pricing: &Pricing) {
+    fn recheck(&mut self) {
+        let (catalog, pricing) = (&self.catalog, &self.pricing);
         let mut check = Check::default();
         let grid = match parse_grid(&self.grid) {
             Ok(g) => g,
@@ -330,16 +631,7 @@ impl Form {
 
     /// Copies a task's parameters into the form ("vary"); the next submission records it as parent.
     pub fn load(&mut self, t: &TaskRecord) {
-        self.prompt = text_area("Describe the video…");
-        self.prompt.insert_str(&t.prompt);
-        self.negative = text_area("What to avoid (optional)");
-        self.negative.insert_str(t.negative_prompt.as_deref().unwrap_or(""));
-        if let Some(i) = self.models.iter().position(|m| *m == t.model) {
-            self.model = i;
-        } else {
-            self.models.push(t.model.clone());
-            self.model = self.models.len() - 1;
-        }
+        self.fill(&t.prompt, t.negative_prompt.as_deref().unwrap_or(""), &t.model);
         self.seconds = t.seconds.to_string();
         self.resolution = Resolution::parse(&t.resolution).unwrap_or_default();
         self.ratio = Ratio::parse(&t.ratio).unwrap_or_default();
@@ -356,7 +648,7 @@ impl Form {
             .collect();
         self.media_cursor = 0;
         self.parent = Some(t.id);
-        self.touched = true;
+        self.changed();
     }
 
     /// The media type the model needs, for a new media item: the first frame for
@@ -397,16 +689,7 @@ impl Form {
             }
             _ => {}
         }
-    }
-
-    /// The one-line input behind a line field.
-    pub fn line_mut(&mut self, field: Field) -> Option<&mut String> {
-        match field {
-            Field::Seconds => Some(&mut self.seconds),
-            Field::Copies => Some(&mut self.copies),
-            Field::Grid => Some(&mut self.grid),
-            _ => None,
-        }
+        self.changed();
     }
 }
 
@@ -453,14 +736,14 @@ mod tests {
     use super::*;
 
     fn form() -> Form {
-        let mut f = Form::new(&Catalog::builtin());
-        f.prompt.insert_str("a red fox");
+        let mut f = Form::new(&Catalog::builtin(), &Pricing::default());
+        f.paste(Field::Prompt, "a red fox");
         f
     }
 
     fn check(f: &mut Form) -> &Check {
-        f.recheck(&Catalog::builtin(), &Pricing::default());
-        &f.check
+        f.touch();
+        &f.check()
     }
 
     #[test]
@@ -494,14 +777,14 @@ mod tests {
     fn a_new_media_item_has_the_type_the_model_needs() {
         let mut f = form();
         assert_eq!(f.media_kind_needed(), MediaKind::ReferenceImage);
-        f.model = f.models.iter().position(|m| m.ends_with("/image-to-video")).expect("an i2v model");
+        f.set_model(f.models().iter().position(|m| m.ends_with("/image-to-video")).expect("an i2v model"));
         assert_eq!(f.media_kind_needed(), MediaKind::FirstFrame);
         assert_eq!(MediaEditor::new(None, None, f.media_kind_needed()).kind, MediaKind::FirstFrame);
     }
 
     #[test]
     fn an_empty_prompt_is_a_problem_beside_the_prompt() {
-        let mut f = Form::new(&Catalog::builtin());
+        let mut f = Form::new(&Catalog::builtin(), &Pricing::default());
         let c = check(&mut f);
         assert!(!c.is_clean());
         assert_eq!(c.first_problem(Field::Prompt), Some("prompt is required and must not be blank"));
@@ -510,8 +793,8 @@ mod tests {
     #[test]
     fn a_clean_form_plans_copies_times_grid() {
         let mut f = form();
-        f.copies = "2".into();
-        f.grid = "16:9 9:16 4 8".into();
+        f.edit_line(Field::Copies, |l| *l = "2".into());
+        f.edit_line(Field::Grid, |l| *l = "16:9 9:16 4 8".into());
         let c = check(&mut f);
         assert!(c.is_clean(), "{:?}", c.problems);
         assert_eq!((c.plan.len(), c.count), (4, 8));
@@ -522,7 +805,7 @@ mod tests {
     #[test]
     fn grid_durations_are_checked_against_the_model() {
         let mut f = form();
-        f.grid = "5 45".into();
+        f.edit_line(Field::Grid, |l| *l = "5 45".into());
         let c = check(&mut f);
         assert!(c.first_problem(Field::Grid).is_some_and(|m| m.contains("45")), "{:?}", c.problems);
         assert!(c.plan.is_empty());
@@ -530,20 +813,20 @@ mod tests {
 
     #[test]
     fn cost_uses_the_price_table() {
-        let mut f = form();
-        f.seconds = "10".into();
         let pricing = Pricing {
             currency: "$".into(),
             per_second: [("acme/aurora-3.0/text-to-video".to_string(), 0.1)].into_iter().collect(),
         };
-        f.recheck(&Catalog::builtin(), &pricing);
-        assert_eq!((f.check.billed.as_str(), f.check.cost.as_str()), ("10 s", "$1.00"));
+        let mut f = Form::new(&Catalog::builtin(), &pricing);
+        f.paste(Field::Prompt, "a red fox");
+        f.edit_line(Field::Seconds, |l| *l = "10".into());
+        assert_eq!((f.check().billed.as_str(), f.check().cost.as_str()), ("10 s", "$1.00"));
     }
 
     #[test]
     fn media_problems_point_at_the_media_field() {
         let mut f = form();
-        f.media.push(MediaDraft::typed("reference_image", "https://x.org/a.png", None));
+        f.put_media(None, MediaDraft::typed("reference_image", "https://x.org/a.png", None));
         let c = check(&mut f);
         assert!(c.first_problem(Field::Media).is_some_and(|m| m.contains("text-to-video")), "{:?}", c.problems);
     }
@@ -552,15 +835,15 @@ mod tests {
     fn cycling_choices_wraps() {
         let mut f = form();
         f.cycle(Field::Resolution, true);
-        assert_eq!(f.resolution, Resolution::P1080);
+        assert_eq!(f.resolution(), Resolution::P1080);
         f.cycle(Field::Resolution, true);
-        assert_eq!(f.resolution, Resolution::P480);
+        assert_eq!(f.resolution(), Resolution::P480);
         f.cycle(Field::Ratio, false);
-        assert_eq!(f.ratio, Ratio::Adaptive);
+        assert_eq!(f.ratio(), Ratio::Adaptive);
         f.cycle(Field::Copies, false);
-        assert_eq!(f.copies, "1", "never below one");
+        assert_eq!(f.copies(), "1", "never below one");
         f.cycle(Field::Watermark, true);
-        assert!(f.watermark);
+        assert!(f.watermark());
     }
 
     #[test]

@@ -48,9 +48,9 @@ pub fn areas(area: Rect, form: &Form) -> Areas {
         width: form_area.width.saturating_sub(2),
         height: form_area.height.saturating_sub(2),
     };
-    let media_rows = (form.media.len() as u16).min(MEDIA_ROWS);
+    let media_rows = (form.media().len() as u16).min(MEDIA_ROWS);
     let fixed = 3 + 8 + media_rows + 1;
-    let prompt_lines = Form::wrapped_rows(&form.prompt, inner.width.saturating_sub(2));
+    let prompt_lines = Form::wrapped_rows(form.prompt(), inner.width.saturating_sub(2));
     let prompt_h = (prompt_lines + 2).clamp(4, 10).min(inner.height.saturating_sub(fixed).max(3));
     let rows = [
         (Field::Prompt, prompt_h),
@@ -148,7 +148,7 @@ mod tests {
 
     #[test]
     fn every_part_fits_at_80_by_24_and_nothing_overlaps() {
-        let form = Form::new(&Catalog::builtin());
+        let form = Form::new(&Catalog::builtin(), &crate::rules::Pricing::default());
         for (w, h) in [(80, 24), (160, 48), (100, 30)] {
             let a = areas(Rect::new(0, 0, w, h), &form);
             for (f, r) in &a.fields {

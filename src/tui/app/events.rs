@@ -3,7 +3,7 @@
 use super::{Action, App, Effect, EffectError, Level, Screen, bulk_message};
 use crate::engine::{EngineError, Event, TaskUpdate};
 use crate::store::LocalState;
-use crate::tui::form::{Field, clean_paste};
+use crate::tui::form::clean_paste;
 use crate::tui::labels::count;
 use crate::tui::labels::is_running;
 use crate::tui::table::Transfer;
@@ -62,8 +62,7 @@ impl App {
             ),
             Action::Submitted { result: Err(e), .. } => self.say_error("Not sent: ", &e),
             Action::MediaChecked(results) => {
-                self.form.media_checks.extend(results);
-                self.form.recheck(&self.catalog, &self.pricing);
+                self.form.media_checked(results);
             }
             Action::Report(Ok(message)) => self.say(Level::Info, message),
             Action::Report(Err(e)) | Action::Deleted(Err(e)) | Action::Edited(_, Err(e)) => self.say_error("", &e),
@@ -97,8 +96,7 @@ impl App {
                     self.sent_deleted += 1;
                 }
                 let mut text = format!("Deleted the record of task {}", t.id);
-                if self.form.parent == Some(t.id) {
-                    self.form.parent = None;
+                if self.form.forget_parent(t.id) {
                     text.push_str("; the form keeps its text but no longer records it as parent");
                 }
                 self.say(Level::Info, text);
@@ -106,11 +104,7 @@ impl App {
             Action::Spent(amount) => self.spent_today = amount,
             Action::Edited(field, Ok(text)) => {
                 let text = clean_paste(&text);
-                let area = if field == Field::Negative { &mut self.form.negative } else { &mut self.form.prompt };
-                area.select_all();
-                area.cut();
-                area.insert_str(text.trim_end_matches('\n'));
-                self.recheck();
+                self.form.set_text(field, text.trim_end_matches('\n'));
             }
             Action::Key(_)
             | Action::Paste(_)

@@ -4,7 +4,7 @@
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 
 use super::{App, Effect, Focus, Level, Overlay, PickerKind, Screen};
-use crate::tui::form::{Field, MediaEditor, clean_paste};
+use crate::tui::form::{Field, MediaEditor, TextOp, clean_paste};
 use crate::tui::keymap::{Cmd, Scope};
 use crate::tui::labels::count;
 
@@ -89,8 +89,7 @@ impl App {
             Cmd::ValuePrev | Cmd::ValueNext => self.value_step(cmd == Cmd::ValueNext),
             Cmd::Toggle => {
                 if self.focus == Focus::Form(Field::Watermark) {
-                    self.form.watermark = !self.form.watermark;
-                    self.recheck();
+                    self.form.cycle(Field::Watermark, true);
                 }
             }
             Cmd::Choose => return self.choose(),
@@ -100,10 +99,8 @@ impl App {
                 self.overlay = Some(Overlay::Media(MediaEditor::new(None, None, kind)));
             }
             Cmd::MediaRemove => {
-                if self.focus == Focus::Form(Field::Media) && self.form.media_cursor < self.form.media.len() {
-                    self.form.media.remove(self.form.media_cursor);
-                    self.form.media_cursor = self.form.media_cursor.min(self.form.media.len().saturating_sub(1));
-                    self.recheck();
+                if self.focus == Focus::Form(Field::Media) {
+                    self.form.remove_media();
                 }
             }
             Cmd::Up | Cmd::Down | Cmd::PageUp | Cmd::PageDown | Cmd::Top | Cmd::Bottom => self.scroll(cmd),
@@ -146,26 +143,24 @@ impl App {
             }
             return;
         }
-        let changed = match (self.focus, cmd) {
-            (Focus::Form(f @ (Field::Prompt | Field::Negative)), _) => {
-                let area = if f == Field::Prompt { &mut self.form.prompt } else { &mut self.form.negative };
-                match cmd {
-                    Cmd::Undo => area.undo(),
-                    Cmd::Redo => area.redo(),
-                    _ => area.delete_line_by_head(),
-                }
-            }
-            (Focus::Form(f), Cmd::ClearLine) => self.form.line_mut(f).map(|l| l.clear()).is_some(),
-            _ => false,
+        let op = match cmd {
+            Cmd::Undo => TextOp::Undo,
+            Cmd::Redo => TextOp::Redo,
+            _ => TextOp::ClearLine,
         };
-        if changed {
-            self.recheck();
+        match self.focus {
+            Focus::Form(f) => {
+                self.form.edit(f, op);
+            }
+            // A shell's Ctrl-U in the table's search too.
+            Focus::Table if self.table.search().1 && op == TextOp::ClearLine => self.table.edit_search(String::clear),
+            _ => {}
         }
     }
 
     fn submit(&mut self) -> Vec<Effect> {
-        self.recheck();
-        let check = &self.form.check;
+        self.form.touch();
+        let check = self.form.check();
         if let Some((field, problem)) = check.problems.first().cloned() {
             self.focus = Focus::Form(field);
             self.say(Level::Error, format!("Not sent: {problem}"));
@@ -173,7 +168,7 @@ impl App {
         }
         let (plan, copies, n) = (check.plan.clone(), check.copies, check.count);
         self.say(Level::Info, format!("Sending {}…", count(n, "task")));
-        let parent = self.form.parent;
+        let parent = self.form.parent();
         self.guarded(Effect::Submit { plan, copies, parent })
     }
 
@@ -195,15 +190,8 @@ impl App {
             (Some(_), _) => {}
             (None, Focus::Table) if self.table.search().1 => self.table.edit_search(|s| push(s, |c| !c.is_control())),
             (None, Focus::Table | Focus::Detail) => {}
-            (None, Focus::Form(Field::Prompt)) => {
-                if self.form.prompt.input(ev) {
-                    self.recheck();
-                }
-            }
-            (None, Focus::Form(Field::Negative)) => {
-                if self.form.negative.input(ev) {
-                    self.recheck();
-                }
+            (None, Focus::Form(field @ (Field::Prompt | Field::Negative))) => {
+                self.form.input(field, ev);
             }
             (None, Focus::Form(field)) => {
                 let ok: fn(char) -> bool = match field {
@@ -216,14 +204,12 @@ impl App {
                     KeyCode::Char(c) if plain && !ok(c) => Some(c),
                     _ => None,
                 };
-                if let Some(line) = self.form.line_mut(field) {
+                self.form.edit_line(field, |line| {
                     if replace && matches!(ev.code, KeyCode::Char(c) if ok(c)) {
                         line.clear();
                     }
                     push(line, ok);
-                    line.truncate(200);
-                    self.recheck();
-                }
+                });
                 if let Some(c) = dropped {
                     self.say(Level::Warn, dropped_message(field, c));
                 }
@@ -237,21 +223,7 @@ impl App {
         match (&mut self.overlay, self.focus) {
             (Some(Overlay::Media(m)), _) if m.part == 1 => m.url.push_str(one_line.trim()),
             (None, Focus::Table) if self.table.search().1 => self.table.edit_search(|s| s.push_str(&one_line)),
-            (None, Focus::Form(Field::Prompt)) => {
-                self.form.prompt.insert_str(&text);
-                self.recheck();
-            }
-            (None, Focus::Form(Field::Negative)) => {
-                self.form.negative.insert_str(&text);
-                self.recheck();
-            }
-            (None, Focus::Form(field)) => {
-                if let Some(line) = self.form.line_mut(field) {
-                    line.push_str(&one_line);
-                    line.truncate(200);
-                    self.recheck();
-                }
-            }
+            (None, Focus::Form(field)) => self.form.paste(field, &text),
             _ => {}
         }
     }
@@ -284,7 +256,6 @@ impl App {
             None => {
                 if let Focus::Form(f) = self.focus {
                     self.form.cycle(f, forward);
-                    self.recheck();
                 }
             }
         }
@@ -295,27 +266,17 @@ impl App {
             Some(Overlay::Picker { kind, cursor }) => return self.picked(kind, cursor),
             Some(Overlay::Media(m)) => {
                 let item = m.item();
-                let key = crate::tui::media::item_key(&item.kind, &item.url);
-                let check = vec![(key.clone(), item.clone())];
-                self.form.media_checks.insert(key, crate::tui::media::MediaStatus::Checking);
-                match m.index {
-                    Some(i) if i < self.form.media.len() => self.form.media[i] = item,
-                    _ => {
-                        self.form.media.push(item);
-                        self.form.media_cursor = self.form.media.len() - 1;
-                    }
-                }
-                self.recheck();
-                return vec![Effect::CheckMedia(check)];
+                let key = self.form.put_media(m.index, item.clone());
+                return vec![Effect::CheckMedia(vec![(key, item)])];
             }
             Some(other) => self.overlay = Some(other),
             None => match self.focus {
                 Focus::Form(Field::Model) => {
-                    self.overlay = Some(Overlay::Picker { kind: PickerKind::Model, cursor: self.form.model })
+                    self.overlay = Some(Overlay::Picker { kind: PickerKind::Model, cursor: self.form.model_index() })
                 }
                 Focus::Form(Field::Media) => {
-                    let i = self.form.media_cursor;
-                    let item = self.form.media.get(i);
+                    let i = self.form.media_cursor();
+                    let item = self.form.media().get(i);
                     let kind = self.form.media_kind_needed();
                     self.overlay = Some(Overlay::Media(MediaEditor::new(item.map(|_| i), item, kind)));
                 }

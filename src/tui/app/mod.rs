@@ -160,10 +160,8 @@ impl App {
         now_ms: i64,
         size: (u16, u16),
     ) -> App {
-        let mut form = Form::new(&catalog);
-        form.recheck(&catalog, &pricing);
-        form.touched = false;
-        form.negative.set_cursor_style(ratatui::style::Style::default());
+        let mut form = Form::new(&catalog, &pricing);
+        form.show_cursor(Some(Field::Prompt));
         let welcome = header.demo.then(|| {
             "Demo mode: no API key is configured, so reel runs against its embedded simulator (tasks take \
              about 15 s). Type a prompt and press Ctrl-S. To use a real provider, set REEL_BASE_URL and \
@@ -265,11 +263,6 @@ impl App {
         self.say(Level::Error, format!("{prefix}{}", crate::text::clean(&e.to_string())));
     }
 
-    fn recheck(&mut self) {
-        self.form.touched = true;
-        self.form.recheck(&self.catalog, &self.pricing);
-    }
-
     /// The one entry: applies `action` at `now_ms` and returns the work it asks for.
     pub fn update(&mut self, action: Action, now_ms: i64) -> Vec<Effect> {
         self.now_ms = now_ms;
@@ -335,12 +328,11 @@ impl App {
 
     /// Only the focused text area shows a cursor.
     fn sync_cursors(&mut self) {
-        let cursor = ratatui::style::Style::default().add_modifier(ratatui::style::Modifier::REVERSED);
-        let none = ratatui::style::Style::default();
-        let on = |f: Field| if self.focus == Focus::Form(f) { cursor } else { none };
-        let (p, n) = (on(Field::Prompt), on(Field::Negative));
-        self.form.prompt.set_cursor_style(p);
-        self.form.negative.set_cursor_style(n);
+        let field = match self.focus {
+            Focus::Form(f) => Some(f),
+            _ => None,
+        };
+        self.form.show_cursor(field);
     }
 }
 

@@ -72,7 +72,7 @@ impl App {
 
     /// Moves in a picker.
     pub(super) fn picker_step(&mut self, down: bool) {
-        let models = self.form.models.len();
+        let models = self.form.models().len();
         if let Some(Overlay::Picker { kind, cursor }) = &mut self.overlay {
             let last = match kind {
                 PickerKind::Model => models,
@@ -87,8 +87,7 @@ impl App {
     pub(super) fn picked(&mut self, kind: PickerKind, cursor: usize) -> Vec<Effect> {
         match kind {
             PickerKind::Model => {
-                self.form.model = cursor.min(self.form.models.len().saturating_sub(1));
-                self.recheck();
+                self.form.set_model(cursor);
                 Vec::new()
             }
             PickerKind::States => {

@@ -101,7 +101,6 @@ impl App {
     /// Copies a task into the form; the next submission records it as the parent.
     pub(super) fn vary(&mut self, t: &TaskRecord) {
         self.form.load(t);
-        self.recheck();
         self.focus = Focus::Form(Field::Prompt);
         self.say(Level::Info, format!("Copied task {} into the form; the next submission records it as parent", t.id));
     }

@@ -19,7 +19,7 @@ fn the_prompt_has_the_focus_at_start_and_takes_typing() {
     assert_eq!(a.focus, Focus::Form(Field::Prompt));
     typed(&mut a, "a fox? q");
     assert_eq!(a.form.prompt_text(), "a fox? q", "? and q are typed, not commands, in text");
-    assert!(a.form.check.is_clean());
+    assert!(a.form.check().is_clean());
 }
 
 #[test]
@@ -37,9 +37,8 @@ fn ctrl_s_submits_copies_and_grids_and_keeps_the_form() {
     typed(&mut a, "a fox");
     let effects = ctrl(&mut a, 's');
     assert!(matches!(&effects[..], [Effect::Submit { plan, copies: 1, parent: None }] if plan.len() == 1));
-    a.form.copies = "2".into();
-    a.form.grid = "16:9 9:16 4 8".into();
-    a.form.recheck(&Catalog::builtin(), &Pricing::default());
+    a.form.edit_line(Field::Copies, |l| *l = "2".into());
+    a.form.edit_line(Field::Grid, |l| *l = "16:9 9:16 4 8".into());
     let effects = ctrl(&mut a, 's');
     assert!(matches!(&effects[..], [Effect::Submit { plan, copies: 2, .. }] if plan.len() == 4));
     assert_eq!(status(&a), "Sending 8 tasks…");
@@ -68,18 +67,18 @@ fn choices_cycle_toggle_and_pick() {
     let mut a = app();
     a.focus = Focus::Form(Field::Resolution);
     key(&mut a, KeyCode::Right);
-    assert_eq!(a.form.resolution, crate::rules::Resolution::P1080);
+    assert_eq!(a.form.resolution(), crate::rules::Resolution::P1080);
     a.focus = Focus::Form(Field::Watermark);
     key(&mut a, KeyCode::Char(' '));
-    assert!(a.form.watermark);
+    assert!(a.form.watermark());
     a.focus = Focus::Form(Field::Model);
     key(&mut a, KeyCode::Enter);
     assert_eq!(a.overlay, Some(Overlay::Picker { kind: PickerKind::Model, cursor: 0 }));
     key(&mut a, KeyCode::Down);
     key(&mut a, KeyCode::Enter);
-    assert_eq!((a.overlay.clone(), a.form.model), (None, 1));
+    assert_eq!((a.overlay.clone(), a.form.model_index()), (None, 1));
     assert_eq!(a.form.model_id(), "acme/aurora-3.0/image-to-video");
-    assert!(a.form.check.first_problem(Field::Media).is_some(), "image-to-video wants a first frame");
+    assert!(a.form.check().first_problem(Field::Media).is_some(), "image-to-video wants a first frame");
 }
 
 #[test]
@@ -89,10 +88,10 @@ fn number_fields_replace_on_first_key_after_tab() {
     key(&mut a, KeyCode::Tab);
     assert_eq!(a.focus, Focus::Form(Field::Seconds));
     typed(&mut a, "12");
-    assert_eq!(a.form.seconds, "12");
+    assert_eq!(a.form.seconds(), "12");
     key(&mut a, KeyCode::Backspace);
-    assert_eq!(a.form.seconds, "1");
-    assert!(a.form.check.first_problem(Field::Seconds).is_some());
+    assert_eq!(a.form.seconds(), "1");
+    assert!(a.form.check().first_problem(Field::Seconds).is_some());
 }
 
 #[test]
@@ -105,15 +104,15 @@ fn media_items_are_added_edited_and_removed() {
     key(&mut a, KeyCode::Down);
     typed(&mut a, "https://x.org/a.png");
     key(&mut a, KeyCode::Enter);
-    assert_eq!(a.form.media.len(), 1);
-    assert_eq!(a.form.media[0].url, "https://x.org/a.png");
-    assert!(a.form.check.first_problem(Field::Media).is_some_and(|p| p.contains("text-to-video")));
+    assert_eq!(a.form.media().len(), 1);
+    assert_eq!(a.form.media()[0].url, "https://x.org/a.png");
+    assert!(a.form.check().first_problem(Field::Media).is_some_and(|p| p.contains("text-to-video")));
     key(&mut a, KeyCode::Enter);
     key(&mut a, KeyCode::Right);
     assert!(matches!(&a.overlay, Some(Overlay::Media(m)) if m.index == Some(0)));
     key(&mut a, KeyCode::Esc);
     key(&mut a, KeyCode::Char('x'));
-    assert!(a.form.media.is_empty());
+    assert!(a.form.media().is_empty());
 }
 
 #[test]
@@ -246,7 +245,7 @@ fn actions_on_the_selected_or_marked_tasks() {
         vec![Effect::Bulk { op: Op::Recheck, ids: vec![3], skipped: vec![] }]
     );
     key(&mut a, KeyCode::Char('e'));
-    assert_eq!((a.focus, a.form.parent), (Focus::Form(Field::Prompt), Some(3)));
+    assert_eq!((a.focus, a.form.parent()), (Focus::Form(Field::Prompt), Some(3)));
     assert_eq!(a.form.prompt_text(), record(3, LocalState::Stalled).prompt);
 }
 

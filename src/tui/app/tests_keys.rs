@@ -122,9 +122,9 @@ fn ctrl_u_clears_the_line_as_in_a_shell_and_ctrl_z_undoes() {
     assert_eq!(a.form.prompt_text(), "first line\na red fox", "undone");
     assert!(!acts(ctrl(&mut a, 'z')).contains(&Effect::Suspend), "Ctrl-Z undoes in text, it does not suspend");
     a.focus = Focus::Form(Field::Grid);
-    a.form.grid = "16:9 5".into();
+    a.form.edit_line(Field::Grid, |l| *l = "16:9 5".into());
     ctrl(&mut a, 'u');
-    assert_eq!(a.form.grid, "");
+    assert_eq!(a.form.grid(), "");
     a.focus = Focus::Table;
     assert_eq!(acts(ctrl(&mut a, 'z')), vec![Effect::Suspend], "outside text Ctrl-Z suspends");
 }
@@ -133,9 +133,9 @@ fn ctrl_u_clears_the_line_as_in_a_shell_and_ctrl_z_undoes() {
 fn the_seconds_field_says_what_it_did_not_take() {
     let mut a = app();
     a.focus = Focus::Form(Field::Seconds);
-    a.form.seconds.clear();
+    a.form.edit_line(Field::Seconds, String::clear);
     typed(&mut a, "4.5");
-    assert_eq!(a.form.seconds, "45");
+    assert_eq!(a.form.seconds(), "45");
     assert_eq!(status(&a), "Seconds are whole numbers (or -1 for automatic): \".\" was not typed");
     assert_eq!(a.status.as_ref().map(|s| s.level), Some(Level::Warn));
 }
@@ -144,16 +144,15 @@ fn the_seconds_field_says_what_it_did_not_take() {
 fn the_grid_names_every_bad_token() {
     let mut a = app();
     typed(&mut a, "a fox");
-    a.form.grid = "16:9 wide 4.5".into();
-    a.recheck();
-    let p = a.form.check.first_problem(Field::Grid).unwrap_or_default().to_string();
+    a.form.edit_line(Field::Grid, |l| *l = "16:9 wide 4.5".into());
+    let p = a.form.check().first_problem(Field::Grid).unwrap_or_default().to_string();
     assert!(p.contains("\"wide\" and \"4.5\""), "{p}");
 }
 
 #[test]
 fn the_media_dialog_starts_on_the_type_the_model_needs_and_arrows_change_it_anywhere() {
     let mut a = app();
-    a.form.model = a.form.models.iter().position(|m| m.ends_with("/image-to-video")).unwrap_or(1);
+    a.form.set_model(a.form.models().iter().position(|m| m.ends_with("/image-to-video")).unwrap_or(1));
     a.focus = Focus::Form(Field::Media);
     ch(&mut a, 'a');
     let kind = |a: &App| match &a.overlay {
@@ -252,8 +251,7 @@ fn plurals_in_every_message() {
     ctrl(&mut a, 's');
     assert_eq!(status(&a), "Sending 1 task…");
     let ev = KeyEvent::new(KeyCode::Char('s'), KeyModifiers::CONTROL);
-    a.form.copies = "3".into();
-    a.recheck();
+    a.form.edit_line(Field::Copies, |l| *l = "3".into());
     a.update(Action::Key(ev), NOW);
     assert_eq!(status(&a), "Sending 3 tasks…");
 }

@@ -16,7 +16,7 @@ fn deleting_the_parent_the_form_varies_never_breaks_the_next_submission() {
     task(&mut a, 29, LocalState::Downloaded);
     select(&mut a, 29);
     ch(&mut a, 'e');
-    assert_eq!(a.form.parent, Some(29));
+    assert_eq!(a.form.parent(), Some(29));
     key(&mut a, KeyCode::Esc);
     ch(&mut a, 'H');
     let g = a.history.ticket();
@@ -30,7 +30,7 @@ fn deleting_the_parent_the_form_varies_never_breaks_the_next_submission() {
     ch(&mut a, 'x');
     assert_eq!(acts(ch(&mut a, 'y')), vec![Effect::Delete { id: 29, remove_file: false }]);
     a.update(Action::Deleted(Ok(rec(29, LocalState::Downloaded))), NOW);
-    assert_eq!(a.form.parent, None, "the form no longer names the deleted task");
+    assert_eq!(a.form.parent(), None, "the form no longer names the deleted task");
     assert_eq!(status(&a), "Deleted the record of task 29; the form keeps its text but no longer records it as parent");
     assert!(a.table.row(29).is_none() && a.table.view().is_empty(), "the table forgets it too");
     key(&mut a, KeyCode::Esc);

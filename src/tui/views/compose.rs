@@ -29,10 +29,10 @@ fn focused(app: &App, f: Field) -> bool {
 
 /// The problem to show beside a field: a blank prompt is not an error before the first edit.
 fn problem(app: &App, field: Field) -> Option<&str> {
-    if field == Field::Prompt && !app.form.touched {
+    if field == Field::Prompt && !app.form.touched() {
         return None;
     }
-    app.form.check.first_problem(field)
+    app.form.check().first_problem(field)
 }
 
 /// "Label  value  ✗ problem" on one line.
@@ -65,7 +65,7 @@ fn text_block<'a>(app: &App, field: Field, title: &'a str, width: u16) -> Block<
 
 pub fn draw(frame: &mut Frame, a: &Areas, app: &App) {
     let in_form = matches!(app.focus, Focus::Form(_));
-    let title = match app.form.parent {
+    let title = match app.form.parent() {
         Some(p) => format!(" Compose (varying task {p}) "),
         None => " Compose ".to_string(),
     };
@@ -77,8 +77,8 @@ pub fn draw(frame: &mut Frame, a: &Areas, app: &App) {
     let f = &app.form;
 
     for (field, area, title, text) in [
-        (Field::Prompt, a.field(Field::Prompt), " Prompt ", &f.prompt),
-        (Field::Negative, a.field(Field::Negative), " Negative ", &f.negative),
+        (Field::Prompt, a.field(Field::Prompt), " Prompt ", f.prompt()),
+        (Field::Negative, a.field(Field::Negative), " Negative ", f.negative()),
     ] {
         let block = text_block(app, field, title, area.width);
         let inner = block.inner(area);
@@ -98,24 +98,24 @@ pub fn draw(frame: &mut Frame, a: &Areas, app: &App) {
                 excerpt(&short_model(f.model_id()), room)
             },
         ),
-        (Field::Seconds, if focused(app, Field::Seconds) { format!("{}▏", f.seconds) } else { f.seconds.clone() }),
-        (Field::Resolution, format!("◂ {} ▸", f.resolution)),
-        (Field::Ratio, format!("◂ {} ▸", f.ratio)),
-        (Field::Watermark, if f.watermark { "[x] on".into() } else { "[ ] off".into() }),
-        (Field::Copies, if focused(app, Field::Copies) { format!("{}▏", f.copies) } else { f.copies.clone() }),
+        (Field::Seconds, if focused(app, Field::Seconds) { format!("{}▏", f.seconds()) } else { f.seconds().to_string() }),
+        (Field::Resolution, format!("◂ {} ▸", f.resolution())),
+        (Field::Ratio, format!("◂ {} ▸", f.ratio())),
+        (Field::Watermark, if f.watermark() { "[x] on".into() } else { "[ ] off".into() }),
+        (Field::Copies, if focused(app, Field::Copies) { format!("{}▏", f.copies()) } else { f.copies().to_string() }),
         (
             Field::Grid,
-            match (f.grid.is_empty(), focused(app, Field::Grid)) {
+            match (f.grid().is_empty(), focused(app, Field::Grid)) {
                 (true, false) if room >= 26 => "off (e.g. 16:9 9:16 5 10)".into(),
                 (true, false) => "off (e.g. 16:9 5 10)".into(),
-                (_, true) => format!("{}▏", tail(&clean(&f.grid), room.saturating_sub(1))),
-                (false, false) => excerpt(&f.grid, room),
+                (_, true) => format!("{}▏", tail(&clean(&f.grid()), room.saturating_sub(1))),
+                (false, false) => excerpt(&f.grid(), room),
             },
         ),
     ];
     for (field, value) in singles {
         let area = a.field(field);
-        let style = if field == Field::Grid && f.grid.is_empty() && !focused(app, field) {
+        let style = if field == Field::Grid && f.grid().is_empty() && !focused(app, field) {
             theme::dim()
         } else {
             Default::default()
@@ -127,26 +127,25 @@ pub fn draw(frame: &mut Frame, a: &Areas, app: &App) {
     let mut lines = vec![line(
         app,
         Field::Media,
-        if f.media.is_empty() {
+        if f.media().is_empty() {
             format!("none ({} adds one)", key(app, Scope::Form, Cmd::MediaAdd))
         } else {
             format!(
                 "{}: {} edits, {} removes",
-                count(f.media.len(), "item"),
+                count(f.media().len(), "item"),
                 key(app, Scope::Form, Cmd::Choose),
                 key(app, Scope::Form, Cmd::MediaRemove)
             )
         },
         w,
     )];
-    let start = f.media_cursor.saturating_sub(MEDIA_ROWS as usize - 1);
-    for (i, m) in f.media.iter().enumerate().skip(start).take(MEDIA_ROWS as usize) {
-        let marker = if i == f.media_cursor && focused(app, Field::Media) { "›" } else { " " };
+    let start = f.media_cursor().saturating_sub(MEDIA_ROWS as usize - 1);
+    for (i, m) in f.media().iter().enumerate().skip(start).take(MEDIA_ROWS as usize) {
+        let marker = if i == f.media_cursor() && focused(app, Field::Media) { "›" } else { " " };
         let secs = m.seconds.as_deref().map(|s| format!(" {s}s")).unwrap_or_default();
         let shown = m.local.as_ref().map_or(&m.url, |l| &l.path);
         let status = f
-            .media_checks
-            .get(&crate::tui::media::item_key(&m.kind, &m.url))
+            .media_status(m)
             .map(|s| format!(" {} ·", clean(&s.summary(&m.kind))))
             .unwrap_or_default();
         // The preview of images and videos goes in the brackets (issue 16 draws frames).
@@ -157,8 +156,8 @@ pub fn draw(frame: &mut Frame, a: &Areas, app: &App) {
     }
     frame.render_widget(Paragraph::new(lines), media_area);
 
-    let c = &f.check;
-    let summary = if !f.touched {
+    let c = f.check();
+    let summary = if !f.touched() {
         Line::styled(format!("Type a prompt; {} sends it", key(app, Scope::Text, Cmd::Submit)), theme::dim())
     } else if c.plan.is_empty() {
         Line::styled(format!("{} · fix the ✗ fields to send", count(c.count, "task")), theme::dim())
@@ -174,7 +173,7 @@ pub fn draw(frame: &mut Frame, a: &Areas, app: &App) {
     frame.render_widget(Paragraph::new(summary), a.summary);
 
     // The focused field's problems first, in full: beside the field they may be cut.
-    let shown = c.problems.iter().filter(|(field, _)| *field != Field::Prompt || f.touched);
+    let shown = c.problems.iter().filter(|(field, _)| *field != Field::Prompt || f.touched());
     let (mine, others): (Vec<_>, Vec<_>) = shown.partition(|(field, _)| focused(app, *field));
     let mut notes: Vec<Line> = mine
         .into_iter()

@@ -18,7 +18,7 @@ pub fn picker(frame: &mut Frame, app: &App, kind: PickerKind, cursor: usize) {
     let entries: Vec<String> = match kind {
         PickerKind::Model => app
             .form
-            .models
+            .models()
             .iter()
             .map(|id| {
                 let mode = id.parse::<ModelId>().map(|m| m.mode.to_string()).unwrap_or_default();
