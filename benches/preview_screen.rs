@@ -107,9 +107,11 @@ async fn run() {
     let input = Box::pin(futures_util::stream::unfold(rx, |mut rx| async move { rx.recv().await.map(|ev| (ev, rx)) }));
     let running = tokio::spawn(async move { dashboard.run(&mut console, input).await });
     let press = |code: KeyCode, mods: KeyModifiers| tx.send(Ok(Input::Key(KeyEvent::new(code, mods)))).expect("keys");
-    let detail =
-        reel::tui::layout::areas(Rect::new(0, 0, SIZE.0, SIZE.1), &reel::tui::form::Form::new(&settings.catalog, &settings.pricing))
-            .detail;
+    let detail = reel::tui::layout::areas(
+        Rect::new(0, 0, SIZE.0, SIZE.1),
+        &reel::tui::form::Form::new(&settings.catalog, &settings.pricing),
+    )
+    .detail;
 
     frames.wait_for(|b| text(b, b.area).contains("Compose")).await.expect("dashboard");
     for c in "a lighthouse at dusk, waves".chars() {

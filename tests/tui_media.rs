@@ -143,14 +143,14 @@ fn form_with_checked_media_160x48() {
 #[test]
 fn measured_durations_count_before_sending() {
     let mut a = app();
-    let videos: Vec<MediaDraft> = (1..=3)
-        .map(|i| MediaDraft::typed("reference_video", &format!("https://cdn.example/{i}.mp4"), None))
-        .collect();
+    let videos: Vec<MediaDraft> =
+        (1..=3).map(|i| MediaDraft::typed("reference_video", &format!("https://cdn.example/{i}.mp4"), None)).collect();
     for m in &videos {
         a.form.put_media(None, m.clone());
     }
     assert!(a.form.check().first_problem(Field::Media).is_none(), "nothing measured yet: {:?}", a.form.check());
-    let measured = |m: &MediaDraft| (item_key(&m.kind, &m.url), MediaStatus::Checked { size: None, duration: Some(6.0) });
+    let measured =
+        |m: &MediaDraft| (item_key(&m.kind, &m.url), MediaStatus::Checked { size: None, duration: Some(6.0) });
     a.update(Action::MediaChecked(videos[..2].iter().map(measured).collect()), NOW);
     assert!(a.form.check().first_problem(Field::Media).is_none(), "12 s is within the limit");
     assert_eq!(a.form.check().billed, "17 s + 1 reference video of unstated length");

@@ -136,6 +136,8 @@ impl Dashboard {
             // As the engine process said when this dashboard attached (a pause, a refused key).
             service: welcomed,
         };
+        let (prefs, prefs_failed) = effects::load_prefs(&settings.data_dir);
+        let draft = effects::load_draft(&settings.data_dir);
         let outcome = async {
             let mut app = App::new(
                 settings.catalog.clone(),
@@ -143,13 +145,21 @@ impl Dashboard {
                 settings.actions.clone(),
                 settings.budget,
                 header,
-                effects::load_prefs(&settings.data_dir),
+                prefs,
                 now_ms(),
                 console.size()?,
             );
             app.keymap = keymap;
             app.previews = Previews::new(picker);
             app.after_quit = after;
+            match draft {
+                Ok(Some(saved)) => app.restore_draft(&saved),
+                Ok(None) => {}
+                Err(e) => drop(app.update(Action::Report(Err(e)), now_ms())),
+            }
+            if let Some(e) = prefs_failed {
+                app.update(Action::Report(Err(e)), now_ms());
+            }
             event_loop(app, &cx, console, input, Some(events), results, attached).await
         }
         .await;

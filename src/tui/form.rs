@@ -150,9 +150,15 @@ pub const MAX_TEXT: usize = 20_000;
 /// Most copies of one submission.
 pub const MAX_COPIES: u32 = 50;
 
-/// A paste, ready for a text area: control characters other than newlines removed, CRLF folded.
+/// A paste, ready for a text area: control characters other than newlines removed, CRLF and
+/// a lone CR (what terminals send for Enter in a paste) made newlines.
 pub fn clean_paste(text: &str) -> String {
-    text.replace("\r\n", "\n").chars().filter(|c| *c == '\n' || !c.is_control()).take(MAX_TEXT).collect()
+    text.replace("\r\n", "\n")
+        .replace('\r', "\n")
+        .chars()
+        .filter(|c| *c == '\n' || !c.is_control())
+        .take(MAX_TEXT)
+        .collect()
 }
 
 /// An edit of a field's text by a key.
@@ -229,6 +235,8 @@ pub struct Form {
     media_checks: std::collections::HashMap<String, crate::tui::media::MediaStatus>,
     /// Set by the first edit or submission: until then a blank prompt is not called an error.
     touched: bool,
+    /// Edited since it was last sent, loaded from a task or cleared: a draft of the user's own.
+    dirty: bool,
     catalog: Catalog,
     pricing: Pricing,
 }
@@ -261,6 +269,7 @@ impl Form {
             check: Check::default(),
             media_checks: Default::default(),
             touched: false,
+            dirty: false,
             catalog: catalog.clone(),
             pricing: pricing.clone(),
         };
@@ -367,6 +376,7 @@ impl Form {
     /// A change by the user: the form is checked again, and a blank prompt is an error now.
     fn changed(&mut self) {
         self.touched = true;
+        self.dirty = true;
         self.recheck();
     }
 
@@ -482,7 +492,13 @@ impl Form {
 
     /// Whether the form holds text the user typed and has not sent.
     pub fn has_draft(&self) -> bool {
-        !self.prompt_text().trim().is_empty() || !self.negative_text().trim().is_empty()
+        self.dirty && (!self.prompt_text().trim().is_empty() || !self.negative_text().trim().is_empty())
+    }
+
+    /// What the form holds was sent: it is no longer a draft to keep (the text stays, for the
+    /// next variation).
+    pub fn sent(&mut self) {
+        self.dirty = false;
     }
 
     /// What the form holds now, to keep.
@@ -503,7 +519,8 @@ impl Form {
         self.copies = saved.copies.clone();
         self.grid = saved.grid.clone();
         self.parent = saved.parent;
-        self.touched = self.has_draft();
+        self.touched = true;
+        self.dirty = true;
         self.recheck();
     }
 
@@ -518,6 +535,7 @@ impl Form {
         self.grid.clear();
         self.parent = None;
         self.touched = false;
+        self.dirty = false;
         self.recheck();
     }
 
@@ -649,6 +667,7 @@ impl Form {
         self.media_cursor = 0;
         self.parent = Some(t.id);
         self.changed();
+        self.dirty = false;
     }
 
     /// The media type the model needs, for a new media item: the first frame for
@@ -849,6 +868,31 @@ mod tests {
     #[test]
     fn pastes_lose_control_characters_and_stay_bounded() {
         assert_eq!(clean_paste("a\u{1b}[2Jb\r\nc\td"), "a[2Jb\ncd");
+        assert_eq!(clean_paste("one\rtwo\r\rthree"), "one\ntwo\n\nthree", "CR line ends stay lines");
         assert_eq!(clean_paste(&"x".repeat(MAX_TEXT * 2)).len(), MAX_TEXT);
+    }
+
+    #[test]
+    fn drafts_are_kept_cleared_and_undone() {
+        let mut f = form();
+        assert!(f.has_draft(), "typed and not sent");
+        let kept = f.saved();
+        f.sent();
+        assert!(!f.has_draft(), "sent: the text stays for the next variation, not as a draft");
+        let mut t = crate::store::fixtures::record(15, crate::store::LocalState::Downloaded);
+        t.prompt = "a blue whale".into();
+        f.load(&t);
+        assert_eq!((f.prompt_text().as_str(), f.parent()), ("a blue whale", Some(15)));
+        assert!(!f.has_draft(), "a task's text is not the user's draft");
+        // Undo takes the task's text out, then brings the text before the variation back.
+        f.edit(Field::Prompt, TextOp::Undo);
+        f.edit(Field::Prompt, TextOp::Undo);
+        assert_eq!(f.prompt_text(), "a red fox");
+        f.clear();
+        assert_eq!((f.prompt_text().as_str(), f.parent(), f.copies()), ("", None, "1"));
+        let mut again = Form::new(&Catalog::builtin(), &Pricing::default());
+        again.restore(&kept);
+        assert_eq!((again.prompt_text(), again.saved()), ("a red fox".to_string(), kept));
+        assert!(again.has_draft() && again.check().is_clean());
     }
 }

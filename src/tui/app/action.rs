@@ -137,6 +137,8 @@ pub enum Effect {
         text: String,
     },
     SavePrefs(Prefs),
+    /// Keep the form's unsent draft for the next start (`None`: there is none to keep).
+    SaveDraft(Option<crate::tui::form::Saved>),
     Bell,
     Notify(String),
     Suspend,
@@ -212,6 +214,10 @@ pub enum EffectError {
     EditorFailed { program: String, status: String },
     #[error("cannot take the terminal back from the editor: {0}")]
     Terminal(std::io::Error),
+    #[error("cannot read {what} from {path}: {source}; the defaults are used")]
+    Load { what: &'static str, path: String, source: Box<dyn std::error::Error + Send + Sync> },
+    #[error("cannot save {what} to {path}: {source}")]
+    Save { what: &'static str, path: String, source: std::io::Error },
     /// A media item could not be uploaded or failed its check.
     #[error("{0}; nothing was sent")]
     Media(String),

@@ -43,6 +43,9 @@ impl App {
                     }
                 }
                 self.sent.extend(ids.iter().copied());
+                if !again {
+                    self.form.sent();
+                }
                 self.follow_newest(&ids);
                 self.welcome = None;
                 let n = count(ids.len(), "task");

@@ -30,6 +30,10 @@ impl App {
             (Question::Again { then, .. }, Cmd::Yes) => self.guarded(then),
             // A second Ctrl-C (or q) says yes to quitting.
             (Question::Quit { .. }, Cmd::Yes | Cmd::ForceQuit | Cmd::Quit) => self.quit_effects(),
+            (Question::Vary(t), Cmd::Yes) => {
+                self.vary_now(&t);
+                Vec::new()
+            }
             (Question::Quit { .. }, Cmd::No) => {
                 self.status = None;
                 Vec::new()

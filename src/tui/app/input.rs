@@ -83,7 +83,7 @@ impl App {
             }
             Cmd::Undo | Cmd::Redo | Cmd::ClearLine => self.edit_line(cmd),
             Cmd::LeaveForm => self.focus = Focus::Table,
-            Cmd::NewPrompt => self.focus = Focus::Form(Field::Prompt),
+            Cmd::NewPrompt => self.new_prompt(),
             Cmd::Suspend => return vec![Effect::Suspend],
             Cmd::FieldUp | Cmd::FieldDown => self.field_step(cmd == Cmd::FieldDown),
             Cmd::ValuePrev | Cmd::ValueNext => self.value_step(cmd == Cmd::ValueNext),

@@ -64,6 +64,8 @@ pub enum Question {
     Again { then: Effect, count: usize, billed: String, cost: String },
     /// Quit while tasks are unfinished, or submissions are held for an engine not attached?
     Quit { unfinished: usize, held: usize },
+    /// Replace the unsent draft in the form with this task's parameters ("vary")?
+    Vary(Box<crate::store::TaskRecord>),
 }
 
 /// What a picker chooses.
@@ -146,6 +148,8 @@ pub struct App {
     last_lineage: Option<i64>,
     /// Just tabbed into a one-line field: the first character typed replaces its value.
     replace_on_type: bool,
+    /// A draft file exists from this run or the last: quitting without a draft removes it.
+    draft_kept: bool,
 }
 
 impl App {
@@ -200,6 +204,7 @@ impl App {
             last_selected: None,
             last_lineage: None,
             replace_on_type: false,
+            draft_kept: false,
         }
     }
 

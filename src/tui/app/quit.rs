@@ -117,6 +117,13 @@ impl App {
         if self.history.unsaved() || self.history.search_pending() {
             effects.push(self.save_prefs());
         }
+        // An unsent draft is kept for the next start; none clears the one kept before.
+        if self.form.has_draft() {
+            self.draft_kept = true;
+            effects.push(Effect::SaveDraft(Some(self.form.saved())));
+        } else if self.draft_kept {
+            effects.push(Effect::SaveDraft(None));
+        }
         effects.push(Effect::Quit);
         effects
     }

@@ -3,7 +3,7 @@
 
 use ratatui::layout::Rect;
 
-use super::{App, Effect, Focus, Level, Overlay, PickerKind, Screen};
+use super::{App, Effect, Focus, Level, Overlay, PickerKind, Question, Screen};
 use crate::rules::{Catalog, Invalid, UnknownModels, ValidSubmission, validate};
 use crate::store::{LocalState, TaskRecord};
 use crate::tui::form::Field;
@@ -98,11 +98,44 @@ impl App {
         }
     }
 
-    /// Copies a task into the form; the next submission records it as the parent.
+    /// Copies a task into the form; the next submission records it as the parent. An unsent
+    /// draft in the form is not overwritten without asking.
     pub(super) fn vary(&mut self, t: &TaskRecord) {
+        if self.form.has_draft() {
+            self.overlay = Some(Overlay::Confirm(Question::Vary(Box::new(t.clone()))));
+            return;
+        }
+        self.vary_now(t);
+    }
+
+    pub(super) fn vary_now(&mut self, t: &TaskRecord) {
         self.form.load(t);
         self.focus = Focus::Form(Field::Prompt);
         self.say(Level::Info, format!("Copied task {} into the form; the next submission records it as parent", t.id));
+    }
+
+    /// `n`: a fresh form for a new prompt, varying no task.
+    pub(super) fn new_prompt(&mut self) {
+        let had_text = !self.form.prompt_text().is_empty() || !self.form.negative_text().is_empty();
+        let parent = self.form.parent();
+        self.form.clear();
+        self.focus = Focus::Form(Field::Prompt);
+        let mut text = "New prompt".to_string();
+        if let Some(p) = parent {
+            text.push_str(&format!("; the form no longer varies task {p}"));
+        }
+        if had_text {
+            let undo = self.keymap.key_for(crate::tui::keymap::Scope::Text, crate::tui::keymap::Cmd::Undo);
+            text.push_str(&format!(" ({} brings the old text back)", undo.unwrap_or_default()));
+        }
+        self.say(Level::Info, text);
+    }
+
+    /// The form's unsent draft from the last run, put back at start.
+    pub fn restore_draft(&mut self, saved: &crate::tui::form::Saved) {
+        self.form.restore(saved);
+        self.draft_kept = true;
+        self.say(Level::Info, "Your unsent draft from the last run is back in the form");
     }
 
     /// After sending: the newest task is selected, so the table scrolls to it.

@@ -81,3 +81,48 @@ fn a_start_selects_the_newest_task_at_the_top() {
     a.update(Action::Loaded(vec![rec(101, LocalState::Queued)]), NOW);
     assert_eq!(a.table.selected_id(), Some(40));
 }
+
+/// What the form holds now, shortly.
+fn form_of(a: &App) -> (String, Option<i64>) {
+    (a.form.prompt_text(), a.form.parent())
+}
+
+#[test]
+fn a_draft_is_never_lost_to_vary_n_or_quitting() {
+    let mut a = app();
+    task(&mut a, 15, LocalState::Downloaded);
+    typed(&mut a, "my own idea");
+    // Vary with an unsent draft asks first; keeping it changes nothing.
+    select(&mut a, 15);
+    key(&mut a, KeyCode::Char('e'));
+    assert!(matches!(&a.overlay, Some(Overlay::Confirm(Question::Vary(t))) if t.id == 15), "{:?}", a.overlay);
+    key(&mut a, KeyCode::Char('n'));
+    assert_eq!(form_of(&a), ("my own idea".to_string(), None));
+    // Quitting keeps the draft for the next start.
+    let e = ctrl(&mut a, 'c');
+    let kept = e.iter().find_map(|e| match e {
+        Effect::SaveDraft(Some(saved)) => Some(saved.clone()),
+        _ => None,
+    });
+    assert_eq!(kept.as_ref().map(|s| s.draft.prompt.as_str()), Some("my own idea"), "{e:?}");
+    let mut next = app();
+    next.restore_draft(&kept.unwrap_or_default());
+    assert_eq!(form_of(&next), ("my own idea".to_string(), None));
+    assert!(status(&next).contains("unsent draft"), "{}", status(&next));
+    // Replacing it is a yes away, and the next send records the task as parent.
+    select(&mut a, 15);
+    key(&mut a, KeyCode::Char('e'));
+    key(&mut a, KeyCode::Char('y'));
+    assert_eq!(form_of(&a), (rec(15, LocalState::Downloaded).prompt, Some(15)));
+    // `n` starts a fresh form that varies nothing.
+    select(&mut a, 15);
+    key(&mut a, KeyCode::Char('n'));
+    assert_eq!(form_of(&a), (String::new(), None));
+    assert_eq!(a.focus, Focus::Form(crate::tui::form::Field::Prompt));
+    assert!(status(&a).contains("no longer varies task 15"), "{}", status(&a));
+    // A sent form is not a draft: quitting clears the one kept.
+    typed(&mut a, "sent as is");
+    a.update(Action::Submitted { again: false, result: Ok(vec![rec(16, LocalState::Downloaded)]) }, NOW);
+    let e = ctrl(&mut a, 'c');
+    assert!(e.contains(&Effect::SaveDraft(None)), "{e:?}");
+}

@@ -98,7 +98,10 @@ pub fn draw(frame: &mut Frame, a: &Areas, app: &App) {
                 excerpt(&short_model(f.model_id()), room)
             },
         ),
-        (Field::Seconds, if focused(app, Field::Seconds) { format!("{}▏", f.seconds()) } else { f.seconds().to_string() }),
+        (
+            Field::Seconds,
+            if focused(app, Field::Seconds) { format!("{}▏", f.seconds()) } else { f.seconds().to_string() },
+        ),
         (Field::Resolution, format!("◂ {} ▸", f.resolution())),
         (Field::Ratio, format!("◂ {} ▸", f.ratio())),
         (Field::Watermark, if f.watermark() { "[x] on".into() } else { "[ ] off".into() }),
@@ -144,10 +147,7 @@ pub fn draw(frame: &mut Frame, a: &Areas, app: &App) {
         let marker = if i == f.media_cursor() && focused(app, Field::Media) { "›" } else { " " };
         let secs = m.seconds.as_deref().map(|s| format!(" {s}s")).unwrap_or_default();
         let shown = m.local.as_ref().map_or(&m.url, |l| &l.path);
-        let status = f
-            .media_status(m)
-            .map(|s| format!(" {} ·", clean(&s.summary(&m.kind))))
-            .unwrap_or_default();
+        let status = f.media_status(m).map(|s| format!(" {} ·", clean(&s.summary(&m.kind)))).unwrap_or_default();
         // The preview of images and videos goes in the brackets (issue 16 draws frames).
         let preview = if m.kind.contains("audio") { "[♪] " } else { "[▫] " };
         // What was measured comes before the URL, which is the first thing cut on a narrow pane.

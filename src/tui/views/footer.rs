@@ -42,6 +42,7 @@ fn answers(app: &App, q: &Question) -> Vec<(String, String)> {
         Question::Budget { .. } => vec![pair(Cmd::Yes, "send anyway"), pair(Cmd::No, "do not send")],
         Question::Again { .. } => vec![pair(Cmd::Yes, "send them"), pair(Cmd::No, "keep")],
         Question::Quit { .. } => vec![pair(Cmd::Yes, "quit"), pair(Cmd::No, "stay")],
+        Question::Vary(_) => vec![pair(Cmd::Yes, "replace"), pair(Cmd::No, "keep my draft")],
     }
 }
 

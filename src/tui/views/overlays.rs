@@ -96,6 +96,10 @@ fn question(app: &App, q: &Question) -> (String, Vec<(Cmd, String)>) {
             format!("Send {} again? Billed {billed} · cost {cost}.", count(*n, "task")),
             vec![(Cmd::Yes, format!("send {}", count(*n, "task"))), (Cmd::No, "keep them as they are".into())],
         ),
+        Question::Vary(t) => (
+            format!("Replace the unsent prompt in the form with task {}'s? (undo in the prompt brings it back)", t.id),
+            vec![(Cmd::Yes, "replace it".into()), (Cmd::No, "keep my draft".into())],
+        ),
         Question::Quit { unfinished, held } => (
             crate::tui::app::quit_question(app.after_quit, *unfinished, *held),
             vec![(Cmd::Yes, "quit".into()), (Cmd::No, "stay".into())],
