@@ -169,7 +169,7 @@ fn label(conn: &Connection, text: &str) -> Result<i64, StoreError> {
     }
 }
 
-fn bad_column(i: usize, e: impl std::error::Error + Send + Sync + 'static) -> rusqlite::Error {
+pub(super) fn bad_column(i: usize, e: impl std::error::Error + Send + Sync + 'static) -> rusqlite::Error {
     rusqlite::Error::FromSqlConversionFailure(i, rusqlite::types::Type::Text, Box::new(e))
 }
 

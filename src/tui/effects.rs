@@ -329,7 +329,13 @@ pub async fn perform(effect: Effect, cx: &Context, console: &mut impl Console) -
         }
         Effect::LoadSpent => {
             let (db, pricing) = (cx.db.clone(), cx.pricing.clone());
-            blocking(tx, move || query::spent_today(&db, &pricing).ok().map(Action::Spent));
+            blocking(tx, move || {
+                // Unread, the guard would count from nothing: the user is told.
+                Some(match query::spent_today(&db, &pricing) {
+                    Ok(amount) => Action::Spent(amount),
+                    Err(e) => Action::Report(Err(e.into())),
+                })
+            });
         }
         Effect::Delete { id, remove_file } => {
             let engine = cx.engine.get();
