@@ -495,3 +495,48 @@ async fn tasks_in_flight_count_against_the_budget() {
     assert_eq!(serde_json::from_str::<Value>(&out).expect("json").as_array().map(Vec::len), Some(1), "not sent");
     run(&env, &sim, &["engine", "stop", "--force"]).await;
 }
+
+/// The ids `reel list …` prints as JSON.
+async fn listed(env: &Env, sim: &SimHandle, args: impl Iterator<Item = String>) -> Vec<i64> {
+    let args: Vec<String> = args.collect();
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    let (code, out, err) = run(env, sim, &args).await;
+    assert_eq!(code, 0, "{err}");
+    let tasks: Vec<Value> = serde_json::from_str(&out).expect("json");
+    tasks.iter().filter_map(|t| t["id"].as_i64()).collect()
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn copies_are_one_batch_that_list_filters_and_json_shows() {
+    let sim = start(fast_config()).await;
+    let env = env();
+    let submit = |count: &'static str| ["submit", "--model", MODEL, "--prompt", "a fox", "--count", count, "--json"];
+    let (code, out, err) = run(&env, &sim, &submit("3")).await;
+    assert_eq!(code, 0, "{err}");
+    let three: Vec<Value> = serde_json::from_str(&out).expect("json");
+    let first = three[0]["id"].as_i64().expect("id");
+    assert!(three.iter().all(|t| t["batch_id"] == first), "{three:?}");
+    let (code, out, err) = run(&env, &sim, &submit("1")).await;
+    assert_eq!(code, 0, "{err}");
+    let alone: Vec<Value> = serde_json::from_str(&out).expect("json");
+    assert_eq!(alone[0]["batch_id"], Value::Null, "the same prompt sent again alone is no batch");
+    let (code, out, err) = run(&env, &sim, &submit("2")).await;
+    assert_eq!(code, 0, "{err}");
+    let two: Vec<Value> = serde_json::from_str(&out).expect("json");
+    let second = two[0]["id"].as_i64().expect("id");
+    assert!(second != first && two.iter().all(|t| t["batch_id"] == second), "{two:?}");
+
+    let batch = |id: i64| ["list", "--json", "--batch"].map(str::to_string).into_iter().chain([id.to_string()]);
+    assert_eq!(listed(&env, &sim, batch(first)).await, [first + 2, first + 1, first]);
+    assert_eq!(listed(&env, &sim, batch(second)).await, [second + 1, second]);
+    let lone = alone[0]["id"].as_i64().expect("id");
+    assert_eq!(listed(&env, &sim, batch(lone)).await, Vec::<i64>::new(), "a lone task's id is no batch");
+    assert_eq!(listed(&env, &sim, ["list", "--json"].map(str::to_string).into_iter()).await.len(), 6);
+    let (code, out, _) = run(&env, &sim, &["list", "--batch", "999"]).await;
+    assert_eq!((code, out.trim()), (0, "No tasks match."));
+    let (code, out, err) = run(&env, &sim, &["show", &(first + 1).to_string(), "--json"]).await;
+    assert_eq!(code, 0, "{err}");
+    let shown: Value = serde_json::from_str(&out).expect("json");
+    assert_eq!(shown["task"]["batch_id"], first, "{shown}");
+    run(&env, &sim, &["engine", "stop", "--force"]).await;
+}

@@ -34,11 +34,16 @@ pub fn resolve(db: &Path, text: &str) -> Result<i64, QueryError> {
 }
 
 /// No database yet means no tasks yet.
-pub fn list(db: &Path, state: Option<LocalState>, limit: usize) -> Result<Vec<TaskRecord>, QueryError> {
+pub fn list(
+    db: &Path,
+    state: Option<LocalState>,
+    batch: Option<i64>,
+    limit: usize,
+) -> Result<Vec<TaskRecord>, QueryError> {
     if !db.exists() {
         return Ok(Vec::new());
     }
-    Ok(tasks::list(&open_reader(db)?, state, limit)?)
+    Ok(tasks::list(&open_reader(db)?, state, batch, limit)?)
 }
 
 pub fn unfinished(db: &Path) -> Result<Vec<TaskRecord>, QueryError> {
