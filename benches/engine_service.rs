@@ -15,6 +15,7 @@ use std::time::{Duration, Instant};
 
 use criterion::{Criterion, criterion_group, criterion_main};
 use reel::engine::Event;
+use reel::engine::journal::Part;
 use reel::engine::service::{attach_if_running, socket_path};
 use reel::rules::{Catalog, Draft, UnknownModels, validate};
 use reel::store::LocalState;
@@ -87,7 +88,8 @@ fn bench(c: &mut Criterion) {
     let valid = validate(&draft, &Catalog::builtin(), UnknownModels::Warn).expect("valid");
     rt.block_on(async {
         for _ in 0..20 {
-            engine.submit(&valid, 100, None).await.expect("submitted");
+            let part = Part { submission: valid.clone(), count: 100, parent: None };
+            engine.submit(&[part]).await.expect("submitted");
         }
         let mut queued = HashSet::new();
         while queued.len() < 2000 {

@@ -444,3 +444,99 @@ async fn a_closed_pipe_keeps_the_exit_code_of_the_work_done() {
     assert_eq!(out.status.code(), Some(1), "the tasks failed: {err}");
     assert!(!err.contains("Broken pipe") && !err.contains("reel:"), "{err}");
 }
+
+/// A folder whose config prices `MODEL` at $0.50 a second, with a daily budget of $3.00.
+fn budgeted() -> Env {
+    let env = env();
+    let mut text = std::fs::read_to_string(&env.config).expect("config");
+    text.push_str(&format!(
+        "[pricing]\ncurrency = \"$\"\nper_second = {{ \"{MODEL}\" = 0.5 }}\n[budget]\ndaily = 3.0\n"
+    ));
+    std::fs::write(&env.config, text).expect("config");
+    env
+}
+
+/// A model the price table does not name.
+const UNPRICED: &str = "acme/aurora-2.7/text-to-video";
+
+#[tokio::test(flavor = "multi_thread")]
+async fn past_the_budget_a_model_without_a_price_is_sent_without_asking() {
+    let sim = start(fast_config()).await;
+    let env = budgeted();
+    // 2 × 5 s at $0.50: $5.00 spent, past the $3.00 budget (said yes to).
+    let (code, _, err) =
+        run(&env, &sim, &["submit", "--model", MODEL, "--prompt", "p", "--count", "2", "--wait", "--yes"]).await;
+    assert_eq!(code, 0, "{err}");
+    let (code, out, err) = run(&env, &sim, &["submit", "--model", UNPRICED, "--prompt", "free", "--json"]).await;
+    assert_eq!(code, 0, "an unpriced model is never stopped by the budget: {err}");
+    assert!(!err.contains("budget") && !err.contains("-0.00"), "{err}");
+    let tasks: Value = serde_json::from_str(&out).expect("json");
+    assert_eq!(tasks[0]["model"], UNPRICED);
+    let (code, _, err) = run(&env, &sim, &["submit", "--model", MODEL, "--prompt", "priced"]).await;
+    assert_eq!(code, 2, "a priced one still asks: {err}");
+    assert!(err.contains("this adds $2.50 to the $5.00 spent today") && err.contains("--yes"), "{err}");
+    run(&env, &sim, &["engine", "stop", "--force"]).await;
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn tasks_in_flight_count_against_the_budget() {
+    // Tasks that stay queued: nothing is rendered while the test runs.
+    let mut config = fast_config();
+    config.lifecycle.queue_time = Duration::from_secs(600);
+    let sim = start(config).await;
+    let env = budgeted();
+    let (code, _, err) = run(&env, &sim, &["submit", "--model", MODEL, "--prompt", "first"]).await;
+    assert_eq!(code, 0, "$2.50 of $3.00: {err}");
+    let (code, _, err) = run(&env, &sim, &["submit", "--model", MODEL, "--prompt", "second"]).await;
+    assert_eq!(code, 2, "the first, still queued, counts: {err}");
+    assert!(err.contains("this adds $2.50 to the $2.50 spent today"), "{err}");
+    let (code, out, _) = run(&env, &sim, &["list", "--json"]).await;
+    assert_eq!(code, 0);
+    assert_eq!(serde_json::from_str::<Value>(&out).expect("json").as_array().map(Vec::len), Some(1), "not sent");
+    run(&env, &sim, &["engine", "stop", "--force"]).await;
+}
+
+/// The ids `reel list …` prints as JSON.
+async fn listed(env: &Env, sim: &SimHandle, args: impl Iterator<Item = String>) -> Vec<i64> {
+    let args: Vec<String> = args.collect();
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    let (code, out, err) = run(env, sim, &args).await;
+    assert_eq!(code, 0, "{err}");
+    let tasks: Vec<Value> = serde_json::from_str(&out).expect("json");
+    tasks.iter().filter_map(|t| t["id"].as_i64()).collect()
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn copies_are_one_batch_that_list_filters_and_json_shows() {
+    let sim = start(fast_config()).await;
+    let env = env();
+    let submit = |count: &'static str| ["submit", "--model", MODEL, "--prompt", "a fox", "--count", count, "--json"];
+    let (code, out, err) = run(&env, &sim, &submit("3")).await;
+    assert_eq!(code, 0, "{err}");
+    let three: Vec<Value> = serde_json::from_str(&out).expect("json");
+    let first = three[0]["id"].as_i64().expect("id");
+    assert!(three.iter().all(|t| t["batch_id"] == first), "{three:?}");
+    let (code, out, err) = run(&env, &sim, &submit("1")).await;
+    assert_eq!(code, 0, "{err}");
+    let alone: Vec<Value> = serde_json::from_str(&out).expect("json");
+    assert_eq!(alone[0]["batch_id"], Value::Null, "the same prompt sent again alone is no batch");
+    let (code, out, err) = run(&env, &sim, &submit("2")).await;
+    assert_eq!(code, 0, "{err}");
+    let two: Vec<Value> = serde_json::from_str(&out).expect("json");
+    let second = two[0]["id"].as_i64().expect("id");
+    assert!(second != first && two.iter().all(|t| t["batch_id"] == second), "{two:?}");
+
+    let batch = |id: i64| ["list", "--json", "--batch"].map(str::to_string).into_iter().chain([id.to_string()]);
+    assert_eq!(listed(&env, &sim, batch(first)).await, [first + 2, first + 1, first]);
+    assert_eq!(listed(&env, &sim, batch(second)).await, [second + 1, second]);
+    let lone = alone[0]["id"].as_i64().expect("id");
+    assert_eq!(listed(&env, &sim, batch(lone)).await, Vec::<i64>::new(), "a lone task's id is no batch");
+    assert_eq!(listed(&env, &sim, ["list", "--json"].map(str::to_string).into_iter()).await.len(), 6);
+    let (code, out, _) = run(&env, &sim, &["list", "--batch", "999"]).await;
+    assert_eq!((code, out.trim()), (0, "No tasks match."));
+    let (code, out, err) = run(&env, &sim, &["show", &(first + 1).to_string(), "--json"]).await;
+    assert_eq!(code, 0, "{err}");
+    let shown: Value = serde_json::from_str(&out).expect("json");
+    assert_eq!(shown["task"]["batch_id"], first, "{shown}");
+    run(&env, &sim, &["engine", "stop", "--force"]).await;
+}

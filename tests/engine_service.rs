@@ -544,3 +544,78 @@ async fn open_dashboard(
     let running = tokio::spawn(async move { dashboard.run(&mut console, input).await.expect("ends cleanly") });
     (frames, tx, running)
 }
+
+/// What one submission sends is one batch, named by its first task's id, whichever part of the
+/// dashboard or command line made it; separate submissions are separate, even of one prompt.
+/// Asked through the engine process, so the batch travels over its socket too.
+#[tokio::test(flavor = "multi_thread")]
+async fn one_submission_is_one_batch_and_two_are_two() {
+    use reel::engine::journal::Part;
+    use reel::rules::{Catalog, Draft, UnknownModels, validate};
+    let sim = start(slow_sim()).await;
+    let f = folder(30.0, 50);
+    let settings = settings_for(&f, &sim);
+    let reach = reel::session::Reach::Service(f.launch(&sim));
+    let mut attached = reel::session::attach(&settings, &reach).await.expect("attached");
+    let engine = &attached.engine;
+    let valid = |ratio: &str, seconds: &str| {
+        let draft = Draft {
+            model: MODEL.into(),
+            prompt: "a fox".into(),
+            ratio: Some(ratio.into()),
+            seconds: Some(seconds.into()),
+            ..Draft::default()
+        };
+        validate(&draft, &Catalog::builtin(), UnknownModels::Reject).expect("valid")
+    };
+    let batches = |records: &[reel::store::TaskRecord]| records.iter().map(|r| r.batch_id).collect::<Vec<_>>();
+
+    // The dashboard's 16:9/9:16 × 5/10 grid: four parts, one copy each.
+    let grid: Vec<Part> = [("16:9", "5"), ("16:9", "10"), ("9:16", "5"), ("9:16", "10")]
+        .into_iter()
+        .map(|(ratio, seconds)| Part { submission: valid(ratio, seconds), count: 1, parent: None })
+        .collect();
+    let grid = engine.submit_parts(grid).await.expect("grid");
+    assert_eq!(batches(&grid), vec![Some(grid[0].id); 4]);
+    // Two separate sends of the same prompt, a second apart at most: no batch at all.
+    let one = engine.submit(valid("16:9", "5"), 1, None).await.expect("one");
+    let two = engine.submit(valid("16:9", "5"), 1, None).await.expect("two");
+    assert_eq!((batches(&one), batches(&two)), (vec![None], vec![None]));
+    // Copies, as `reel submit --count 3` sends them.
+    let copies = engine.submit(valid("1:1", "5"), 3, None).await.expect("copies");
+    assert_eq!(batches(&copies), vec![Some(copies[0].id); 3]);
+    // Two tasks sent again at once: each keeps its parent, both share a batch.
+    let again = vec![
+        Part { submission: valid("16:9", "5"), count: 1, parent: Some(one[0].id) },
+        Part { submission: valid("16:9", "5"), count: 1, parent: Some(two[0].id) },
+    ];
+    let again = engine.submit_parts(again).await.expect("again");
+    assert_eq!(batches(&again), vec![Some(again[0].id); 2]);
+    assert_eq!(again.iter().map(|r| r.parent_id).collect::<Vec<_>>(), [Some(one[0].id), Some(two[0].id)]);
+
+    // The events a client follows carry it too.
+    let deadline = Instant::now() + PATIENCE;
+    let mut seen = HashSet::new();
+    while seen.len() < grid.len() {
+        let left = deadline.saturating_duration_since(Instant::now());
+        match tokio::time::timeout(left, attached.events.recv()).await.expect("events in time") {
+            Some(reel::engine::Event::Task(u)) if grid.iter().any(|g| g.id == u.record.id) => {
+                assert_eq!(u.record.batch_id, Some(grid[0].id), "{:?}", u.record);
+                seen.insert(u.record.id);
+            }
+            Some(_) => {}
+            None => panic!("the engine went away"),
+        }
+    }
+    // And the journal: `reel list --batch`.
+    let id = grid[0].id.to_string();
+    let (code, out, err) = f.run(&sim, &["list", "--batch", &id, "--json"]).await;
+    assert_eq!(code, 0, "{err}");
+    let listed: Vec<Value> = serde_json::from_str(&out).expect("json");
+    let mut ids: Vec<i64> = listed.iter().filter_map(|t| t["id"].as_i64()).collect();
+    ids.sort_unstable();
+    assert_eq!(ids, grid.iter().map(|r| r.id).collect::<Vec<_>>());
+    let (code, _, err) = f.run(&sim, &["engine", "stop", "--force"]).await;
+    assert_eq!(code, 0, "{err}");
+    attached.engine.shutdown().await;
+}

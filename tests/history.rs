@@ -307,3 +307,28 @@ fn past_the_daily_budget_a_headless_submit_needs_yes() {
 fn exists(p: &Path) -> bool {
     p.exists()
 }
+
+#[test]
+fn exports_carry_the_batch_id() {
+    let s = seed();
+    let conn = open_writer(&s.db()).expect("db");
+    let grid = tasks::insert_batch(&conn, &[new_task("grid a"), new_task("grid b")]).expect("insert");
+    let batch = grid[0].id;
+    let out = reel(&s, &["history", "export", "--format", "jsonl"]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let lines: Vec<serde_json::Value> =
+        String::from_utf8_lossy(&out.stdout).lines().map(|l| serde_json::from_str(l).expect("json")).collect();
+    let batches: Vec<&serde_json::Value> = lines.iter().map(|t| &t["batch_id"]).collect();
+    assert_eq!(batches.len(), 7);
+    assert!(batches[..5].iter().all(|b| b.is_null()), "{batches:?}");
+    assert_eq!(batches[5..], [&json!(batch), &json!(batch)]);
+
+    let path = s.dir.path().join("out.csv");
+    let out = reel(&s, &["history", "export", "--format", "csv", "--output", path.to_str().expect("utf-8")]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let mut reader = csv::Reader::from_path(&path).expect("csv");
+    let column = reader.headers().expect("header").iter().position(|h| h == "batch_id").expect("a batch_id column");
+    let cells: Vec<String> = reader.records().map(|r| r.expect("row")[column].to_string()).collect();
+    let id = batch.to_string();
+    assert_eq!(cells, ["", "", "", "", "", id.as_str(), id.as_str()]);
+}

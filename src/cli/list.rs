@@ -17,6 +17,10 @@ pub struct ListArgs {
     /// Only tasks in this state (queued, in_progress, downloaded, failed, …).
     #[arg(long)]
     pub status: Option<LocalState>,
+    /// Only the tasks of one batch (sent together: copies, a grid, a bulk re-run); its id is
+    /// the local id of its first task, `batch_id` in the JSON.
+    #[arg(long, value_name = "ID")]
+    pub batch: Option<i64>,
     /// Show at most this many tasks.
     #[arg(long, default_value_t = 50)]
     pub limit: usize,
@@ -48,9 +52,11 @@ pub fn table(tasks: &[TaskRecord]) -> String {
 
 pub fn run(args: &ListArgs, settings: &Settings, out: &mut Output<impl Write>) -> Result<(), CliError> {
     let db = db_path(settings);
-    let tasks = query::list(&db, args.status, args.limit)?;
+    let tasks = query::list(&db, args.status, args.batch, args.limit)?;
     if args.json {
         out.json(&tasks)?;
+    } else if tasks.is_empty() && (args.status.is_some() || args.batch.is_some()) {
+        out.line("No tasks match.")?;
     } else if tasks.is_empty() {
         out.line("No tasks yet. Submit one with `reel submit --model M --prompt P`.")?;
     } else {

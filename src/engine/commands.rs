@@ -3,12 +3,11 @@
 
 use std::path::PathBuf;
 
-use super::journal::{self, Origin};
+use super::journal::{self, Origin, Part};
 use super::manual::{self, Recheck};
 use super::queue::Job;
 use super::run::{Runner, now};
 use super::{Command, EngineError};
-use crate::rules::ValidSubmission;
 use crate::store::TaskRecord;
 use crate::store::tasks::{self, NewTask};
 
@@ -19,8 +18,8 @@ fn idempotency_key(rng: &mut fastrand::Rng) -> String {
 impl Runner {
     pub(super) async fn command(&mut self, command: Command) {
         match command {
-            Command::Submit { submission, count, parent, reply } => {
-                let _ = reply.send(self.submit(&submission, count, parent).await);
+            Command::Submit { parts, reply } => {
+                let _ = reply.send(self.submit(&parts).await);
             }
             Command::Resend { id, reply } => {
                 let _ = reply.send(self.resend(id).await);
@@ -41,16 +40,15 @@ impl Runner {
         }
     }
 
-    async fn submit(
-        &mut self,
-        s: &ValidSubmission,
-        count: u32,
-        parent: Option<i64>,
-    ) -> Result<Vec<TaskRecord>, EngineError> {
+    /// Journals every task of a submission in one transaction (all or none), as one batch
+    /// when there are several, then queues them.
+    async fn submit(&mut self, parts: &[Part]) -> Result<Vec<TaskRecord>, EngineError> {
         // Uploads happen in the client that holds the storage credentials; a path never
         // reaches the service, whichever client forgot.
-        if let Some(i) = s.media.iter().position(|m| m.awaits_upload()) {
-            return Err(EngineError::NotUploaded(i + 1));
+        for part in parts {
+            if let Some(i) = part.submission.media.iter().position(|m| m.awaits_upload()) {
+                return Err(EngineError::NotUploaded(i + 1));
+            }
         }
         let now = now();
         let service = self.queue.service(now);
@@ -59,28 +57,31 @@ impl Runner {
             let why = service.detail.unwrap_or_else(|| "the service refused the API key".into());
             return Err(EngineError::KeyRefused(why));
         }
-        let rows: Vec<NewTask> = (0..count.max(1))
-            .map(|_| {
+        let mut rows: Vec<NewTask> = Vec::new();
+        for part in parts {
+            for _ in 0..part.count.max(1) {
                 let origin = Origin {
-                    parent_id: parent,
+                    parent_id: part.parent,
                     idempotency_key: idempotency_key(&mut self.rng),
                     profile: self.cfg.profile.clone(),
                     base_url: self.client.base_url().to_string(),
                     created_at: now.ms,
                 };
-                journal::new_task(s, origin)
-            })
-            .collect();
+                rows.push(journal::new_task(&part.submission, origin));
+            }
+        }
         let records = self
             .store
             .write(move |c| {
                 let tx = c.transaction()?;
-                let out = rows.iter().map(|r| tasks::insert(&tx, r)).collect::<Result<Vec<_>, _>>()?;
+                let out = tasks::insert_batch(&tx, &rows)?;
                 tx.commit()?;
                 Ok(out)
             })
             .await?;
-        tracing::info!(count = records.len(), model = %s.model, "journaled new tasks");
+        let models: Vec<String> = parts.iter().map(|p| p.submission.model.to_string()).collect();
+        let batch = records.first().and_then(|r| r.batch_id);
+        tracing::info!(count = records.len(), models = ?models, batch, "journaled new tasks");
         for r in &records {
             self.emit(r);
             self.queue.track(r.clone(), Job::Send, now.at);

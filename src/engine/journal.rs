@@ -18,10 +18,22 @@ pub struct Origin {
     pub created_at: i64,
 }
 
-/// The row to journal for a validated submission.
+/// Copies of one validated submission, and the task they derive from: a part of what one
+/// submission sends (a grid has a part per cell; sending several tasks again, a part per task).
+/// The tasks of all the parts form one batch when there are several.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Part {
+    pub submission: ValidSubmission,
+    pub count: u32,
+    pub parent: Option<i64>,
+}
+
+/// The row to journal for a validated submission; its batch is decided when the rows of a
+/// submission are journaled together (`tasks::insert_batch`).
 pub fn new_task(s: &ValidSubmission, origin: Origin) -> NewTask {
     NewTask {
         parent_id: origin.parent_id,
+        batch_id: None,
         idempotency_key: origin.idempotency_key,
         profile: origin.profile,
         base_url: origin.base_url,

@@ -5,17 +5,50 @@ use std::collections::BTreeMap;
 
 use crate::config::Pricing;
 use crate::rules::MediaKind;
-use crate::store::history::LedgerRow;
+use crate::store::history::{LedgerRow, SpendRow};
 use crate::store::{LocalState, TaskRecord};
+
+use super::recover::DEMO_PROFILE;
+
+/// Whether the service bills a task, or will: it rendered it, or the task is still on its way
+/// (waiting, sent, rendering, or a send whose answer was lost, which the service may well be
+/// rendering). A task that failed, was refused or was lost before anything was rendered is
+/// not billed.
+pub fn billable(state: LocalState, rendered: bool) -> bool {
+    rendered || !matches!(state, LocalState::Failed | LocalState::Rejected | LocalState::Lost)
+}
+
+/// A task of demo mode, which costs nothing: journaled under the demo profile (the profile
+/// `session::open` gives every task of the embedded simulator) with a base URL on this
+/// machine (the simulator listens on 127.0.0.1 only). Both, so that a user's own profile that
+/// happens to be called "demo" and points at a real service still counts.
+pub fn is_demo(profile: Option<&str>, base_url: &str) -> bool {
+    let local = match url::Url::parse(base_url).ok().as_ref().and_then(url::Url::host) {
+        Some(url::Host::Ipv4(ip)) => ip.is_loopback(),
+        Some(url::Host::Ipv6(ip)) => ip.is_loopback(),
+        Some(url::Host::Domain(name)) => name.eq_ignore_ascii_case("localhost"),
+        None => false,
+    };
+    profile == Some(DEMO_PROFILE) && local
+}
+
+/// What today's tasks count against the daily budget, in the pricing currency: the billable
+/// tasks ([`billable`]) of priced models, at their billed seconds (for tasks in flight, what
+/// they will be billed), except demo tasks ([`is_demo`]). Models without a price and billed
+/// seconds not known add nothing: never a guess.
+pub fn spent(rows: &[SpendRow], pricing: &Pricing) -> f64 {
+    rows.iter()
+        .filter(|r| billable(r.state, r.rendered) && !is_demo(r.profile.as_deref(), &r.base_url))
+        .filter_map(|r| pricing.cost(&r.model, r.billed_seconds))
+        .fold(0.0, |total, cost| total + cost)
+}
 
 /// The billed seconds of one task as every view shows them (the detail pane, the history,
 /// `reel show`), by the rule the ledger adds up: a task the service never rendered is not
 /// counted; otherwise the recorded figure, or what is known of it ("18 s + 1 reference video
 /// of unstated length"), never 0 for unknown.
 pub fn billed_text(t: &TaskRecord) -> String {
-    if matches!(t.state, LocalState::Failed | LocalState::Rejected | LocalState::Lost)
-        && t.remote_completed_at.is_none()
-    {
+    if !billable(t.state, t.remote_completed_at.is_some()) {
         return "none (not rendered)".into();
     }
     let media: Vec<(MediaKind, Option<f64>)> =
@@ -55,11 +88,6 @@ impl Cost {
             unpriced: self.unpriced || other.unpriced,
             unknown: self.unknown + other.unknown,
         }
-    }
-
-    /// The priced part, for budgets.
-    pub fn amount(self) -> f64 {
-        self.amount
     }
 
     pub fn show(self, pricing: &Pricing) -> String {
@@ -244,7 +272,7 @@ mod tests {
 
         assert_eq!((l.total.tasks, l.total.billed_seconds), (11, 100.0));
         assert_eq!(l.total.cost.show(&pricing), "$8.00 + 20 s unpriced");
-        assert_eq!(l.total.cost.amount(), 8.0);
+        assert_eq!(l.total.cost.amount, 8.0);
     }
 
     #[test]
@@ -267,6 +295,68 @@ mod tests {
         assert_eq!(billed_text(&t), "none (not rendered)");
         t.state = LocalState::InProgress;
         assert_eq!(billed_text(&t), "22 s", "what it will be once rendered");
+    }
+
+    #[test]
+    fn what_counts_against_the_daily_budget() {
+        const PRICED: &str = "a/x-3.0/text-to-video";
+        const REAL: &str = "https://api.example/v1/";
+        const SIM: &str = "http://127.0.0.1:40123/";
+        let pricing = Pricing { currency: "$".into(), per_second: [(PRICED.to_string(), 0.5)].into_iter().collect() };
+        let spend = |state: LocalState, rendered: bool, profile: Option<&str>, base_url: &str, model: &str| SpendRow {
+            model: model.into(),
+            profile: profile.map(Into::into),
+            base_url: base_url.into(),
+            state,
+            rendered,
+            tasks: 2,
+            billed_seconds: 10.0,
+            unknown_billed: 0,
+        };
+        use LocalState::*;
+        type Case = (&'static str, SpendRow, f64);
+        let cases: Vec<Case> = vec![
+            ("saved", spend(Downloaded, true, None, REAL, PRICED), 5.0),
+            ("saved under a profile", spend(Downloaded, true, Some("work"), REAL, PRICED), 5.0),
+            ("rendered, its file lost", spend(Expired, true, None, REAL, PRICED), 5.0),
+            ("waiting to be sent", spend(Waiting, false, None, REAL, PRICED), 5.0),
+            ("being sent", spend(Submitting, false, None, REAL, PRICED), 5.0),
+            ("queued", spend(Queued, false, None, REAL, PRICED), 5.0),
+            ("rendering", spend(InProgress, false, None, REAL, PRICED), 5.0),
+            ("stalled", spend(Stalled, false, None, REAL, PRICED), 5.0),
+            ("sent, answer lost: may be rendering", spend(SubmitUnknown, false, None, REAL, PRICED), 5.0),
+            ("the render failed", spend(Failed, false, None, REAL, PRICED), 0.0),
+            ("refused", spend(Rejected, false, None, REAL, PRICED), 0.0),
+            ("lost by the service", spend(Lost, false, None, REAL, PRICED), 0.0),
+            ("a model without a price", spend(InProgress, false, None, REAL, "b/y-1.0/text-to-video"), 0.0),
+            ("demo, saved", spend(Downloaded, true, Some(DEMO_PROFILE), SIM, PRICED), 0.0),
+            ("demo, rendering", spend(InProgress, false, Some(DEMO_PROFILE), SIM, PRICED), 0.0),
+            ("a profile called demo on a real service", spend(Queued, false, Some(DEMO_PROFILE), REAL, PRICED), 5.0),
+            ("the simulator under a real profile (tests)", spend(Queued, false, None, SIM, PRICED), 5.0),
+        ];
+        for (name, row, want) in &cases {
+            assert_eq!(spent(std::slice::from_ref(row), &pricing), *want, "{name}");
+        }
+        let all: Vec<SpendRow> = cases.iter().map(|(_, r, _)| r.clone()).collect();
+        assert_eq!(spent(&all, &pricing), cases.iter().map(|(_, _, w)| w).sum::<f64>());
+        let nothing = spent(&[], &pricing);
+        assert!(nothing == 0.0 && nothing.is_sign_positive(), "never -0.00");
+    }
+
+    #[test]
+    fn demo_tasks_are_the_demo_profile_on_this_machine() {
+        let cases = [
+            (Some(DEMO_PROFILE), "http://127.0.0.1:4321/", true),
+            (Some(DEMO_PROFILE), "http://localhost:4321/", true),
+            (Some(DEMO_PROFILE), "http://[::1]:4321/", true),
+            (Some(DEMO_PROFILE), "https://api.example/v1/", false),
+            (Some("work"), "http://127.0.0.1:4321/", false),
+            (None, "http://127.0.0.1:4321/", false),
+            (Some(DEMO_PROFILE), "not a url", false),
+        ];
+        for (profile, url, want) in cases {
+            assert_eq!(is_demo(profile, url), want, "{profile:?} {url}");
+        }
     }
 
     #[test]

@@ -6,9 +6,9 @@ use std::path::Path;
 use tokio::sync::{mpsc, oneshot, watch};
 use tokio::task::JoinHandle;
 
+use super::journal::Part;
 use super::{Activity, Command, EngineConfig, EngineError, Event, Reply, run};
 use crate::api::Client;
-use crate::rules::ValidSubmission;
 use crate::store::{Store, TaskRecord};
 
 pub struct LocalEngine {
@@ -59,14 +59,10 @@ impl LocalEngine {
         rx.await.map_err(|_| EngineError::Stopped)?
     }
 
-    /// Journals the tasks (they exist once this returns) and queues their submission.
-    pub async fn submit(
-        &self,
-        submission: ValidSubmission,
-        count: u32,
-        parent: Option<i64>,
-    ) -> Result<Vec<TaskRecord>, EngineError> {
-        self.ask(|reply| Command::Submit { submission: Box::new(submission), count, parent, reply }).await
+    /// Journals the tasks of every part (they exist once this returns), one batch when they
+    /// are several, and queues their submission.
+    pub async fn submit(&self, parts: Vec<Part>) -> Result<Vec<TaskRecord>, EngineError> {
+        self.ask(|reply| Command::Submit { parts, reply }).await
     }
 
     pub async fn resend(&self, id: i64) -> Result<(), EngineError> {

@@ -105,11 +105,9 @@ pub(crate) type Reply<T> = oneshot::Sender<Result<T, EngineError>>;
 
 #[derive(Debug)]
 pub enum Command {
-    /// Journal and send `count` copies of a submission.
+    /// Journal and send every part of a submission: one batch when it makes several tasks.
     Submit {
-        submission: Box<ValidSubmission>,
-        count: u32,
-        parent: Option<i64>,
+        parts: Vec<journal::Part>,
         reply: Reply<Vec<TaskRecord>>,
     },
     /// Send a `submit_unknown` or `rejected` task again, with its original idempotency key.
@@ -200,9 +198,15 @@ impl Engine {
         count: u32,
         parent: Option<i64>,
     ) -> Result<Vec<TaskRecord>, EngineError> {
+        self.submit_parts(vec![journal::Part { submission, count, parent }]).await
+    }
+
+    /// Journals every task of a submission made of several parts (a grid, several tasks sent
+    /// again at once) as one batch, and queues their submission.
+    pub async fn submit_parts(&self, parts: Vec<journal::Part>) -> Result<Vec<TaskRecord>, EngineError> {
         match self {
-            Engine::Local(e) => e.submit(submission, count, parent).await,
-            Engine::Remote(e) => e.submit(&submission, count, parent).await,
+            Engine::Local(e) => e.submit(parts).await,
+            Engine::Remote(e) => e.submit(&parts).await,
         }
     }
 

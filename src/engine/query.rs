@@ -34,11 +34,16 @@ pub fn resolve(db: &Path, text: &str) -> Result<i64, QueryError> {
 }
 
 /// No database yet means no tasks yet.
-pub fn list(db: &Path, state: Option<LocalState>, limit: usize) -> Result<Vec<TaskRecord>, QueryError> {
+pub fn list(
+    db: &Path,
+    state: Option<LocalState>,
+    batch: Option<i64>,
+    limit: usize,
+) -> Result<Vec<TaskRecord>, QueryError> {
     if !db.exists() {
         return Ok(Vec::new());
     }
-    Ok(tasks::list(&open_reader(db)?, state, limit)?)
+    Ok(tasks::list(&open_reader(db)?, state, batch, limit)?)
 }
 
 pub fn unfinished(db: &Path) -> Result<Vec<TaskRecord>, QueryError> {
@@ -121,9 +126,15 @@ pub fn start_of_today() -> i64 {
     now.start_of_day().map(|d| d.timestamp().as_millisecond()).unwrap_or(0)
 }
 
-/// What today's tasks cost so far (priced models only).
+/// What counts against today's budget: the tasks created today that the service bills or
+/// will bill, in flight included, of priced models and not of demo mode (see
+/// [`ledger::spent`]).
 pub fn spent_today(db: &Path, pricing: &Pricing) -> Result<f64, QueryError> {
-    Ok(ledger(db, Some(start_of_today()), pricing)?.total.cost.amount())
+    if !db.exists() {
+        return Ok(0.0);
+    }
+    let rows = history::spend_rows(&open_reader(db)?, start_of_today())?;
+    Ok(ledger::spent(&rows, pricing))
 }
 
 /// Every task, oldest first.
@@ -132,4 +143,64 @@ pub fn export(db: &Path, each: impl FnMut(TaskRecord) -> Result<(), StoreError>)
         return Ok(());
     }
     Ok(history::all(&open_reader(db)?, each)?)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::engine::recover::DEMO_PROFILE;
+    use crate::store::{NewTask, fixtures, open_writer};
+
+    const PRICED: &str = "acme/aurora-3.0/text-to-video";
+
+    /// Journals a task of `billed` seconds created at `at`, then puts it in `state`.
+    fn journal(db: &Path, at: i64, state: LocalState, billed: f64, tweak: impl FnOnce(&mut NewTask)) {
+        let conn = open_writer(db).expect("db");
+        let mut new = NewTask { created_at: at, billed_seconds: Some(billed), ..fixtures::new_task("a fox") };
+        tweak(&mut new);
+        let mut t = tasks::insert(&conn, &new).expect("insert");
+        t.state = state;
+        if matches!(state, LocalState::Downloaded | LocalState::Completed) {
+            t.remote_completed_at = Some(at / 1000 + 60);
+        }
+        tasks::save(&conn, &t).expect("save");
+    }
+
+    #[test]
+    fn spent_today_counts_billable_work_in_flight_and_not_demo_tasks() {
+        let dir = tempfile::tempdir().expect("dir");
+        let db = dir.path().join("reel.db");
+        let pricing = Pricing { currency: "$".into(), per_second: [(PRICED.to_string(), 0.5)].into_iter().collect() };
+        assert_eq!(spent_today(&db, &pricing).expect("no database yet"), 0.0);
+        let today = start_of_today();
+        let now = crate::engine::now_ms().max(today);
+        let demo = |t: &mut NewTask| {
+            t.profile = Some(DEMO_PROFILE.into());
+            t.base_url = "http://127.0.0.1:40123/".into();
+        };
+        // Yesterday's work is yesterday's.
+        journal(&db, today - 3_600_000, LocalState::Downloaded, 100.0, |_| {});
+        journal(&db, today - 1, LocalState::InProgress, 100.0, |_| {});
+        // Today: 10 s saved ($5.00), 4 s rendering ($2.00), 2 s waiting ($1.00) and a send
+        // whose answer was lost, which the service may be rendering (6 s, $3.00).
+        journal(&db, now, LocalState::Downloaded, 10.0, |_| {});
+        journal(&db, now, LocalState::InProgress, 4.0, |_| {});
+        journal(&db, now, LocalState::Waiting, 2.0, |_| {});
+        journal(&db, now, LocalState::SubmitUnknown, 6.0, |_| {});
+        // Not billed: a failed render, a refusal, a task the service lost.
+        for state in [LocalState::Failed, LocalState::Rejected, LocalState::Lost] {
+            journal(&db, now, state, 50.0, |_| {});
+        }
+        // Free: the demo simulator's tasks, and a model without a price.
+        journal(&db, now, LocalState::Downloaded, 50.0, demo);
+        journal(&db, now, LocalState::Queued, 50.0, demo);
+        journal(&db, now, LocalState::InProgress, 50.0, |t| t.model = "acme/aurora-2.7/text-to-video".into());
+        assert_eq!(spent_today(&db, &pricing).expect("spent"), 11.0);
+        // A profile the user called "demo" on a real service is real money.
+        journal(&db, now, LocalState::Queued, 3.0, |t| {
+            t.profile = Some(DEMO_PROFILE.into());
+            t.base_url = "https://api.example/v1/".into();
+        });
+        assert_eq!(spent_today(&db, &pricing).expect("spent"), 12.5);
+    }
 }

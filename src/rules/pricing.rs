@@ -32,9 +32,10 @@ impl Pricing {
     /// The priced cost of `copies` of each submission. Unpriced models and unknown billed
     /// durations count 0 here; the form shows them as unpriced.
     pub fn planned(&self, plan: &[ValidSubmission], copies: u32) -> f64 {
+        // Folded from +0.0: `sum()` of no priced part is -0.0, which prints as "-0.00".
         plan.iter()
             .filter_map(|v| v.billing.total().and_then(|b| self.cost(&v.model.to_string(), b * f64::from(copies))))
-            .sum()
+            .fold(0.0, |total, cost| total + cost)
     }
 }
 
@@ -58,7 +59,12 @@ pub struct OverBudget {
 }
 
 /// The daily budget check: `Ok(planned cost)` when sending `copies` of `plan` keeps today's
-/// spending within the budget (or there is none), else what it would pass by.
+/// spending (`spent_today`: what [`crate::engine::query::spent_today`] counts, the work in
+/// flight included) within the budget, or there is none; else what it would pass by.
+///
+/// Only the priced parts of a plan add: a part whose cost is not known (a model without a
+/// price, an automatic duration) adds nothing, and a plan that adds nothing is never over the
+/// budget, however much was spent: reel asks only about money it can name.
 pub fn check_budget(
     budget: &Budget,
     pricing: &Pricing,
@@ -67,10 +73,11 @@ pub fn check_budget(
     copies: u32,
 ) -> Result<f64, OverBudget> {
     let planned = pricing.planned(plan, copies);
+    let spent = if spent_today > 0.0 { spent_today } else { 0.0 };
     match budget.daily {
         // A small tolerance so that spending exactly the budget is within it.
-        Some(daily) if spent_today + planned > daily + 1e-9 => {
-            Err(OverBudget { planned, spent: spent_today, daily, currency: pricing.currency.clone() })
+        Some(daily) if planned > 0.0 && spent + planned > daily + 1e-9 => {
+            Err(OverBudget { planned, spent, daily, currency: pricing.currency.clone() })
         }
         _ => Ok(planned),
     }
@@ -84,8 +91,17 @@ mod tests {
     const MODEL: &str = "acme/aurora-3.0/text-to-video";
 
     fn submission(seconds: &str) -> ValidSubmission {
+        of(MODEL, seconds)
+    }
+
+    /// A model the price table does not name.
+    fn unpriced(seconds: &str) -> ValidSubmission {
+        of("acme/aurora-2.7/text-to-video", seconds)
+    }
+
+    fn of(model: &str, seconds: &str) -> ValidSubmission {
         let draft =
-            Draft { model: MODEL.into(), prompt: "a fox".into(), seconds: Some(seconds.into()), ..Draft::default() };
+            Draft { model: model.into(), prompt: "a fox".into(), seconds: Some(seconds.into()), ..Draft::default() };
         validate(&draft, &Catalog::builtin(), UnknownModels::Warn).expect("valid")
     }
 
@@ -117,6 +133,44 @@ mod tests {
         for (daily, spent, seconds, copies, want) in cases {
             let got = check_budget(&Budget { daily: *daily }, &pricing(), *spent, &[submission(seconds)], *copies);
             assert_eq!(got.clone().map_err(|_| ()), *want, "{daily:?} {spent} {seconds} x{copies}: {got:?}");
+        }
+    }
+
+    #[test]
+    fn only_priced_parts_count_and_an_unpriced_plan_never_asks() {
+        type Case = (&'static str, f64, Vec<ValidSubmission>, u32, Result<f64, f64>);
+        let cases: Vec<Case> = vec![
+            ("unpriced, the budget already passed", 5.2, vec![unpriced("5")], 1, Ok(0.0)),
+            ("unpriced copies, nothing left", 5.0, vec![unpriced("10")], 3, Ok(0.0)),
+            ("automatic duration: its cost is not known", 5.2, vec![submission("-1")], 1, Ok(0.0)),
+            ("an empty plan", 9.0, vec![], 1, Ok(0.0)),
+            ("mixed within the budget: only the priced 5 s", 2.0, vec![unpriced("10"), submission("5")], 1, Ok(2.5)),
+            (
+                "mixed past it: the question names the priced part",
+                3.0,
+                vec![submission("5"), unpriced("10")],
+                1,
+                Err(2.5),
+            ),
+            ("mixed, two copies", 0.0, vec![unpriced("10"), submission("5")], 2, Ok(5.0)),
+        ];
+        for (name, spent, plan, copies, want) in cases {
+            let got = check_budget(&Budget { daily: Some(5.0) }, &pricing(), spent, &plan, copies);
+            assert_eq!(got.clone().map_err(|e| e.planned), want, "{name}: {got:?}");
+        }
+    }
+
+    #[test]
+    fn amounts_are_never_negative_nor_minus_zero() {
+        let p = pricing();
+        for plan in [vec![], vec![unpriced("5")], vec![submission("-1"), unpriced("10")]] {
+            let planned = p.planned(&plan, 1);
+            assert!(planned == 0.0 && planned.is_sign_positive(), "{plan:?}: {planned:?}");
+        }
+        for spent in [-0.0, 0.0, 2.75] {
+            let over = check_budget(&Budget { daily: Some(0.0) }, &p, spent, &[submission("5")], 1);
+            let text = over.map(|_| String::new()).unwrap_or_else(|e| e.to_string());
+            assert!(text.contains("this adds $2.50") && !text.contains('-'), "{spent:?}: {text}");
         }
     }
 

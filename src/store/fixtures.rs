@@ -7,6 +7,7 @@ use super::tasks::{NewTask, TaskRecord};
 pub fn new_task(prompt: &str) -> NewTask {
     NewTask {
         parent_id: None,
+        batch_id: None,
         idempotency_key: "k".into(),
         profile: None,
         base_url: "http://127.0.0.1:1/".into(),

@@ -256,6 +256,51 @@ pub fn ledger_rows(conn: &Connection, since: Option<i64>) -> Result<(Vec<LedgerR
     Ok((rows, times))
 }
 
+/// Tasks alike for the daily budget: same model, profile, service, state and whether the
+/// service finished rendering them.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SpendRow {
+    pub model: String,
+    pub profile: Option<String>,
+    pub base_url: String,
+    pub state: LocalState,
+    /// The service finished rendering them (`remote_completed_at` is known).
+    pub rendered: bool,
+    pub tasks: u64,
+    /// Their billed seconds where known: recorded when they were journaled, so tasks still in
+    /// flight count at what they will be billed.
+    pub billed_seconds: f64,
+    /// Those whose billed seconds are not known (a reference video of unstated length).
+    pub unknown_billed: u64,
+}
+
+/// The tasks created since `since` (Unix ms), grouped for the daily budget.
+pub fn spend_rows(conn: &Connection, since: i64) -> Result<Vec<SpendRow>, StoreError> {
+    let first = first_id_since(conn, since)?;
+    let mut stmt = conn.prepare_cached(
+        "SELECT (SELECT text FROM labels WHERE id = model_id), (SELECT text FROM labels WHERE id = profile_id), \
+         (SELECT text FROM labels WHERE id = base_url_id), (SELECT name FROM states WHERE code = state_code), \
+         remote_completed_at IS NOT NULL AS rendered, count(*), total(billed_seconds), sum(billed_seconds IS NULL) \
+         FROM tasks WHERE id >= ?1 GROUP BY model_id, profile_id, base_url_id, state_code, rendered",
+    )?;
+    let rows = stmt
+        .query_map([first], |r| {
+            let state: String = r.get(3)?;
+            Ok(SpendRow {
+                model: r.get(0)?,
+                profile: r.get(1)?,
+                base_url: r.get(2)?,
+                state: state.parse().map_err(|e: String| tasks::bad_column(3, std::io::Error::other(e)))?,
+                rendered: r.get(4)?,
+                tasks: r.get::<_, i64>(5)? as u64,
+                billed_seconds: r.get(6)?,
+                unknown_billed: r.get::<_, i64>(7)? as u64,
+            })
+        })?
+        .collect::<Result<Vec<_>, _>>()?;
+    Ok(rows)
+}
+
 /// Every task, oldest first, in batches (for export).
 pub fn all(conn: &Connection, mut each: impl FnMut(TaskRecord) -> Result<(), StoreError>) -> Result<(), StoreError> {
     let sql = format!("SELECT {} FROM tasks t ORDER BY t.id", tasks::COLUMNS);

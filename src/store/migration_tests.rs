@@ -1,5 +1,6 @@
 //! Migration 6 (numbered labels and states, events clustered by task) loses nothing: a
-//! database left by a schema-5 reel reads back the same through the store's own API.
+//! database left by a schema-5 reel reads back the same through the store's own API. Migration 7
+//! (batch ids) leaves every older task without a batch.
 
 use rusqlite::{Connection, params};
 use serde_json::json;
@@ -190,7 +191,7 @@ fn migration_6_keeps_every_row_event_link_search_and_the_next_id() {
     assert_eq!(search(HistoryQuery { since: Some(1_800_000_200_000), ..text("") }), [4, 2]);
     assert_eq!(search(HistoryQuery { until: Some(1_800_000_200_000), ..text("") }), [1]);
     assert_eq!(ids(tasks::unfinished(&conn).expect("unfinished")), [4]);
-    assert_eq!(ids(tasks::list(&conn, None, 10).expect("list")), [4, 2, 1]);
+    assert_eq!(ids(tasks::list(&conn, None, None, 10).expect("list")), [4, 2, 1]);
     assert_eq!(tasks::holder_of(&conn, "task_00000004", "https://api.example/v1/", 0).expect("holder"), Some(4));
     assert_eq!(tasks::holder_of(&conn, "task_00000004", "http://127.0.0.1:1/", 0).expect("holder"), None);
     let models = history::models(&conn).expect("models");
@@ -217,4 +218,29 @@ fn every_state_has_a_number() {
         tasks::save(&conn, &t).expect("a state without a number fails the NOT NULL");
         assert_eq!(tasks::get(&conn, t.id).expect("get").map(|t| t.state), Some(state));
     }
+}
+
+#[test]
+fn migration_7_leaves_older_tasks_without_a_batch() {
+    let mut conn = version_5();
+    for t in &rows() {
+        insert_v5(&conn, t);
+    }
+    // As a schema-6 reel left it (foreign keys off while its tables are rebuilt, as `migrate` does).
+    conn.pragma_update(None, "foreign_keys", false).expect("fk");
+    let tx = conn.transaction().expect("tx");
+    tx.execute_batch(MIGRATIONS[5]).expect("migration 6");
+    tx.pragma_update(None, "user_version", 6).expect("version");
+    tx.commit().expect("commit");
+    conn.pragma_update(None, "foreign_keys", true).expect("fk");
+    migrate(&mut conn).expect("migrates");
+    assert_eq!(version(&conn).expect("version"), 7);
+    for t in &rows() {
+        let back = tasks::get(&conn, t.id).expect("get").expect("kept");
+        assert_eq!(back.batch_id, None, "task {}", t.id);
+        assert_eq!(back, *t, "and nothing else changed");
+    }
+    let new = tasks::insert_batch(&conn, &[fixtures::new_task("a"), fixtures::new_task("b")]).expect("insert");
+    assert_eq!(new.iter().map(|t| t.batch_id).collect::<Vec<_>>(), [Some(5), Some(5)]);
+    assert_eq!(tasks::list(&conn, None, Some(5), 10).expect("list").len(), 2);
 }

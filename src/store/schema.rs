@@ -315,6 +315,13 @@ pub const MIGRATIONS: &[&str] = &[
     DROP TABLE events;
     ALTER TABLE events_new RENAME TO events;
     "#,
+    // 7: the tasks one submission made (copies, a grid, several sent again at once) record the
+    // batch they belong to: the id of its first task. Older rows have none (NULL).
+    r#"
+    ALTER TABLE tasks ADD COLUMN batch_id INTEGER;
+    -- `reel list --batch ID`: the tasks of one batch. Only tasks of a batch are kept.
+    CREATE INDEX tasks_by_batch ON tasks(batch_id) WHERE batch_id IS NOT NULL;
+    "#,
 ];
 
 pub fn version(conn: &Connection) -> Result<usize, StoreError> {

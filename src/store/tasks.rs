@@ -27,6 +27,8 @@ pub struct MediaRecord {
 #[derive(Debug, Clone, PartialEq)]
 pub struct NewTask {
     pub parent_id: Option<i64>,
+    /// The batch it is sent in (see [`TaskRecord::batch_id`]); [`insert_batch`] sets it.
+    pub batch_id: Option<i64>,
     pub idempotency_key: String,
     pub profile: Option<String>,
     pub base_url: String,
@@ -47,6 +49,11 @@ pub struct NewTask {
 pub struct TaskRecord {
     pub id: i64,
     pub parent_id: Option<i64>,
+    /// The tasks one submission made (copies, a grid, several sent again at once) share the id
+    /// of the first of them; a task sent alone, and every task journaled before batches were
+    /// recorded, has none.
+    #[serde(default)]
+    pub batch_id: Option<i64>,
     pub remote_id: Option<String>,
     pub idempotency_key: String,
     pub profile: Option<String>,
@@ -89,6 +96,7 @@ impl TaskRecord {
         TaskRecord {
             id,
             parent_id: t.parent_id,
+            batch_id: t.batch_id,
             remote_id: None,
             idempotency_key: t.idempotency_key,
             profile: t.profile,
@@ -145,7 +153,7 @@ pub(crate) const COLUMNS: &str = "t.id, t.parent_id, t.remote_id, t.idempotency_
     t.progress, t.created_at, t.submitted_at, t.remote_created_at, t.remote_completed_at, t.finished_at, t.url, \
     t.url_deadline, t.error, coalesce((SELECT text FROM labels WHERE id = t.file_dir_id), '') || t.file_name, \
     t.file_size, t.sha256, t.poll_count, t.poll_failures, t.last_polled_at, \
-    t.next_poll_at, t.download_attempts, t.url_refreshes, t.updated_at";
+    t.next_poll_at, t.download_attempts, t.url_refreshes, t.updated_at, t.batch_id";
 
 /// A path as its folder (up to and including the last separator, kept as a label) and the
 /// rest: joined, they give the path back exactly.
@@ -169,7 +177,7 @@ fn label(conn: &Connection, text: &str) -> Result<i64, StoreError> {
     }
 }
 
-fn bad_column(i: usize, e: impl std::error::Error + Send + Sync + 'static) -> rusqlite::Error {
+pub(super) fn bad_column(i: usize, e: impl std::error::Error + Send + Sync + 'static) -> rusqlite::Error {
     rusqlite::Error::FromSqlConversionFailure(i, rusqlite::types::Type::Text, Box::new(e))
 }
 
@@ -180,6 +188,7 @@ pub(crate) fn from_row(r: &Row<'_>) -> rusqlite::Result<TaskRecord> {
     Ok(TaskRecord {
         id: r.get(0)?,
         parent_id: r.get(1)?,
+        batch_id: r.get(36)?,
         remote_id: r.get(2)?,
         idempotency_key: r.get(3)?,
         profile: r.get(4)?,
@@ -217,8 +226,31 @@ pub(crate) fn from_row(r: &Row<'_>) -> rusqlite::Result<TaskRecord> {
     })
 }
 
+/// Inserts the tasks of one submission, in order. Several make a batch: each records the id
+/// of the first as its `batch_id` (unless the first came with one to join). A single task keeps
+/// the batch it was given, if any.
+pub fn insert_batch(conn: &Connection, rows: &[NewTask]) -> Result<Vec<TaskRecord>, StoreError> {
+    let Some((first, rest)) = rows.split_first() else { return Ok(Vec::new()) };
+    let mut head = insert(conn, first)?;
+    if head.batch_id.is_none() && !rest.is_empty() {
+        conn.prepare_cached("UPDATE tasks SET batch_id = id WHERE id = ?1")?.execute([head.id])?;
+        head.batch_id = Some(head.id);
+    }
+    let mut out = Vec::with_capacity(rows.len());
+    let batch = head.batch_id;
+    out.push(head);
+    for t in rest {
+        out.push(insert_in(conn, t, batch)?);
+    }
+    Ok(out)
+}
+
 /// Inserts a task as `submitting`, with its first event, and returns the row.
 pub fn insert(conn: &Connection, t: &NewTask) -> Result<TaskRecord, StoreError> {
+    insert_in(conn, t, t.batch_id)
+}
+
+fn insert_in(conn: &Connection, t: &NewTask, batch_id: Option<i64>) -> Result<TaskRecord, StoreError> {
     let media = match t.media.is_empty() {
         true => None,
         false => Some(serde_json::to_string(&t.media).map_err(|e| StoreError::Encode(e.to_string()))?),
@@ -226,9 +258,10 @@ pub fn insert(conn: &Connection, t: &NewTask) -> Result<TaskRecord, StoreError> 
     let profile = t.profile.as_deref().map(|p| label(conn, p)).transpose()?;
     conn.prepare_cached(
         "INSERT INTO tasks (parent_id, idempotency_key, profile_id, base_url_id, model_id, prompt, negative_prompt, \
-         seconds, resolution_id, ratio_id, watermark, media, billed_seconds, state_code, created_at, updated_at) \
+         seconds, resolution_id, ratio_id, watermark, media, billed_seconds, state_code, created_at, updated_at, \
+         batch_id) \
          VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, (SELECT code FROM states WHERE name = ?14), \
-         ?15, ?15)",
+         ?15, ?15, ?16)",
     )?
     .execute(params![
         t.parent_id,
@@ -246,6 +279,7 @@ pub fn insert(conn: &Connection, t: &NewTask) -> Result<TaskRecord, StoreError> 
         t.billed_seconds,
         LocalState::Waiting.as_str(),
         t.created_at,
+        batch_id,
     ])?;
     let id = conn.last_insert_rowid();
     add_event(conn, id, t.created_at, LocalState::Waiting.as_str(), None)?;
@@ -326,20 +360,31 @@ fn collect(conn: &Connection, sql: &str, params: impl rusqlite::Params) -> Resul
     Ok(rows)
 }
 
-/// Newest first (ids grow with creation time), optionally only in one state.
-pub fn list(conn: &Connection, state: Option<LocalState>, limit: usize) -> Result<Vec<TaskRecord>, StoreError> {
-    let limit = limit.min(i64::MAX as usize) as i64;
-    match state {
-        Some(s) => collect(
-            conn,
-            &format!(
-                "SELECT {COLUMNS} FROM tasks t WHERE t.state_code = (SELECT code FROM states WHERE name = ?1) \
-                 ORDER BY t.id DESC LIMIT ?2"
-            ),
-            params![s.as_str(), limit],
-        ),
-        None => collect(conn, &format!("SELECT {COLUMNS} FROM tasks t ORDER BY t.id DESC LIMIT ?1"), [limit]),
+/// Newest first (ids grow with creation time), optionally only in one state, only of one batch.
+pub fn list(
+    conn: &Connection,
+    state: Option<LocalState>,
+    batch: Option<i64>,
+    limit: usize,
+) -> Result<Vec<TaskRecord>, StoreError> {
+    let mut conditions = Vec::new();
+    let mut args: Vec<rusqlite::types::Value> = Vec::new();
+    if let Some(s) = state {
+        conditions.push("t.state_code = (SELECT code FROM states WHERE name = ?)");
+        args.push(s.as_str().to_string().into());
     }
+    if let Some(b) = batch {
+        conditions.push("t.batch_id = ?");
+        args.push(b.into());
+    }
+    args.push((limit.min(i64::MAX as usize) as i64).into());
+    let filter = if conditions.is_empty() { String::new() } else { format!("WHERE {}", conditions.join(" AND ")) };
+    // Only the fixed conditions above are joined; the values are bound.
+    collect(
+        conn,
+        &format!("SELECT {COLUMNS} FROM tasks t {filter} ORDER BY t.id DESC LIMIT ?"),
+        rusqlite::params_from_iter(args),
+    )
 }
 
 /// Every task that is not settled, oldest first: what the engine resumes at start.

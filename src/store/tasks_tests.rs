@@ -85,8 +85,8 @@ fn list_unfinished_and_search_index() {
     let mut b = insert(&conn, &NewTask { created_at: 2_000, ..new_task("a blue whale") }).expect("insert");
     b.state = LocalState::Downloaded;
     save(&conn, &b).expect("save");
-    assert_eq!(list(&conn, None, 10).expect("list").iter().map(|t| t.id).collect::<Vec<_>>(), vec![b.id, a.id]);
-    assert_eq!(list(&conn, Some(LocalState::Downloaded), 10).expect("list").len(), 1);
+    assert_eq!(list(&conn, None, None, 10).expect("list").iter().map(|t| t.id).collect::<Vec<_>>(), vec![b.id, a.id]);
+    assert_eq!(list(&conn, Some(LocalState::Downloaded), None, 10).expect("list").len(), 1);
     assert_eq!(unfinished(&conn).expect("unfinished").iter().map(|t| t.id).collect::<Vec<_>>(), vec![a.id]);
     let hits: Vec<i64> = conn
         .prepare("SELECT rowid FROM tasks_fts WHERE tasks_fts MATCH 'wha*'")
@@ -158,4 +158,32 @@ fn render_times_per_model() {
     }
     let times = render_times(&conn, 10).expect("times");
     assert_eq!(times["acme/aurora-3.0/text-to-video"], vec![90.0, 60.0]);
+}
+
+#[test]
+fn the_tasks_of_one_submission_share_the_first_ones_id_as_their_batch() {
+    let conn = db();
+    let batch = |rows: &[NewTask]| -> Vec<(i64, Option<i64>)> {
+        insert_batch(&conn, rows).expect("insert").iter().map(|t| (t.id, t.batch_id)).collect()
+    };
+    assert_eq!(batch(&[new_task("alone")]), [(1, None)], "a task sent alone has no batch");
+    assert_eq!(batch(&[new_task("a"), new_task("b"), new_task("c")]), [(2, Some(2)), (3, Some(2)), (4, Some(2))]);
+    assert_eq!(batch(&[new_task("d"), new_task("e")]), [(5, Some(5)), (6, Some(5))], "another submission, another");
+    assert_eq!(batch(&[]), []);
+    let joining = NewTask { batch_id: Some(2), ..new_task("f") };
+    assert_eq!(batch(&[joining.clone(), new_task("g")]), [(7, Some(2)), (8, Some(2))], "rows may join a batch");
+    assert_eq!(batch(&[joining]), [(9, Some(2))]);
+    assert_eq!(get(&conn, 3).expect("get").and_then(|t| t.batch_id), Some(2), "as stored");
+    let ids =
+        |state, batch| -> Vec<i64> { list(&conn, state, batch, 10).expect("list").iter().map(|t| t.id).collect() };
+    assert_eq!(ids(None, Some(2)), [9, 8, 7, 4, 3, 2], "newest first");
+    assert_eq!(ids(None, Some(1)), Vec::<i64>::new(), "a lone task's id is no batch");
+    assert_eq!(ids(Some(LocalState::Waiting), Some(5)), [6, 5]);
+    assert_eq!(ids(Some(LocalState::Queued), Some(5)), Vec::<i64>::new());
+    let plan: String = conn
+        .query_row("EXPLAIN QUERY PLAN SELECT id FROM tasks t WHERE t.batch_id = ?1 ORDER BY t.id DESC", [2], |r| {
+            r.get(3)
+        })
+        .expect("plan");
+    assert!(plan.contains("tasks_by_batch"), "{plan}");
 }

@@ -17,6 +17,7 @@ use super::prefs::Prefs;
 use super::terminal::Console;
 use crate::config::{Programs, Settings};
 use crate::engine::Engine;
+use crate::engine::journal::Part;
 use crate::engine::query::{self, QueryError};
 use crate::rules::Pricing;
 use crate::session::{self, Attached, Reach};
@@ -219,41 +220,29 @@ pub async fn perform(effect: Effect, cx: &Context, console: &mut impl Console) -
                         }
                     }
                 }
-                let mut all = Vec::new();
-                for v in ready {
-                    match engine.submit(v, copies, parent).await {
-                        Ok(records) => all.extend(records),
-                        Err(e) => {
-                            let _ = tx.send(Action::Submitted { again: false, result: Err(e.into()) });
-                            return;
-                        }
-                    }
-                }
-                let _ = tx.send(Action::Submitted { again: false, result: Ok(all) });
+                // One submission, one batch: the engine journals every part together.
+                let parts = ready.into_iter().map(|submission| Part { submission, count: copies, parent }).collect();
+                let result = engine.submit_parts(parts).await.map_err(Into::into);
+                let _ = tx.send(Action::Submitted { again: false, result });
             });
         }
         Effect::SubmitAgain(items) => {
             let (engine, media) = (cx.engine.get(), cx.media.clone());
             tokio::spawn(async move {
-                let mut all = Vec::new();
+                let mut parts = Vec::new();
                 for (parent, v) in items {
                     // A re-run's uploaded files: re-signed when their URLs expire too soon.
-                    let v = match prepare(v, &media, |line| drop(tx.send(Action::Report(Ok(line))))).await {
-                        Ok(v) => v,
+                    match prepare(v, &media, |line| drop(tx.send(Action::Report(Ok(line))))).await {
+                        Ok(submission) => parts.push(Part { submission, count: 1, parent: Some(parent) }),
                         Err(e) => {
                             let _ = tx.send(Action::Submitted { again: true, result: Err(EffectError::Media(e)) });
                             return;
                         }
-                    };
-                    match engine.submit(v, 1, Some(parent)).await {
-                        Ok(records) => all.extend(records),
-                        Err(e) => {
-                            let _ = tx.send(Action::Submitted { again: true, result: Err(e.into()) });
-                            return;
-                        }
                     }
                 }
-                let _ = tx.send(Action::Submitted { again: true, result: Ok(all) });
+                // Sent again together: one batch.
+                let result = engine.submit_parts(parts).await.map_err(Into::into);
+                let _ = tx.send(Action::Submitted { again: true, result });
             });
         }
         Effect::CheckMedia(items) => {
@@ -391,7 +380,13 @@ pub async fn perform(effect: Effect, cx: &Context, console: &mut impl Console) -
         }
         Effect::LoadSpent => {
             let (db, pricing) = (cx.db.clone(), cx.pricing.clone());
-            blocking(tx, move || query::spent_today(&db, &pricing).ok().map(Action::Spent));
+            blocking(tx, move || {
+                // Unread, the guard would count from nothing: the user is told.
+                Some(match query::spent_today(&db, &pricing) {
+                    Ok(amount) => Action::Spent(amount),
+                    Err(e) => Action::Report(Err(e.into())),
+                })
+            });
         }
         Effect::Delete { id, remove_file } => {
             let engine = cx.engine.get();

@@ -13,10 +13,9 @@ use tokio::task::JoinHandle;
 use tokio_util::codec::{FramedRead, FramedWrite, LinesCodec};
 
 use super::ServiceError;
-use super::protocol::{self, Answer, FromEngine, MAX_LINE, PROTOCOL, Request, Status, ToEngine};
-use crate::engine::journal::{self, Origin};
+use super::protocol::{self, Answer, DraftPart, FromEngine, MAX_LINE, PROTOCOL, Request, Status, ToEngine};
+use crate::engine::journal::{self, Origin, Part};
 use crate::engine::{EngineError, Event};
-use crate::rules::ValidSubmission;
 use crate::store::{LocalState, TaskRecord};
 
 /// Requests waiting for their replies, and whether the connection has closed (after which no
@@ -160,16 +159,17 @@ impl RemoteEngine {
         EngineError::Remote(format!("the engine answered {answer:?}"))
     }
 
-    pub async fn submit(
-        &self,
-        s: &ValidSubmission,
-        count: u32,
-        parent: Option<i64>,
-    ) -> Result<Vec<TaskRecord>, EngineError> {
-        // The draft of the journal's own mapping: the engine validates it again.
-        let draft =
-            journal::draft(&TaskRecord::journaled(0, journal::new_task(s, Origin::default()), LocalState::Waiting));
-        match self.ask(Request::Submit { draft, count, parent }).await? {
+    pub async fn submit(&self, parts: &[Part]) -> Result<Vec<TaskRecord>, EngineError> {
+        let parts = parts
+            .iter()
+            .map(|p| {
+                // The draft of the journal's own mapping: the engine validates it again.
+                let row = journal::new_task(&p.submission, Origin::default());
+                let draft = journal::draft(&TaskRecord::journaled(0, row, LocalState::Waiting));
+                DraftPart { draft, count: p.count, parent: p.parent }
+            })
+            .collect();
+        match self.ask(Request::Submit { parts }).await? {
             Answer::Tasks(t) => Ok(t),
             other => Err(Self::unexpected(&other)),
         }

@@ -9,7 +9,8 @@ use crate::rules::Draft;
 use crate::store::TaskRecord;
 
 /// Bumped whenever a message changes shape; a client and an engine must agree on it.
-pub const PROTOCOL: u32 = 2;
+/// 3: a submission is a list of parts, journaled as one batch.
+pub const PROTOCOL: u32 = 3;
 /// Longest line either side reads: a task row is a few kilobytes.
 pub const MAX_LINE: usize = 4 << 20;
 
@@ -58,14 +59,21 @@ pub struct Status {
     pub serves: Served,
 }
 
+/// A part of a submission as it travels: `count` copies of a draft, derived from `parent`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct DraftPart {
+    pub draft: Draft,
+    pub count: u32,
+    pub parent: Option<i64>,
+}
+
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "request", rename_all = "snake_case")]
 pub enum Request {
-    /// Validated again by the engine: it trusts no client.
+    /// Every part validated again by the engine (it trusts no client), then all journaled
+    /// together, as one batch when they make several tasks.
     Submit {
-        draft: Draft,
-        count: u32,
-        parent: Option<i64>,
+        parts: Vec<DraftPart>,
     },
     Resend {
         id: i64,
@@ -169,9 +177,14 @@ mod tests {
             ToEngine::Request {
                 seq: 1,
                 request: Request::Submit {
-                    draft: Draft { prompt: "p".into(), ..Draft::default() },
-                    count: 2,
-                    parent: None,
+                    parts: vec![
+                        DraftPart { draft: Draft { prompt: "p".into(), ..Draft::default() }, count: 2, parent: None },
+                        DraftPart {
+                            draft: Draft { prompt: "q".into(), ..Draft::default() },
+                            count: 1,
+                            parent: Some(4),
+                        },
+                    ],
                 },
             },
             ToEngine::Request { seq: 2, request: Request::Stop { force: true } },
@@ -182,7 +195,13 @@ mod tests {
         let from: Vec<FromEngine> = vec![
             FromEngine::Welcome { protocol: PROTOCOL, status: Box::new(status.clone()) },
             FromEngine::Refused { reason: "old".into(), replaceable: true },
-            FromEngine::Reply { seq: 3, result: Ok(Answer::Tasks(vec![record(1, LocalState::Waiting)])) },
+            FromEngine::Reply {
+                seq: 3,
+                result: Ok(Answer::Tasks(vec![
+                    TaskRecord { batch_id: Some(1), ..record(1, LocalState::Waiting) },
+                    TaskRecord { batch_id: Some(1), ..record(2, LocalState::Waiting) },
+                ])),
+            },
             FromEngine::Reply { seq: 4, result: Err("no task 9".into()) },
             FromEngine::Reply { seq: 5, result: Ok(Answer::Status(Box::new(status))) },
             FromEngine::Event {
@@ -197,6 +216,20 @@ mod tests {
             assert!(!line.contains('\n'), "one line");
             assert_eq!(decode::<FromEngine>(&line).expect("decodes"), m);
         }
+    }
+
+    #[test]
+    fn the_batch_id_travels_and_a_record_without_one_still_reads() {
+        let sent = TaskRecord { batch_id: Some(7), ..record(8, LocalState::Queued) };
+        let event = FromEngine::Event { event: Event::Task(Box::new(TaskUpdate { record: sent, eta_ms: None })) };
+        let line = encode(&event).expect("encodes");
+        assert!(line.contains(r#""batch_id":7"#), "{line}");
+        assert_eq!(decode::<FromEngine>(&line).expect("decodes"), event);
+        // A record as a reel before batch ids wrote it.
+        let mut old = serde_json::to_value(record(3, LocalState::Queued)).expect("json");
+        old.as_object_mut().expect("object").remove("batch_id");
+        let read: TaskRecord = serde_json::from_value(old).expect("reads without the field");
+        assert_eq!(read.batch_id, None);
     }
 
     #[test]

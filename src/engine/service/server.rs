@@ -12,6 +12,7 @@ use tokio_util::codec::{FramedRead, FramedWrite, LinesCodec};
 
 use super::ServiceError;
 use super::protocol::{self, Answer, FromEngine, MAX_LINE, PROTOCOL, Request, Served, Status, ToEngine};
+use crate::engine::journal::Part;
 use crate::engine::{Event, LocalEngine, now_ms};
 use crate::rules::{Catalog, UnknownModels, validate};
 
@@ -54,9 +55,18 @@ impl Shared {
     async fn handle(&self, request: Request) -> Result<Answer, String> {
         let text = |e: crate::engine::EngineError| e.to_string();
         match request {
-            Request::Submit { draft, count, parent } => {
-                let valid = validate(&draft, &self.opts.catalog, UnknownModels::Warn).map_err(|e| e.to_string())?;
-                self.engine.submit(valid, count, parent).await.map(Answer::Tasks).map_err(text)
+            Request::Submit { parts } => {
+                let several = parts.len() > 1;
+                let valid = parts
+                    .into_iter()
+                    .enumerate()
+                    .map(|(i, p)| match validate(&p.draft, &self.opts.catalog, UnknownModels::Warn) {
+                        Ok(submission) => Ok(Part { submission, count: p.count, parent: p.parent }),
+                        Err(e) if several => Err(format!("part {}: {e}", i + 1)),
+                        Err(e) => Err(e.to_string()),
+                    })
+                    .collect::<Result<Vec<_>, _>>()?;
+                self.engine.submit(valid).await.map(Answer::Tasks).map_err(text)
             }
             Request::Resend { id } => self.engine.resend(id).await.map(|()| Answer::Done).map_err(text),
             Request::Recheck { id } => self.engine.recheck(id).await.map(|()| Answer::Done).map_err(text),

@@ -104,7 +104,9 @@ impl App {
                 }
                 self.say(Level::Info, text);
             }
-            Action::Spent(amount) => self.spent_today = amount,
+            // The journal's figure may predate the journaling of a send made meanwhile: it
+            // raises what this dashboard counted (other clients' sends), never lowers it.
+            Action::Spent(amount) => self.spent_today = self.spent_today.max(amount),
             Action::Edited(field, Ok(text)) => {
                 let text = clean_paste(&text);
                 self.form.set_text(field, text.trim_end_matches('\n'));

@@ -366,20 +366,22 @@ fn history_opens_pages_filters_and_asks_before_deleting() {
     assert_eq!(a.screen, Screen::Dashboard);
 }
 
-#[test]
-fn past_the_daily_budget_the_dashboard_asks_first() {
+/// A dashboard with a daily budget, where `model` costs $0.50 a second.
+fn budgeted(model: &str, daily: f64) -> App {
     let header = Header {
         profile: None,
         base_url: "http://127.0.0.1:8787/".into(),
         demo: false,
         service: ServiceState::default(),
     };
-    let pricing = Pricing {
-        currency: "$".into(),
-        per_second: [("acme/aurora-3.0/text-to-video".to_string(), 0.5)].into_iter().collect(),
-    };
-    let budget = Budget { daily: Some(3.0) };
-    let mut a = App::new(Catalog::builtin(), pricing, vec![], budget, header, Prefs::default(), NOW, (120, 32));
+    let pricing = Pricing { currency: "$".into(), per_second: [(model.to_string(), 0.5)].into_iter().collect() };
+    let budget = Budget { daily: Some(daily) };
+    App::new(Catalog::builtin(), pricing, vec![], budget, header, Prefs::default(), NOW, (120, 32))
+}
+
+#[test]
+fn past_the_daily_budget_the_dashboard_asks_first() {
+    let mut a = budgeted("acme/aurora-3.0/text-to-video", 3.0);
     let opening = Effect::Reload { since_ms: NOW - crate::tui::link::RECENT_MS, check: vec![] };
     assert_eq!(a.initial_effects(), vec![opening, Effect::LoadSpent]);
     a.update(Action::Spent(1.0), NOW);
@@ -392,6 +394,37 @@ fn past_the_daily_budget_the_dashboard_asks_first() {
     ctrl(&mut a, 's');
     assert!(matches!(&key(&mut a, KeyCode::Char('y'))[..], [Effect::Submit { .. }]));
     assert!((a.spent_today - 3.5).abs() < 1e-9);
+}
+
+#[test]
+fn sends_in_a_row_add_up_even_when_the_spending_is_read_late() {
+    let mut a = budgeted("acme/aurora-3.0/text-to-video", 4.0);
+    typed(&mut a, "a fox");
+    // $2.50 of $4.00, sent before the journal's figure came back.
+    assert!(matches!(&ctrl(&mut a, 's')[..], [Effect::Submit { .. }]), "{}", status(&a));
+    // The figure was read before that task was journaled: it does not undo the send.
+    a.update(Action::Spent(0.0), NOW);
+    assert!(ctrl(&mut a, 's').is_empty(), "$2.50 + $2.50 passes $4.00");
+    assert_eq!(a.scope(), Scope::Confirm);
+    assert!(status(&a).contains("adds $2.50 to the $2.50 spent today"), "{}", status(&a));
+    key(&mut a, KeyCode::Char('n'));
+    // Another client's sends, read later, raise the figure.
+    a.update(Action::Spent(3.5), NOW);
+    assert!(ctrl(&mut a, 's').is_empty());
+    assert!(status(&a).contains("to the $3.50 spent today"), "{}", status(&a));
+}
+
+#[test]
+fn a_model_without_a_price_is_never_asked_about() {
+    // Only another model has a price; the form's is unpriced.
+    let mut a = budgeted("acme/aurora-2.7/text-to-video", 5.0);
+    a.update(Action::Spent(5.2), NOW);
+    typed(&mut a, "a fox");
+    for _ in 0..3 {
+        assert!(matches!(&ctrl(&mut a, 's')[..], [Effect::Submit { .. }]), "{}", status(&a));
+        assert!(!status(&a).contains("budget"), "{}", status(&a));
+        assert_ne!(a.scope(), Scope::Confirm);
+    }
 }
 
 fn in_history(rows: i64) -> App {
