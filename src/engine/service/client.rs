@@ -14,10 +14,9 @@ use tokio_util::codec::{FramedRead, FramedWrite, LinesCodec};
 
 use super::ServiceError;
 use super::protocol::{self, Answer, FromEngine, MAX_LINE, PROTOCOL, Request, Status, ToEngine};
-use crate::engine::journal::{self, Origin};
 use crate::engine::{EngineError, Event};
-use crate::rules::ValidSubmission;
-use crate::store::{LocalState, TaskRecord};
+use crate::rules::{Draft, ValidSubmission};
+use crate::store::TaskRecord;
 
 /// Requests waiting for their replies, and whether the connection has closed (after which no
 /// request may wait: nothing would ever answer it).
@@ -166,9 +165,8 @@ impl RemoteEngine {
         count: u32,
         parent: Option<i64>,
     ) -> Result<Vec<TaskRecord>, EngineError> {
-        // The draft of the journal's own mapping: the engine validates it again.
-        let draft =
-            journal::draft(&TaskRecord::journaled(0, journal::new_task(s, Origin::default()), LocalState::Waiting));
+        // The engine validates it again.
+        let draft = Draft::from(s);
         match self.ask(Request::Submit { draft, count, parent }).await? {
             Answer::Tasks(t) => Ok(t),
             other => Err(Self::unexpected(&other)),
