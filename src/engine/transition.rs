@@ -10,6 +10,7 @@ use super::timeline::Entry;
 use crate::api::client::unusable_task_id;
 use crate::api::types::message_of;
 use crate::api::{ApiError, Status, VideoTask};
+use crate::store::tasks::DUPLICATE_OF;
 use crate::store::{LocalState, TaskRecord};
 
 /// What the engine does next with a task.
@@ -331,7 +332,7 @@ pub fn duplicate_id(r: &TaskRecord, remote_id: &str, other: i64, ctx: &Ctx) -> S
     r.submitted_at = Some(ctx.now_ms);
     r.finished_at = Some(ctx.now_ms);
     r.updated_at = ctx.now_ms;
-    r.error = Some(json!({ "message": message, "duplicate_of": other }));
+    r.error = Some(json!({ "message": message, DUPLICATE_OF: other }));
     Step { record: r, event: Some(Entry::said(message)), next: Next::Stop }
 }
 

@@ -1,5 +1,7 @@
 //! Task rows and events: round trips, lookups, order.
 
+use serde_json::json;
+
 use super::*;
 use crate::store::schema::migrate;
 
@@ -158,4 +160,19 @@ fn render_times_per_model() {
     }
     let times = render_times(&conn, 10).expect("times");
     assert_eq!(times["acme/aurora-3.0/text-to-video"], vec![90.0, 60.0]);
+}
+
+#[test]
+fn a_duplicate_names_the_task_holding_its_id() {
+    let with = |error: Option<Value>| TaskRecord { error, ..crate::store::fixtures::record(2, LocalState::Lost) };
+    let cases = [
+        ("no error", None, None),
+        ("another error", Some(json!({"message": "gone"})), None),
+        ("a duplicate", Some(json!({"message": "same id as task 1", "duplicate_of": 1})), Some(1)),
+        ("not a number", Some(json!({"duplicate_of": "1"})), None),
+        ("an error that is text", Some(json!("duplicate_of")), None),
+    ];
+    for (name, error, want) in cases {
+        assert_eq!(with(error).duplicate_of(), want, "{name}");
+    }
 }
