@@ -13,7 +13,7 @@ use tokio::task::JoinHandle;
 use tokio_util::codec::{FramedRead, FramedWrite, LinesCodec};
 
 use super::ServiceError;
-use super::protocol::{self, Answer, FromEngine, MAX_LINE, PROTOCOL, Request, Status, ToEngine};
+use super::protocol::{self, Answer, FromEngine, MAX_LINE, PROTOCOL, Refusal, Request, Status, ToEngine};
 use crate::engine::{EngineError, Event};
 use crate::rules::{Draft, ValidSubmission};
 use crate::store::TaskRecord;
@@ -22,7 +22,7 @@ use crate::store::TaskRecord;
 /// request may wait: nothing would ever answer it).
 #[derive(Default)]
 struct Waiting {
-    replies: HashMap<u64, oneshot::Sender<Result<Answer, String>>>,
+    replies: HashMap<u64, oneshot::Sender<Result<Answer, Refusal>>>,
     closed: bool,
 }
 
@@ -152,7 +152,7 @@ impl RemoteEngine {
             waiting.replies.insert(seq, tx);
         }
         self.outgoing.send(ToEngine::Request { seq, request }).map_err(|_| EngineError::Stopped)?;
-        rx.await.map_err(|_| EngineError::Stopped)?.map_err(EngineError::Remote)
+        rx.await.map_err(|_| EngineError::Stopped)?.map_err(|Refusal(why)| EngineError::Remote(why))
     }
 
     fn unexpected(answer: &Answer) -> EngineError {

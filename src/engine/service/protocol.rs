@@ -3,6 +3,7 @@
 //! send as they please: requests and their replies (matched by `seq`), and every engine event.
 
 use serde::{Deserialize, Serialize};
+use thiserror::Error;
 
 use super::super::{Event, ServiceState};
 use crate::rules::Draft;
@@ -87,6 +88,13 @@ pub enum Request {
     },
 }
 
+/// Why the engine did not do what a client asked, in the engine's words. On the wire it is the
+/// text alone, as it has always been.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, Error)]
+#[serde(transparent)]
+#[error("{0}")]
+pub struct Refusal(pub String);
+
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "answer", content = "value", rename_all = "snake_case")]
 pub enum Answer {
@@ -118,7 +126,7 @@ pub enum FromEngine {
     },
     Reply {
         seq: u64,
-        result: Result<Answer, String>,
+        result: Result<Answer, Refusal>,
     },
     Event {
         event: Event,
@@ -183,7 +191,7 @@ mod tests {
             FromEngine::Welcome { protocol: PROTOCOL, status: Box::new(status.clone()) },
             FromEngine::Refused { reason: "old".into(), replaceable: true },
             FromEngine::Reply { seq: 3, result: Ok(Answer::Tasks(vec![record(1, LocalState::Waiting)])) },
-            FromEngine::Reply { seq: 4, result: Err("no task 9".into()) },
+            FromEngine::Reply { seq: 4, result: Err(Refusal("no task 9".into())) },
             FromEngine::Reply { seq: 5, result: Ok(Answer::Status(Box::new(status))) },
             FromEngine::Event {
                 event: Event::Task(Box::new(TaskUpdate { record: record(2, LocalState::Queued), eta_ms: Some(5) })),
@@ -197,6 +205,14 @@ mod tests {
             assert!(!line.contains('\n'), "one line");
             assert_eq!(decode::<FromEngine>(&line).expect("decodes"), m);
         }
+    }
+
+    #[test]
+    fn a_refusal_is_its_text_on_the_wire() {
+        let line = encode(&FromEngine::Reply { seq: 4, result: Err(Refusal("no task 9".into())) }).expect("encodes");
+        assert_eq!(line, r#"{"type":"reply","seq":4,"result":{"Err":"no task 9"}}"#);
+        let done = encode(&FromEngine::Reply { seq: 5, result: Ok(Answer::Done) }).expect("encodes");
+        assert_eq!(done, r#"{"type":"reply","seq":5,"result":{"Ok":{"answer":"done"}}}"#);
     }
 
     #[test]
