@@ -202,7 +202,7 @@ pub(crate) fn from_row(r: &Row<'_>) -> rusqlite::Result<TaskRecord> {
         watermark: r.get(12)?,
         media: serde_json::from_str(&media).map_err(|e| bad_column(13, e))?,
         billed_seconds: r.get(14)?,
-        state: state.parse().map_err(|e: String| bad_column(15, std::io::Error::other(e)))?,
+        state: state.parse::<LocalState>().map_err(|e| bad_column(15, e))?,
         remote_status: r.get(16)?,
         progress: r.get(17)?,
         created_at: r.get(18)?,
