@@ -180,7 +180,7 @@ async fn unusable_ids_are_reported_and_never_polled_and_duplicates_are_flagged()
     r.settle(&second).await;
     let t = &r.tasks[&second[0]];
     assert_eq!(t.state, LocalState::Lost);
-    assert_eq!(t.error.as_ref().map(|e| e["duplicate_of"].clone()), Some(serde_json::json!(first[0])));
+    assert_eq!(t.duplicate_of(), Some(first[0]));
     let saved: Vec<_> = r.tasks.values().filter(|t| t.state == LocalState::Downloaded).collect();
     assert_eq!(saved.len(), 1, "one id, one download");
 }

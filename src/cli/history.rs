@@ -4,6 +4,7 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use clap::{Args, Subcommand, ValueEnum};
+use thiserror::Error;
 
 use super::CliError;
 use super::output::{Output, OutputError};
@@ -79,15 +80,24 @@ pub struct ExportArgs {
     pub output: Option<PathBuf>,
 }
 
+/// Why a `--since` value names no moment.
+#[derive(Debug, Error)]
+pub enum SinceError {
+    #[error("\"{0}\" is not a date like 2026-11-22 or a span like 7d")]
+    NotADate(String),
+    /// The day has no local midnight jiff can give (outside its range).
+    #[error(transparent)]
+    NoMidnight(#[from] jiff::Error),
+}
+
 /// `YYYY-MM-DD` at local midnight, or `Nd` for N days before now, as Unix ms.
-pub fn parse_since(text: &str) -> Result<i64, String> {
+pub fn parse_since(text: &str) -> Result<i64, SinceError> {
     let text = text.trim();
     if let Some(days) = text.strip_suffix('d').and_then(|d| d.parse::<i64>().ok()) {
         return Ok(crate::engine::now_ms() - days * 86_400_000);
     }
-    let date: jiff::civil::Date =
-        text.parse().map_err(|_| format!("\"{text}\" is not a date like 2026-11-22 or a span like 7d"))?;
-    let zoned = date.to_zoned(jiff::tz::TimeZone::system()).map_err(|e| e.to_string())?;
+    let date: jiff::civil::Date = text.parse().map_err(|_| SinceError::NotADate(text.to_string()))?;
+    let zoned = date.to_zoned(jiff::tz::TimeZone::system())?;
     Ok(zoned.timestamp().as_millisecond())
 }
 
@@ -257,6 +267,20 @@ pub fn run(args: &HistoryArgs, settings: &Settings, out: &mut Output<impl Write>
 mod tests {
     use super::*;
     use crate::store::history::LedgerRow;
+
+    #[test]
+    fn since_is_a_local_day_or_a_number_of_days_back() {
+        let midnight =
+            jiff::civil::date(2026, 11, 22).to_zoned(jiff::tz::TimeZone::system()).expect("a local midnight");
+        assert_eq!(parse_since(" 2026-11-22 ").ok(), Some(midnight.timestamp().as_millisecond()));
+        let before = crate::engine::now_ms();
+        let week = parse_since("7d").expect("a span");
+        assert!((before - 7 * 86_400_000..=crate::engine::now_ms() - 7 * 86_400_000).contains(&week), "{week}");
+        for bad in ["yesterday", "7w", "2026-13-01"] {
+            let e = parse_since(bad).expect_err("refused");
+            assert_eq!(e.to_string(), format!("\"{bad}\" is not a date like 2026-11-22 or a span like 7d"));
+        }
+    }
 
     #[test]
     fn stats_keep_failed_rejected_and_lost_apart() {

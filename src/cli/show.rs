@@ -5,12 +5,13 @@ use std::path::Path;
 
 use clap::Args;
 use serde_json::json;
+use thiserror::Error;
 
 use super::CliError;
 use super::output::{Output, OutputError};
 use crate::config::Settings;
 use crate::engine::query;
-use crate::preview::{Previewer, StillPaths};
+use crate::preview::{PreviewError, Previewer, StillPaths};
 use crate::session::db_path;
 use crate::store::{EventRecord, LocalState, TaskRecord};
 use crate::text::{local_time, one_line, size};
@@ -95,7 +96,7 @@ pub fn run(args: &ShowArgs, settings: &Settings, out: &mut Output<impl Write>) -
         if args.preview {
             let (paths, why) = match preview_paths(&task, &previewer) {
                 Ok(paths) => (json!(paths), None),
-                Err(why) => (serde_json::Value::Null, Some(why)),
+                Err(why) => (serde_json::Value::Null, Some(why.to_string())),
             };
             shown["preview"] = paths;
             if let Some(why) = why {
@@ -118,32 +119,45 @@ pub fn run(args: &ShowArgs, settings: &Settings, out: &mut Output<impl Write>) -
     Ok(())
 }
 
+/// Why a task has no preview, in one line that says what to do.
+#[derive(Debug, Error)]
+enum NoPreview {
+    #[error("task {id} has no saved video yet ({state}); its preview comes once it is saved")]
+    NotYet { id: i64, state: LocalState },
+    #[error("task {id} has no saved video ({state}); reel download {id} fetches it while its URL works")]
+    NotSaved { id: i64, state: LocalState },
+    #[error("task {id} ended {state} without a video: there is nothing to preview")]
+    NoVideo { id: i64, state: LocalState },
+    #[error(transparent)]
+    Preview(#[from] PreviewError),
+    #[error("the preview cache was changed meanwhile")]
+    CacheChanged,
+}
+
 /// The saved file and its hash, or why there is none.
-fn saved(task: &TaskRecord) -> Result<(&Path, &str), String> {
+fn saved(task: &TaskRecord) -> Result<(&Path, &str), NoPreview> {
+    let (id, state) = (task.id, task.state);
     match (&task.file_path, &task.sha256) {
         (Some(path), Some(sha)) => Ok((Path::new(path), sha)),
-        _ if task.state.is_polled() || task.state.is_sending() || task.state.needs_download() => {
-            Err(format!("task {} has no saved video yet ({}); its preview comes once it is saved", task.id, task.state))
+        _ if state.is_polled() || state.is_sending() || state.needs_download() => Err(NoPreview::NotYet { id, state }),
+        _ if matches!(state, LocalState::Expired | LocalState::DownloadFailed) => {
+            Err(NoPreview::NotSaved { id, state })
         }
-        _ if matches!(task.state, LocalState::Expired | LocalState::DownloadFailed) => Err(format!(
-            "task {} has no saved video ({}); reel download {} fetches it while its URL works",
-            task.id, task.state, task.id
-        )),
-        _ => Err(format!("task {} ended {} without a video: there is nothing to preview", task.id, task.state)),
+        _ => Err(NoPreview::NoVideo { id, state }),
     }
 }
 
-/// The poster frame, or a one-line reason (what to do is in the message).
-fn poster(task: &TaskRecord, previewer: &Previewer) -> Result<image::RgbImage, String> {
+/// The poster frame, or why there is none.
+fn poster(task: &TaskRecord, previewer: &Previewer) -> Result<image::RgbImage, NoPreview> {
     let (path, sha) = saved(task)?;
-    previewer.poster(path, sha).map_err(|e| e.to_string())
+    Ok(previewer.poster(path, sha)?)
 }
 
-/// The cached pictures' paths (made first when missing), or a one-line reason.
-fn preview_paths(task: &TaskRecord, previewer: &Previewer) -> Result<StillPaths, String> {
+/// The cached pictures' paths (made first when missing), or why there are none.
+fn preview_paths(task: &TaskRecord, previewer: &Previewer) -> Result<StillPaths, NoPreview> {
     let (path, sha) = saved(task)?;
-    previewer.ensure(path, sha).map_err(|e| e.to_string())?;
-    previewer.cached(sha).map_err(|e| e.to_string())?.ok_or_else(|| "the preview cache was changed meanwhile".into())
+    previewer.ensure(path, sha)?;
+    previewer.cached(sha)?.ok_or(NoPreview::CacheChanged)
 }
 
 fn stdout_failed(e: std::io::Error) -> OutputError {
@@ -170,7 +184,7 @@ mod tests {
             (LocalState::Rejected, "ended rejected without a video"),
         ];
         for (state, want) in cases {
-            let why = saved(&record(7, state)).expect_err("no file");
+            let why = saved(&record(7, state)).expect_err("no file").to_string();
             assert!(why.contains(want), "{state}: {why}");
         }
     }

@@ -4,6 +4,7 @@ use std::io::Write;
 use std::time::Duration;
 
 use clap::Args;
+use thiserror::Error;
 
 use super::CliError;
 use super::output::Output;
@@ -14,17 +15,30 @@ use crate::sim::{
     LifecycleConfig, Origin, SimConfig, SimHandle, Storm, Trigger, UrlPlacement,
 };
 
-fn probability(text: &str) -> Result<f64, String> {
+/// A `reel sim` value, or a combination of them, that the simulator does not take.
+#[derive(Debug, Clone, PartialEq, Eq, Error)]
+pub enum SimArgError {
+    #[error("\"{0}\" is not a probability from 0 to 1")]
+    Probability(String),
+    #[error("\"{0}\" is not a number of seconds")]
+    Seconds(String),
+    #[error("\"{0}\" is not 307 or 308")]
+    RedirectStatus(String),
+    #[error("--render-min-secs is above --render-max-secs")]
+    RenderRange,
+}
+
+fn probability(text: &str) -> Result<f64, SimArgError> {
     match text.parse::<f64>() {
         Ok(p) if (0.0..=1.0).contains(&p) => Ok(p),
-        _ => Err(format!("\"{text}\" is not a probability from 0 to 1")),
+        _ => Err(SimArgError::Probability(text.to_string())),
     }
 }
 
-fn seconds(text: &str) -> Result<Duration, String> {
+fn seconds(text: &str) -> Result<Duration, SimArgError> {
     match text.parse::<f64>() {
         Ok(s) if s.is_finite() && s >= 0.0 => Ok(Duration::from_secs_f64(s)),
-        _ => Err(format!("\"{text}\" is not a number of seconds")),
+        _ => Err(SimArgError::Seconds(text.to_string())),
     }
 }
 
@@ -33,11 +47,11 @@ const ANSWERS: &str = "Hostile API answers (WHEN: never, always, first:N, every:
 const TASKS: &str = "Hostile task content (WHEN: never, always, first:N, every:N, 0..1)";
 const MEDIA: &str = "Media (/media/NAME.mp4?seconds=N, NAME.png, NAME.wav?seconds=N)";
 
-fn redirect_status(text: &str) -> Result<u16, String> {
+fn redirect_status(text: &str) -> Result<u16, SimArgError> {
     match text {
         "307" => Ok(307),
         "308" => Ok(308),
-        _ => Err(format!("\"{text}\" is not 307 or 308")),
+        _ => Err(SimArgError::RedirectStatus(text.to_string())),
     }
 }
 
@@ -242,9 +256,9 @@ pub struct HostileArgs {
 }
 
 impl SimArgs {
-    pub fn config(&self, catalog: Catalog) -> Result<SimConfig, String> {
+    pub fn config(&self, catalog: Catalog) -> Result<SimConfig, SimArgError> {
         if self.render_min_secs > self.render_max_secs {
-            return Err("--render-min-secs is above --render-max-secs".into());
+            return Err(SimArgError::RenderRange);
         }
         Ok(SimConfig {
             api_key: self.api_key.clone(),
@@ -352,7 +366,7 @@ pub fn banner(base_url: &str, config: &SimConfig) -> String {
 
 /// Serves until Ctrl-C, printing each request as it comes (flushed: output is buffered).
 pub async fn run(args: &SimArgs, catalog: Catalog, out: &mut Output<impl Write>) -> Result<(), CliError> {
-    let config = args.config(catalog).map_err(CliError::Usage)?;
+    let config = args.config(catalog).map_err(|e| CliError::Usage(e.to_string()))?;
     let sim =
         SimHandle::start(config, args.port).await.map_err(|source| CliError::Listen { port: args.port, source })?;
     out.text(&banner(&sim.base_url(), sim.config()))?;
@@ -388,9 +402,10 @@ mod tests {
         sim: SimArgs,
     }
 
-    fn config(args: &[&str]) -> Result<SimConfig, String> {
-        let cli = Cli::try_parse_from(std::iter::once("sim").chain(args.iter().copied())).map_err(|e| e.to_string())?;
-        cli.sim.config(Catalog::builtin())
+    /// The config the arguments give, or the words of their refusal (clap's, or the config's).
+    fn config(args: &[&str]) -> Result<SimConfig, Box<dyn std::error::Error>> {
+        let cli = Cli::try_parse_from(std::iter::once("sim").chain(args.iter().copied()))?;
+        Ok(cli.sim.config(Catalog::builtin())?)
     }
 
     #[test]
@@ -461,10 +476,18 @@ mod tests {
 
     #[test]
     fn bad_values_are_refused_with_the_choices() {
-        let err = config(&["--hostile-status", "finished"]).expect_err("refused");
-        assert!(err.contains("padded") && err.contains("missing"), "{err}");
-        let err = config(&["--hostile-trickle", "sometimes"]).expect_err("refused");
-        assert!(err.contains("every:N"), "{err}");
-        assert!(config(&["--api-redirect-status", "302"]).is_err());
+        let refused = |args: &[&str]| config(args).expect_err("refused").to_string();
+        let cases: [(&[&str], &str); 6] = [
+            (&["--hostile-status", "finished"], "\"finished\" is not one of: padded, succeeded"),
+            (&["--hostile-trickle", "sometimes"], "use never, always, first:N, every:N or 0..1"),
+            (&["--api-redirect-status", "302"], "\"302\" is not 307 or 308"),
+            (&["--failure-rate", "2"], "\"2\" is not a probability from 0 to 1"),
+            (&["--queue-secs", "soon"], "\"soon\" is not a number of seconds"),
+            (&["--render-min-secs", "9", "--render-max-secs", "3"], "--render-min-secs is above --render-max-secs"),
+        ];
+        for (args, want) in cases {
+            let err = refused(args);
+            assert!(err.contains(want), "{args:?}: {err}");
+        }
     }
 }

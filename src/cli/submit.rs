@@ -5,6 +5,7 @@ use std::process::ExitCode;
 use std::time::Duration;
 
 use clap::Args;
+use thiserror::Error;
 
 use super::CliError;
 use super::follow::{Ended, exit_code, follow, print_tasks, stderr_is_tty};
@@ -60,9 +61,14 @@ pub struct SubmitArgs {
     pub no_preflight: bool,
 }
 
+/// A `--media` value without the `TYPE=` that says what the item is.
+#[derive(Debug, Clone, PartialEq, Eq, Error)]
+#[error("--media \"{0}\" is not TYPE=URL[@SECONDS]")]
+pub struct BadMedia(pub String);
+
 /// `TYPE=URL[@SECONDS]`; `@SECONDS` counts only when it is a number, since URLs may hold `@`.
-pub fn parse_media(text: &str) -> Result<MediaDraft, String> {
-    let (kind, rest) = text.split_once('=').ok_or_else(|| format!("--media \"{text}\" is not TYPE=URL[@SECONDS]"))?;
+pub fn parse_media(text: &str) -> Result<MediaDraft, BadMedia> {
+    let (kind, rest) = text.split_once('=').ok_or_else(|| BadMedia(text.to_string()))?;
     let (url, seconds) = match rest.rsplit_once('@') {
         Some((url, secs)) if secs.trim().parse::<f64>().is_ok() => (url, Some(secs.trim().to_string())),
         _ => (rest, None),
@@ -71,7 +77,7 @@ pub fn parse_media(text: &str) -> Result<MediaDraft, String> {
 }
 
 impl SubmitArgs {
-    pub fn draft(&self) -> Result<Draft, String> {
+    pub fn draft(&self) -> Result<Draft, BadMedia> {
         Ok(Draft {
             model: self.model.trim().to_string(),
             prompt: self.prompt.clone(),
@@ -93,8 +99,8 @@ pub async fn run(
 ) -> Result<ExitCode, CliError> {
     let draft = match args.draft() {
         Ok(d) => d,
-        Err(message) => {
-            note(&message);
+        Err(bad) => {
+            note(&bad.to_string());
             return Ok(ExitCode::from(2));
         }
     };
@@ -226,7 +232,7 @@ mod tests {
             ("first_frame=https://x.org/a.png", Ok(("first_frame", "https://x.org/a.png", None))),
             ("reference_video=https://x.org/v.mp4@4.5", Ok(("reference_video", "https://x.org/v.mp4", Some("4.5")))),
             ("reference_image=https://user@x.org/a.png", Ok(("reference_image", "https://user@x.org/a.png", None))),
-            ("no-equals", Err(())),
+            ("no-equals", Err("--media \"no-equals\" is not TYPE=URL[@SECONDS]")),
         ];
         for (text, want) in cases {
             let got = parse_media(text);
@@ -234,7 +240,7 @@ mod tests {
                 (Ok(m), Ok((k, u, s))) => {
                     assert_eq!((m.kind.as_str(), m.url.as_str(), m.seconds.as_deref()), (k, u, s))
                 }
-                (Err(_), Err(())) => {}
+                (Err(e), Err(words)) => assert_eq!(e.to_string(), words),
                 (got, want) => panic!("{text}: {got:?} vs {want:?}"),
             }
         }

@@ -7,6 +7,7 @@ use super::journal::{self, Origin, Part};
 use super::manual::{self, Recheck};
 use super::queue::Job;
 use super::run::{Runner, now};
+use super::timeline::Entry;
 use super::{Command, EngineError};
 use crate::store::TaskRecord;
 use crate::store::tasks::{self, NewTask};
@@ -99,8 +100,12 @@ impl Runner {
     /// Journals a row the user's request changed, then works on it.
     async fn take_up(&mut self, record: TaskRecord, event: &str, job: Job) -> Result<(), EngineError> {
         let now = now();
-        self.write(vec![super::queue::Write { record: record.clone(), event: Some(event.into()), sidecar: false }])
-            .await?;
+        self.write(vec![super::queue::Write {
+            record: record.clone(),
+            event: Some(Entry::said(event)),
+            sidecar: false,
+        }])
+        .await?;
         self.queue.track(record, job, now.at);
         Ok(())
     }

@@ -4,8 +4,9 @@
 //!
 //! The pure core: `queue` (what to start next), `transition` (what an answer does to a task),
 //! `manual` (what a user's request does), `schedule` (intervals, back-off, budget), `health`,
-//! `recover`, `journal` (submission → row → request body). The I/O shell: `run` (the loop),
-//! `commands`, `download`, `files`, `query` (read-only connections).
+//! `recover`, `journal` (submission → row → request body), `timeline` (what a change of state
+//! records). The I/O shell: `run` (the loop), `commands`, `download`, `files`, `query`
+//! (read-only connections).
 
 mod commands;
 pub mod download;
@@ -22,6 +23,7 @@ pub mod recover;
 mod run;
 pub mod service;
 pub mod stall;
+pub mod timeline;
 pub use run::now_ms;
 pub mod schedule;
 pub mod transition;

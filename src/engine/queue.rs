@@ -12,6 +12,7 @@ use super::download::{FetchError, Saved};
 use super::health::{Health, HealthTracker, ServiceState};
 use super::recover::{Recovery, Resume};
 use super::schedule::{Kind, LOAD_SHARE, Pace, PollPolicy, RateWindow, Rationer, RenderStats, Sighting, shortest};
+use super::timeline::Entry;
 use super::transition::{self, Ctx, Next, Step};
 use crate::api::{ApiError, VideoTask};
 use crate::store::{LocalState, TaskRecord};
@@ -83,8 +84,8 @@ impl Start {
 #[derive(Debug, Clone, PartialEq)]
 pub struct Write {
     pub record: TaskRecord,
-    /// `Some` records an event (the state changed); an empty text records it without detail.
-    pub event: Option<String>,
+    /// `Some` records an event in the task's timeline (the state changed).
+    pub event: Option<Entry>,
     pub sidecar: bool,
 }
 
@@ -405,7 +406,11 @@ impl Queue {
             let again = t.record.state == LocalState::Waiting && t.record.error.is_some();
             t.record.state = LocalState::Submitting;
             t.record.updated_at = now.ms;
-            plan.writes.push(Write { record: t.record.clone(), event: (!again).then(String::new), sidecar: false });
+            plan.writes.push(Write {
+                record: t.record.clone(),
+                event: (!again).then_some(Entry::Bare),
+                sidecar: false,
+            });
         }
         plan.starts.push(match t.job {
             Job::Send => Start::Send { id, record: t.record.clone() },
@@ -425,7 +430,7 @@ impl Queue {
         if t.record.state != LocalState::Downloading {
             t.record.state = LocalState::Downloading;
             t.record.updated_at = now.ms;
-            plan.writes.push(Write { record: t.record.clone(), event: Some(String::new()), sidecar: false });
+            plan.writes.push(Write { record: t.record.clone(), event: Some(Entry::Bare), sidecar: false });
         }
         plan.starts.push(Start::Download { id, url, record: t.record.clone() });
     }

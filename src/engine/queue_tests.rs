@@ -368,9 +368,10 @@ fn unusable_or_duplicate_ids_are_reported_on_the_task_and_never_polled() {
         let plan = q.sent(1, &answer(id, "queued"), dup, now);
         let w = plan.writes.last().expect("journaled");
         assert_eq!(w.record.state, LocalState::Lost, "{name}");
-        assert!(w.event.as_deref().is_some_and(|e| e.contains("id")), "{name}: {:?}", w.event);
+        assert!(w.event.as_ref().and_then(Entry::detail).is_some_and(|e| e.contains("id")), "{name}: {:?}", w.event);
         assert_eq!(q.tracked(), 0, "{name}: never polled");
         assert!(w.record.remote_id.as_deref() != Some(id) || dup.is_some(), "{name}");
+        assert_eq!(w.record.duplicate_of(), dup, "{name}: the task holding its id");
     }
 }
 

@@ -1,5 +1,6 @@
 //! What to do, at start, with every task a previous run left unfinished.
 
+use super::timeline::Entry;
 use crate::store::{LocalState, TaskRecord};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -16,7 +17,7 @@ pub enum Resume {
 #[derive(Debug, Clone, PartialEq)]
 pub struct Recovery {
     pub record: TaskRecord,
-    pub event: Option<String>,
+    pub event: Option<Entry>,
     pub resume: Resume,
 }
 
@@ -36,7 +37,7 @@ pub fn plan(record: TaskRecord, base_url: &str, now_ms: i64) -> Recovery {
         r.updated_at = now_ms;
         let message = "the demo simulator that ran this task has stopped, and its tasks with it";
         r.error = Some(serde_json::json!({ "message": message }));
-        return Recovery { record: r, event: Some(message.into()), resume: Resume::Nothing };
+        return Recovery { record: r, event: Some(Entry::said(message)), resume: Resume::Nothing };
     }
     match record.state {
         LocalState::Waiting => Recovery { record, event: None, resume: Resume::Send },
@@ -50,7 +51,7 @@ pub fn plan(record: TaskRecord, base_url: &str, now_ms: i64) -> Recovery {
             }));
             Recovery {
                 record: r,
-                event: Some("reel stopped during submission; not resubmitted, to avoid paying twice".into()),
+                event: Some(Entry::said("reel stopped during submission; not resubmitted, to avoid paying twice")),
                 resume: Resume::Nothing,
             }
         }

@@ -9,6 +9,7 @@ use tokio::sync::mpsc;
 use super::download::{self, FetchError, Saved};
 use super::queue::{Limits, Now, Plan, Queue, Start, Write};
 use super::schedule::RenderStats;
+use super::timeline::Entry;
 use super::{Command, EngineConfig, EngineError, Event, TaskUpdate, files, journal, recover};
 use crate::api::{ApiError, Client, VideoTask};
 use crate::preview::background::Background;
@@ -201,18 +202,15 @@ impl Runner {
                 }
             }
         }
-        // An empty event text records the change without a detail.
-        let rows: Vec<(TaskRecord, Option<Option<String>>)> = writes
-            .iter()
-            .map(|w| (w.record.clone(), w.event.as_ref().map(|d| (!d.is_empty()).then(|| d.clone()))))
-            .collect();
+        let rows: Vec<(TaskRecord, Option<Entry>)> =
+            writes.iter().map(|w| (w.record.clone(), w.event.clone())).collect();
         self.store
             .write(move |c| {
                 let tx = c.transaction()?;
                 for (record, event) in &rows {
                     tasks::save(&tx, record)?;
-                    if let Some(detail) = event {
-                        tasks::add_event(&tx, record.id, record.updated_at, record.state.as_str(), detail.as_deref())?;
+                    if let Some(entry) = event {
+                        tasks::add_event(&tx, record.id, record.updated_at, record.state.as_str(), entry.detail())?;
                     }
                 }
                 tx.commit()?;
@@ -220,8 +218,8 @@ impl Runner {
             })
             .await?;
         for w in &writes {
-            if let Some(detail) = &w.event {
-                let detail = crate::text::safe(detail);
+            if let Some(entry) = &w.event {
+                let detail = crate::text::safe(entry.detail().unwrap_or_default());
                 tracing::info!(task = w.record.id, state = %w.record.state, detail = %detail, "transition");
             }
             self.emit(&w.record);
@@ -297,5 +295,65 @@ fn log_answer(id: i64, what: &str, result: &Result<VideoTask, ApiError>) {
         Err(e) => {
             tracing::warn!(task = id, request = what, error = %crate::text::safe(&e.to_string()), "request failed")
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::time::Duration;
+
+    use crate::api::{ApiKey, Client, ClientOptions};
+    use crate::engine::{Engine, EngineConfig, Event, PollPolicy};
+    use crate::rules::{Catalog, Draft, UnknownModels, validate};
+    use crate::sim::{LifecycleConfig, SimConfig, SimHandle};
+    use crate::store::{LocalState, Store, tasks};
+
+    /// A task's timeline as stored: a bare change of state has no detail (never an empty text),
+    /// and one with words keeps them.
+    #[tokio::test]
+    async fn bare_entries_are_stored_without_a_detail_and_said_ones_with_theirs() {
+        let lifecycle = LifecycleConfig {
+            queue_time: Duration::from_millis(30),
+            render_min: Duration::from_millis(60),
+            render_max: Duration::from_millis(60),
+            failure_rate: 0.0,
+        };
+        let sim = SimHandle::start(SimConfig { lifecycle, seed: Some(3), ..SimConfig::default() }, 0)
+            .await
+            .expect("the simulator starts");
+        let client = Client::new(&sim.base_url(), ApiKey::new(sim.api_key()).expect("key"), ClientOptions::default())
+            .expect("client");
+        let dir = tempfile::tempdir().expect("tempdir");
+        let store = Store::open(&dir.path().join("reel.db")).expect("store");
+        let mut config = EngineConfig::new(dir.path().join("videos"));
+        let fast = Duration::from_millis(50);
+        config.policy = PollPolicy { first_poll: fast, base: fast, max: fast, slow: fast, ..PollPolicy::default() };
+        let (engine, mut events) = Engine::start(config, client, store).await.expect("engine");
+        let draft = Draft { model: "acme/aurora-3.0/text-to-video".into(), prompt: "a fox".into(), ..Draft::default() };
+        let valid = validate(&draft, &Catalog::builtin(), UnknownModels::Warn).expect("valid");
+        let id = engine.submit(valid, 1, None).await.expect("submitted")[0].id;
+        let saved = tokio::time::timeout(Duration::from_secs(20), async {
+            while let Some(event) = events.recv().await {
+                if let Event::Task(t) = event
+                    && t.record.id == id
+                    && t.record.state == LocalState::Downloaded
+                {
+                    return true;
+                }
+            }
+            false
+        })
+        .await;
+        assert_eq!(saved, Ok(true), "the task is saved");
+        engine.shutdown().await;
+        let reader = crate::store::open_reader(&dir.path().join("reel.db")).expect("reader");
+        let timeline: Vec<(String, Option<String>)> =
+            tasks::events(&reader, id).expect("events").into_iter().map(|e| (e.state, e.detail)).collect();
+        let bare = |state: &str| (state.to_string(), None);
+        assert_eq!(timeline[..3], [bare("waiting"), bare("submitting"), bare("queued")], "{timeline:?}");
+        let (state, detail) = timeline.last().expect("an entry");
+        assert_eq!(state, "downloaded");
+        assert!(detail.as_deref().is_some_and(|d| d.starts_with("saved ")), "{detail:?}");
+        assert!(timeline.iter().all(|(_, d)| d.as_deref() != Some("")), "{timeline:?}");
     }
 }

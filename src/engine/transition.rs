@@ -6,9 +6,11 @@ use serde_json::{Value, json};
 
 use super::download::{FetchError, Saved};
 use super::schedule::{Pace, PollPolicy, backoff, next_poll};
+use super::timeline::Entry;
 use crate::api::client::unusable_task_id;
 use crate::api::types::message_of;
 use crate::api::{ApiError, Status, VideoTask};
+use crate::store::tasks::DUPLICATE_OF;
 use crate::store::{LocalState, TaskRecord};
 
 /// What the engine does next with a task.
@@ -27,7 +29,7 @@ pub enum Next {
 #[derive(Debug, Clone, PartialEq)]
 pub struct Step {
     pub record: TaskRecord,
-    pub event: Option<String>,
+    pub event: Option<Entry>,
     pub next: Next,
 }
 
@@ -88,7 +90,7 @@ fn apply_status(mut r: TaskRecord, task: &VideoTask, ctx: &Ctx) -> Step {
         r.remote_status = Some(task.status.as_str().to_string());
         r.remote_created_at = r.remote_created_at.or(task.created_at);
         let changed = r.state != before.0;
-        return Step { record: r, event: changed.then(|| detail.unwrap_or_default()), next };
+        return Step { record: r, event: changed.then(|| Entry::from(detail)), next };
     }
     r.remote_status = Some(task.status.as_str().to_string());
     r.progress = task.progress.or(r.progress);
@@ -143,7 +145,7 @@ fn apply_status(mut r: TaskRecord, task: &VideoTask, ctx: &Ctx) -> Step {
         }
     };
     let changed = r.state != before.0 || (r.state == LocalState::Unrecognized && r.remote_status != before.1);
-    Step { record: r, event: changed.then(|| detail.unwrap_or_default()), next }
+    Step { record: r, event: changed.then(|| Entry::from(detail)), next }
 }
 
 /// A gateway's `unknown`: polled like a queued task while young. The service has lost track of
@@ -205,7 +207,7 @@ pub fn after_poll(r: &TaskRecord, result: &Result<VideoTask, ApiError>, ctx: &Ct
             r.finished_at = Some(ctx.now_ms);
             let message = format!("{err}, although it gave this id; the task is lost");
             r.error = Some(json!({ "message": message, "body": error_json(err).get("body").cloned() }));
-            Step { record: r, event: Some(message), next: Next::Stop }
+            Step { record: r, event: Some(Entry::said(message)), next: Next::Stop }
         }
         Err(err) => {
             r.poll_failures += 1;
@@ -215,7 +217,10 @@ pub fn after_poll(r: &TaskRecord, result: &Result<VideoTask, ApiError>, ctx: &Ct
                 r.state = LocalState::Stalled;
             }
             let event = stalls.then(|| {
-                format!("not finished after {} s; still checked, slowly", ctx.policy.client_timeout.as_secs())
+                Entry::said(format!(
+                    "not finished after {} s; still checked, slowly",
+                    ctx.policy.client_timeout.as_secs()
+                ))
             });
             Step { record: r, event, next: Next::Poll(wait) }
         }
@@ -233,7 +238,7 @@ fn waits(mut r: TaskRecord, why: String, next: Next) -> Step {
     let said_before = r.error.as_ref().and_then(message_of).is_some_and(|m| m == why);
     r.state = LocalState::Waiting;
     r.error = Some(json!({ "message": why }));
-    Step { event: (!said_before).then_some(why), record: r, next }
+    Step { event: (!said_before).then(|| Entry::said(why)), record: r, next }
 }
 
 /// Whether a failed POST provably did not create a task, so that sending it again is safe:
@@ -259,7 +264,7 @@ pub fn after_submit(r: &TaskRecord, result: &Result<VideoTask, ApiError>, attemp
             r.submitted_at = Some(ctx.now_ms);
             r.finished_at = Some(ctx.now_ms);
             r.error = Some(json!({ "message": message, "id": shown }));
-            Step { record: r, event: Some(message), next: Next::Stop }
+            Step { record: r, event: Some(Entry::said(message)), next: Next::Stop }
         }
         Ok(task) => {
             r.remote_id = Some(task.id.clone());
@@ -270,7 +275,7 @@ pub fn after_submit(r: &TaskRecord, result: &Result<VideoTask, ApiError>, attemp
             if let Next::Poll(_) = step.next {
                 step.next = Next::Poll(ctx.policy.first_poll);
             }
-            step.event.get_or_insert_with(String::new);
+            step.event.get_or_insert(Entry::Bare);
             step
         }
         Err(err) if refuses_key(err, true) => {
@@ -311,7 +316,7 @@ pub fn after_submit(r: &TaskRecord, result: &Result<VideoTask, ApiError>, attemp
             r.state = state;
             r.error = Some(error_json(err));
             r.finished_at = Some(ctx.now_ms);
-            Step { record: r, event: Some(detail), next: Next::Stop }
+            Step { record: r, event: Some(Entry::said(detail)), next: Next::Stop }
         }
     }
 }
@@ -327,8 +332,8 @@ pub fn duplicate_id(r: &TaskRecord, remote_id: &str, other: i64, ctx: &Ctx) -> S
     r.submitted_at = Some(ctx.now_ms);
     r.finished_at = Some(ctx.now_ms);
     r.updated_at = ctx.now_ms;
-    r.error = Some(json!({ "message": message, "duplicate_of": other }));
-    Step { record: r, event: Some(message), next: Next::Stop }
+    r.error = Some(json!({ "message": message, DUPLICATE_OF: other }));
+    Step { record: r, event: Some(Entry::said(message)), next: Next::Stop }
 }
 
 /// A download attempt's end. `max_attempts` failed attempts (not counting the one URL refresh)
@@ -346,7 +351,7 @@ pub fn after_download(r: &TaskRecord, result: &Result<Saved, FetchError>, max_at
             record.error = None;
             record.finished_at = r.finished_at;
             let event = format!("fetching again did not work ({why}); the saved file is kept");
-            Step { record, event: Some(event), next: Next::Stop }
+            Step { record, event: Some(Entry::said(event)), next: Next::Stop }
         }
         _ => step,
     }
@@ -364,27 +369,27 @@ fn download_step(r: &TaskRecord, result: &Result<Saved, FetchError>, max_attempt
             r.finished_at = Some(ctx.now_ms);
             r.progress = Some(100.0);
             let detail = format!("saved {} ({} bytes)", saved.path.display(), saved.size);
-            Step { record: r, event: Some(detail), next: Next::Stop }
+            Step { record: r, event: Some(Entry::said(detail)), next: Next::Stop }
         }
         Err(FetchError::Gone(e)) if r.url_refreshes == 0 => {
             r.url_refreshes += 1;
             r.state = LocalState::Completed;
             let detail = format!("{e}; asking the service for a fresh URL");
-            Step { record: r, event: Some(detail), next: Next::Poll(Duration::ZERO) }
+            Step { record: r, event: Some(Entry::said(detail)), next: Next::Poll(Duration::ZERO) }
         }
         Err(FetchError::Gone(e)) => {
             r.state = LocalState::Expired;
             r.finished_at = Some(ctx.now_ms);
             let message = format!("{e}, and a fresh poll did not give a working URL; the file was not saved");
             r.error = Some(json!({ "message": message }));
-            Step { record: r, event: Some(message), next: Next::Stop }
+            Step { record: r, event: Some(Entry::said(message)), next: Next::Stop }
         }
         Err(FetchError::Fatal(message)) => {
             r.download_attempts += 1;
             r.state = LocalState::DownloadFailed;
             r.finished_at = Some(ctx.now_ms);
             r.error = Some(json!({ "message": message }));
-            Step { record: r, event: Some(format!("not retried: {message}")), next: Next::Stop }
+            Step { record: r, event: Some(Entry::said(format!("not retried: {message}"))), next: Next::Stop }
         }
         Err(FetchError::Retry(message)) => {
             r.download_attempts += 1;
@@ -393,7 +398,7 @@ fn download_step(r: &TaskRecord, result: &Result<Saved, FetchError>, max_attempt
                 r.finished_at = Some(ctx.now_ms);
                 r.error = Some(json!({ "message": message }));
                 let detail = format!("gave up after {} attempts: {message}", r.download_attempts);
-                Step { record: r, event: Some(detail), next: Next::Stop }
+                Step { record: r, event: Some(Entry::said(detail)), next: Next::Stop }
             } else {
                 let wait = backoff(&ctx.policy, r.download_attempts as u32, ctx.jitter);
                 Step { record: r, event: None, next: Next::RetryDownload(wait) }

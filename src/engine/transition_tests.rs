@@ -149,7 +149,13 @@ fn failed_tasks_keep_error_details_and_unknown_statuses_are_shown() {
         &ctx(),
     );
     assert_eq!(step.record.error, Some(json!({"message": "nsfw"})));
-    assert_eq!(step.event.as_deref(), Some("nsfw"));
+    assert_eq!(step.event, Some(Entry::Said("nsfw".into())));
+    let silent = after_poll(
+        &record(LocalState::InProgress),
+        &task(json!({"id": "t", "status": "failed", "error": {"message": ""}})),
+        &ctx(),
+    );
+    assert_eq!(silent.event, Some(Entry::Bare), "an empty message is an event without detail");
     let step = after_poll(&record(LocalState::InProgress), &task(json!({"id": "t", "status": "Processing"})), &ctx());
     assert_eq!(step.record.remote_status.as_deref(), Some("Processing"));
     let again = after_poll(&step.record, &task(json!({"id": "t", "status": "Processing"})), &ctx());
@@ -339,7 +345,7 @@ fn a_failed_fetch_again_keeps_a_saved_file() {
     let step = after_download(&r, &gone, 3, &ctx());
     assert_eq!((step.record.state, step.next), (LocalState::Downloaded, Next::Stop));
     assert_eq!((step.record.error, step.record.finished_at), (None, Some(NOW - 5_000)));
-    assert!(step.event.is_some_and(|e| e.contains("saved file is kept")));
+    assert!(step.event.as_ref().and_then(Entry::detail).is_some_and(|e| e.contains("saved file is kept")));
 }
 
 /// What a gateway (new-api) answers, through the same transitions as the spec's shapes.
@@ -459,8 +465,8 @@ fn gateway_answers_table() {
     let failed =
         after_poll(&young, &gateway("failed", json!({"url": "DataInspectionFailed (request id: 42)"})), &ctx());
     assert_eq!(
-        failed.event.as_deref(),
-        Some("DataInspectionFailed (request id: 42)"),
+        failed.event,
+        Some(Entry::said("DataInspectionFailed (request id: 42)")),
         "the failure text is the message"
     );
     let done = after_poll(&young, &gateway("completed", json!({"url": url})), &ctx());

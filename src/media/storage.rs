@@ -17,9 +17,9 @@ use object_store::path::Path as ObjectPath;
 use object_store::signer::{Method, Signer};
 use object_store::{ClientOptions, ObjectStoreExt, RetryConfig, StaticCredentialProvider};
 
-pub use error::{HOW_TO_CONFIGURE, StorageError, classify, server_reply};
+pub use error::{HOW_TO_CONFIGURE, ProcessOutputError, StorageError, classify, server_reply};
 pub use naming::{
-    MAX_URL_LIFETIME, URL_LIFETIME_MARGIN, clamp_lifetime, content_type, object_key, url_expiry, url_lifetime,
+    MAX_URL_LIFETIME, URL_LIFETIME_MARGIN, accepted, clamp_lifetime, content_type, object_key, url_expiry, url_lifetime,
 };
 pub use settings::{
     Credentials, DEFAULT_REGION, ENV_ACCESS_KEY_ID, ENV_SECRET_ACCESS_KEY, ENV_SESSION_TOKEN, StorageSettings,
@@ -145,11 +145,11 @@ impl Storage {
         mut progress: impl FnMut(Progress) + Send,
     ) -> Result<Uploaded, StorageError> {
         let ext = naming::extension(path);
-        let content_type = content_type(kind, ext.as_deref()).map_err(|accepted| StorageError::WrongType {
+        let content_type = content_type(kind, ext.as_deref()).ok_or_else(|| StorageError::WrongType {
             path: path.to_path_buf(),
             kind,
             found: ext.as_deref().map_or("a file without an extension".to_string(), |e| format!(".{e}")),
-            accepted,
+            accepted: accepted(kind),
         })?;
         let ext = ext.unwrap_or_default();
         let local = transfer::read_local(path, self.transfer.multipart_threshold).await?;

@@ -113,7 +113,7 @@ pub async fn carry_out(
     for (index, step) in steps {
         let (path, result) = match step {
             Step::Upload { path, kind } => {
-                let r = upload(storage, &path, kind, lifetime, index, &mut progress).await;
+                let r = upload(storage, &path, kind, lifetime, index, &mut progress).await.map_err(|e| e.to_string());
                 (path, r)
             }
             Step::Resign { key, path, kind } => {
@@ -125,7 +125,7 @@ pub async fn carry_out(
                     })
                     .map(|o| (s.url, o)),
                     Err(StorageError::Gone { .. }) if path.is_file() => {
-                        upload(storage, &path, kind, lifetime, index, &mut progress).await
+                        upload(storage, &path, kind, lifetime, index, &mut progress).await.map_err(|e| e.to_string())
                     }
                     Err(e @ StorageError::Gone { .. }) => {
                         Err(format!("{e}, and the file is no longer there to upload again"))
@@ -154,13 +154,10 @@ async fn upload(
     lifetime: Duration,
     index: usize,
     progress: &mut (impl FnMut(usize, &Path, Progress) + Send),
-) -> Result<(String, LocalOrigin), String> {
+) -> Result<(String, LocalOrigin), StorageError> {
     // Kept absolute, so a re-run from another folder finds the same file.
     let absolute = std::path::absolute(path).unwrap_or_else(|_| path.to_path_buf());
-    let up = storage
-        .upload(&absolute, kind, lifetime, |p| progress(index, &absolute, p))
-        .await
-        .map_err(|e| e.to_string())?;
+    let up = storage.upload(&absolute, kind, lifetime, |p| progress(index, &absolute, p)).await?;
     let origin = LocalOrigin {
         path: absolute.display().to_string(),
         key: Some(up.key),

@@ -5,6 +5,7 @@ pub mod catalog;
 pub mod model_id;
 pub mod params;
 pub mod pricing;
+mod redraft;
 pub mod source;
 pub mod validate;
 pub mod wire;

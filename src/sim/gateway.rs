@@ -9,6 +9,7 @@ use std::time::Duration;
 use hyper::StatusCode;
 use serde_json::{Value, json};
 
+use super::hostile::{BadValue, by_name};
 use super::lifecycle::{Outcome, Phase};
 use super::reply::Reply;
 use super::state::SimTask;
@@ -32,11 +33,8 @@ impl UrlPlacement {
         ("url", UrlPlacement::TopLevel),
     ];
 
-    pub fn parse_name(text: &str) -> Result<UrlPlacement, String> {
-        Self::NAMES.iter().find(|(n, _)| *n == text).map(|(_, p)| *p).ok_or_else(|| {
-            let names: Vec<&str> = Self::NAMES.iter().map(|(n, _)| *n).collect();
-            format!("\"{text}\" is not one of {}", names.join(", "))
-        })
+    pub fn parse_name(text: &str) -> Result<UrlPlacement, BadValue> {
+        by_name(&Self::NAMES, text)
     }
 }
 

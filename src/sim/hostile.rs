@@ -9,6 +9,7 @@ use std::str::FromStr;
 use std::time::Duration;
 
 use serde_json::{Value, json};
+use thiserror::Error;
 
 /// When a behaviour applies. Occurrences are counted per behaviour, so `Every` and `First` are
 /// exact; `Chance` draws from the simulator's seeded generator.
@@ -38,10 +39,19 @@ impl Trigger {
     }
 }
 
-impl FromStr for Trigger {
-    type Err = String;
+/// A command-line value the simulator does not take.
+#[derive(Debug, Clone, PartialEq, Eq, Error)]
+pub enum BadValue {
+    #[error("\"{0}\" is not a trigger: use never, always, first:N, every:N or 0..1")]
+    Trigger(String),
+    #[error("\"{text}\" is not one of: {names}")]
+    Name { text: String, names: String },
+}
 
-    fn from_str(text: &str) -> Result<Self, String> {
+impl FromStr for Trigger {
+    type Err = BadValue;
+
+    fn from_str(text: &str) -> Result<Self, BadValue> {
         let count = |n: &str| n.parse::<u64>().ok().filter(|n| *n > 0);
         let t = text.trim();
         let parsed = match t {
@@ -53,7 +63,7 @@ impl FromStr for Trigger {
                 _ => t.parse::<f64>().ok().filter(|p| (0.0..=1.0).contains(p)).map(Trigger::Chance),
             },
         };
-        parsed.ok_or_else(|| format!("\"{text}\" is not a trigger: use never, always, first:N, every:N or 0..1"))
+        parsed.ok_or_else(|| BadValue::Trigger(text.to_string()))
     }
 }
 
@@ -61,12 +71,17 @@ impl FromStr for Trigger {
 pub trait Named: Sized + Copy + 'static {
     const NAMES: &'static [(&'static str, Self)];
 
-    fn parse_name(text: &str) -> Result<Self, String> {
-        Self::NAMES.iter().find(|(n, _)| *n == text).map(|(_, v)| *v).ok_or_else(|| {
-            let names: Vec<&str> = Self::NAMES.iter().map(|(n, _)| *n).collect();
-            format!("\"{text}\" is not one of: {}", names.join(", "))
-        })
+    fn parse_name(text: &str) -> Result<Self, BadValue> {
+        by_name(Self::NAMES, text)
     }
+}
+
+/// The value `text` names in `names`, or which names there are.
+pub fn by_name<T: Copy>(names: &[(&str, T)], text: &str) -> Result<T, BadValue> {
+    names.iter().find(|(n, _)| *n == text).map(|(_, v)| *v).ok_or_else(|| BadValue::Name {
+        text: text.to_string(),
+        names: names.iter().map(|(n, _)| *n).collect::<Vec<_>>().join(", "),
+    })
 }
 
 /// A status the spec does not name, sent once the task is done (with a `url`: the trap).
@@ -443,7 +458,13 @@ mod tests {
         for (name, v) in HostileId::NAMES {
             assert_eq!(HostileId::parse_name(name), Ok(*v));
         }
-        assert!(HostileUrl::parse_name("gopher").is_err_and(|e| e.contains("ftp, file, javascript")));
+        let unknown = HostileUrl::parse_name("gopher").expect_err("not a name");
+        assert!(unknown.to_string().starts_with("\"gopher\" is not one of: ftp, file, javascript"), "{unknown}");
+        let not_a_trigger = "sometimes".parse::<Trigger>().expect_err("not a trigger");
+        assert_eq!(
+            not_a_trigger.to_string(),
+            "\"sometimes\" is not a trigger: use never, always, first:N, every:N or 0..1"
+        );
     }
 
     #[test]

@@ -4,6 +4,7 @@ use std::fmt;
 use std::str::FromStr;
 
 use serde::{Deserialize, Serialize};
+use thiserror::Error;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
@@ -116,14 +117,16 @@ impl fmt::Display for LocalState {
     }
 }
 
+/// A name that is not one of the local states.
+#[derive(Debug, Clone, PartialEq, Eq, Error)]
+#[error("unknown state \"{}\"; the states are {}", .0, LocalState::ALL.map(LocalState::as_str).join(", "))]
+pub struct UnknownState(pub String);
+
 impl FromStr for LocalState {
-    type Err = String;
+    type Err = UnknownState;
 
     fn from_str(s: &str) -> Result<Self, Self::Err> {
-        LocalState::ALL.into_iter().find(|st| st.as_str() == s).ok_or_else(|| {
-            let names: Vec<&str> = LocalState::ALL.iter().map(|s| s.as_str()).collect();
-            format!("unknown state \"{s}\"; the states are {}", names.join(", "))
-        })
+        LocalState::ALL.into_iter().find(|st| st.as_str() == s).ok_or_else(|| UnknownState(s.to_string()))
     }
 }
 
@@ -138,6 +141,10 @@ mod tests {
             let phases = [s.is_sending(), s.is_polled(), s.needs_download(), s.is_settled()];
             assert_eq!(phases.iter().filter(|p| **p).count(), 1, "{s}");
         }
-        assert!("done".parse::<LocalState>().is_err());
+        let unknown = "done".parse::<LocalState>().expect_err("not a state");
+        assert!(
+            unknown.to_string().starts_with("unknown state \"done\"; the states are waiting, submitting, "),
+            "{unknown}"
+        );
     }
 }

@@ -90,7 +90,16 @@ pub struct TaskRecord {
     pub updated_at: i64,
 }
 
+/// The key of a task's `error` that names the task holding the same service id: the service
+/// gave two tasks one id, and this one is lost and followed there.
+pub const DUPLICATE_OF: &str = "duplicate_of";
+
 impl TaskRecord {
+    /// The task that holds this task's service id, when the service gave both the same id.
+    pub fn duplicate_of(&self) -> Option<i64> {
+        self.error.as_ref()?.get(DUPLICATE_OF)?.as_i64()
+    }
+
     /// The row as `insert` writes it for `t`, before anything else happens to it.
     pub fn journaled(id: i64, t: NewTask, state: LocalState) -> TaskRecord {
         TaskRecord {
@@ -202,7 +211,7 @@ pub(crate) fn from_row(r: &Row<'_>) -> rusqlite::Result<TaskRecord> {
         watermark: r.get(12)?,
         media: serde_json::from_str(&media).map_err(|e| bad_column(13, e))?,
         billed_seconds: r.get(14)?,
-        state: state.parse().map_err(|e: String| bad_column(15, std::io::Error::other(e)))?,
+        state: state.parse::<LocalState>().map_err(|e| bad_column(15, e))?,
         remote_status: r.get(16)?,
         progress: r.get(17)?,
         created_at: r.get(18)?,

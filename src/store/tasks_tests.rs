@@ -1,5 +1,7 @@
 //! Task rows and events: round trips, lookups, order.
 
+use serde_json::json;
+
 use super::*;
 use crate::store::schema::migrate;
 
@@ -186,4 +188,19 @@ fn the_tasks_of_one_submission_share_the_first_ones_id_as_their_batch() {
         })
         .expect("plan");
     assert!(plan.contains("tasks_by_batch"), "{plan}");
+}
+
+#[test]
+fn a_duplicate_names_the_task_holding_its_id() {
+    let with = |error: Option<Value>| TaskRecord { error, ..crate::store::fixtures::record(2, LocalState::Lost) };
+    let cases = [
+        ("no error", None, None),
+        ("another error", Some(json!({"message": "gone"})), None),
+        ("a duplicate", Some(json!({"message": "same id as task 1", "duplicate_of": 1})), Some(1)),
+        ("not a number", Some(json!({"duplicate_of": "1"})), None),
+        ("an error that is text", Some(json!("duplicate_of")), None),
+    ];
+    for (name, error, want) in cases {
+        assert_eq!(with(error).duplicate_of(), want, "{name}");
+    }
 }

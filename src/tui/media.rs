@@ -5,11 +5,9 @@
 use std::path::PathBuf;
 use std::time::Duration;
 
-use crate::engine::journal::{self, Origin};
 use crate::media::storage::StorageSettings;
 use crate::media::{preflight, uploads};
 use crate::rules::{Catalog, Draft, UnknownModels, ValidSubmission, validate};
-use crate::store::{LocalState, TaskRecord};
 
 /// What the media work needs from the settings.
 #[derive(Debug, Clone)]
@@ -22,7 +20,7 @@ pub struct MediaContext {
 
 /// A submission's parameters as a draft, to work on its media.
 fn draft_of(v: &ValidSubmission) -> Draft {
-    journal::draft(&TaskRecord::journaled(0, journal::new_task(v, Origin::default()), LocalState::Waiting))
+    Draft::from(v)
 }
 
 /// `v` with its local files uploaded and every media URL checked, or why it cannot be sent

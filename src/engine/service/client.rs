@@ -13,16 +13,17 @@ use tokio::task::JoinHandle;
 use tokio_util::codec::{FramedRead, FramedWrite, LinesCodec};
 
 use super::ServiceError;
-use super::protocol::{self, Answer, DraftPart, FromEngine, MAX_LINE, PROTOCOL, Request, Status, ToEngine};
-use crate::engine::journal::{self, Origin, Part};
+use super::protocol::{self, Answer, DraftPart, FromEngine, MAX_LINE, PROTOCOL, Refusal, Request, Status, ToEngine};
+use crate::engine::journal::Part;
 use crate::engine::{EngineError, Event};
-use crate::store::{LocalState, TaskRecord};
+use crate::rules::Draft;
+use crate::store::TaskRecord;
 
 /// Requests waiting for their replies, and whether the connection has closed (after which no
 /// request may wait: nothing would ever answer it).
 #[derive(Default)]
 struct Waiting {
-    replies: HashMap<u64, oneshot::Sender<Result<Answer, String>>>,
+    replies: HashMap<u64, oneshot::Sender<Result<Answer, Refusal>>>,
     closed: bool,
 }
 
@@ -152,7 +153,7 @@ impl RemoteEngine {
             waiting.replies.insert(seq, tx);
         }
         self.outgoing.send(ToEngine::Request { seq, request }).map_err(|_| EngineError::Stopped)?;
-        rx.await.map_err(|_| EngineError::Stopped)?.map_err(EngineError::Remote)
+        rx.await.map_err(|_| EngineError::Stopped)?.map_err(|Refusal(why)| EngineError::Remote(why))
     }
 
     fn unexpected(answer: &Answer) -> EngineError {
@@ -160,14 +161,10 @@ impl RemoteEngine {
     }
 
     pub async fn submit(&self, parts: &[Part]) -> Result<Vec<TaskRecord>, EngineError> {
+        // The engine validates every draft again.
         let parts = parts
             .iter()
-            .map(|p| {
-                // The draft of the journal's own mapping: the engine validates it again.
-                let row = journal::new_task(&p.submission, Origin::default());
-                let draft = journal::draft(&TaskRecord::journaled(0, row, LocalState::Waiting));
-                DraftPart { draft, count: p.count, parent: p.parent }
-            })
+            .map(|p| DraftPart { draft: Draft::from(&p.submission), count: p.count, parent: p.parent })
             .collect();
         match self.ask(Request::Submit { parts }).await? {
             Answer::Tasks(t) => Ok(t),

@@ -3,6 +3,7 @@
 //! send as they please: requests and their replies (matched by `seq`), and every engine event.
 
 use serde::{Deserialize, Serialize};
+use thiserror::Error;
 
 use super::super::{Event, ServiceState};
 use crate::rules::Draft;
@@ -95,6 +96,13 @@ pub enum Request {
     },
 }
 
+/// Why the engine did not do what a client asked, in the engine's words. On the wire it is the
+/// text alone, as it has always been.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, Error)]
+#[serde(transparent)]
+#[error("{0}")]
+pub struct Refusal(pub String);
+
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "answer", content = "value", rename_all = "snake_case")]
 pub enum Answer {
@@ -126,7 +134,7 @@ pub enum FromEngine {
     },
     Reply {
         seq: u64,
-        result: Result<Answer, String>,
+        result: Result<Answer, Refusal>,
     },
     Event {
         event: Event,
@@ -202,7 +210,7 @@ mod tests {
                     TaskRecord { batch_id: Some(1), ..record(2, LocalState::Waiting) },
                 ])),
             },
-            FromEngine::Reply { seq: 4, result: Err("no task 9".into()) },
+            FromEngine::Reply { seq: 4, result: Err(Refusal("no task 9".into())) },
             FromEngine::Reply { seq: 5, result: Ok(Answer::Status(Box::new(status))) },
             FromEngine::Event {
                 event: Event::Task(Box::new(TaskUpdate { record: record(2, LocalState::Queued), eta_ms: Some(5) })),
@@ -230,6 +238,14 @@ mod tests {
         old.as_object_mut().expect("object").remove("batch_id");
         let read: TaskRecord = serde_json::from_value(old).expect("reads without the field");
         assert_eq!(read.batch_id, None);
+    }
+
+    #[test]
+    fn a_refusal_is_its_text_on_the_wire() {
+        let line = encode(&FromEngine::Reply { seq: 4, result: Err(Refusal("no task 9".into())) }).expect("encodes");
+        assert_eq!(line, r#"{"type":"reply","seq":4,"result":{"Err":"no task 9"}}"#);
+        let done = encode(&FromEngine::Reply { seq: 5, result: Ok(Answer::Done) }).expect("encodes");
+        assert_eq!(done, r#"{"type":"reply","seq":5,"result":{"Ok":{"answer":"done"}}}"#);
     }
 
     #[test]

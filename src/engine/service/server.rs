@@ -7,14 +7,15 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
 use futures_util::{SinkExt as _, StreamExt as _};
+use thiserror::Error;
 use tokio::sync::{Notify, broadcast, mpsc, watch};
 use tokio_util::codec::{FramedRead, FramedWrite, LinesCodec};
 
 use super::ServiceError;
-use super::protocol::{self, Answer, FromEngine, MAX_LINE, PROTOCOL, Request, Served, Status, ToEngine};
+use super::protocol::{self, Answer, FromEngine, MAX_LINE, PROTOCOL, Refusal, Request, Served, Status, ToEngine};
 use crate::engine::journal::Part;
-use crate::engine::{Event, LocalEngine, now_ms};
-use crate::rules::{Catalog, UnknownModels, validate};
+use crate::engine::{EngineError, Event, LocalEngine, now_ms};
+use crate::rules::{Catalog, Invalid, UnknownModels, validate};
 
 pub struct ServeOptions {
     pub socket: PathBuf,
@@ -23,6 +24,31 @@ pub struct ServeOptions {
     pub serves: Served,
     /// Submissions are validated again here with the engine's own catalog.
     pub catalog: Catalog,
+}
+
+/// Why the engine did not do a client's request; the client reads the text.
+#[derive(Debug, Error)]
+enum Unserved {
+    #[error(transparent)]
+    Invalid(#[from] Invalid),
+    /// One part of a submission of several.
+    #[error("part {part}: {invalid}")]
+    Part { part: usize, invalid: Invalid },
+    #[error(transparent)]
+    Engine(#[from] EngineError),
+    #[error(
+        "{unfinished} {} unfinished; stopping now pauses {} until the next reel starts the engine \
+         (add --force to stop anyway)",
+        if *unfinished == 1 { "task is" } else { "tasks are" },
+        if *unfinished == 1 { "it" } else { "them" },
+    )]
+    Unfinished { unfinished: usize },
+}
+
+impl From<Unserved> for Refusal {
+    fn from(why: Unserved) -> Refusal {
+        Refusal(why.to_string())
+    }
 }
 
 struct Shared {
@@ -36,8 +62,8 @@ struct Shared {
 }
 
 impl Shared {
-    async fn status(&self) -> Result<Status, String> {
-        let a = self.engine.activity().await.map_err(|e| e.to_string())?;
+    async fn status(&self) -> Result<Status, EngineError> {
+        let a = self.engine.activity().await?;
         Ok(Status {
             pid: std::process::id(),
             version: env!("CARGO_PKG_VERSION").to_string(),
@@ -52,44 +78,35 @@ impl Shared {
         })
     }
 
-    async fn handle(&self, request: Request) -> Result<Answer, String> {
-        let text = |e: crate::engine::EngineError| e.to_string();
-        match request {
+    async fn handle(&self, request: Request) -> Result<Answer, Unserved> {
+        Ok(match request {
             Request::Submit { parts } => {
                 let several = parts.len() > 1;
-                let valid = parts
-                    .into_iter()
-                    .enumerate()
-                    .map(|(i, p)| match validate(&p.draft, &self.opts.catalog, UnknownModels::Warn) {
-                        Ok(submission) => Ok(Part { submission, count: p.count, parent: p.parent }),
-                        Err(e) if several => Err(format!("part {}: {e}", i + 1)),
-                        Err(e) => Err(e.to_string()),
-                    })
-                    .collect::<Result<Vec<_>, _>>()?;
-                self.engine.submit(valid).await.map(Answer::Tasks).map_err(text)
+                let mut valid = Vec::with_capacity(parts.len());
+                for (i, p) in parts.into_iter().enumerate() {
+                    match validate(&p.draft, &self.opts.catalog, UnknownModels::Warn) {
+                        Ok(submission) => valid.push(Part { submission, count: p.count, parent: p.parent }),
+                        Err(invalid) if several => return Err(Unserved::Part { part: i + 1, invalid }),
+                        Err(invalid) => return Err(invalid.into()),
+                    }
+                }
+                Answer::Tasks(self.engine.submit(valid).await?)
             }
-            Request::Resend { id } => self.engine.resend(id).await.map(|()| Answer::Done).map_err(text),
-            Request::Recheck { id } => self.engine.recheck(id).await.map(|()| Answer::Done).map_err(text),
-            Request::Download { id } => self.engine.download(id).await.map(|()| Answer::Done).map_err(text),
-            Request::Delete { id, remove_file } => {
-                self.engine.delete(id, remove_file).await.map(|t| Answer::Task(Box::new(t))).map_err(text)
-            }
-            Request::Status => self.status().await.map(|s| Answer::Status(Box::new(s))),
+            Request::Resend { id } => self.engine.resend(id).await.map(|()| Answer::Done)?,
+            Request::Recheck { id } => self.engine.recheck(id).await.map(|()| Answer::Done)?,
+            Request::Download { id } => self.engine.download(id).await.map(|()| Answer::Done)?,
+            Request::Delete { id, remove_file } => Answer::Task(Box::new(self.engine.delete(id, remove_file).await?)),
+            Request::Status => Answer::Status(Box::new(self.status().await?)),
             Request::Stop { force } => {
-                let unfinished = self.engine.activity().await.map_err(text)?.unfinished;
+                let unfinished = self.engine.activity().await?.unfinished;
                 if unfinished > 0 && !force {
-                    return Err(format!(
-                        "{unfinished} {} unfinished; stopping now pauses {} until the next reel starts the engine \
-                         (add --force to stop anyway)",
-                        if unfinished == 1 { "task is" } else { "tasks are" },
-                        if unfinished == 1 { "it" } else { "them" },
-                    ));
+                    return Err(Unserved::Unfinished { unfinished });
                 }
                 tracing::info!(force, unfinished, "stop requested");
                 self.stop.notify_one();
-                Ok(Answer::Done)
+                Answer::Done
             }
-        }
+        })
     }
 }
 
@@ -272,7 +289,7 @@ async fn connection(stream: tokio::net::UnixStream, shared: Arc<Shared>) {
             Ok(ToEngine::Request { seq, request }) => {
                 let (shared, replies) = (shared.clone(), replies.clone());
                 tokio::spawn(async move {
-                    let result = shared.handle(request).await;
+                    let result = shared.handle(request).await.map_err(Refusal::from);
                     let _ = replies.send(FromEngine::Reply { seq, result });
                 });
             }
@@ -289,4 +306,28 @@ async fn connection(stream: tokio::net::UnixStream, shared: Arc<Shared>) {
 fn current_uid() -> u32 {
     // SAFETY: getuid has no preconditions, cannot fail and touches no memory of ours.
     unsafe { libc::getuid() }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_refused_stop_counts_what_it_would_pause() {
+        let cases = [
+            (
+                1,
+                "1 task is unfinished; stopping now pauses it until the next reel starts the engine (add --force to stop anyway)",
+            ),
+            (
+                3,
+                "3 tasks are unfinished; stopping now pauses them until the next reel starts the engine (add --force to stop anyway)",
+            ),
+        ];
+        for (unfinished, want) in cases {
+            assert_eq!(Refusal::from(Unserved::Unfinished { unfinished }), Refusal(want.into()));
+        }
+        let no_task = Unserved::from(EngineError::NoTask(9));
+        assert_eq!(Refusal::from(no_task), Refusal("no task 9".into()), "the engine's own words");
+    }
 }

@@ -7,6 +7,7 @@ use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
+use thiserror::Error;
 use tokio::sync::mpsc;
 
 use super::ServiceError;
@@ -97,24 +98,20 @@ pub async fn connect_or_start(
                 // An idle engine that serves another target, with nobody else attached, steps
                 // aside; one with work or other clients is never switched under them. A client
                 // that has just finished may still count for a moment: allow it to leave.
-                let mut busy = String::new();
+                let mut busy = None;
                 for _ in 0..25 {
                     let status = engine.status().await.map_err(|e| ServiceError::Protocol(e.to_string()))?;
-                    let others = status.clients.saturating_sub(1);
-                    busy = match (status.unfinished, others) {
-                        (0, 0) => String::new(),
-                        (0, n) => format!("{n} other {} attached", if n == 1 { "client is" } else { "clients are" }),
-                        (n, _) => format!("it has {n} unfinished {}", if n == 1 { "task" } else { "tasks" }),
-                    };
-                    if busy.is_empty() || status.unfinished > 0 {
+                    busy = Busy::of(&status);
+                    if !matches!(busy, Some(Busy::Clients(_))) {
                         break;
                     }
                     tokio::time::sleep(Duration::from_millis(40)).await;
                 }
-                let stopped = busy.is_empty() && engine.stop(false).await.is_ok();
+                let stopped = busy.is_none() && engine.stop(false).await.is_ok();
                 engine.detach().await;
                 if !stopped {
-                    return Err(ServiceError::Mismatch(format!("{difference} ({busy})")));
+                    let why = busy.map(|b| b.to_string()).unwrap_or_default();
+                    return Err(ServiceError::Mismatch(format!("{difference} ({why})")));
                 }
                 tracing::info!(%difference, "replacing an idle engine that served another target");
                 wait_gone(socket).await;
@@ -141,6 +138,28 @@ pub async fn connect_or_start(
             return Err(ServiceError::NoAnswer(START_TIMEOUT.as_secs()));
         }
         tokio::time::sleep(Duration::from_millis(40)).await;
+    }
+}
+
+/// Why a running engine that serves another target is kept rather than replaced.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Error)]
+enum Busy {
+    /// Other clients are attached (one that has just finished may still be leaving).
+    #[error("{} other {} attached", .0, if *.0 == 1 { "client is" } else { "clients are" })]
+    Clients(usize),
+    /// It has tasks to finish.
+    #[error("it has {} unfinished {}", .0, if *.0 == 1 { "task" } else { "tasks" })]
+    Tasks(usize),
+}
+
+impl Busy {
+    /// Why the engine that answered `status` to this client cannot be replaced, if it can't.
+    fn of(status: &super::Status) -> Option<Busy> {
+        match (status.unfinished, status.clients.saturating_sub(1)) {
+            (0, 0) => None,
+            (0, others) => Some(Busy::Clients(others)),
+            (tasks, _) => Some(Busy::Tasks(tasks)),
+        }
     }
 }
 
@@ -186,11 +205,12 @@ mod tests {
     use super::*;
     use crate::engine::{Health, ServiceState};
 
-    #[test]
-    fn only_an_engine_whose_key_is_refused_is_replaced_by_another_key() {
-        let serves =
-            |key: &str| Served { profile: None, base_url: Some("https://a/".into()), key_id: Some(key.into()) };
-        let running = |key: &str, health: Health| super::super::Status {
+    fn serves(key: &str) -> Served {
+        Served { profile: None, base_url: Some("https://a/".into()), key_id: Some(key.into()) }
+    }
+
+    fn running(key: &str, health: Health) -> super::super::Status {
+        super::super::Status {
             pid: 1,
             version: "0".into(),
             started_at_ms: 0,
@@ -201,7 +221,35 @@ mod tests {
             downloads: 0,
             service: ServiceState { health, ..ServiceState::default() },
             serves: serves(key),
+        }
+    }
+
+    #[test]
+    fn an_engine_with_work_or_other_clients_is_kept_and_says_why() {
+        // (clients attached, this one included; unfinished tasks) → why it is kept
+        let cases = [
+            (1, 0, None),
+            (0, 0, None),
+            (2, 0, Some("1 other client is attached")),
+            (4, 0, Some("3 other clients are attached")),
+            (1, 1, Some("it has 1 unfinished task")),
+            (3, 5, Some("it has 5 unfinished tasks")),
+        ];
+        for (clients, unfinished, want) in cases {
+            let status = super::super::Status { clients, unfinished, ..running("k", Health::Ok) };
+            let busy = Busy::of(&status);
+            assert_eq!(busy.map(|b| b.to_string()).as_deref(), want, "{clients} clients, {unfinished} tasks");
+        }
+        let waits_for_leaving_clients = |clients, unfinished| {
+            let status = super::super::Status { clients, unfinished, ..running("k", Health::Ok) };
+            matches!(Busy::of(&status), Some(Busy::Clients(_)))
         };
+        assert!(waits_for_leaving_clients(2, 0));
+        assert!(!waits_for_leaving_clients(2, 1), "tasks do not leave: it is kept at once");
+    }
+
+    #[test]
+    fn only_an_engine_whose_key_is_refused_is_replaced_by_another_key() {
         let cases = [
             ("refused, another key", serves("k2"), running("k1", Health::KeyRefused), true),
             ("refused, the same key", serves("k1"), running("k1", Health::KeyRefused), false),

@@ -10,6 +10,18 @@ use crate::rules::params::MediaKind;
 /// How to set up storage, quoted by the errors that need it.
 pub const HOW_TO_CONFIGURE: &str = "add to the config file:\n  [storage]\n  bucket = \"my-bucket\"\n  region = \"us-east-1\"\n  endpoint = \"https://s3.example.com\"   # only for S3-compatible servers\n  prefix = \"reel\"\nand give credentials in AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY (AWS_SESSION_TOKEN if temporary), or credentials_cmd = [\"program\", \"args\"] printing credential_process JSON";
 
+/// Why what a credentials command printed is not credentials. Never quotes it: it holds the
+/// secret.
+#[derive(Debug, Clone, PartialEq, Eq, Error)]
+pub enum ProcessOutputError {
+    #[error(
+        "its output is not credential_process JSON (line {line}, column {column}); it should print {{\"Version\": 1, \"AccessKeyId\": \"…\", \"SecretAccessKey\": \"…\"}}"
+    )]
+    NotJson { line: usize, column: usize },
+    #[error("its output lacks AccessKeyId or SecretAccessKey")]
+    Incomplete,
+}
+
 #[derive(Debug, Error)]
 pub enum StorageError {
     #[error("a local file needs storage to upload it to, and none is configured: {HOW_TO_CONFIGURE}")]

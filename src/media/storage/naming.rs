@@ -44,12 +44,14 @@ pub fn extension(path: &Path) -> Option<String> {
     path.extension().and_then(|e| e.to_str()).map(str::to_ascii_lowercase).filter(|e| !e.is_empty())
 }
 
-/// The content type to store a file of `kind` with, or what `kind` accepts instead.
-pub fn content_type(kind: MediaKind, ext: Option<&str>) -> Result<&'static str, String> {
-    let accepted = family(kind);
-    ext.and_then(|e| accepted.iter().find(|(x, _)| *x == e))
-        .map(|(_, ct)| *ct)
-        .ok_or_else(|| accepted.iter().map(|(x, _)| format!(".{x}")).collect::<Vec<_>>().join(", "))
+/// The content type to store a file of `kind` with; `None` when `kind` does not take it.
+pub fn content_type(kind: MediaKind, ext: Option<&str>) -> Option<&'static str> {
+    ext.and_then(|e| family(kind).iter().find(|(x, _)| *x == e)).map(|(_, ct)| *ct)
+}
+
+/// The extensions `kind` takes, for a message: ".a, .b".
+pub fn accepted(kind: MediaKind) -> String {
+    family(kind).iter().map(|(x, _)| format!(".{x}")).collect::<Vec<_>>().join(", ")
 }
 
 /// `<prefix>/<sha256>.<ext>`: the same bytes always land on the same key.
@@ -93,17 +95,20 @@ mod tests {
 
     #[test]
     fn content_types_follow_the_media_type() {
-        let cases: &[(MediaKind, Option<&str>, Result<&str, &str>)] = &[
-            (MediaKind::ReferenceImage, Some("png"), Ok("image/png")),
-            (MediaKind::FirstFrame, Some("jpeg"), Ok("image/jpeg")),
-            (MediaKind::ReferenceVideo, Some("mov"), Ok("video/quicktime")),
-            (MediaKind::ReferenceAudio, Some("mp3"), Ok("audio/mpeg")),
-            (MediaKind::ReferenceImage, Some("mp4"), Err(".jpg, .jpeg, .png, .webp, .gif")),
-            (MediaKind::ReferenceAudio, None, Err(".mp3, .wav, .m4a, .aac, .ogg, .opus, .flac")),
+        let cases: &[(MediaKind, Option<&str>, Option<&str>)] = &[
+            (MediaKind::ReferenceImage, Some("png"), Some("image/png")),
+            (MediaKind::FirstFrame, Some("jpeg"), Some("image/jpeg")),
+            (MediaKind::ReferenceVideo, Some("mov"), Some("video/quicktime")),
+            (MediaKind::ReferenceAudio, Some("mp3"), Some("audio/mpeg")),
+            (MediaKind::ReferenceImage, Some("mp4"), None),
+            (MediaKind::ReferenceAudio, None, None),
         ];
         for (kind, ext, want) in cases {
-            assert_eq!(content_type(*kind, *ext), want.map_err(str::to_string), "{kind:?} {ext:?}");
+            assert_eq!(content_type(*kind, *ext), *want, "{kind:?} {ext:?}");
         }
+        assert_eq!(accepted(MediaKind::ReferenceImage), ".jpg, .jpeg, .png, .webp, .gif");
+        assert_eq!(accepted(MediaKind::FirstFrame), accepted(MediaKind::ReferenceImage));
+        assert_eq!(accepted(MediaKind::ReferenceAudio), ".mp3, .wav, .m4a, .aac, .ogg, .opus, .flac");
     }
 
     #[test]

@@ -7,7 +7,7 @@ use std::time::Duration;
 use serde::Deserialize;
 use url::Url;
 
-use super::error::StorageError;
+use super::error::{ProcessOutputError, StorageError};
 
 /// `[storage]`: an S3-compatible bucket for local media files. Holds no secret.
 ///
@@ -167,7 +167,7 @@ impl Credentials {
     }
 
     /// Parses `credential_process` JSON. Errors never quote the text: it holds the secret.
-    pub fn from_process_json(text: &str) -> Result<Credentials, String> {
+    pub fn from_process_json(text: &str) -> Result<Credentials, ProcessOutputError> {
         #[derive(Deserialize)]
         #[serde(rename_all = "PascalCase")]
         struct Printed {
@@ -176,17 +176,12 @@ impl Credentials {
             session_token: Option<String>,
             expiration: Option<String>,
         }
-        let printed: Printed = serde_json::from_str(text.trim()).map_err(|e| {
-            format!(
-                "its output is not credential_process JSON (line {}, column {}); it should print {{\"Version\": 1, \"AccessKeyId\": \"…\", \"SecretAccessKey\": \"…\"}}",
-                e.line(),
-                e.column()
-            )
-        })?;
+        let printed: Printed = serde_json::from_str(text.trim())
+            .map_err(|e| ProcessOutputError::NotJson { line: e.line(), column: e.column() })?;
         let id = printed.access_key_id.unwrap_or_default();
         let secret = printed.secret_access_key.unwrap_or_default();
-        let credentials = Credentials::new(&id, &secret, printed.session_token.as_deref())
-            .ok_or_else(|| "its output lacks AccessKeyId or SecretAccessKey".to_string())?;
+        let credentials =
+            Credentials::new(&id, &secret, printed.session_token.as_deref()).ok_or(ProcessOutputError::Incomplete)?;
         // An Expiration that does not parse is treated as unknown, as when it is absent.
         Ok(match printed.expiration.and_then(|e| e.trim().parse::<jiff::Timestamp>().ok()) {
             Some(at) => credentials.expiring(at),
@@ -212,7 +207,7 @@ impl Credentials {
             let stderr = String::from_utf8_lossy(&output.stderr);
             return Err(fail(format!("{}: {}", output.status, crate::text::excerpt(stderr.trim(), 200))));
         }
-        Credentials::from_process_json(&String::from_utf8_lossy(&output.stdout)).map_err(fail)
+        Credentials::from_process_json(&String::from_utf8_lossy(&output.stdout)).map_err(|e| fail(e.to_string()))
     }
 
     /// The credentials `[storage]` calls for: `credentials_cmd` when set, else the environment.

@@ -106,9 +106,15 @@ fn credential_process_json_is_parsed_without_quoting_it() {
     .expect("valid");
     let at: jiff::Timestamp = "2030-01-01T00:00:00Z".parse().expect("timestamp");
     assert_eq!(ok, Credentials::new("AKIA1", "hush", None).expect("complete").expiring(at));
-    for bad in ["hush-hush", r#"{"AccessKeyId": "AKIA1"}"#, r#"{"AccessKeyId": 1, "SecretAccessKey": "hush-hush"}"#] {
+    let cases = [
+        ("hush-hush", ProcessOutputError::NotJson { line: 1, column: 1 }),
+        (r#"{"AccessKeyId": "AKIA1"}"#, ProcessOutputError::Incomplete),
+        (r#"{"AccessKeyId": 1, "SecretAccessKey": "hush-hush"}"#, ProcessOutputError::NotJson { line: 1, column: 17 }),
+    ];
+    for (bad, want) in cases {
         let e = Credentials::from_process_json(bad).expect_err("invalid");
-        assert!(!e.contains("hush"), "{e}");
+        assert_eq!(e, want, "{bad}");
+        assert!(!e.to_string().contains("hush"), "{e}");
     }
 }
 
