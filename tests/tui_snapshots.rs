@@ -169,7 +169,7 @@ fn an_outage_with_tasks_waiting() {
     let mut a = app(false);
     for id in 1..=2 {
         let mut w = task(id, LocalState::Waiting, "a lighthouse in a storm, waves crashing", 90);
-        (w.submitted_at, w.remote_created_at) = (None, None);
+        (w.submitted_at, w.remote_created_at, w.batch_id) = (None, None, Some(1));
         w.error = Some(json!({"message": "not sent: could not connect to http://127.0.0.1:8787: connection refused; \
                                            the request was not sent; sent when the service answers"}));
         put(&mut a, w, None);
@@ -425,6 +425,7 @@ fn a_grid_of_24_tasks() {
                 r.seconds = secs;
                 r.billed_seconds = Some(secs as f64);
                 r.progress = Some(id as f64 * 3.0);
+                r.batch_id = Some(1);
                 if id % 5 == 0 {
                     r.state = LocalState::Downloaded;
                     r.remote_completed_at = Some(r.created_at / 1000 + 40);

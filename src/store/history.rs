@@ -290,7 +290,9 @@ pub fn spend_rows(conn: &Connection, since: i64) -> Result<Vec<SpendRow>, StoreE
                 model: r.get(0)?,
                 profile: r.get(1)?,
                 base_url: r.get(2)?,
-                state: state.parse().map_err(|e: super::state::UnknownState| tasks::bad_column(3, std::io::Error::other(e)))?,
+                state: state
+                    .parse()
+                    .map_err(|e: super::state::UnknownState| tasks::bad_column(3, std::io::Error::other(e)))?,
                 rendered: r.get(4)?,
                 tasks: r.get::<_, i64>(5)? as u64,
                 billed_seconds: r.get(6)?,

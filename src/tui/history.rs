@@ -9,7 +9,7 @@ use crate::engine::query::HistoryRow;
 use crate::store::TaskRecord;
 use crate::store::history::{HistoryQuery, Order};
 use crate::text::{clean, excerpt, local_time};
-use crate::tui::labels::{Filter, short_model, state_label};
+use crate::tui::labels::{Filter, seconds_label, short_model, state_label};
 use crate::tui::latest::{Latest, Ticket};
 
 /// Rows read per page.
@@ -106,6 +106,9 @@ pub struct Entry {
     pub prompt: String,
     /// The state as every view writes it.
     pub state: String,
+    /// What the history grid writes under the poster: for a task of a batch, what tells it
+    /// from the others sent with it (its id, ratio and seconds), then the prompt.
+    pub caption: String,
 }
 
 impl From<HistoryRow> for Entry {
@@ -113,7 +116,11 @@ impl From<HistoryRow> for Entry {
         let t = &row.record;
         let (date, model, prompt) = (local_time(t.created_at), short_model(&t.model), excerpt(&t.prompt, 120));
         let state = state_label(t);
-        Entry { record: row.record, file_present: row.file_present, date, model, prompt, state }
+        let caption = match t.batch_id {
+            Some(_) => format!("#{} {} {} · {prompt}", t.id, t.ratio, seconds_label(t.seconds)),
+            None => prompt.clone(),
+        };
+        Entry { record: row.record, file_present: row.file_present, date, model, prompt, state, caption }
     }
 }
 
@@ -580,5 +587,21 @@ mod tests {
         assert_eq!(cycle(&None, &models), Some("a".to_string()));
         assert_eq!(cycle(&Some("a".to_string()), &models), Some("b".to_string()));
         assert_eq!(cycle(&Some("b".to_string()), &models), None);
+    }
+
+    #[test]
+    fn a_grid_has_captions_that_tell_its_tasks_apart() {
+        let mut captions = Vec::new();
+        for (id, (ratio, seconds)) in [("16:9", 5), ("16:9", 10), ("9:16", 5), ("9:16", 10)].into_iter().enumerate() {
+            let mut t = record(10 + id as i64, LocalState::Downloaded);
+            (t.ratio, t.seconds, t.batch_id) = (ratio.into(), seconds, Some(10));
+            captions.push(Entry::from(HistoryRow { record: t, file_present: Some(true) }).caption);
+        }
+        assert_eq!(captions[0], format!("#10 16:9 5 s · {}", record(10, LocalState::Downloaded).prompt));
+        captions.sort();
+        captions.dedup();
+        assert_eq!(captions.len(), 4, "{captions:?}");
+        let alone = Entry::from(HistoryRow { record: record(3, LocalState::Queued), file_present: None });
+        assert_eq!(alone.caption, alone.prompt, "a task sent alone is its prompt");
     }
 }

@@ -95,12 +95,18 @@ pub fn short_model(model: &str) -> String {
 pub fn state_label(t: &TaskRecord) -> String {
     match (t.state, &t.remote_status) {
         (LocalState::Unrecognized, Some(s)) => format!("\"{}\"", excerpt(s, 13)),
-        (LocalState::Lost, _) => match t.error.as_ref().and_then(|e| e.get("duplicate_of")).and_then(|d| d.as_i64()) {
+        (LocalState::Lost, _) => match t.duplicate_of() {
             Some(other) => format!("lost: dup of {other}"),
             None => "lost".into(),
         },
         (s, _) => s.to_string(),
     }
+}
+
+/// A duration setting as every view writes it: `auto` for the service's choice (-1), else
+/// `10 s`.
+pub fn seconds_label(seconds: i64) -> String {
+    if seconds < 0 { "auto".into() } else { format!("{seconds} s") }
 }
 
 /// How long the task took to render, in ms: the service's own times once it finished, else

@@ -30,7 +30,7 @@ pub struct Row {
     /// The state as the table writes it: an unrecognized status as the service sent it, a
     /// duplicate id as such.
     pub state_label: String,
-    /// The first task of the batch or grid this one was sent with (its own id when alone).
+    /// The batch this task was sent in, as the engine recorded it (its own id when alone).
     pub group: i64,
     /// Whether the saved file is still on disk, as last looked (`None`: not looked yet, or
     /// no file).
@@ -41,8 +41,6 @@ pub struct Row {
 
 /// Characters of prompt kept for the table; the detail pane shows the whole text.
 const PROMPT_CHARS: usize = 160;
-/// Tasks sent with the same text this close together belong to one batch or grid.
-const GROUP_WINDOW_MS: i64 = 10_000;
 
 impl Row {
     fn new(record: TaskRecord, eta_ms: Option<i64>) -> Row {
@@ -51,7 +49,7 @@ impl Row {
         let prompt = excerpt(&record.prompt, PROMPT_CHARS);
         let state_label = state_label(&record);
         let haystack = format!("{} {}", record.prompt, record.negative_prompt.as_deref().unwrap_or("")).to_lowercase();
-        let group = record.id;
+        let group = record.batch_id.unwrap_or(record.id);
         Row {
             record,
             eta_ms,
@@ -64,15 +62,6 @@ impl Row {
             file_present: None,
             haystack,
         }
-    }
-
-    /// Whether `self` was sent in the same batch or grid as `earlier`.
-    fn same_batch(&self, earlier: &Row) -> bool {
-        let (a, b) = (&self.record, &earlier.record);
-        a.prompt == b.prompt
-            && a.negative_prompt == b.negative_prompt
-            && a.parent_id == b.parent_id
-            && (a.created_at - b.created_at).abs() <= GROUP_WINDOW_MS
     }
 }
 
@@ -295,10 +284,6 @@ impl Table {
             row.transfer = transfer;
         }
         row.file_present = kept_file;
-        row.group = match old {
-            Some(r) => r.group,
-            None => self.rows.get(&(id - 1)).filter(|prev| row.same_batch(prev)).map_or(id, |prev| prev.group),
-        };
         let now_visible = self.visible(&row);
         let sort_by_creation = matches!(self.sort, Sort::Newest | Sort::Oldest);
         let state_changed = old_state != Some(row.record.state);
@@ -469,14 +454,20 @@ mod tests {
     #[test]
     fn rows_sent_together_form_a_group_and_deleted_ones_leave() {
         let mut t = table();
-        let grid = |id: i64, created: i64, prompt: &str| update(id, LocalState::Queued, created, prompt);
-        t.upsert(grid(4, 1_000, "a grid"));
-        t.upsert(grid(5, 1_500, "a grid"));
-        t.upsert(grid(6, 2_000, "a grid"));
-        t.upsert(grid(7, 2_000, "another prompt"));
-        t.upsert(grid(8, 60_000, "another prompt"));
+        let sent = |id: i64, created: i64, prompt: &str, batch: Option<i64>| {
+            let mut u = update(id, LocalState::Queued, created, prompt);
+            u.record.batch_id = batch;
+            u
+        };
+        // A bulk re-run of different prompts is one batch; two separate sends of one prompt,
+        // a second apart, are not.
+        t.upsert(sent(4, 1_000, "a grid", Some(4)));
+        t.upsert(sent(5, 1_000, "another prompt", Some(4)));
+        t.upsert(sent(6, 1_000, "a third", Some(4)));
+        t.upsert(sent(7, 2_000, "same text", None));
+        t.upsert(sent(8, 3_000, "same text", None));
         let groups: Vec<i64> = (4..=8).map(|id| t.row(id).map_or(0, |r| r.group)).collect();
-        assert_eq!(groups, vec![4, 4, 4, 7, 8], "same text, sent within seconds");
+        assert_eq!(groups, vec![4, 4, 4, 7, 8], "what the engine recorded, not a guess");
         t.set_sort(Sort::Oldest);
         let at = |t: &Table, id: i64| t.view.iter().position(|v| *v == id).unwrap_or(usize::MAX);
         assert!(t.grouped_with_next(at(&t, 4)) && t.grouped_with_next(at(&t, 5)));

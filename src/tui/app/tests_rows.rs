@@ -9,7 +9,7 @@ use super::*;
 use crate::store::LocalState;
 use crate::tui::labels::state_label;
 
-/// A grid of 24 tasks as the engine journals it: one prompt, ratios × seconds, seconds apart.
+/// A grid of 24 tasks as the engine journals it: one prompt, ratios × seconds, one batch.
 pub fn grid(a: &mut App, first: i64) -> Vec<i64> {
     let ratios = ["16:9", "9:16", "1:1", "4:3", "3:4", "adaptive"];
     let seconds = [4, 5, 8, 10];
@@ -21,6 +21,7 @@ pub fn grid(a: &mut App, first: i64) -> Vec<i64> {
         r.ratio = ratio.to_string();
         r.seconds = *secs;
         r.created_at = NOW + i as i64 * 10;
+        r.batch_id = Some(first);
         put(a, r);
         ids.push(id);
     }

@@ -134,7 +134,7 @@ pub fn grid(frame: &mut Frame, area: Rect, app: &App) {
         let style = if selected { theme::selected() } else { theme::dim() };
         let mark = if selected { "▸ " } else { "" };
         let caption =
-            wrap_lines(&format!("{mark}{}", row.prompt), usize::from(cell.width), usize::from(GRID_TEXT_ROWS));
+            wrap_lines(&format!("{mark}{}", row.caption), usize::from(cell.width), usize::from(GRID_TEXT_ROWS));
         let lines: Vec<Line> = caption.into_iter().map(|l| Line::styled(l, style)).collect();
         frame.render_widget(Paragraph::new(lines), text);
     }
