@@ -46,7 +46,11 @@ pub struct ConfigFile {
 
 /// One key or several.
 #[derive(Debug, Clone, PartialEq, Deserialize)]
-#[serde(untagged)]
+#[serde(
+    untagged,
+    expecting = "[keys] takes a key or a list of keys for each command, as in open = \"Enter\" or \
+                 down = [\"j\", \"Down\"]; a name with a part goes in quotes: \"history.quit\" = \"x\""
+)]
 pub enum KeyList {
     One(String),
     Many(Vec<String>),
@@ -68,8 +72,9 @@ impl KeyList {
 pub struct UserAction {
     pub key: char,
     pub name: String,
-    /// Program and arguments, run without a shell; `{path}`, `{url}`, `{id}` and `{prompt}`
-    /// are replaced in each argument.
+    /// Program and arguments, run without a shell; `{id}` (reel's), `{remote_id}` (the
+    /// service's), `{path}`, `{url}` and `{prompt}` are replaced in each argument. The keymap
+    /// checks them when the config is loaded.
     pub command: Vec<String>,
 }
 
@@ -297,7 +302,8 @@ pub struct Settings {
     pub pricing: Pricing,
     pub actions: Vec<UserAction>,
     pub budget: Budget,
-    /// `[keys]`, each command with its keys; the dashboard's keymap checks them.
+    /// `[keys]`, each command with its keys; the keymap checks them (with `actions`) when any
+    /// command starts.
     pub keys: BTreeMap<String, Vec<String>>,
     /// `[storage]`, if configured; credentials are resolved only when an upload needs them.
     pub storage: Option<StorageSettings>,

@@ -178,3 +178,24 @@ fn warns_when_a_key_file_is_readable_by_others() {
     std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o600)).expect("chmod");
     assert!(!readable_by_others(&path));
 }
+
+#[test]
+fn keys_written_in_a_shape_they_cannot_have_say_how_to_write_them() {
+    let how = "[keys] takes a key or a list of keys for each command, as in open = \"Enter\" or down = [\"j\", \"Down\"]; \
+               a name with a part goes in quotes: \"history.quit\" = \"x\"";
+    let cases = [
+        // Unquoted, the dot makes a table named history.
+        ("[keys]\nhistory.quit = \"x\"\n", format!("config file c.toml, line 2, column 1: {how}")),
+        ("[keys]\nopen = 1\n", format!("config file c.toml, line 2, column 8: {how}")),
+        ("[keys]\nopen = [\"p\", 2]\n", format!("config file c.toml, line 2, column 8: {how}")),
+        (
+            "[[actions]]\nkey = \"mm\"\nname = \"mpv\"\ncommand = [\"mpv\"]\n",
+            "config file c.toml, line 2, column 7: invalid value: string \"mm\", expected a character".to_string(),
+        ),
+    ];
+    for (text, want) in cases {
+        assert_eq!(parse_file(Path::new("c.toml"), text).map_err(|e| e.to_string()), Err(want), "{text}");
+    }
+    let s = run("[keys]\n\"history.quit\" = \"x\"\n", Env::default(), None).expect("quoted, it is one name");
+    assert_eq!(s.keys["history.quit"], vec!["x".to_string()]);
+}

@@ -6,6 +6,7 @@ use reel::cli::output::note;
 use reel::cli::{self, Cli};
 use reel::engine::service::Launch;
 use reel::session::Reach;
+use reel::tui::keymap;
 use reel::{config, logging};
 
 #[tokio::main]
@@ -22,6 +23,8 @@ async fn main() -> ExitCode {
 
 async fn run(cli: Cli) -> anyhow::Result<ExitCode> {
     let settings = config::load(cli.config.as_deref(), cli.profile.as_deref())?;
+    // Every command refuses a mistake in `[keys]` or `[[actions]]`, not only the dashboard.
+    keymap::check_config(&settings)?;
     for warning in &settings.warnings {
         note(&format!("warning: {warning}"));
     }

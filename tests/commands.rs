@@ -540,3 +540,47 @@ async fn copies_are_one_batch_that_list_filters_and_json_shows() {
     assert_eq!(shown["task"]["batch_id"], first, "{shown}");
     run(&env, &sim, &["engine", "stop", "--force"]).await;
 }
+
+/// A mistake in `[keys]` or `[[actions]]` stops every command, not only the dashboard, with a
+/// message naming the entry; the same file without it works.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_bad_keys_or_actions_entry_stops_headless_commands_naming_it() {
+    let cases = [
+        ("[keys]\n\"history.qit\" = \"x\"\n", "[keys] \"history.qit\": no such command; the commands are quit,"),
+        ("[keys]\n\"histry.quit\" = \"x\"\n", "[keys] \"histry.quit\": no part of the screen is called \"histry\""),
+        ("[keys]\nopen = \"Hyper\"\n", "[keys] \"open\": \"Hyper\" is not a key reel knows"),
+        ("[keys]\nhelp = \"h\"\n", "[keys] \"help\": h is typed in the prompt fields"),
+        (
+            "[[actions]]\nkey = \"m\"\nname = \"mpv\"\ncommand = [\"mpv\", \"{file}\"]\n",
+            "[[actions]] \"mpv\": {file} is not a placeholder",
+        ),
+        (
+            "[[actions]]\nkey = \"q\"\nname = \"mpv\"\ncommand = [\"mpv\", \"{path}\"]\n",
+            "[[actions]] \"mpv\": q is already quit in the task table",
+        ),
+    ];
+    let env = env();
+    let list = || {
+        let mut c = Command::new(env!("CARGO_BIN_EXE_reel"));
+        c.args(["list"])
+            .env_remove("REEL_BASE_URL")
+            .env_remove("REEL_API_KEY")
+            .env("REEL_DATA_DIR", &env.data)
+            .env("REEL_CONFIG", &env.config)
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped());
+        c
+    };
+    for (config, said) in cases {
+        std::fs::write(&env.config, config).expect("config");
+        let (code, _, stderr) = output(list()).await;
+        assert_eq!(code, 2, "{config}: {stderr}");
+        assert!(stderr.contains(said), "{config}: {stderr}");
+    }
+    let good = "[keys]\n\"history.quit\" = \"x\"\n\"table.help\" = \"h\"\n\
+                [[actions]]\nkey = \"m\"\nname = \"mpv\"\ncommand = [\"mpv\", \"{path}\"]\n";
+    std::fs::write(&env.config, good).expect("config");
+    let (code, _, stderr) = output(list()).await;
+    assert_eq!(code, 0, "{stderr}");
+}

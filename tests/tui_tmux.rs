@@ -321,3 +321,24 @@ async fn the_engine_killed_under_the_dashboard_is_replaced_and_nothing_is_lost()
     let screen = tmux.wait_for("reel-exited-0");
     assert!(screen.contains("reel: sent 3 tasks this run (3 saved)."), "{screen}");
 }
+
+/// `[keys]` as the user wrote it in the issue: an entry for one part wins there over the entry
+/// for everywhere, whatever their order ("history.quit" sorts before "quit").
+#[tokio::test(flavor = "multi_thread")]
+async fn a_key_given_for_the_history_quits_there() {
+    let sim = common::start(fast_config()).await;
+    let dir = tempfile::tempdir().expect("tempdir");
+    let data = dir.path().join("data");
+    let config = dir.path().join("config.toml");
+    std::fs::write(&config, "[engine]\nidle_exit_secs = 1\n[keys]\nquit = \"Q\"\n\"history.quit\" = \"x\"\n")
+        .expect("config");
+    let tmux = start(&sim, &data, &config);
+    tmux.wait_for("Compose");
+    tmux.keys(&["Escape"]);
+    tmux.wait_for("Q quit");
+    tmux.keys(&["H"]);
+    let screen = tmux.wait_for("x quit");
+    assert!(!screen.contains("x delete"), "{screen}");
+    tmux.keys(&["x"]);
+    tmux.wait_for("reel-exited-0");
+}

@@ -23,7 +23,7 @@ pub use action::{Action, Effect, EffectError, Op, Reload};
 pub use bulk::{bulk_message, eligible};
 pub use preview::{Subject, subject};
 pub use quit::{AfterQuit, Summary, quit_question};
-pub use tasks::{fill_command, resubmission};
+pub use tasks::resubmission;
 
 use crossterm::event::KeyEventKind;
 

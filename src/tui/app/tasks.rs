@@ -7,22 +7,9 @@ use super::{App, Effect, Focus, Level, Overlay, PickerKind, Question, Screen};
 use crate::rules::{Catalog, Invalid, UnknownModels, ValidSubmission, validate};
 use crate::store::{LocalState, TaskRecord};
 use crate::tui::form::Field;
-use crate::tui::keymap::Cmd;
+use crate::tui::keymap::{Cmd, fill_command};
 use crate::tui::labels::Filter;
 use crate::tui::layout;
-
-/// Replaces `{path}`, `{url}`, `{id}` and `{prompt}` in each argument; no shell is involved.
-pub fn fill_command(command: &[String], t: &TaskRecord) -> Vec<String> {
-    command
-        .iter()
-        .map(|arg| {
-            arg.replace("{path}", t.file_path.as_deref().unwrap_or(""))
-                .replace("{url}", t.url.as_deref().unwrap_or(""))
-                .replace("{id}", t.remote_id.as_deref().unwrap_or(&t.id.to_string()))
-                .replace("{prompt}", &t.prompt)
-        })
-        .collect()
-}
 
 /// A task's parameters as a submission, for "submit again as is".
 pub fn resubmission(t: &TaskRecord, catalog: &Catalog) -> Result<ValidSubmission, Invalid> {
@@ -84,7 +71,13 @@ impl App {
                 t.file_path.clone().map(|p| if cmd == Cmd::Open { Effect::Open(p) } else { Effect::Copy(p) })
             }
             Cmd::CopyUrl => t.url.clone().map(Effect::Copy),
-            Cmd::UserAction(i) => self.actions.get(i).map(|a| Effect::Run(fill_command(&a.command, t))),
+            Cmd::UserAction(i) => match self.actions.get(i).map(|a| fill_command(a, t)).transpose() {
+                Ok(argv) => argv.map(Effect::Run),
+                Err(e) => {
+                    self.say(Level::Warn, e.to_string());
+                    return Vec::new();
+                }
+            },
             _ => None,
         };
         match effect {

@@ -7,7 +7,7 @@ use super::Scope::*;
 use super::{Binding, Cmd, Key, Scope};
 
 fn b(scope: Scope, key: Key, cmd: Cmd, help: &str, footer: Option<&str>) -> Binding {
-    Binding { scope, key, cmd, help: help.to_string(), footer: footer.map(str::to_string), chosen: false }
+    Binding { scope, key, cmd, help: help.to_string(), footer: footer.map(str::to_string), entry: None }
 }
 
 /// The movement keys of a list or a scrolling pane.

@@ -2,6 +2,7 @@
 //! the config, and whether a terminal key event is it.
 
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
+use thiserror::Error;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub struct Key {
@@ -39,6 +40,38 @@ const NAMED: &[(&str, KeyCode)] = &[
     ("BackTab", KeyCode::BackTab),
 ];
 
+/// Why a key written in the config cannot be used; each message says what to write instead.
+#[derive(Debug, Clone, PartialEq, Eq, Error)]
+pub enum KeyError {
+    #[error("\"{0}\": Ctrl goes with one letter or digit, as in Ctrl-S")]
+    CtrlWithout(String),
+    #[error("\"{text}\": terminals send it as {sent}, so write {sent}")]
+    SentAs { text: String, sent: &'static str },
+    #[error(
+        "\"{0}\": terminals send no Ctrl with this digit (only Ctrl-4 to Ctrl-7 arrive); use a letter, as in Ctrl-S"
+    )]
+    CtrlDigit(String),
+    #[error("\"{0}\" is not a key; write Space, Tab or Enter by name")]
+    Blank(String),
+    #[error(
+        "\"{0}\" is not a key reel knows (a character, Ctrl-<letter>, F1-F12, Enter, Esc, Tab, Space, arrows, PgUp, PgDn, Home, End)"
+    )]
+    Unknown(String),
+}
+
+/// Ctrl with `c` as a terminal delivers it (crossterm's reading of the bytes): Ctrl-I is the
+/// Tab byte and Ctrl-M the Enter byte, and of the digits only 4 to 7 have a byte of their own.
+fn ctrl_as_sent(text: &str, c: char) -> Result<Key, KeyError> {
+    let sent_as = |sent| Err(KeyError::SentAs { text: text.to_string(), sent });
+    match c {
+        'i' => sent_as("Tab"),
+        'm' => sent_as("Enter"),
+        '4'..='7' => Ok(Key::ctrl(c)),
+        '0'..='9' => Err(KeyError::CtrlDigit(text.to_string())),
+        _ => Ok(Key::ctrl(c)),
+    }
+}
+
 impl Key {
     pub const fn plain(code: KeyCode) -> Key {
         Key { code, mods: KeyModifiers::NONE }
@@ -64,14 +97,18 @@ impl Key {
     }
 
     /// Reads a key as the config writes it: `q`, `Q`, `?`, `Ctrl-S`, `F1`, `Enter`, `PgDn`, `Up`.
-    pub fn parse(text: &str) -> Result<Key, String> {
+    /// A key no terminal sends (such as Ctrl-M, which arrives as Enter) is refused too.
+    pub fn parse(text: &str) -> Result<Key, KeyError> {
         let t = text.trim();
+        if t.is_empty() && !text.is_empty() {
+            return Err(KeyError::Blank(text.escape_debug().to_string()));
+        }
         let lower = t.to_ascii_lowercase();
         if let Some(rest) = lower.strip_prefix("ctrl-").or_else(|| lower.strip_prefix("ctrl+")) {
             let mut chars = rest.chars();
             return match (chars.next(), chars.next()) {
-                (Some(c), None) if c.is_ascii_alphanumeric() => Ok(Key::ctrl(c)),
-                _ => Err(format!("\"{t}\": Ctrl goes with one letter or digit, as in Ctrl-S")),
+                (Some(c), None) if c.is_ascii_alphanumeric() => ctrl_as_sent(t, c),
+                _ => Err(KeyError::CtrlWithout(t.to_string())),
             };
         }
         if let Some((_, code)) = NAMED.iter().find(|(name, _)| *name == t) {
@@ -80,7 +117,7 @@ impl Key {
         let mut chars = t.chars();
         if let (Some(c), None) = (chars.next(), chars.next()) {
             return if c.is_control() || c == ' ' {
-                Err(format!("\"{}\" is not a key; write Space, Tab or Enter by name", t.escape_debug()))
+                Err(KeyError::Blank(t.escape_debug().to_string()))
             } else {
                 Ok(Key::ch(c))
             };
@@ -88,9 +125,11 @@ impl Key {
         if let Some(n) = lower.strip_prefix('f').and_then(|n| n.parse::<u8>().ok()).filter(|n| (1..=12).contains(n)) {
             return Ok(Key::plain(KeyCode::F(n)));
         }
-        NAMED.iter().find(|(name, _)| name.eq_ignore_ascii_case(t)).map(|(_, code)| Key::plain(*code)).ok_or_else(|| {
-            format!("\"{t}\" is not a key reel knows (a character, Ctrl-<letter>, F1-F12, Enter, Esc, Tab, Space, arrows, PgUp, PgDn, Home, End)")
-        })
+        NAMED
+            .iter()
+            .find(|(name, _)| name.eq_ignore_ascii_case(t))
+            .map(|(_, code)| Key::plain(*code))
+            .ok_or_else(|| KeyError::Unknown(t.to_string()))
     }
 
     /// Whether a terminal key event is this key. Shift is ignored for characters (the
@@ -115,29 +154,51 @@ mod tests {
     #[test]
     fn keys_read_as_they_are_written() {
         let cases = [
-            ("q", Ok(Key::ch('q'))),
-            ("Q", Ok(Key::ch('Q'))),
-            ("?", Ok(Key::ch('?'))),
-            ("Ctrl-S", Ok(Key::ctrl('s'))),
-            ("ctrl+x", Ok(Key::ctrl('x'))),
-            ("F1", Ok(Key::plain(KeyCode::F(1)))),
-            ("f12", Ok(Key::plain(KeyCode::F(12)))),
-            ("Enter", Ok(Key::plain(KeyCode::Enter))),
-            ("pgdn", Ok(Key::plain(KeyCode::PageDown))),
-            ("Up", Ok(Key::plain(KeyCode::Up))),
-            ("Space", Ok(Key::ch(' '))),
-            ("Shift-Tab", Ok(Key::plain(KeyCode::BackTab))),
-            ("Ctrl-", Err(())),
-            ("Ctrl-Tab", Err(())),
-            ("F13", Err(())),
-            ("Hyper", Err(())),
-            (" ", Err(())),
+            ("q", Key::ch('q')),
+            ("Q", Key::ch('Q')),
+            ("?", Key::ch('?')),
+            ("Ctrl-S", Key::ctrl('s')),
+            ("ctrl+x", Key::ctrl('x')),
+            ("Ctrl-5", Key::ctrl('5')),
+            ("F1", Key::plain(KeyCode::F(1))),
+            ("f12", Key::plain(KeyCode::F(12))),
+            ("Enter", Key::plain(KeyCode::Enter)),
+            ("pgdn", Key::plain(KeyCode::PageDown)),
+            ("Up", Key::plain(KeyCode::Up)),
+            ("Space", Key::ch(' ')),
+            ("Shift-Tab", Key::plain(KeyCode::BackTab)),
         ];
         for (text, want) in cases {
-            assert_eq!(Key::parse(text).map_err(|_| ()), want, "{text}");
+            assert_eq!(Key::parse(text), Ok(want), "{text}");
         }
         for key in [Key::ctrl('s'), Key::ch(' '), Key::plain(KeyCode::PageDown), Key::plain(KeyCode::Up)] {
             assert_eq!(Key::parse(&key.label()), Ok(key), "the label reads back");
+        }
+    }
+
+    #[test]
+    fn keys_that_cannot_be_read_or_never_arrive_say_what_to_write() {
+        let known = "(a character, Ctrl-<letter>, F1-F12, Enter, Esc, Tab, Space, arrows, PgUp, PgDn, Home, End)";
+        let cases = [
+            ("Ctrl-", "\"Ctrl-\": Ctrl goes with one letter or digit, as in Ctrl-S".to_string()),
+            ("Ctrl-Tab", "\"Ctrl-Tab\": Ctrl goes with one letter or digit, as in Ctrl-S".to_string()),
+            ("Ctrl-M", "\"Ctrl-M\": terminals send it as Enter, so write Enter".to_string()),
+            ("ctrl-i", "\"ctrl-i\": terminals send it as Tab, so write Tab".to_string()),
+            (
+                "Ctrl-1",
+                "\"Ctrl-1\": terminals send no Ctrl with this digit (only Ctrl-4 to Ctrl-7 arrive); use a letter, \
+                 as in Ctrl-S"
+                    .to_string(),
+            ),
+            ("F13", format!("\"F13\" is not a key reel knows {known}")),
+            ("Hyper", format!("\"Hyper\" is not a key reel knows {known}")),
+            ("", format!("\"\" is not a key reel knows {known}")),
+            (" ", "\" \" is not a key; write Space, Tab or Enter by name".to_string()),
+            ("\t", "\"\\t\" is not a key; write Space, Tab or Enter by name".to_string()),
+            ("\u{1}", "\"\\u{1}\" is not a key; write Space, Tab or Enter by name".to_string()),
+        ];
+        for (text, want) in cases {
+            assert_eq!(Key::parse(text).map_err(|e| e.to_string()), Err(want), "{text:?}");
         }
     }
 }

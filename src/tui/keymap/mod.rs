@@ -1,30 +1,39 @@
 //! Every key binding, as data: the event handling, the footer and the help overlay all read
 //! this one table, and the config's `[keys]` rebinds it by command name.
 
+pub mod actions;
 mod defaults;
 mod key;
 
 use std::collections::BTreeMap;
 
-use crossterm::event::KeyEvent;
+use crossterm::event::{KeyCode, KeyEvent};
+use strum::IntoEnumIterator;
 use thiserror::Error;
 
-pub use key::Key;
+pub use actions::{ActionError, Placeholder, fill_command};
+pub use key::{Key, KeyError};
 
+use crate::config::Settings;
 /// A user-defined action from the config: a key, a name, a command with placeholders.
 pub use crate::config::UserAction;
 
-/// What a key does.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+/// What a key does. The names `[keys]` in the config uses are the variants' own, in snake case
+/// unless renamed here; configs in the wild use them, so a name never changes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, strum::EnumIter, strum::EnumString, strum::IntoStaticStr)]
+#[strum(serialize_all = "snake_case")]
 pub enum Cmd {
     Quit,
     ForceQuit,
     Help,
+    #[strum(serialize = "close")]
     CloseOverlay,
     NextFocus,
     PrevFocus,
     Submit,
+    #[strum(serialize = "editor")]
     EditInEditor,
+    #[strum(serialize = "to_tasks")]
     LeaveForm,
     NewPrompt,
     Suspend,
@@ -46,19 +55,26 @@ pub enum Cmd {
     Sort,
     Filter,
     Search,
+    #[strum(serialize = "clear")]
     ClearSelection,
     Open,
     CopyPath,
     CopyUrl,
+    #[strum(serialize = "again")]
     Resubmit,
     Vary,
     Download,
     Recheck,
-    /// The n-th action of the config's `[[actions]]`.
+    /// The n-th action of the config's `[[actions]]`; it has no name of its own.
+    #[strum(disabled)]
     UserAction(usize),
+    #[strum(serialize = "history")]
     ShowHistory,
+    #[strum(serialize = "ledger")]
     ToggleLedger,
+    #[strum(serialize = "model")]
     CycleModel,
+    #[strum(serialize = "dates")]
     CycleSpan,
     CopyPrompt,
     Reveal,
@@ -75,75 +91,26 @@ pub enum Cmd {
     PlayPause,
     PlayStop,
     /// The history as a list or a grid of posters.
+    #[strum(serialize = "grid")]
     ToggleGrid,
 }
-
-/// The names `[keys]` in the config uses for commands.
-const CMD_NAMES: &[(Cmd, &str)] = &[
-    (Cmd::Quit, "quit"),
-    (Cmd::ForceQuit, "force_quit"),
-    (Cmd::Help, "help"),
-    (Cmd::CloseOverlay, "close"),
-    (Cmd::NextFocus, "next_focus"),
-    (Cmd::PrevFocus, "prev_focus"),
-    (Cmd::Submit, "submit"),
-    (Cmd::EditInEditor, "editor"),
-    (Cmd::LeaveForm, "to_tasks"),
-    (Cmd::NewPrompt, "new_prompt"),
-    (Cmd::Suspend, "suspend"),
-    (Cmd::FieldUp, "field_up"),
-    (Cmd::FieldDown, "field_down"),
-    (Cmd::ValuePrev, "value_prev"),
-    (Cmd::ValueNext, "value_next"),
-    (Cmd::Toggle, "toggle"),
-    (Cmd::Choose, "choose"),
-    (Cmd::MediaAdd, "media_add"),
-    (Cmd::MediaRemove, "media_remove"),
-    (Cmd::Up, "up"),
-    (Cmd::Down, "down"),
-    (Cmd::PageUp, "page_up"),
-    (Cmd::PageDown, "page_down"),
-    (Cmd::Top, "top"),
-    (Cmd::Bottom, "bottom"),
-    (Cmd::Mark, "mark"),
-    (Cmd::Sort, "sort"),
-    (Cmd::Filter, "filter"),
-    (Cmd::Search, "search"),
-    (Cmd::ClearSelection, "clear"),
-    (Cmd::Open, "open"),
-    (Cmd::CopyPath, "copy_path"),
-    (Cmd::CopyUrl, "copy_url"),
-    (Cmd::Resubmit, "again"),
-    (Cmd::Vary, "vary"),
-    (Cmd::Download, "download"),
-    (Cmd::Recheck, "recheck"),
-    (Cmd::ShowHistory, "history"),
-    (Cmd::ToggleLedger, "ledger"),
-    (Cmd::CycleModel, "model"),
-    (Cmd::CycleSpan, "dates"),
-    (Cmd::CopyPrompt, "copy_prompt"),
-    (Cmd::Reveal, "reveal"),
-    (Cmd::Delete, "delete"),
-    (Cmd::Yes, "yes"),
-    (Cmd::YesWithFile, "yes_with_file"),
-    (Cmd::No, "no"),
-    (Cmd::Undo, "undo"),
-    (Cmd::Redo, "redo"),
-    (Cmd::ClearLine, "clear_line"),
-    (Cmd::Play, "play"),
-    (Cmd::PlayPause, "play_pause"),
-    (Cmd::PlayStop, "play_stop"),
-    (Cmd::ToggleGrid, "grid"),
-];
 
 impl Cmd {
     /// The command's name in the config, if it can be rebound there.
     pub fn name(self) -> Option<&'static str> {
-        CMD_NAMES.iter().find(|(c, _)| *c == self).map(|(_, n)| *n)
+        match self {
+            Cmd::UserAction(_) => None,
+            cmd => Some(cmd.into()),
+        }
     }
 
     fn by_name(name: &str) -> Option<Cmd> {
-        CMD_NAMES.iter().find(|(_, n)| *n == name).map(|(c, _)| *c)
+        name.parse().ok()
+    }
+
+    /// Every name `[keys]` takes, in the enum's order.
+    fn names() -> Vec<&'static str> {
+        Cmd::iter().filter_map(Cmd::name).collect()
     }
 }
 
@@ -246,23 +213,39 @@ pub struct Binding {
     pub help: String,
     /// The footer's word for it, when it is shown in the footer of its scope.
     pub footer: Option<String>,
-    /// Set by the config's `[keys]`: it wins over a built-in binding of the same key.
-    pub chosen: bool,
+    /// The config's `[keys]` entry that put it here: it wins over a built-in binding of the
+    /// same key.
+    pub entry: Option<String>,
 }
 
-/// Why the config's `[keys]` cannot be used; each message names the entry and the fix.
+/// Why the config's `[keys]` or `[[actions]]` cannot be used; each message names the entry and
+/// the fix.
 #[derive(Debug, Clone, PartialEq, Eq, Error)]
 pub enum KeymapError {
-    #[error("[keys] {name}: no such command; the commands are {known}")]
-    UnknownCommand { name: String, known: String },
-    #[error("[keys] {name}: no such part of the screen \"{scope}\"; the parts are {known}")]
-    UnknownScope { name: String, scope: String, known: String },
-    #[error("[keys] {name}: {why}")]
-    BadKey { name: String, why: String },
-    #[error("[keys] {name}: that command has no key in {scope} to rebind")]
-    NotBound { name: String, scope: String },
-    #[error("[keys]: {key} would mean both {first} and {second} in {scope}; give one of them another key")]
-    Clash { key: String, scope: String, first: String, second: String },
+    #[error("[keys] \"{entry}\": no such command; the commands are {known}")]
+    UnknownCommand { entry: String, known: String },
+    #[error("[keys] \"{entry}\": no part of the screen is called \"{scope}\"; the parts are {known}")]
+    UnknownScope { entry: String, scope: String, known: String },
+    #[error("[keys] \"{entry}\": {source}")]
+    BadKey { entry: String, source: KeyError },
+    #[error("[keys] \"{entry}\": {cmd} has no key in {scope} to rebind; {elsewhere}")]
+    NotBound { entry: String, cmd: String, scope: String, elsewhere: String },
+    #[error(
+        "[keys] \"{entry}\": {key} is typed in {place}, so it cannot mean {cmd} there; give a key with Ctrl or an \
+         F key{hint}"
+    )]
+    Typed { entry: String, key: String, place: String, cmd: String, hint: String },
+    #[error("[keys] \"{first}\" and \"{second}\" both put {key} in {scope}; give one of them another key")]
+    Clash { first: String, second: String, key: String, scope: String },
+    #[error(
+        "[[actions]] \"{action}\": {key} is already {cmd} in the task table; give the action another key, or move \
+         {cmd} with [keys] \"table.{cmd}\""
+    )]
+    ActionKeyTaken { action: String, key: String, cmd: String },
+    #[error("[[actions]] \"{action}\": {key} is already the key of \"{first}\"; give one of them another key")]
+    ActionKeyTwice { action: String, first: String, key: String },
+    #[error(transparent)]
+    Action(#[from] ActionError),
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -274,6 +257,65 @@ fn cmd_label(cmd: Cmd) -> String {
     cmd.name().map_or_else(|| format!("{cmd:?}"), str::to_string)
 }
 
+/// Whether `key` is typed (or moves the cursor) where `scope`'s bindings apply, so that binding
+/// it there would take it from the text. Keys for everywhere apply in the prompt fields too.
+fn typed_in(scope: Scope, key: Key) -> bool {
+    if !key.mods.is_empty() {
+        return false;
+    }
+    let typed = matches!(key.code, KeyCode::Char(_) | KeyCode::Backspace);
+    let cursor = matches!(
+        key.code,
+        KeyCode::Enter
+            | KeyCode::Delete
+            | KeyCode::Left
+            | KeyCode::Right
+            | KeyCode::Up
+            | KeyCode::Down
+            | KeyCode::Home
+            | KeyCode::End
+    );
+    match scope {
+        Scope::Global | Scope::Text => typed || cursor,
+        Scope::Line | Scope::Searching | Scope::HistorySearch | Scope::HelpFilter | Scope::MediaEditor => typed,
+        _ => false,
+    }
+}
+
+/// The config's bindings: none on a key that is typed where it applies, no two entries on one
+/// key in one place (a swap is fine: this runs once everything is rebound).
+fn check_chosen(chosen: &[Binding]) -> Result<(), KeymapError> {
+    for (i, a) in chosen.iter().enumerate() {
+        let entry = a.entry.clone().unwrap_or_default();
+        if typed_in(a.scope, a.key) {
+            let cmd = cmd_label(a.cmd);
+            let (place, hint) = match a.scope {
+                Scope::Global => (
+                    "the prompt fields (keys for everywhere apply there too)",
+                    format!(", or name one part, as in \"table.{cmd}\""),
+                ),
+                scope => (scope.title(), String::new()),
+            };
+            return Err(KeymapError::Typed { entry, key: a.key.label(), place: place.to_string(), cmd, hint });
+        }
+        if let Some(b) = chosen[i + 1..].iter().find(|b| b.scope == a.scope && b.key == a.key && b.cmd != a.cmd) {
+            return Err(KeymapError::Clash {
+                first: entry,
+                second: b.entry.clone().unwrap_or_default(),
+                key: a.key.label(),
+                scope: a.scope.title().to_string(),
+            });
+        }
+    }
+    Ok(())
+}
+
+/// Checks the config's `[keys]` and `[[actions]]` the way the dashboard would use them, so
+/// that every command (the dashboard and the headless ones alike) refuses a mistake there.
+pub fn check_config(settings: &Settings) -> Result<(), KeymapError> {
+    Keymap::with_keys(&settings.actions, &settings.keys).map(drop)
+}
+
 impl Keymap {
     /// The default keys, with the config's actions on the task table keys left free.
     pub fn new(actions: &[UserAction]) -> Keymap {
@@ -283,20 +325,26 @@ impl Keymap {
     }
 
     /// The default keys rebound by the config's `[keys]`: `open = "Enter"` rebinds a command
-    /// wherever it has a key, `"history.open" = "Enter"` only there; a list gives several keys,
-    /// an empty one none. A key the config gives takes it from the built-in command that had
-    /// it there (so a config written before a new built-in key keeps working); two commands
-    /// the config puts on one key in one place are refused.
+    /// wherever it has a key, `"history.open" = "Enter"` only there (and wins there over
+    /// `open`, whatever the order in the file); a list gives several keys, an empty one none.
+    /// A key the config gives takes it from the built-in command that had it there (so a
+    /// config written before a new built-in key keeps working). Refused: two entries putting
+    /// one key in one place, a key that is typed where it would apply, and actions whose key
+    /// is taken or whose command can never run.
     pub fn with_keys(actions: &[UserAction], keys: &BTreeMap<String, Vec<String>>) -> Result<Keymap, KeymapError> {
         let mut k = Keymap { bindings: defaults::bindings() };
-        for (name, list) in keys {
+        // Scoped entries last, so that they win in their part over an entry for everywhere
+        // (the file's order is lost, and "history.quit" sorts before "quit").
+        let (everywhere, scoped): (Vec<_>, Vec<_>) = keys.iter().partition(|(name, _)| !name.contains('.'));
+        for (name, list) in everywhere.into_iter().chain(scoped) {
             k.rebind(name, list)?;
         }
-        let chosen: Vec<(Scope, Key, Cmd)> =
-            k.bindings.iter().filter(|b| b.chosen).map(|b| (b.scope, b.key, b.cmd)).collect();
-        k.bindings
-            .retain(|b| b.chosen || !chosen.iter().any(|(s, key, c)| *s == b.scope && *key == b.key && *c != b.cmd));
-        k.check_clashes()?;
+        let chosen: Vec<Binding> = k.bindings.iter().filter(|b| b.entry.is_some()).cloned().collect();
+        k.bindings.retain(|b| {
+            b.entry.is_some() || !chosen.iter().any(|c| c.scope == b.scope && c.key == b.key && c.cmd != b.cmd)
+        });
+        check_chosen(&chosen)?;
+        k.check_actions(actions)?;
         k.add_actions(actions);
         Ok(k)
     }
@@ -306,7 +354,7 @@ impl Keymap {
             Some((s, c)) => {
                 let scope =
                     Scope::ALL.into_iter().find(|x| x.name() == s).ok_or_else(|| KeymapError::UnknownScope {
-                        name: name.to_string(),
+                        entry: name.to_string(),
                         scope: s.to_string(),
                         known: Scope::ALL.iter().map(|x| x.name()).collect::<Vec<_>>().join(", "),
                     })?;
@@ -314,23 +362,31 @@ impl Keymap {
             }
             None => (None, name),
         };
-        let cmd = Cmd::by_name(cmd_name).ok_or_else(|| KeymapError::UnknownCommand {
-            name: name.to_string(),
-            known: CMD_NAMES.iter().map(|(_, n)| *n).collect::<Vec<_>>().join(", "),
-        })?;
+        let cmd = Cmd::by_name(cmd_name)
+            .ok_or_else(|| KeymapError::UnknownCommand { entry: name.to_string(), known: Cmd::names().join(", ") })?;
         let keys = list
             .iter()
             .map(|t| Key::parse(t))
             .collect::<Result<Vec<_>, _>>()
-            .map_err(|why| KeymapError::BadKey { name: name.to_string(), why })?;
-        let scopes: Vec<Scope> = Scope::ALL
-            .into_iter()
-            .filter(|s| scope.is_none_or(|only| only == *s))
-            .filter(|s| self.bindings.iter().any(|b| b.scope == *s && b.cmd == cmd))
-            .collect();
+            .map_err(|source| KeymapError::BadKey { entry: name.to_string(), source })?;
+        let bound: Vec<Scope> =
+            Scope::ALL.into_iter().filter(|s| self.bindings.iter().any(|b| b.scope == *s && b.cmd == cmd)).collect();
+        let scopes: Vec<Scope> = bound.iter().copied().filter(|s| scope.is_none_or(|only| only == *s)).collect();
         if scopes.is_empty() {
-            let scope = scope.map_or("any part of the screen", Scope::title).to_string();
-            return Err(KeymapError::NotBound { name: name.to_string(), scope });
+            let names: Vec<&str> = bound.iter().map(|s| s.name()).collect();
+            let elsewhere = match names.first() {
+                Some(first) => format!(
+                    "it has keys in {} (write \"{cmd_name}\" for all of them, or \"{first}.{cmd_name}\")",
+                    names.join(", ")
+                ),
+                None => "it has no key anywhere".to_string(),
+            };
+            return Err(KeymapError::NotBound {
+                entry: name.to_string(),
+                cmd: cmd_name.to_string(),
+                scope: scope.map_or("any part of the screen", Scope::title).to_string(),
+                elsewhere,
+            });
         }
         for s in scopes {
             let Some(at) = self.bindings.iter().position(|b| b.scope == s && b.cmd == cmd) else { continue };
@@ -339,7 +395,7 @@ impl Keymap {
             let fresh = keys.iter().enumerate().map(|(i, key)| Binding {
                 key: *key,
                 footer: if i == 0 { template.footer.clone() } else { None },
-                chosen: true,
+                entry: Some(name.to_string()),
                 ..template.clone()
             });
             self.bindings.splice(at..at, fresh);
@@ -347,16 +403,24 @@ impl Keymap {
         Ok(())
     }
 
-    fn check_clashes(&self) -> Result<(), KeymapError> {
-        for (i, a) in self.bindings.iter().enumerate() {
-            if let Some(b) =
-                self.bindings[i + 1..].iter().find(|b| b.scope == a.scope && b.key == a.key && b.cmd != a.cmd)
-            {
-                return Err(KeymapError::Clash {
-                    key: a.key.label(),
-                    scope: a.scope.title().to_string(),
-                    first: cmd_label(a.cmd),
-                    second: cmd_label(b.cmd),
+    /// An action's key must be free in the task table once `[keys]` is applied, and its
+    /// command able to run.
+    fn check_actions(&self, actions: &[UserAction]) -> Result<(), KeymapError> {
+        for (i, a) in actions.iter().enumerate() {
+            actions::check(a)?;
+            let key = Key::ch(a.key);
+            if let Some(b) = self.bindings.iter().find(|b| b.scope == Scope::Table && b.key == key) {
+                return Err(KeymapError::ActionKeyTaken {
+                    action: a.name.clone(),
+                    key: key.label(),
+                    cmd: cmd_label(b.cmd),
+                });
+            }
+            if let Some(first) = actions[..i].iter().find(|o| o.key == a.key) {
+                return Err(KeymapError::ActionKeyTwice {
+                    action: a.name.clone(),
+                    first: first.name.clone(),
+                    key: key.label(),
                 });
             }
         }
@@ -375,7 +439,7 @@ impl Keymap {
                     cmd: Cmd::UserAction(i),
                     help: format!("run “{name}”"),
                     footer: None,
-                    chosen: false,
+                    entry: None,
                 });
             }
         }
@@ -481,6 +545,9 @@ mod tests {
         assert_eq!(Key::ctrl('s').label(), "Ctrl-S");
     }
 
+    /// `[keys]` entries as written: a name and its keys.
+    type Entries<'a> = Vec<(&'a str, &'a [&'a str])>;
+
     fn keys(pairs: &[(&str, &[&str])]) -> BTreeMap<String, Vec<String>> {
         pairs.iter().map(|(k, v)| (k.to_string(), v.iter().map(|s| s.to_string()).collect())).collect()
     }
@@ -511,18 +578,178 @@ mod tests {
     }
 
     #[test]
+    fn a_part_named_in_the_entry_wins_there_whatever_the_order() {
+        // "history.quit" sorts before "quit": read in the file's order it lost to "quit", and
+        // x went on deleting in the history.
+        let k = Keymap::with_keys(&[], &keys(&[("history.quit", &["x"]), ("quit", &["Q"])])).expect("valid");
+        assert_eq!(k.lookup(Scope::History, &plain('x')), Some(Cmd::Quit), "x quits in the history");
+        assert_eq!(k.lookup(Scope::History, &plain('Q')), None, "the entry for everywhere lost there");
+        assert_eq!(k.key_for(Scope::History, Cmd::Delete), None, "delete gave its key up");
+        assert_eq!(k.lookup(Scope::Table, &plain('Q')), Some(Cmd::Quit), "and applies elsewhere");
+        assert_eq!(k.lookup(Scope::Table, &plain('x')), None);
+        let alone = Keymap::with_keys(&[], &keys(&[("history.quit", &["x"])])).expect("valid");
+        assert_eq!(alone.lookup(Scope::History, &plain('x')), Some(Cmd::Quit));
+        assert_eq!(alone.lookup(Scope::Table, &plain('q')), Some(Cmd::Quit), "only the history changed");
+    }
+
+    #[test]
+    fn every_command_but_user_actions_round_trips_through_its_name() {
+        for cmd in Cmd::iter() {
+            match cmd {
+                Cmd::UserAction(_) => assert_eq!(cmd.name(), None),
+                cmd => assert_eq!(cmd.name().and_then(Cmd::by_name), Some(cmd), "{cmd:?}"),
+            }
+        }
+        assert_eq!(Cmd::by_name("user_action"), None);
+        assert_eq!(Cmd::by_name("Quit"), None, "names are written in lowercase");
+        // The names configs in the wild use: none may change.
+        let names = "quit force_quit help close next_focus prev_focus submit editor to_tasks new_prompt suspend \
+                     field_up field_down value_prev value_next toggle choose media_add media_remove up down page_up \
+                     page_down top bottom mark sort filter search clear open copy_path copy_url again vary download \
+                     recheck history ledger model dates copy_prompt reveal delete yes yes_with_file no undo redo \
+                     clear_line play play_pause play_stop grid";
+        assert_eq!(Cmd::names(), names.split(' ').collect::<Vec<_>>());
+    }
+
+    #[test]
+    fn the_defaults_pass_every_check_and_every_command_has_a_key() {
+        let k = Keymap::with_keys(&[], &BTreeMap::new()).expect("the defaults are valid");
+        assert_eq!(k, Keymap::new(&[]));
+        for cmd in Cmd::iter().filter(|c| c.name().is_some()) {
+            assert!(k.bindings().iter().any(|b| b.cmd == cmd), "{cmd:?} has no key, so [keys] cannot give it one");
+        }
+    }
+
+    #[test]
     fn config_mistakes_name_the_entry_and_the_fix() {
-        let err = |pairs: &[(&str, &[&str])]| Keymap::with_keys(&[], &keys(pairs)).expect_err("refused").to_string();
-        assert!(err(&[("opn", &["p"])]).starts_with("[keys] opn: no such command; the commands are quit,"));
-        assert!(err(&[("tabel.open", &["p"])]).contains("no such part of the screen \"tabel\""));
-        assert!(err(&[("open", &["Hyper"])]).contains("\"Hyper\" is not a key"));
-        assert_eq!(
-            err(&[("text.open", &["p"])]),
-            "[keys] text.open: that command has no key in Prompt fields to rebind"
-        );
-        assert_eq!(
-            err(&[("open", &["q"]), ("quit", &["q"])]),
-            "[keys]: q would mean both open and quit in Task table; give one of them another key"
-        );
+        let scopes = "global, text, line, form, table, search, detail, help, help_filter, picker, media, history, \
+                      history_search, question, playing";
+        let ctrl_or_f = "give a key with Ctrl or an F key";
+        let cases: Vec<(Entries, String)> = vec![
+            (vec![("opn", &["p"])], format!("[keys] \"opn\": no such command; the commands are {}", Cmd::names().join(", "))),
+            (vec![("history.opn", &["p"])], "[keys] \"history.opn\": no such command; the commands are quit,".into()),
+            (
+                vec![("tabel.open", &["p"])],
+                format!("[keys] \"tabel.open\": no part of the screen is called \"tabel\"; the parts are {scopes}"),
+            ),
+            (
+                vec![("open", &["p", "Hyper"])],
+                "[keys] \"open\": \"Hyper\" is not a key reel knows (a character, Ctrl-<letter>, F1-F12, Enter, Esc, \
+                 Tab, Space, arrows, PgUp, PgDn, Home, End)"
+                    .into(),
+            ),
+            (vec![("submit", &["Ctrl-M"])], "[keys] \"submit\": \"Ctrl-M\": terminals send it as Enter, so write Enter".into()),
+            (
+                vec![("text.open", &["p"])],
+                "[keys] \"text.open\": open has no key in Prompt fields to rebind; it has keys in table, history \
+                 (write \"open\" for all of them, or \"table.open\")"
+                    .into(),
+            ),
+            (
+                vec![("question.quit", &["x"])],
+                "[keys] \"question.quit\": quit has no key in Questions to rebind; it has keys in table, detail, \
+                 history (write \"quit\" for all of them, or \"table.quit\")"
+                    .into(),
+            ),
+            (
+                vec![("open", &["q"]), ("quit", &["q"])],
+                "[keys] \"open\" and \"quit\" both put q in Task table; give one of them another key".into(),
+            ),
+            (
+                vec![("history.delete", &["Del"]), ("open", &["Del"])],
+                "[keys] \"open\" and \"history.delete\" both put Del in History and ledger; give one of them another key"
+                    .into(),
+            ),
+            (
+                vec![("help", &["h"])],
+                format!(
+                    "[keys] \"help\": h is typed in the prompt fields (keys for everywhere apply there too), so it \
+                     cannot mean help there; {ctrl_or_f}, or name one part, as in \"table.help\""
+                ),
+            ),
+            (
+                vec![("next_focus", &["Right"])],
+                format!(
+                    "[keys] \"next_focus\": → is typed in the prompt fields (keys for everywhere apply there too), so \
+                     it cannot mean next_focus there; {ctrl_or_f}, or name one part, as in \"table.next_focus\""
+                ),
+            ),
+            (
+                vec![("text.undo", &["u"])],
+                format!("[keys] \"text.undo\": u is typed in Prompt fields, so it cannot mean undo there; {ctrl_or_f}"),
+            ),
+            (
+                vec![("value_next", &["l", "Right"])],
+                format!("[keys] \"value_next\": l is typed in Media item, so it cannot mean value_next there; {ctrl_or_f}"),
+            ),
+            (
+                vec![("search.clear", &["Backspace"])],
+                format!(
+                    "[keys] \"search.clear\": Backspace is typed in Task search, so it cannot mean clear there; {ctrl_or_f}"
+                ),
+            ),
+        ];
+        for (pairs, want) in cases {
+            let got = Keymap::with_keys(&[], &keys(&pairs)).expect_err("refused").to_string();
+            assert!(got.starts_with(&want), "{pairs:?}:\n got: {got}\nwant: {want}");
+        }
+    }
+
+    #[test]
+    fn the_readme_example_passes_the_checks() {
+        let readme = include_str!("../../../README.md");
+        let example = readme
+            .split("```toml\n")
+            .filter_map(|b| b.split("```").next())
+            .find(|b| b.contains("[keys]"))
+            .expect("the README shows [keys]");
+        let file = crate::config::parse_file(std::path::Path::new("README.md"), example).expect("parses");
+        let keys = file.keys.iter().map(|(name, list)| (name.clone(), list.keys())).collect();
+        let k = Keymap::with_keys(&file.actions, &keys).expect("the README's example is valid");
+        assert_eq!(k.lookup(Scope::Table, &plain('m')), Some(Cmd::UserAction(0)));
+    }
+
+    #[test]
+    fn actions_that_cannot_take_effect_are_refused_naming_the_action() {
+        let action = |key: char, name: &str, command: &[&str]| UserAction {
+            key,
+            name: name.into(),
+            command: command.iter().map(|s| s.to_string()).collect(),
+        };
+        let mpv = action('m', "mpv", &["mpv", "{path}"]);
+        let cases: Vec<(Vec<UserAction>, Entries, &str)> = vec![
+            (
+                vec![action('q', "mpv", &["mpv", "{path}"])],
+                vec![],
+                "[[actions]] \"mpv\": q is already quit in the task table; give the action another key, or move quit \
+                 with [keys] \"table.quit\"",
+            ),
+            (
+                vec![mpv.clone()],
+                vec![("open", &["m"])],
+                "[[actions]] \"mpv\": m is already open in the task table; give the action another key, or move open \
+                 with [keys] \"table.open\"",
+            ),
+            (
+                vec![mpv.clone(), action('m', "vlc", &["vlc", "{path}"])],
+                vec![],
+                "[[actions]] \"vlc\": m is already the key of \"mpv\"; give one of them another key",
+            ),
+            (
+                vec![action('m', "mpv", &["mpv", "{file}"])],
+                vec![],
+                "[[actions]] \"mpv\": {file} is not a placeholder; the placeholders are {id} (reel's task id), \
+                 {remote_id} (the service's), {path}, {url} and {prompt}",
+            ),
+        ];
+        for (actions, pairs, want) in cases {
+            let got = Keymap::with_keys(&actions, &keys(&pairs)).expect_err("refused").to_string();
+            assert_eq!(got, want, "{pairs:?}");
+        }
+        // Moving the table's key away frees it for an action.
+        let k = Keymap::with_keys(&[action('q', "mpv", &["mpv", "{path}"])], &keys(&[("table.quit", &["Q"])]))
+            .expect("q is free in the table now");
+        assert_eq!(k.lookup(Scope::Table, &plain('q')), Some(Cmd::UserAction(0)));
+        assert_eq!(k.lookup(Scope::History, &plain('q')), Some(Cmd::Quit), "actions are for the task table");
     }
 }
