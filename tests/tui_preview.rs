@@ -193,8 +193,8 @@ fn the_history_grid_shows_posters_with_their_prompts() {
                 HistoryRow { record: r, file_present: Some(true) }
             })
             .collect();
-        let generation = a.history.ticket();
-        a.update(Action::HistoryPage(generation, Ok(rows)), NOW);
+        let ticket = a.history.ticket();
+        a.update(Action::HistoryPage(ticket, Ok(rows)), NOW);
         a.update(Action::Key(crossterm::event::KeyEvent::from(crossterm::event::KeyCode::Char('g'))), NOW);
         for id in [30, 29, 27] {
             a.update(Action::Thumb(format!("{id:064x}"), Ok(quadrants(180, 100))), NOW);

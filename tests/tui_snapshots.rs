@@ -265,7 +265,7 @@ fn history_app() -> App {
     let mut a = app(false);
     a.focus = Focus::Table;
     a.update(Action::Key(KeyEvent::new(KeyCode::Char('H'), KeyModifiers::SHIFT)), NOW);
-    let generation = a.history.ticket();
+    let ticket = a.history.ticket();
     let mut parent = task(10, LocalState::Downloaded, "a red fox in fresh snow", 3000);
     parent.file_path = Some("/videos/10-a-red-fox.mp4".into());
     parent.file_size = Some(2_000_000);
@@ -279,7 +279,7 @@ fn history_app() -> App {
         HistoryRow { record: child.clone(), file_present: Some(false) },
         HistoryRow { record: parent.clone(), file_present: Some(true) },
     ];
-    a.update(Action::HistoryPage(generation, Ok(rows)), NOW);
+    a.update(Action::HistoryPage(ticket, Ok(rows)), NOW);
     a.update(Action::Key(KeyEvent::new(KeyCode::Down, KeyModifiers::NONE)), NOW);
     a.update(Action::Lineage(11, Some(parent), vec![]), NOW);
     a

@@ -96,6 +96,12 @@ fn load_json<T: serde::de::DeserializeOwned>(path: &Path, what: &'static str) ->
     })
 }
 
+/// A read of the journal failed: said on the status line (and in the log, where every
+/// reported error goes).
+fn read_failed(what: String, source: QueryError) -> Action {
+    Action::Report(Err(EffectError::Read { what, source }))
+}
+
 /// Sort and filter from the last run: defaults when there is no file; a file that cannot be
 /// read is said (with the defaults used meanwhile).
 pub fn load_prefs(data_dir: &Path) -> (Prefs, Option<EffectError>) {
@@ -296,7 +302,12 @@ pub async fn perform(effect: Effect, cx: &Context, console: &mut impl Console) -
         }
         Effect::LoadTimeline(id) => {
             let db = cx.db.clone();
-            blocking(tx, move || query::show(&db, id).ok().map(|(_, events)| Action::Timeline(id, events)));
+            blocking(tx, move || match query::show(&db, id) {
+                Ok((_, events)) => Some(Action::Timeline(id, events)),
+                // Deleted meanwhile: the table forgets it on the engine's word.
+                Err(QueryError::NoMatch(_)) => None,
+                Err(e) => Some(read_failed(format!("the timeline of task {id}"), e)),
+            });
         }
         Effect::Open(path) => {
             let result = if Path::new(&path).is_file() {
@@ -363,7 +374,10 @@ pub async fn perform(effect: Effect, cx: &Context, console: &mut impl Console) -
         }
         Effect::Lineage(id) => {
             let db = cx.db.clone();
-            blocking(tx, move || query::lineage(&db, id).ok().map(|(p, children)| Action::Lineage(id, p, children)));
+            blocking(tx, move || match query::lineage(&db, id) {
+                Ok((p, children)) => Some(Action::Lineage(id, p, children)),
+                Err(e) => Some(read_failed(format!("the parent and children of task {id}"), e)),
+            });
         }
         Effect::LoadLedger(since) => {
             let (db, pricing) = (cx.db.clone(), cx.pricing.clone());
@@ -376,7 +390,10 @@ pub async fn perform(effect: Effect, cx: &Context, console: &mut impl Console) -
         }
         Effect::LoadModels => {
             let db = cx.db.clone();
-            blocking(tx, move || query::models(&db).ok().map(Action::Models));
+            blocking(tx, move || match query::models(&db) {
+                Ok(models) => Some(Action::Models(models)),
+                Err(e) => Some(read_failed("the models of the history".into(), e)),
+            });
         }
         Effect::LoadSpent => {
             let (db, pricing) = (cx.db.clone(), cx.pricing.clone());

@@ -96,9 +96,27 @@ pub struct Grid {
     pub seconds: Vec<String>,
 }
 
+/// The tokens of a grid that are neither a ratio nor whole seconds, each quoted and cleaned.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct BadGrid(Vec<String>);
+
+impl std::fmt::Display for BadGrid {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self.0.as_slice() {
+            [one] => write!(f, "{one} is neither a ratio ({}) nor whole seconds", Ratio::choices()),
+            [rest @ .., last] => {
+                write!(f, "{} and {last} are neither ratios ({}) nor whole seconds", rest.join(", "), Ratio::choices())
+            }
+            [] => Ok(()),
+        }
+    }
+}
+
+impl std::error::Error for BadGrid {}
+
 /// Reads `16:9, 9:16 5 10`: ratios and whole numbers of seconds, in any order. Every token
-/// that is neither is named in the message.
-pub fn parse_grid(text: &str) -> Result<Grid, String> {
+/// that is neither is named in the error.
+pub fn parse_grid(text: &str) -> Result<Grid, BadGrid> {
     let mut grid = Grid::default();
     let mut bad = Vec::new();
     for token in text.split(|c: char| c == ',' || c.is_whitespace()).filter(|t| !t.is_empty()) {
@@ -114,13 +132,7 @@ pub fn parse_grid(text: &str) -> Result<Grid, String> {
             bad.push(format!("\"{}\"", clean(token)));
         }
     }
-    match bad.as_slice() {
-        [] => Ok(grid),
-        [one] => Err(format!("{one} is neither a ratio ({}) nor whole seconds", Ratio::choices())),
-        [rest @ .., last] => {
-            Err(format!("{} and {last} are neither ratios ({}) nor whole seconds", rest.join(", "), Ratio::choices()))
-        }
-    }
+    if bad.is_empty() { Ok(grid) } else { Err(BadGrid(bad)) }
 }
 
 /// Billed seconds and cost of sending every submission of `plan` `copies` times, as the form
@@ -589,7 +601,7 @@ impl Form {
         let grid = match parse_grid(&self.grid) {
             Ok(g) => g,
             Err(e) => {
-                check.problems.push((Field::Grid, e));
+                check.problems.push((Field::Grid, e.to_string()));
                 Grid::default()
             }
         };
@@ -787,9 +799,9 @@ mod tests {
 
     #[test]
     fn every_bad_grid_token_is_named() {
-        let e = parse_grid("16:9 wide 4.5, x").expect_err("bad");
+        let e = parse_grid("16:9 wide 4.5, x").expect_err("bad").to_string();
         assert!(e.starts_with("\"wide\", \"4.5\" and \"x\" are neither ratios"), "{e}");
-        assert!(parse_grid("wide").expect_err("bad").starts_with("\"wide\" is neither a ratio"));
+        assert!(parse_grid("wide").expect_err("bad").to_string().starts_with("\"wide\" is neither a ratio"));
     }
 
     #[test]

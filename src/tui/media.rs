@@ -23,13 +23,26 @@ fn draft_of(v: &ValidSubmission) -> Draft {
     Draft::from(v)
 }
 
+/// Why a submission's media could not be made ready; nothing of it was sent.
+#[derive(Debug, thiserror::Error)]
+pub enum NotReady {
+    /// Uploads or checks that failed, each naming its item.
+    #[error("{}", .0.join("; "))]
+    Items(Vec<String>),
+    #[error("a local media file was not uploaded")]
+    NotUploaded,
+    /// The rules refused what the checks measured.
+    #[error(transparent)]
+    Invalid(#[from] crate::rules::Invalid),
+}
+
 /// `v` with its local files uploaded and every media URL checked, or why it cannot be sent
 /// (every failing item named). Progress of large uploads goes to the status line.
 pub async fn prepare(
     v: ValidSubmission,
     cx: &MediaContext,
     report: impl Fn(String) + Send + Sync,
-) -> Result<ValidSubmission, String> {
+) -> Result<ValidSubmission, NotReady> {
     if v.media.is_empty() {
         return Ok(v);
     }
@@ -48,12 +61,11 @@ pub async fn prepare(
     let storage = cx.storage.as_ref();
     let draft = uploads::upload_all(draft_of(&v), &frame, storage, crate::config::storage_credentials, shown)
         .await
-        .map_err(|f| f.join("; "))?;
-    let (again, _) = preflight::check_draft(&draft).await.map_err(|f| f.join("; "))?;
-    match validate(&again, &cx.catalog, UnknownModels::Warn) {
-        Ok(v) if !v.awaits_uploads() => Ok(v),
-        Ok(_) => Err("a local media file was not uploaded".into()),
-        Err(invalid) => Err(invalid.to_string()),
+        .map_err(NotReady::Items)?;
+    let (again, _) = preflight::check_draft(&draft).await.map_err(NotReady::Items)?;
+    match validate(&again, &cx.catalog, UnknownModels::Warn)? {
+        v if !v.awaits_uploads() => Ok(v),
+        _ => Err(NotReady::NotUploaded),
     }
 }
 

@@ -77,9 +77,47 @@ pub enum Action {
     /// A poster for the history grid, scaled down, by sha256.
     Thumb(String, Result<image::RgbImage, crate::tui::preview::PreviewFailure>),
     /// A frame of the inline player, of the given start.
-    PlayFrame(u64, image::RgbImage),
+    PlayFrame(Ticket, image::RgbImage),
     /// The inline player of the given start could not go on.
-    PlayFailed(u64, String),
+    PlayFailed(Ticket, String),
+}
+
+impl Action {
+    /// The action's kind, for the log (without its payload: frames, pages, pasted text).
+    pub fn name(&self) -> &'static str {
+        match self {
+            Action::Key(_) => "key",
+            Action::Paste(_) => "paste",
+            Action::Mouse(_) => "mouse",
+            Action::Resize(..) => "resize",
+            Action::Tick => "tick",
+            Action::CheckFiles => "check files",
+            Action::Engine(_) => "engine event",
+            Action::Loaded(_) => "tasks loaded",
+            Action::LinkLost => "engine lost",
+            Action::Reattaching(_) => "reattaching",
+            Action::ReattachFailed { .. } => "reattach failed",
+            Action::Reattached { .. } => "reattached",
+            Action::Reloaded(_) => "reloaded",
+            Action::Timeline(..) => "timeline",
+            Action::Submitted { .. } => "submitted",
+            Action::Edited(..) => "edited",
+            Action::MediaChecked(_) => "media checked",
+            Action::Report(_) => "report",
+            Action::BulkDone { .. } => "bulk done",
+            Action::FilesChecked(_) => "files checked",
+            Action::HistoryPage(..) => "history page",
+            Action::Lineage(..) => "lineage",
+            Action::Ledger(_) => "ledger",
+            Action::Models(_) => "models",
+            Action::Deleted(_) => "deleted",
+            Action::Spent(_) => "spent",
+            Action::Stills(..) => "stills",
+            Action::Thumb(..) => "thumb",
+            Action::PlayFrame(..) => "play frame",
+            Action::PlayFailed(..) => "play failed",
+        }
+    }
 }
 
 /// What a read of the store found for the rows to show.
@@ -173,7 +211,7 @@ pub enum Effect {
     },
     /// Play a video inline, its frames fitted to `width`x`height` pixels.
     Play {
-        generation: u64,
+        ticket: Ticket,
         path: String,
         width: u32,
         height: u32,
@@ -216,9 +254,11 @@ pub enum EffectError {
     Terminal(std::io::Error),
     #[error("cannot read {what} from {path}: {source}; the defaults are used")]
     Load { what: &'static str, path: String, source: Box<dyn std::error::Error + Send + Sync> },
+    #[error("cannot read {what}: {source}")]
+    Read { what: String, source: QueryError },
     #[error("cannot save {what} to {path}: {source}")]
     Save { what: &'static str, path: String, source: std::io::Error },
     /// A media item could not be uploaded or failed its check.
     #[error("{0}; nothing was sent")]
-    Media(String),
+    Media(#[from] crate::tui::media::NotReady),
 }

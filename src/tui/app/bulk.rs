@@ -8,9 +8,17 @@ use crate::tui::form::billed_and_cost;
 use crate::tui::keymap::Cmd;
 use crate::tui::labels::{count, sentence};
 
+/// Why an engine action does not apply to a task: `task 27 is still rendering`.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("task {id} {why}")]
+pub struct Ineligible {
+    pub id: i64,
+    pub why: &'static str,
+}
+
 /// Whether an engine action applies to a task; the reason when it does not (it mirrors the
 /// engine's own rules, so the user hears it before anything is asked).
-pub fn eligible(op: Op, t: &TaskRecord) -> Result<(), String> {
+pub fn eligible(op: Op, t: &TaskRecord) -> Result<(), Ineligible> {
     use LocalState as S;
     let id = t.id;
     let why = match (op, t.state) {
@@ -32,7 +40,7 @@ pub fn eligible(op: Op, t: &TaskRecord) -> Result<(), String> {
         (_, S::Lost) => "is lost; there is no video",
         _ => "has no id at the service",
     };
-    Err(format!("task {id} {why}"))
+    Err(Ineligible { id, why })
 }
 
 /// What an action on several tasks did, in one line: `2 re-downloads started; task 27 is
@@ -90,7 +98,7 @@ impl App {
         for t in records {
             match eligible(op, t) {
                 Ok(()) => ids.push(t.id),
-                Err(why) => skipped.push(why),
+                Err(why) => skipped.push(why.to_string()),
             }
         }
         if ids.is_empty() {
@@ -159,7 +167,7 @@ mod tests {
         ];
         for (op, state, want) in cases {
             let got = eligible(*op, &record(1, *state));
-            assert_eq!(got.err().as_deref(), *want, "{op:?} {state}");
+            assert_eq!(got.err().map(|e| e.to_string()).as_deref(), *want, "{op:?} {state}");
         }
         let no_id = TaskRecord { remote_id: None, ..record(1, LocalState::Expired) };
         assert!(eligible(Op::Download, &no_id).is_err());

@@ -26,8 +26,8 @@ impl App {
             | Action::Reloaded(_) => return self.link_news(action),
             Action::Stills(sha, result) => self.stills_arrived(sha, result),
             Action::Thumb(sha, result) => self.thumb_arrived(sha, result),
-            Action::PlayFrame(generation, frame) => self.play_frame(generation, frame),
-            Action::PlayFailed(generation, message) => self.play_failed(generation, message),
+            Action::PlayFrame(ticket, frame) => self.play_frame(ticket, frame),
+            Action::PlayFailed(ticket, message) => self.play_failed(ticket, message),
             Action::Timeline(id, events) => {
                 self.table.set_timeline(id, events);
             }

@@ -263,14 +263,19 @@ impl App {
         self.status = Some(Status { text: sentence(&text.into()), level });
     }
 
-    /// An effect's error, as the user reads it (errors may quote what a server sent).
+    /// An effect's error, as the user reads it (errors may quote what a server sent), and in
+    /// the log.
     fn say_error(&mut self, prefix: &str, e: &EffectError) {
+        tracing::warn!("{prefix}{e}");
         self.say(Level::Error, format!("{prefix}{}", crate::text::clean(&e.to_string())));
     }
 
     /// The one entry: applies `action` at `now_ms` and returns the work it asks for.
     pub fn update(&mut self, action: Action, now_ms: i64) -> Vec<Effect> {
         self.now_ms = now_ms;
+        if !matches!(action, Action::Tick | Action::PlayFrame(..)) {
+            tracing::debug!(action = action.name(), "dashboard");
+        }
         let focus_before = self.focus;
         let mut effects = match action {
             Action::Key(ev) if ev.kind != KeyEventKind::Release => self.key(ev),

@@ -9,6 +9,7 @@ use super::{App, Effect, Level, Screen};
 use crate::preview::{STRIP, Stills};
 use crate::store::{LocalState, TaskRecord};
 use crate::tui::keymap::Cmd;
+use crate::tui::latest::Ticket;
 use crate::tui::layout;
 use crate::tui::preview::fit::{Fit, Grid, fit};
 use crate::tui::preview::{PLAY_FPS, Playing, PreviewFailure, picture};
@@ -146,25 +147,25 @@ impl App {
             self.say(Level::Info, "No room to play here: enlarge the terminal, or o opens the player");
             return Vec::new();
         };
-        let generation = self.previews.next_generation();
+        let ticket = self.previews.next_start();
         let (width, height) = pixels(f.poster, self.previews.cell());
         self.previews.playing = Some(Playing {
             task: s.id,
             sha256: s.sha256,
             path: s.path.clone(),
-            generation,
+            ticket,
             paused: false,
             hidden: false,
             frame: None,
             latest: None,
         });
-        vec![Effect::Play { generation, path: s.path, width, height, fps: PLAY_FPS }]
+        vec![Effect::Play { ticket, path: s.path, width, height, fps: PLAY_FPS }]
     }
 
     /// A frame of the player arrived (frames of an earlier start are dropped).
-    pub(super) fn play_frame(&mut self, generation: u64, frame: RgbImage) {
+    pub(super) fn play_frame(&mut self, ticket: Ticket, frame: RgbImage) {
         if let Some(p) = self.previews.playing.as_mut()
-            && p.generation == generation
+            && p.ticket == ticket
             && !p.paused
         {
             p.latest = Some(frame);
@@ -172,8 +173,8 @@ impl App {
     }
 
     /// The player could not start or stopped on an error.
-    pub(super) fn play_failed(&mut self, generation: u64, message: String) {
-        if let Some(p) = self.previews.playing.take_if(|p| p.generation == generation) {
+    pub(super) fn play_failed(&mut self, ticket: Ticket, message: String) {
+        if let Some(p) = self.previews.playing.take_if(|p| p.ticket == ticket) {
             // The file's name, not its whole path, so the reason fits on the line.
             let name = std::path::Path::new(&p.path).file_name().map(|n| n.to_string_lossy().into_owned());
             let message = name.map_or(message.clone(), |n| message.replace(&p.path, &n));

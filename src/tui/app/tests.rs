@@ -319,11 +319,11 @@ fn history_opens_pages_filters_and_asks_before_deleting() {
     let e = a.update(Action::Key(KeyEvent::new(KeyCode::Char('H'), KeyModifiers::SHIFT)), NOW);
     assert_eq!(a.screen, Screen::History);
     assert!(e.contains(&Effect::LoadModels));
-    let generation = a.history.ticket();
-    assert!(e.iter().any(|x| matches!(x, Effect::HistoryPage { cursor: None, ticket: g, .. } if *g == generation)));
+    let ticket = a.history.ticket();
+    assert!(e.iter().any(|x| matches!(x, Effect::HistoryPage { cursor: None, ticket: g, .. } if *g == ticket)));
     let rows: Vec<HistoryRow> =
         (1..=3).map(|i| HistoryRow { record: record(i, LocalState::Downloaded), file_present: Some(i != 2) }).collect();
-    let e = a.update(Action::HistoryPage(generation, Ok(rows)), NOW);
+    let e = a.update(Action::HistoryPage(ticket, Ok(rows)), NOW);
     assert_eq!(e, vec![Effect::Lineage(1)], "a short page means no more pages; the selection's lineage loads");
     // A search starts the query over once typing pauses; a kept search is remembered.
     key(&mut a, KeyCode::Char('/'));
@@ -333,7 +333,7 @@ fn history_opens_pages_filters_and_asks_before_deleting() {
     assert!(e.iter().any(|x| matches!(x, Effect::HistoryPage { query, .. } if query.text == "f")));
     let e = key(&mut a, KeyCode::Enter);
     assert!(e.iter().any(|x| matches!(x, Effect::SavePrefs(p) if p.history.text == "f")), "the query is remembered");
-    let stale = a.update(Action::HistoryPage(generation, Ok(vec![])), NOW);
+    let stale = a.update(Action::HistoryPage(ticket, Ok(vec![])), NOW);
     assert!(stale.is_empty() || a.history.rows().is_empty());
     let g = a.history.ticket();
     let rows: Vec<HistoryRow> =

@@ -90,7 +90,7 @@ fn p_plays_in_the_poster_space_pauses_esc_stops_and_moving_away_stops() {
     let mut a = with_saved();
     a.update(Action::Stills(SHA.into(), Ok(stills())), NOW);
     let e = acts(ch(&mut a, 'p'));
-    let Some(Effect::Play { generation, width, height, fps, path }) = e.first().cloned() else {
+    let Some(Effect::Play { ticket, width, height, fps, path }) = e.first().cloned() else {
         panic!("{e:?}");
     };
     assert_eq!((path.as_str(), fps), ("/videos/1.mp4", crate::tui::preview::PLAY_FPS));
@@ -98,7 +98,7 @@ fn p_plays_in_the_poster_space_pauses_esc_stops_and_moving_away_stops() {
     assert_eq!((width, height), (u32::from(poster.width) * 10, u32::from(poster.height) * 20), "the poster, in pixels");
     assert!(a.playing());
     // A frame becomes the picture; a frame of an older start does not.
-    a.update(Action::PlayFrame(generation, RgbImage::from_pixel(16, 9, Rgb([0, 0, 255]))), NOW);
+    a.update(Action::PlayFrame(ticket, RgbImage::from_pixel(16, 9, Rgb([0, 0, 255]))), NOW);
     assert!(a.previews.playing.as_ref().is_some_and(|p| p.frame.is_some()));
     assert_eq!(acts(key(&mut a, KeyCode::Char(' '))), [Effect::PlayPause(true)], "Space pauses, not marks");
     assert!(a.table.marks().is_empty());
@@ -133,10 +133,10 @@ fn p_says_why_it_cannot_play() {
 #[test]
 fn a_player_that_cannot_start_says_why() {
     let mut a = with_saved();
-    let Some(Effect::Play { generation, .. }) = acts(ch(&mut a, 'p')).first().cloned() else { panic!() };
-    a.update(Action::PlayFailed(generation + 1, "stale".into()), NOW);
+    let Some(Effect::Play { ticket, .. }) = acts(ch(&mut a, 'p')).first().cloned() else { panic!() };
+    a.update(Action::PlayFailed(crate::tui::latest::Ticket::default(), "stale".into()), NOW);
     assert!(a.playing(), "an older start's failure is not this one's");
-    a.update(Action::PlayFailed(generation, "ffmpeg could not read /videos/1.mp4: Invalid data".into()), NOW);
+    a.update(Action::PlayFailed(ticket, "ffmpeg could not read /videos/1.mp4: Invalid data".into()), NOW);
     assert!(!a.playing());
     assert_eq!(
         status(&a),
@@ -152,7 +152,7 @@ fn the_history_grid_asks_for_the_posters_on_screen() {
     a.focus = Focus::Table;
     ch(&mut a, 'H');
     assert_eq!(a.screen, Screen::History);
-    let generation = a.history.ticket();
+    let ticket = a.history.ticket();
     let rows: Vec<_> = (1..=100)
         .map(|id| {
             let mut r = rec(id, if id % 10 == 0 { LocalState::Failed } else { LocalState::Downloaded });
@@ -160,7 +160,7 @@ fn the_history_grid_asks_for_the_posters_on_screen() {
             crate::engine::query::HistoryRow { record: r, file_present: Some(true) }
         })
         .collect();
-    a.update(Action::HistoryPage(generation, Ok(rows)), NOW);
+    a.update(Action::HistoryPage(ticket, Ok(rows)), NOW);
     let e = ch(&mut a, 'g');
     assert!(a.history.grid());
     let Some(Effect::LoadThumbs { files, width, height }) =

@@ -15,6 +15,7 @@ use ratatui_image::protocol::Protocol;
 use ratatui_image::{FilterType, Resize};
 
 use crate::preview::Stills;
+use crate::tui::latest::{Latest, Ticket};
 
 /// Why frames could not be had, as the effect reports it.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -61,7 +62,7 @@ pub struct Playing {
     /// The file, to name it (not its whole path) when it cannot be played.
     pub path: String,
     /// Frames of an older start are dropped.
-    pub generation: u64,
+    pub ticket: Ticket,
     /// Space paused it.
     pub paused: bool,
     /// The pane is out of sight (an overlay, a pane too small): frames are held back.
@@ -97,7 +98,7 @@ pub struct Previews {
     pub thumb_pictures: HashMap<String, Picture>,
     thumb_size: Size,
     pub playing: Option<Playing>,
-    generation: u64,
+    player: Latest,
 }
 
 impl std::fmt::Debug for Previews {
@@ -166,7 +167,7 @@ impl Previews {
             thumb_pictures: HashMap::new(),
             thumb_size: Size::default(),
             playing: None,
-            generation: 0,
+            player: Latest::default(),
         }
     }
 
@@ -261,10 +262,9 @@ impl Previews {
         self.shown = made;
     }
 
-    /// A new player generation (older frames are dropped).
-    pub fn next_generation(&mut self) -> u64 {
-        self.generation += 1;
-        self.generation
+    /// A new start of the player (frames of older starts are dropped).
+    pub fn next_start(&mut self) -> Ticket {
+        self.player.next()
     }
 
     /// Whether the grid thumbnail of `sha256` should be asked for now (and marks it asked).

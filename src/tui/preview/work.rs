@@ -12,6 +12,7 @@ use super::PreviewFailure;
 use crate::preview::play::Player;
 use crate::preview::{PreviewError, Previewer};
 use crate::tui::app::{Action, Effect};
+use crate::tui::latest::Ticket;
 
 pub struct PreviewWork {
     previewer: Previewer,
@@ -32,10 +33,10 @@ struct Posters {
 /// (`wanted`, `paused`) is kept here and a player that starts after it was stopped is dropped.
 #[derive(Default)]
 struct Slot {
-    wanted: Option<u64>,
+    wanted: Option<Ticket>,
     paused: bool,
     /// The player and the start it belongs to.
-    player: Option<(u64, Player)>,
+    player: Option<(Ticket, Player)>,
 }
 
 /// How often a starting player is looked at for a file ffmpeg turned out unable to play.
@@ -95,10 +96,10 @@ impl PreviewWork {
                     tokio::task::spawn_blocking(move || work.make_posters(&tx));
                 }
             }
-            Effect::Play { generation, path, width, height, fps } => {
+            Effect::Play { ticket, path, width, height, fps } => {
                 // The old player goes first: one ffmpeg decodes for the screen at a time.
                 let old = self.with_slot(|s| {
-                    s.wanted = Some(generation);
+                    s.wanted = Some(ticket);
                     s.paused = false;
                     s.player.take()
                 });
@@ -111,25 +112,25 @@ impl PreviewWork {
                     let first = std::sync::Arc::clone(&shown);
                     let on_frame = Box::new(move |frame: RgbImage| {
                         first.store(true, std::sync::atomic::Ordering::Relaxed);
-                        let _ = frames.send(Action::PlayFrame(generation, frame));
+                        let _ = frames.send(Action::PlayFrame(ticket, frame));
                     });
                     match Player::start(&work.previewer.ffmpeg, Path::new(&path), width, height, fps, on_frame) {
                         Ok(player) => {
                             let late = work.with_slot(|s| {
-                                if s.wanted != Some(generation) {
+                                if s.wanted != Some(ticket) {
                                     return Some(player);
                                 }
                                 player.set_paused(s.paused);
-                                s.player = Some((generation, player));
+                                s.player = Some((ticket, player));
                                 None
                             });
                             match late {
                                 Some(stopped_meanwhile) => drop(stopped_meanwhile),
-                                None => work.watch(generation, tx, shown),
+                                None => work.watch(ticket, tx, shown),
                             }
                         }
                         Err(e) => {
-                            let _ = tx.send(Action::PlayFailed(generation, e.to_string()));
+                            let _ = tx.send(Action::PlayFailed(ticket, e.to_string()));
                         }
                     }
                 });
@@ -165,11 +166,11 @@ impl PreviewWork {
         }
     }
 
-    /// Reports it if the player of `generation` cannot play its file (ffmpeg could not read
+    /// Reports it if the player of `ticket` cannot play its file (ffmpeg could not read
     /// or decode it), looking until its first frame has come.
     fn watch(
         self: &std::sync::Arc<Self>,
-        generation: u64,
+        ticket: Ticket,
         tx: UnboundedSender<Action>,
         shown: std::sync::Arc<std::sync::atomic::AtomicBool>,
     ) {
@@ -181,13 +182,13 @@ impl PreviewWork {
                 // paused player wakes nobody).
                 let flowing = shown.load(std::sync::atomic::Ordering::Relaxed);
                 let state = work.with_slot(|s| match &s.player {
-                    Some((g, player)) if *g == generation => Some((player.failure(), flowing)),
+                    Some((g, player)) if *g == ticket => Some((player.failure(), flowing)),
                     _ => None,
                 });
                 match state {
                     None | Some((None, true)) => return,
                     Some((Some(why), _)) => {
-                        let _ = tx.send(Action::PlayFailed(generation, why));
+                        let _ = tx.send(Action::PlayFailed(ticket, why));
                         return;
                     }
                     Some((None, false)) => {}
@@ -258,19 +259,21 @@ mod player_tests {
         let path = video.display().to_string();
         let work = Arc::new(PreviewWork::new(Previewer::new(dir.path().join("cache"), "ffmpeg".into())));
         let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel();
-        let play = |generation| Effect::Play { generation, path: path.clone(), width: 160, height: 90, fps: 10 };
-        work.perform(play(1), &tx);
+        let mut starts = crate::tui::latest::Latest::default();
+        let (first, second) = (starts.next(), starts.next());
+        let play = |ticket| Effect::Play { ticket, path: path.clone(), width: 160, height: 90, fps: 10 };
+        work.perform(play(first), &tx);
         work.perform(Effect::PlayStop, &tx);
         tokio::time::sleep(Duration::from_millis(1500)).await;
         assert!(work.with_slot(|s| s.player.is_none()), "a player started after its stop is dropped");
         while let Ok(a) = rx.try_recv() {
-            assert!(!matches!(a, Action::PlayFrame(1, _)), "a stopped start played");
+            assert!(!matches!(a, Action::PlayFrame(t, _) if t == first), "a stopped start played");
         }
-        work.perform(play(2), &tx);
+        work.perform(play(second), &tx);
         let frame = tokio::time::timeout(Duration::from_secs(60), async {
             loop {
                 match rx.recv().await {
-                    Some(Action::PlayFrame(2, f)) => return f,
+                    Some(Action::PlayFrame(t, f)) if t == second => return f,
                     Some(_) => {}
                     None => panic!("channel closed"),
                 }
