@@ -774,7 +774,7 @@ mod tests {
 
     fn check(f: &mut Form) -> &Check {
         f.touch();
-        &f.check()
+        f.check()
     }
 
     #[test]

@@ -269,7 +269,7 @@ impl History {
 
     /// Starts over with the current filters: the ticket and query of its first page.
     pub fn restart(&mut self, today_ms: i64) -> (Ticket, HistoryQuery) {
-        let ticket = self.query.next();
+        let ticket = self.query.issue();
         self.rows.clear();
         self.selected = 0;
         self.done = false;

@@ -12,7 +12,7 @@ pub struct Ticket(u64);
 
 impl Latest {
     /// A new request: every older ticket is stale from now on.
-    pub fn next(&mut self) -> Ticket {
+    pub fn issue(&mut self) -> Ticket {
         self.0 += 1;
         Ticket(self.0)
     }
@@ -35,9 +35,9 @@ mod tests {
     #[test]
     fn only_the_newest_ticket_is_current() {
         let mut l = Latest::default();
-        let first = l.next();
+        let first = l.issue();
         assert!(l.is_current(first));
-        let second = l.next();
+        let second = l.issue();
         assert!(!l.is_current(first), "an answer to the first request is stale");
         assert!(l.is_current(second) && l.current() == second);
         assert_ne!(first, second);

@@ -134,7 +134,7 @@ impl App {
         let then = Effect::SubmitAgain(again);
         if n > 1 && !self.header.demo {
             let (billed, cost) = billed_and_cost(&plan, 1, &self.pricing);
-            self.overlay = Some(Overlay::Confirm(Question::Again { then, count: n, billed, cost }));
+            self.overlay = Some(Overlay::Confirm(Question::Again { then: Box::new(then), count: n, billed, cost }));
         } else {
             effects.extend(self.guarded(then));
         }

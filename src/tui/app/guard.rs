@@ -25,9 +25,9 @@ impl App {
             (Question::Delete(id), Cmd::YesWithFile) => vec![Effect::Delete { id, remove_file: true }],
             (Question::Budget { then, planned, .. }, Cmd::Yes) => {
                 self.spent_today += planned;
-                vec![then]
+                vec![*then]
             }
-            (Question::Again { then, .. }, Cmd::Yes) => self.guarded(then),
+            (Question::Again { then, .. }, Cmd::Yes) => self.guarded(*then),
             // A second Ctrl-C (or q) says yes to quitting.
             (Question::Quit { .. }, Cmd::Yes | Cmd::ForceQuit | Cmd::Quit) => self.quit_effects(),
             (Question::Vary(t), Cmd::Yes) => {
@@ -61,7 +61,7 @@ impl App {
                 let text = format!("{}. Send anyway?", sentence(&over.to_string()));
                 self.say(Level::Warn, text.clone());
                 let planned = over.planned;
-                self.overlay = Some(Overlay::Confirm(Question::Budget { then, planned, text }));
+                self.overlay = Some(Overlay::Confirm(Question::Budget { then: Box::new(then), planned, text }));
                 Vec::new()
             }
         }

@@ -59,9 +59,9 @@ pub enum Question {
     /// Delete this task's record (and, with f, its file)?
     Delete(i64),
     /// Send although today's spending would pass the daily budget? `text` says by how much.
-    Budget { then: Effect, planned: f64, text: String },
+    Budget { then: Box<Effect>, planned: f64, text: String },
     /// Send several paid tasks again?
-    Again { then: Effect, count: usize, billed: String, cost: String },
+    Again { then: Box<Effect>, count: usize, billed: String, cost: String },
     /// Quit while tasks are unfinished, or submissions are held for an engine not attached?
     Quit { unfinished: usize, held: usize },
     /// Replace the unsent draft in the form with this task's parameters ("vary")?

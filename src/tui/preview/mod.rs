@@ -264,7 +264,7 @@ impl Previews {
 
     /// A new start of the player (frames of older starts are dropped).
     pub fn next_start(&mut self) -> Ticket {
-        self.player.next()
+        self.player.issue()
     }
 
     /// Whether the grid thumbnail of `sha256` should be asked for now (and marks it asked).

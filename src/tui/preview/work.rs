@@ -260,7 +260,7 @@ mod player_tests {
         let work = Arc::new(PreviewWork::new(Previewer::new(dir.path().join("cache"), "ffmpeg".into())));
         let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel();
         let mut starts = crate::tui::latest::Latest::default();
-        let (first, second) = (starts.next(), starts.next());
+        let (first, second) = (starts.issue(), starts.issue());
         let play = |ticket| Effect::Play { ticket, path: path.clone(), width: 160, height: 90, fps: 10 };
         work.perform(play(first), &tx);
         work.perform(Effect::PlayStop, &tx);

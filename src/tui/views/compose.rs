@@ -111,8 +111,8 @@ pub fn draw(frame: &mut Frame, a: &Areas, app: &App) {
             match (f.grid().is_empty(), focused(app, Field::Grid)) {
                 (true, false) if room >= 26 => "off (e.g. 16:9 9:16 5 10)".into(),
                 (true, false) => "off (e.g. 16:9 5 10)".into(),
-                (_, true) => format!("{}▏", tail(&clean(&f.grid()), room.saturating_sub(1))),
-                (false, false) => excerpt(&f.grid(), room),
+                (_, true) => format!("{}▏", tail(&clean(f.grid()), room.saturating_sub(1))),
+                (false, false) => excerpt(f.grid(), room),
             },
         ),
     ];

@@ -109,7 +109,7 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &App) {
     if !table.search().0.is_empty() || table.search().1 {
         title.push_str(&format!(
             "· /{}{} ",
-            crate::text::clean(&table.search().0),
+            crate::text::clean(table.search().0),
             if table.search().1 { "▏" } else { "" }
         ));
     }
