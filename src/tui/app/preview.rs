@@ -12,7 +12,7 @@ use crate::tui::keymap::Cmd;
 use crate::tui::latest::Ticket;
 use crate::tui::layout;
 use crate::tui::preview::fit::{Fit, Grid, fit};
-use crate::tui::preview::{PLAY_FPS, Playing, PreviewFailure, picture};
+use crate::tui::preview::{PLAY_FPS, PreviewFailure};
 
 /// A task whose saved file can be previewed.
 #[derive(Debug, Clone, PartialEq)]
@@ -95,7 +95,7 @@ impl App {
 
     /// Whether the inline player is on and its keys (Space, Esc) apply.
     pub fn playing(&self) -> bool {
-        self.previews.playing.is_some() && self.overlay.is_none()
+        self.previews.playing().is_some() && self.overlay.is_none()
     }
 
     /// `p`, Space and Esc of the player, and `g` for the history grid.
@@ -103,13 +103,11 @@ impl App {
         match cmd {
             Cmd::Play => Some(self.toggle_play()),
             Cmd::PlayPause => {
-                let p = self.previews.playing.as_mut()?;
-                p.paused = !p.paused;
-                let paused = p.paused || p.hidden;
-                Some(vec![Effect::PlayPause(paused)])
+                let held = self.previews.toggle_pause()?;
+                Some(vec![Effect::PlayPause(held)])
             }
             Cmd::PlayStop => {
-                self.previews.playing = None;
+                self.previews.stop();
                 Some(vec![Effect::PlayStop])
             }
             Cmd::ToggleGrid if self.screen == Screen::History => {
@@ -122,11 +120,11 @@ impl App {
     }
 
     fn toggle_play(&mut self) -> Vec<Effect> {
-        if self.previews.playing.take().is_some() {
+        if self.previews.stop() {
             return vec![Effect::PlayStop];
         }
-        if let Some(why) = &self.previews.no_ffmpeg {
-            let why = why.clone();
+        if let Some(why) = self.previews.no_ffmpeg() {
+            let why = why.to_string();
             self.say(Level::Warn, why);
             return Vec::new();
         }
@@ -147,34 +145,19 @@ impl App {
             self.say(Level::Info, "No room to play here: enlarge the terminal, or o opens the player");
             return Vec::new();
         };
-        let ticket = self.previews.next_start();
         let (width, height) = pixels(f.poster, self.previews.cell());
-        self.previews.playing = Some(Playing {
-            task: s.id,
-            sha256: s.sha256,
-            path: s.path.clone(),
-            ticket,
-            paused: false,
-            hidden: false,
-            frame: None,
-            latest: None,
-        });
+        let ticket = self.previews.play(s.id, s.sha256, s.path.clone());
         vec![Effect::Play { ticket, path: s.path, width, height, fps: PLAY_FPS }]
     }
 
     /// A frame of the player arrived (frames of an earlier start are dropped).
     pub(super) fn play_frame(&mut self, ticket: Ticket, frame: RgbImage) {
-        if let Some(p) = self.previews.playing.as_mut()
-            && p.ticket == ticket
-            && !p.paused
-        {
-            p.latest = Some(frame);
-        }
+        self.previews.frame_arrived(ticket, frame);
     }
 
     /// The player could not start or stopped on an error.
     pub(super) fn play_failed(&mut self, ticket: Ticket, message: String) {
-        if let Some(p) = self.previews.playing.take_if(|p| p.ticket == ticket) {
+        if let Some(p) = self.previews.play_failed(ticket) {
             // The file's name, not its whole path, so the reason fits on the line.
             let name = std::path::Path::new(&p.path).file_name().map(|n| n.to_string_lossy().into_owned());
             let message = name.map_or(message.clone(), |n| message.replace(&p.path, &n));
@@ -202,10 +185,10 @@ impl App {
         let mut effects = Vec::new();
         let subject = self.detail_record().and_then(|(t, present)| subject(t, present));
         // The player plays the task in the pane; another task, or none, stops it.
-        if let Some(p) = &self.previews.playing
+        if let Some(p) = self.previews.playing()
             && subject.as_ref().map(|s| (s.id, s.sha256.as_str())) != Some((p.task, p.sha256.as_str()))
         {
-            self.previews.playing = None;
+            self.previews.stop();
             effects.push(Effect::PlayStop);
         }
         if let Some(s) = &subject
@@ -216,21 +199,12 @@ impl App {
         let fit = self.preview_fit(self.detail_inner());
         match &fit {
             Some((s, f)) => self.previews.show(&s.sha256, f.poster, &f.strip),
-            None => self.previews.shown = None,
+            None => self.previews.hide(),
         }
         let hidden = fit.is_none() || self.overlay.is_some();
         let poster = fit.map(|(_, f)| f.poster.as_size()).unwrap_or_default();
-        let previews = &mut self.previews;
-        if let Some(p) = previews.playing.as_mut() {
-            if let Some(frame) = p.latest.take() {
-                p.frame = picture(&previews.picker, &frame, poster).or(p.frame.take());
-            }
-            if p.hidden != hidden {
-                p.hidden = hidden;
-                if !p.paused {
-                    effects.push(Effect::PlayPause(hidden));
-                }
-            }
+        if let Some(held) = self.previews.step_player(poster, hidden) {
+            effects.push(Effect::PlayPause(held));
         }
         if self.screen == Screen::History && self.history.grid() {
             effects.extend(self.sync_grid());

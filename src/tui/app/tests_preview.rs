@@ -52,20 +52,20 @@ fn the_selected_saved_task_has_its_stills_asked_for_once_and_drawn_when_they_com
     let e = saved(&mut a, 1, SHA);
     assert_eq!(loads(&e), [SHA], "the new task is selected: its stills are wanted");
     assert!(loads(&a.update(Action::Tick, NOW)).is_empty(), "asked once");
-    assert!(a.previews.shown.is_none());
+    assert!(a.previews.shown().is_none());
     a.update(Action::Stills(SHA.into(), Ok(stills())), NOW);
-    let shown = a.previews.shown.as_ref().expect("pictures made");
+    let shown = a.previews.shown().expect("pictures made");
     assert_eq!(shown.strip.len(), 5, "a strip under the poster at 160x48");
     // At 100x30 the pane is small: a poster, no strip; at 80x24 too narrow for a poster.
     a.update(Action::Resize(100, 30), NOW);
-    assert_eq!(a.previews.shown.as_ref().map(|s| s.strip.len()), Some(0));
+    assert_eq!(a.previews.shown().map(|s| s.strip.len()), Some(0));
     a.update(Action::Resize(80, 24), NOW);
-    assert!(a.previews.shown.is_none());
+    assert!(a.previews.shown().is_none());
     // Tasks without a verified file ask for nothing.
     let e = task(&mut a, 2, LocalState::InProgress);
     select(&mut a, 2);
     assert!(loads(&e).is_empty() && loads(&a.update(Action::Tick, NOW)).is_empty());
-    assert!(a.previews.shown.is_none(), "nothing shown for a task without a file");
+    assert!(a.previews.shown().is_none(), "nothing shown for a task without a file");
 }
 
 #[test]
@@ -73,7 +73,7 @@ fn without_ffmpeg_the_pane_says_how_to_get_previews_and_nothing_is_asked_again()
     let mut a = with_saved();
     let why = "previews need ffmpeg: install it";
     a.update(Action::Stills(SHA.into(), Err(PreviewFailure { message: why.into(), no_ffmpeg: true })), NOW);
-    assert_eq!(a.previews.no_ffmpeg.as_deref(), Some(why));
+    assert_eq!(a.previews.no_ffmpeg(), Some(why));
     assert!(a.preview_fit(Rect::new(0, 0, 100, 14)).is_none(), "no picture area: the text keeps the pane");
     assert!(loads(&a.update(Action::Tick, NOW)).is_empty(), "this file is not asked for again");
     saved(&mut a, 2, "bb");
@@ -82,7 +82,7 @@ fn without_ffmpeg_the_pane_says_how_to_get_previews_and_nothing_is_asked_again()
     select(&mut a, 1);
     ch(&mut a, 'p');
     assert!(status(&a).starts_with("Previews need ffmpeg"), "{}", status(&a));
-    assert!(a.previews.playing.is_none());
+    assert!(a.previews.playing().is_none());
 }
 
 #[test]
@@ -99,7 +99,7 @@ fn p_plays_in_the_poster_space_pauses_esc_stops_and_moving_away_stops() {
     assert!(a.playing());
     // A frame becomes the picture; a frame of an older start does not.
     a.update(Action::PlayFrame(ticket, RgbImage::from_pixel(16, 9, Rgb([0, 0, 255]))), NOW);
-    assert!(a.previews.playing.as_ref().is_some_and(|p| p.frame.is_some()));
+    assert!(a.previews.playing().is_some_and(|p| p.frame.is_some()));
     assert_eq!(acts(key(&mut a, KeyCode::Char(' '))), [Effect::PlayPause(true)], "Space pauses, not marks");
     assert!(a.table.marks().is_empty());
     assert_eq!(acts(key(&mut a, KeyCode::Char(' '))), [Effect::PlayPause(false)]);
@@ -114,7 +114,7 @@ fn p_plays_in_the_poster_space_pauses_esc_stops_and_moving_away_stops() {
     saved(&mut a, 2, "bb");
     select(&mut a, 2);
     assert!(a.update(Action::Tick, NOW).contains(&Effect::PlayStop));
-    assert!(a.previews.playing.is_none());
+    assert!(a.previews.playing().is_none());
 }
 
 #[test]
@@ -174,7 +174,7 @@ fn the_history_grid_asks_for_the_posters_on_screen() {
     assert_eq!((width, height), (u32::from(g.poster.0) * 10, u32::from(g.poster.1) * 20));
     let (sha, _) = files[0].clone();
     a.update(Action::Thumb(sha.clone(), Ok(RgbImage::from_pixel(40, 22, Rgb([9, 9, 9])))), NOW);
-    assert!(a.previews.thumb_pictures.contains_key(&sha));
+    assert!(a.previews.thumb_picture(&sha).is_some());
     // Moving down a screen asks for the next posters only.
     let e = key(&mut a, KeyCode::PageDown);
     let more: Vec<_> = e

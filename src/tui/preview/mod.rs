@@ -84,20 +84,22 @@ pub enum Missing {
     NeedsFfmpeg(String),
 }
 
+/// Frames of saved videos and their pictures, and the inline player. Its fields are its own:
+/// pictures are made for the areas drawn, frames of an older start of the player are dropped.
 pub struct Previews {
-    pub picker: Picker,
+    picker: Picker,
     /// Set once ffmpeg turned out to be missing: what `p` says. Cached frames are still read.
-    pub no_ffmpeg: Option<String>,
+    no_ffmpeg: Option<String>,
     stills: VecDeque<(String, Arc<Stills>)>,
     failed: HashMap<String, Missing>,
     pending: HashSet<String>,
     pending_thumbs: HashSet<String>,
-    pub shown: Option<Shown>,
+    shown: Option<Shown>,
     thumbs: VecDeque<(String, RgbImage)>,
     /// Grid pictures, by sha256, made for the grid's poster size.
-    pub thumb_pictures: HashMap<String, Picture>,
+    thumb_pictures: HashMap<String, Picture>,
     thumb_size: Size,
-    pub playing: Option<Playing>,
+    playing: Option<Playing>,
     player: Latest,
 }
 
@@ -262,9 +264,82 @@ impl Previews {
         self.shown = made;
     }
 
-    /// A new start of the player (frames of older starts are dropped).
-    pub fn next_start(&mut self) -> Ticket {
-        self.player.issue()
+    pub fn picker(&self) -> &Picker {
+        &self.picker
+    }
+
+    /// Why nothing can be played or previewed (ffmpeg is missing), once known.
+    pub fn no_ffmpeg(&self) -> Option<&str> {
+        self.no_ffmpeg.as_deref()
+    }
+
+    /// The pictures of the task in the detail pane, made for the areas drawn.
+    pub fn shown(&self) -> Option<&Shown> {
+        self.shown.as_ref()
+    }
+
+    /// Nothing is previewed in the detail pane.
+    pub fn hide(&mut self) {
+        self.shown = None;
+    }
+
+    /// A grid picture, by sha256.
+    pub fn thumb_picture(&self, sha256: &str) -> Option<&Picture> {
+        self.thumb_pictures.get(sha256)
+    }
+
+    pub fn playing(&self) -> Option<&Playing> {
+        self.playing.as_ref()
+    }
+
+    /// Starts the player on a task's file; frames of older starts are dropped from now on.
+    pub fn play(&mut self, task: i64, sha256: String, path: String) -> Ticket {
+        let ticket = self.player.issue();
+        self.playing =
+            Some(Playing { task, sha256, path, ticket, paused: false, hidden: false, frame: None, latest: None });
+        ticket
+    }
+
+    /// Stops the player; whether it was playing.
+    pub fn stop(&mut self) -> bool {
+        self.playing.take().is_some()
+    }
+
+    /// Space: pauses or goes on. Whether frames are held back now, or `None` with no player.
+    pub fn toggle_pause(&mut self) -> Option<bool> {
+        let p = self.playing.as_mut()?;
+        p.paused = !p.paused;
+        Some(p.paused || p.hidden)
+    }
+
+    /// A frame of the player arrived (frames of an earlier start, or while paused, are dropped).
+    pub fn frame_arrived(&mut self, ticket: Ticket, frame: RgbImage) {
+        if let Some(p) = self.playing.as_mut()
+            && p.ticket == ticket
+            && !p.paused
+        {
+            p.latest = Some(frame);
+        }
+    }
+
+    /// The player of `ticket` could not go on: it stops, and is given back to say why.
+    pub fn play_failed(&mut self, ticket: Ticket) -> Option<Playing> {
+        self.playing.take_if(|p| p.ticket == ticket)
+    }
+
+    /// Keeps the player in step with the screen: the newest frame made into a picture for the
+    /// poster's area, and whether its pane is out of sight. Returns whether the frames must now
+    /// be held back (`Some(true)`) or let come again (`Some(false)`), when that changed.
+    pub fn step_player(&mut self, poster: Size, hidden: bool) -> Option<bool> {
+        let p = self.playing.as_mut()?;
+        if let Some(frame) = p.latest.take() {
+            p.frame = picture(&self.picker, &frame, poster).or(p.frame.take());
+        }
+        if p.hidden == hidden {
+            return None;
+        }
+        p.hidden = hidden;
+        (!p.paused).then_some(hidden)
     }
 
     /// Whether the grid thumbnail of `sha256` should be asked for now (and marks it asked).

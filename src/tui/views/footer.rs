@@ -63,7 +63,7 @@ pub fn draw(frame: &mut Frame, status: Rect, footer: Rect, app: &App) {
             // While a preview plays, its keys come first; the pane's Space and Esc are theirs.
             if app.playing() && matches!(app.scope(), Scope::Table | Scope::Detail | Scope::History) {
                 let playing = app.keymap.footer(Scope::Playing);
-                let paused = app.previews.playing.as_ref().is_some_and(|p| p.paused);
+                let paused = app.previews.playing().is_some_and(|p| p.paused);
                 items.retain(|(k, _)| !playing.iter().any(|(p, _)| p == k));
                 let own = playing.into_iter().filter(|(_, w)| w == "pause" || w == "stop");
                 items.splice(

@@ -38,8 +38,8 @@ fn stand_in(frame: &mut Frame, area: Rect, texts: &[&str]) {
 /// The poster (or the playing frame) and the strip of the task the pane shows.
 pub fn pictures(frame: &mut Frame, app: &App, sha256: &str, fit: &Fit) {
     let p = &app.previews;
-    let playing = p.playing.as_ref().filter(|pl| pl.sha256 == sha256);
-    let shown = p.shown.as_ref().filter(|s| s.sha256 == sha256);
+    let playing = p.playing().filter(|pl| pl.sha256 == sha256);
+    let shown = p.shown().filter(|s| s.sha256 == sha256);
     match (playing.and_then(|pl| pl.frame.as_ref()), shown) {
         (Some(f), _) => draw_picture(frame, fit.poster, f),
         (None, Some(s)) => draw_picture(frame, fit.poster, &s.poster),
@@ -116,7 +116,7 @@ pub fn grid(frame: &mut Frame, area: Rect, app: &App) {
         let poster = Rect { height: g.poster.1, ..cell };
         let t = &row.record;
         match subject(t, row.file_present) {
-            Some(s) => match app.previews.thumb_pictures.get(&s.sha256) {
+            Some(s) => match app.previews.thumb_picture(&s.sha256) {
                 Some(p) => draw_picture(frame, poster, p),
                 None => match app.previews.thumb_missing(&s.sha256) {
                     Missing::NeedsFfmpeg(_) => stand_in(frame, poster, &["needs ffmpeg", "ffmpeg"]),
