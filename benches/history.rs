@@ -169,7 +169,7 @@ fn main() {
             NOW,
             (160, 48),
         );
-        app.focus = Focus::Table;
+        app.focus_on(Focus::Table);
         app
     };
     let mut terminal = Terminal::new(TestBackend::new(160, 48)).expect("terminal");
@@ -183,7 +183,7 @@ fn main() {
         serve(&mut app, &db, e);
         terminal.draw(|f| views::draw(f, &app)).expect("draw");
         first.push(t.elapsed());
-        assert_eq!(app.history.rows().len(), reel::tui::history::PAGE);
+        assert_eq!(app.history().rows().len(), reel::tui::history::PAGE);
     }
 
     // One-word searches (whole words and prefixes), first page of results.

@@ -55,8 +55,8 @@ fn loaded_app() -> App {
         (160, 48),
     );
     app.update(Action::Loaded((1..=TASKS).map(task).collect()), NOW);
-    app.focus = Focus::Table;
-    app.table.select_at(50_000);
+    app.focus_on(Focus::Table);
+    app.select_row(50_000);
     app
 }
 
@@ -66,14 +66,16 @@ fn history_app(rows: i64) -> App {
     app.update(Action::Key(KeyEvent::new(KeyCode::Char('H'), KeyModifiers::SHIFT)), NOW);
     let page: Vec<HistoryRow> =
         (1..=rows).map(|id| HistoryRow { record: task(id), file_present: Some(true) }).collect();
-    app.update(Action::HistoryPage(app.history.ticket(), Ok(page)), NOW);
-    app.history.move_by(rows as isize / 2);
+    app.update(Action::HistoryPage(app.history().ticket(), Ok(page)), NOW);
+    for _ in 0..rows / 2 {
+        app.update(Action::Key(KeyEvent::new(KeyCode::Down, KeyModifiers::NONE)), NOW);
+    }
     app
 }
 
 fn bench(c: &mut Criterion) {
     let mut app = loaded_app();
-    assert_eq!(app.table.view().len(), TASKS as usize);
+    assert_eq!(app.table().view().len(), TASKS as usize);
     let mut terminal = Terminal::new(TestBackend::new(160, 48)).expect("terminal");
 
     c.bench_function("render: full frame 160x48, 100k tasks", |b| {

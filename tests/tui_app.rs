@@ -146,7 +146,10 @@ async fn type_a_prompt_send_it_see_it_downloaded_and_find_it_in_the_history() {
     keys.press(KeyCode::Esc, KeyModifiers::NONE);
     let screen = shown(&mut frames, "No tasks yet").await;
     assert!(!screen.contains("varying task"), "the form forgot the deleted parent: {screen}");
+    // `n` starts a fresh form: a new prompt goes out, recording no parent.
     keys.ch('n');
+    shown(&mut frames, "New prompt").await;
+    keys.type_text("an owl at dusk");
     keys.ctrl('s');
     shown(&mut frames, "Sent 1 task").await;
     let screen = shown(&mut frames, "downloaded").await;

@@ -8,7 +8,7 @@ use ratatui::backend::TestBackend;
 use reel::config::{Budget, Pricing};
 use reel::engine::ServiceState;
 use reel::rules::{Catalog, MediaDraft};
-use reel::tui::app::{Action, App, Effect, Header};
+use reel::tui::app::{Action, App, Effect, Focus, Header};
 use reel::tui::form::Field;
 use reel::tui::media::{MediaStatus, item_key};
 use reel::tui::prefs::Prefs;
@@ -34,7 +34,16 @@ fn app() -> App {
         NOW,
         (120, 32),
     );
-    a.form.set_model(a.form.models().iter().position(|m| m == MODEL).expect("model in the catalog"));
+    // The model as a user picks it: → on the model field until it shows.
+    a.focus_on(Focus::Form(Field::Model));
+    for _ in 0..a.form().models().len() {
+        if a.form().model_id() == MODEL {
+            break;
+        }
+        a.update(Action::Key(KeyEvent::new(KeyCode::Right, KeyModifiers::NONE)), NOW);
+    }
+    assert_eq!(a.form().model_id(), MODEL, "the model is in the catalog");
+    a.focus_on(Focus::Form(Field::Prompt));
     for c in "image 1 meets video 1".chars() {
         a.update(Action::Key(KeyEvent::new(KeyCode::Char(c), KeyModifiers::NONE)), NOW);
     }
@@ -53,10 +62,10 @@ fn items() -> Vec<MediaDraft> {
 fn checked(failing: bool) -> App {
     let mut a = app();
     for m in items() {
-        a.form.put_media(None, m);
+        a.add_media(m);
     }
     let key = |m: &MediaDraft| item_key(&m.kind, &m.url);
-    let m = a.form.media().to_vec();
+    let m = a.form().media().to_vec();
     let video = if failing {
         MediaStatus::Failed("no such file (404)".into())
     } else {
@@ -109,16 +118,16 @@ fn sizes_and_durations_or_unknown_never_zero() {
 fn items_not_checked_yet_do_not_block() {
     let mut a = app();
     for m in items() {
-        a.form.put_media(None, m);
+        a.add_media(m);
     }
     a.update(Action::MediaChecked(vec![]), NOW);
-    assert!(a.form.check().first_problem(Field::Media).is_none(), "{:?}", a.form.check().problems);
+    assert!(a.form().check().first_problem(Field::Media).is_none(), "{:?}", a.form().check().problems);
 }
 
 #[test]
 fn a_failing_item_is_shown_beside_it_and_blocks_ctrl_s() {
     let mut a = checked(true);
-    let problem = a.form.check().first_problem(Field::Media).expect("a problem on media");
+    let problem = a.form().check().first_problem(Field::Media).expect("a problem on media");
     assert!(problem.contains("media item 2") && problem.contains("404"), "{problem}");
     let effects = ctrl_s(&mut a);
     assert!(!effects.iter().any(|e| matches!(e, Effect::Submit { .. })), "not sent: {effects:?}");
@@ -146,16 +155,16 @@ fn measured_durations_count_before_sending() {
     let videos: Vec<MediaDraft> =
         (1..=3).map(|i| MediaDraft::typed("reference_video", &format!("https://cdn.example/{i}.mp4"), None)).collect();
     for m in &videos {
-        a.form.put_media(None, m.clone());
+        a.add_media(m.clone());
     }
-    assert!(a.form.check().first_problem(Field::Media).is_none(), "nothing measured yet: {:?}", a.form.check());
+    assert!(a.form().check().first_problem(Field::Media).is_none(), "nothing measured yet: {:?}", a.form().check());
     let measured =
         |m: &MediaDraft| (item_key(&m.kind, &m.url), MediaStatus::Checked { size: None, duration: Some(6.0) });
     a.update(Action::MediaChecked(videos[..2].iter().map(measured).collect()), NOW);
-    assert!(a.form.check().first_problem(Field::Media).is_none(), "12 s is within the limit");
-    assert_eq!(a.form.check().billed, "17 s + 1 reference video of unstated length");
+    assert!(a.form().check().first_problem(Field::Media).is_none(), "12 s is within the limit");
+    assert_eq!(a.form().check().billed, "17 s + 1 reference video of unstated length");
     a.update(Action::MediaChecked(vec![measured(&videos[2])]), NOW);
-    let problem = a.form.check().first_problem(Field::Media).unwrap_or_default().to_string();
+    let problem = a.form().check().first_problem(Field::Media).unwrap_or_default().to_string();
     assert!(problem.contains("15"), "18 s of video is past the limit before Ctrl-S: {problem}");
     let e = a.update(Action::Key(KeyEvent::new(KeyCode::Char('s'), KeyModifiers::CONTROL)), NOW);
     assert!(!e.iter().any(|e| matches!(e, Effect::Submit { .. })), "{e:?}");

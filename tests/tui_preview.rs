@@ -49,7 +49,7 @@ fn app(width: u16, height: u16) -> App {
         NOW,
         (width, height),
     );
-    a.focus = Focus::Table;
+    a.focus_on(Focus::Table);
     a
 }
 
@@ -81,7 +81,7 @@ fn stills() -> Stills {
 }
 
 fn draw(app: &App) -> Buffer {
-    let mut t = Terminal::new(TestBackend::new(app.size.0, app.size.1)).expect("terminal");
+    let mut t = Terminal::new(TestBackend::new(app.size().0, app.size().1)).expect("terminal");
     t.draw(|f| views::draw(f, app)).expect("draw");
     t.backend().buffer().clone()
 }
@@ -134,7 +134,7 @@ fn colours(b: &Buffer, area: Rect) -> String {
 }
 
 fn detail_inner(app: &App) -> Rect {
-    layout::areas(Rect::new(0, 0, app.size.0, app.size.1), &app.form).detail.inner(Margin::new(1, 1))
+    layout::areas(Rect::new(0, 0, app.size().0, app.size().1), app.form()).detail.inner(Margin::new(1, 1))
 }
 
 #[test]
@@ -193,7 +193,7 @@ fn the_history_grid_shows_posters_with_their_prompts() {
                 HistoryRow { record: r, file_present: Some(true) }
             })
             .collect();
-        let ticket = a.history.ticket();
+        let ticket = a.history().ticket();
         a.update(Action::HistoryPage(ticket, Ok(rows)), NOW);
         a.update(Action::Key(crossterm::event::KeyEvent::from(crossterm::event::KeyCode::Char('g'))), NOW);
         for id in [30, 29, 27] {

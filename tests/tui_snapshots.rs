@@ -82,7 +82,7 @@ fn typed(app: &mut App, text: &str) {
 }
 
 fn tab_to(app: &mut App, field: Field) {
-    while app.focus != Focus::Form(field) {
+    while app.focus() != Focus::Form(field) {
         key(app, KeyCode::Tab);
     }
 }
@@ -157,8 +157,8 @@ fn grid_preview_counts_tasks_billing_and_cost() {
 #[test]
 fn running_tasks() {
     let mut a = busy_app();
-    a.focus = Focus::Table;
-    a.table.select_at(2);
+    a.focus_on(Focus::Table);
+    a.select_row(2);
     insta::assert_snapshot!(screen(&a, 160, 40));
 }
 
@@ -182,7 +182,7 @@ fn an_outage_with_tasks_waiting() {
         detail: Some("could not connect to http://127.0.0.1:8787: connection refused".into()),
     };
     a.update(Action::Engine(Event::Service(outage)), NOW);
-    a.focus = Focus::Table;
+    a.focus_on(Focus::Table);
     let shown = screen(&a, 120, 32);
     assert!(
         shown.lines().next().is_some_and(|l| l.contains("service unreachable since 08:00 · next try in 8 s")),
@@ -196,7 +196,7 @@ fn an_outage_with_tasks_waiting() {
 #[test]
 fn running_tasks_with_the_engine_lost() {
     let mut a = busy_app();
-    a.focus = Focus::Table;
+    a.focus_on(Focus::Table);
     a.update(Action::Reloaded(Ok(reel::tui::app::Reload::default())), NOW - 12_000);
     a.update(Action::LinkLost, NOW - 12_000);
     for attempt in 1..=2 {
@@ -216,16 +216,16 @@ fn running_tasks_with_the_engine_lost() {
 #[test]
 fn a_failed_task_selected() {
     let mut a = busy_app();
-    a.focus = Focus::Table;
-    a.table.select_at(a.table.view().iter().position(|id| *id == 6).expect("shown"));
+    a.focus_on(Focus::Table);
+    a.select_row(a.table().view().iter().position(|id| *id == 6).expect("shown"));
     insta::assert_snapshot!(screen(&a, 120, 32));
 }
 
 #[test]
 fn a_downloaded_task_selected() {
     let mut a = busy_app();
-    a.focus = Focus::Table;
-    a.table.select_at(a.table.view().iter().position(|id| *id == 5).expect("shown"));
+    a.focus_on(Focus::Table);
+    a.select_row(a.table().view().iter().position(|id| *id == 5).expect("shown"));
     insta::assert_snapshot!(screen(&a, 120, 32));
 }
 
@@ -239,7 +239,7 @@ fn help_overlay() {
 #[test]
 fn smallest_supported_terminal() {
     let mut a = busy_app();
-    a.focus = Focus::Table;
+    a.focus_on(Focus::Table);
     insta::assert_snapshot!(screen(&a, 80, 24));
 }
 
@@ -252,7 +252,7 @@ fn hostile_and_wide_text_cannot_break_the_layout() {
     r.model = "evil/\u{9b}31m-3.0/text-to-video".into();
     put(&mut a, r, None);
     a.update(Action::Paste("日本語のプロンプト\u{1b}[31m".repeat(20)), NOW);
-    a.focus = Focus::Table;
+    a.focus_on(Focus::Table);
     for (w, h) in [(80, 24), (120, 32)] {
         let s = screen(&a, w, h);
         assert!(s.lines().all(|l| l.chars().count() <= w as usize), "a line is wider than the terminal");
@@ -263,9 +263,9 @@ fn hostile_and_wide_text_cannot_break_the_layout() {
 fn history_app() -> App {
     use reel::engine::query::HistoryRow;
     let mut a = app(false);
-    a.focus = Focus::Table;
+    a.focus_on(Focus::Table);
     a.update(Action::Key(KeyEvent::new(KeyCode::Char('H'), KeyModifiers::SHIFT)), NOW);
-    let ticket = a.history.ticket();
+    let ticket = a.history().ticket();
     let mut parent = task(10, LocalState::Downloaded, "a red fox in fresh snow", 3000);
     parent.file_path = Some("/videos/10-a-red-fox.mp4".into());
     parent.file_size = Some(2_000_000);
@@ -348,23 +348,23 @@ fn pane_compose() {
     typed(&mut a, "99");
     tab_to(&mut a, Field::Grid);
     typed(&mut a, "16:9 wide");
-    each_size("compose", &a, |f, app| views::compose::draw(f, &reel::tui::layout::areas(f.area(), &app.form), app));
+    each_size("compose", &a, |f, app| views::compose::draw(f, &reel::tui::layout::areas(f.area(), app.form()), app));
 }
 
 #[test]
 fn pane_tasks() {
     let mut a = busy_app();
-    a.focus = Focus::Table;
-    a.table.select_at(2);
+    a.focus_on(Focus::Table);
+    a.select_row(2);
     each_size("tasks", &a, |f, app| views::tasks::draw(f, f.area(), app));
 }
 
 #[test]
 fn pane_detail() {
     let mut a = busy_app();
-    a.table.select_at(a.table.view().iter().position(|id| *id == 6).expect("shown"));
+    a.select_row(a.table().view().iter().position(|id| *id == 6).expect("shown"));
     each_size("detail_failed", &a, |f, app| views::detail::draw(f, f.area(), app));
-    a.table.select_at(a.table.view().iter().position(|id| *id == 4).expect("shown"));
+    a.select_row(a.table().view().iter().position(|id| *id == 4).expect("shown"));
     each_size("detail_downloading", &a, |f, app| views::detail::draw(f, f.area(), app));
 }
 
@@ -386,7 +386,7 @@ fn pane_history_search_while_typing() {
 #[test]
 fn pane_help() {
     let a = app(false);
-    let help = reel::tui::help::HelpState::new(&a.keymap, reel::tui::keymap::Scope::Table, "task table");
+    let help = reel::tui::help::HelpState::new(a.keymap(), reel::tui::keymap::Scope::Table, "task table");
     each_size("help", &a, |f, _| views::help::draw(f, &help));
 }
 
@@ -400,7 +400,7 @@ fn help_scrolled_to_its_end() {
         key(&mut a, KeyCode::Esc);
         key(&mut a, KeyCode::Char('?'));
         key(&mut a, KeyCode::End);
-        let Some(Overlay::Help(help)) = &a.overlay else { panic!("no help") };
+        let Some(Overlay::Help(help)) = a.overlay() else { panic!("no help") };
         assert!(help.scroll > 0, "{w}x{h}: the help is longer than the screen");
         let shown = format!("help at its end at {w}x{h}\n{}", screen(&a, w, h));
         assert!(shown.contains("close the help"), "the help's own keys come last:\n{shown}");
@@ -434,8 +434,8 @@ fn a_grid_of_24_tasks() {
                 id += 1;
             }
         }
-        a.focus = Focus::Table;
-        a.table.select_at(3);
+        a.focus_on(Focus::Table);
+        a.select_row(3);
         key(&mut a, KeyCode::Char(' '));
         key(&mut a, KeyCode::Down);
         key(&mut a, KeyCode::Char(' '));
@@ -462,7 +462,7 @@ fn history_detail_with_media() {
     for (w, h) in [(160, 48), (80, 24)] {
         let mut a = app(false);
         a.update(Action::Resize(w, h), NOW);
-        a.focus = Focus::Table;
+        a.focus_on(Focus::Table);
         a.update(Action::Key(KeyEvent::new(KeyCode::Char('H'), KeyModifiers::SHIFT)), NOW);
         let mut t = task(21, LocalState::Downloaded, "image 1 and video 1 walk along the shore", 600);
         t.model = "acme/aurora-3.0/reference-to-video-global".into();
@@ -490,7 +490,7 @@ fn history_detail_with_media() {
         ];
         t.file_path = Some("/videos/21-image-1.mp4".into());
         t.file_size = Some(3_000_000);
-        let g = a.history.ticket();
+        let g = a.history().ticket();
         a.update(Action::HistoryPage(g, Ok(vec![HistoryRow { record: t, file_present: Some(true) }])), NOW);
         let shown = format!("history detail with media at {w}x{h}\n{}", screen(&a, w, h));
         assert!(shown.contains("reference_video 1"), "{shown}");
@@ -504,6 +504,6 @@ fn pane_budget_question() {
     a.update(Action::Spent(0.75), NOW);
     typed(&mut a, "a fox");
     a.update(Action::Key(KeyEvent::new(KeyCode::Char('s'), KeyModifiers::CONTROL)), NOW);
-    let Some(Overlay::Confirm(q)) = a.overlay.clone() else { panic!("no question: {:?}", a.status) };
+    let Some(Overlay::Confirm(q)) = a.overlay().cloned() else { panic!("no question: {:?}", a.status()) };
     each_size("budget_question", &a, |f, app| views::overlays::confirm(f, app, &q));
 }

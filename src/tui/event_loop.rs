@@ -149,9 +149,7 @@ impl Dashboard {
                 now_ms(),
                 console.size()?,
             );
-            app.keymap = keymap;
-            app.previews = Previews::new(picker);
-            app.after_quit = after;
+            app.started(keymap, Previews::new(picker), after);
             match draft {
                 Ok(Some(saved)) => app.restore_draft(&saved),
                 Ok(None) => {}
@@ -241,7 +239,7 @@ where
         }
         let animating = app.animating();
         let watching = app.watches_files();
-        let listening = app.link.accepts_events();
+        let listening = app.link().accepts_events();
         let next_frame = last_draw + TICK;
         let first = tokio::select! {
             input = input.next() => {
@@ -288,7 +286,7 @@ where
             }
             dirty = true;
         }
-        if app.quit {
+        if app.quitting() {
             return Ok(app);
         }
     }

@@ -108,42 +108,42 @@ pub struct Header {
 }
 
 pub struct App {
-    pub screen: Screen,
-    pub history: History,
-    pub focus: Focus,
-    pub form: Form,
-    pub table: Table,
-    pub header: Header,
-    pub overlay: Option<Overlay>,
-    pub status: Option<Status>,
+    screen: Screen,
+    history: History,
+    focus: Focus,
+    form: Form,
+    table: Table,
+    header: Header,
+    overlay: Option<Overlay>,
+    status: Option<Status>,
     /// Shown in the detail pane until the first task exists.
-    pub welcome: Option<String>,
-    pub keymap: Keymap,
-    pub now_ms: i64,
+    welcome: Option<String>,
+    keymap: Keymap,
+    now_ms: i64,
     /// Advances on every tick: drives the spinners.
-    pub frame: u64,
-    pub size: (u16, u16),
-    pub quit: bool,
+    frame: u64,
+    size: (u16, u16),
+    quit: bool,
     /// What becomes of unfinished tasks when the dashboard quits (set at start from the engine).
-    pub after_quit: AfterQuit,
+    after_quit: AfterQuit,
     /// Whether the engine is attached, and where re-attaching stands when it is not.
-    pub link: Link,
+    link: Link,
     /// Submissions made while the engine was not attached, sent once it is.
-    pub held: Vec<Effect>,
+    held: Vec<Effect>,
     /// The first line of the detail pane shown.
-    pub detail_scroll: u16,
+    detail_scroll: u16,
     /// Frames of saved videos, their pictures, and the inline player.
-    pub previews: Previews,
+    previews: Previews,
     /// Tasks sent in this run, for the summary on the way out.
-    pub sent: BTreeSet<i64>,
+    sent: BTreeSet<i64>,
     /// Tasks sent in this run whose records were deleted since.
-    pub sent_deleted: usize,
+    sent_deleted: usize,
     catalog: Catalog,
     pricing: Pricing,
     actions: Vec<UserAction>,
     budget: Budget,
     /// Today's spending so far (priced models only), for the daily budget.
-    pub spent_today: f64,
+    spent_today: f64,
     last_selected: Option<i64>,
     last_lineage: Option<i64>,
     /// Just tabbed into a one-line field: the first character typed replaces its value.
@@ -206,6 +206,121 @@ impl App {
             replace_on_type: false,
             draft_kept: false,
         }
+    }
+
+    pub fn screen(&self) -> Screen {
+        self.screen
+    }
+
+    pub fn history(&self) -> &History {
+        &self.history
+    }
+
+    pub fn focus(&self) -> Focus {
+        self.focus
+    }
+
+    pub fn form(&self) -> &Form {
+        &self.form
+    }
+
+    pub fn table(&self) -> &Table {
+        &self.table
+    }
+
+    pub fn header(&self) -> &Header {
+        &self.header
+    }
+
+    pub fn overlay(&self) -> Option<&Overlay> {
+        self.overlay.as_ref()
+    }
+
+    pub fn status(&self) -> Option<&Status> {
+        self.status.as_ref()
+    }
+
+    pub fn welcome(&self) -> Option<&str> {
+        self.welcome.as_deref()
+    }
+
+    pub fn keymap(&self) -> &Keymap {
+        &self.keymap
+    }
+
+    pub fn now_ms(&self) -> i64 {
+        self.now_ms
+    }
+
+    /// Advances on every tick: drives the spinners.
+    pub fn frame(&self) -> u64 {
+        self.frame
+    }
+
+    pub fn size(&self) -> (u16, u16) {
+        self.size
+    }
+
+    /// Whether the user asked to quit (and was not asked back).
+    pub fn quitting(&self) -> bool {
+        self.quit
+    }
+
+    pub fn after_quit(&self) -> AfterQuit {
+        self.after_quit
+    }
+
+    pub fn link(&self) -> &Link {
+        &self.link
+    }
+
+    /// Submissions held while no engine is attached.
+    pub fn held(&self) -> usize {
+        self.held.len()
+    }
+
+    pub fn detail_scroll(&self) -> u16 {
+        self.detail_scroll
+    }
+
+    pub fn previews(&self) -> &Previews {
+        &self.previews
+    }
+
+    /// Tasks sent in this run.
+    pub fn sent(&self) -> &BTreeSet<i64> {
+        &self.sent
+    }
+
+    /// Today's spending so far (priced, non-demo work), for the daily budget.
+    pub fn spent_today(&self) -> f64 {
+        self.spent_today
+    }
+
+    /// What the start learned of the terminal and the engine: the keys as configured, the
+    /// terminal's image protocol, and what becomes of unfinished tasks on quitting.
+    pub fn started(&mut self, keymap: Keymap, previews: Previews, after_quit: AfterQuit) {
+        self.keymap = keymap;
+        self.previews = previews;
+        self.after_quit = after_quit;
+    }
+
+    /// Gives the keys to a part of the screen, as a click or Tab does.
+    pub fn focus_on(&mut self, focus: Focus) {
+        self.focus = focus;
+        self.sync_cursors();
+    }
+
+    /// Selects the task at `index` of the table's view, as a click does.
+    pub fn select_row(&mut self, index: usize) {
+        self.table.select_at(index);
+    }
+
+    /// Adds a media item to the form, as the media editor's Enter does: the check of the
+    /// item to run.
+    pub fn add_media(&mut self, item: crate::rules::MediaDraft) -> Vec<Effect> {
+        let key = self.form.put_media(None, item.clone());
+        vec![Effect::CheckMedia(vec![(key, item)])]
     }
 
     /// The price table, for views that show costs.

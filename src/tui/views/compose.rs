@@ -20,19 +20,19 @@ fn tail(text: &str, max: usize) -> String {
 
 /// The key bound to a command, as the footer writes it.
 pub fn key(app: &App, scope: Scope, cmd: Cmd) -> String {
-    app.keymap.key_for(scope, cmd).unwrap_or_else(|| "?".into())
+    app.keymap().key_for(scope, cmd).unwrap_or_else(|| "?".into())
 }
 
 fn focused(app: &App, f: Field) -> bool {
-    app.overlay.is_none() && app.focus == Focus::Form(f)
+    app.overlay().is_none() && app.focus() == Focus::Form(f)
 }
 
 /// The problem to show beside a field: a blank prompt is not an error before the first edit.
 fn problem(app: &App, field: Field) -> Option<&str> {
-    if field == Field::Prompt && !app.form.touched() {
+    if field == Field::Prompt && !app.form().touched() {
         return None;
     }
-    app.form.check().first_problem(field)
+    app.form().check().first_problem(field)
 }
 
 /// "Label  value  ✗ problem" on one line.
@@ -64,8 +64,8 @@ fn text_block<'a>(app: &App, field: Field, title: &'a str, width: u16) -> Block<
 }
 
 pub fn draw(frame: &mut Frame, a: &Areas, app: &App) {
-    let in_form = matches!(app.focus, Focus::Form(_));
-    let title = match app.form.parent() {
+    let in_form = matches!(app.focus(), Focus::Form(_));
+    let title = match app.form().parent() {
         Some(p) => format!(" Compose (varying task {p}) "),
         None => " Compose ".to_string(),
     };
@@ -74,7 +74,7 @@ pub fn draw(frame: &mut Frame, a: &Areas, app: &App) {
         .border_style(if in_form { theme::focused_border() } else { theme::border() })
         .title(Span::styled(title, theme::title()));
     frame.render_widget(block, a.form);
-    let f = &app.form;
+    let f = app.form();
 
     for (field, area, title, text) in [
         (Field::Prompt, a.field(Field::Prompt), " Prompt ", f.prompt()),

@@ -90,14 +90,14 @@ fn lines<'a>(app: &App, row: &Row) -> Vec<Line<'a>> {
         if let Some(p) = t.progress {
             parts.push(format!("{p:.0}% done"));
         }
-        if let Some(eta) = row.eta_ms.filter(|e| *e > app.now_ms) {
-            parts.push(format!("about {} left", clock((eta - app.now_ms) / 1000)));
+        if let Some(eta) = row.eta_ms.filter(|e| *e > app.now_ms()) {
+            parts.push(format!("about {} left", clock((eta - app.now_ms()) / 1000)));
         }
         if let Some(x) = row.transfer {
             parts.push(format!("{} of {} saved", size(x.bytes), x.total.map_or("?".into(), size)));
         }
         if let (Some(d), true) = (t.url_deadline, t.state.needs_download()) {
-            parts.push(format!("URL good for {}", clock((d - app.now_ms).max(0) / 1000)));
+            parts.push(format!("URL good for {}", clock((d - app.now_ms()).max(0) / 1000)));
         }
         if !parts.is_empty() {
             lines.push(field("Progress", parts.join(" · ")));
@@ -118,7 +118,7 @@ fn lines<'a>(app: &App, row: &Row) -> Vec<Line<'a>> {
     if let Some(e) = &t.error {
         lines.push(error_line(e, t.state));
     }
-    if let Some(events) = app.table.timeline(t.id)
+    if let Some(events) = app.table().timeline(t.id)
         && let Some(first) = events.first()
     {
         let mut steps = vec![format!("{} {}", first.state, local_clock(first.at))];
@@ -138,7 +138,7 @@ fn lines<'a>(app: &App, row: &Row) -> Vec<Line<'a>> {
 
 /// Rows the selected task's detail takes at `width` columns.
 pub fn height(app: &App, width: u16) -> u16 {
-    app.table.selected_row().map_or(0, |row| wrapped_height(&lines(app, row), width))
+    app.table().selected_row().map_or(0, |row| wrapped_height(&lines(app, row), width))
 }
 
 /// A detail pane's content: the poster beside the text and the strip under both when the task
@@ -150,7 +150,7 @@ pub fn body(frame: &mut Frame, area: Rect, mut block: Block, lines: Vec<Line>, a
     let fit = app.preview_fit(inner);
     let text = fit.as_ref().map_or(inner, |(_, f)| f.text);
     let total = wrapped_height(&lines, text.width);
-    let scroll = app.detail_scroll.min(total.saturating_sub(text.height));
+    let scroll = app.detail_scroll().min(total.saturating_sub(text.height));
     if total > text.height {
         let more = if scroll + text.height < total { "↓ more" } else { "end" };
         let tab = super::compose::key(app, scope, Cmd::NextFocus);
@@ -170,8 +170,8 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &App) {
         .borders(Borders::ALL)
         .border_style(if focused { theme::focused_border() } else { theme::border() })
         .title(Span::styled(" Detail ", theme::title()));
-    let Some(row) = app.table.selected_row() else {
-        let text = app.welcome.clone().unwrap_or_else(|| "Select a task to see its parameters and timeline.".into());
+    let Some(row) = app.table().selected_row() else {
+        let text = app.welcome().unwrap_or("Select a task to see its parameters and timeline.").to_string();
         frame.render_widget(Paragraph::new(text).style(theme::dim()).wrap(Wrap { trim: true }).block(block), area);
         return;
     };

@@ -33,7 +33,7 @@ pub fn fit(items: Vec<(String, String)>, keep: &[&str], room: usize) -> Vec<(Str
 
 /// The answers of a question, with their keys as bound.
 fn answers(app: &App, q: &Question) -> Vec<(String, String)> {
-    let key = |cmd| app.keymap.key_for(Scope::Confirm, cmd).unwrap_or_default();
+    let key = |cmd| app.keymap().key_for(Scope::Confirm, cmd).unwrap_or_default();
     let pair = |cmd, word: &str| (key(cmd), word.to_string());
     match q {
         Question::Delete(_) => {
@@ -47,7 +47,7 @@ fn answers(app: &App, q: &Question) -> Vec<(String, String)> {
 }
 
 pub fn draw(frame: &mut Frame, status: Rect, footer: Rect, app: &App) {
-    if let Some(s) = &app.status {
+    if let Some(s) = app.status() {
         let style = match s.level {
             Level::Info => theme::label(),
             Level::Warn => theme::warn(),
@@ -56,14 +56,14 @@ pub fn draw(frame: &mut Frame, status: Rect, footer: Rect, app: &App) {
         frame.render_widget(Paragraph::new(Line::styled(format!(" {}", s.text), style)), status);
     }
     // A question's answers keep their order; elsewhere quit and help are kept, at the end.
-    let (items, keep): (_, &[&str]) = match &app.overlay {
+    let (items, keep): (_, &[&str]) = match app.overlay() {
         Some(Overlay::Confirm(q)) => (answers(app, q), &[]),
         _ => {
-            let mut items = app.keymap.footer(app.scope());
+            let mut items = app.keymap().footer(app.scope());
             // While a preview plays, its keys come first; the pane's Space and Esc are theirs.
             if app.playing() && matches!(app.scope(), Scope::Table | Scope::Detail | Scope::History) {
-                let playing = app.keymap.footer(Scope::Playing);
-                let paused = app.previews.playing().is_some_and(|p| p.paused);
+                let playing = app.keymap().footer(Scope::Playing);
+                let paused = app.previews().playing().is_some_and(|p| p.paused);
                 items.retain(|(k, _)| !playing.iter().any(|(p, _)| p == k));
                 let own = playing.into_iter().filter(|(_, w)| w == "pause" || w == "stop");
                 items.splice(

@@ -10,13 +10,13 @@ use crate::tui::labels::count;
 use crate::tui::theme;
 
 pub fn draw(frame: &mut Frame, area: Rect, app: &App) {
-    let h = &app.header;
+    let h = app.header();
     let mut spans = vec![Span::styled(" reel ", theme::title())];
     if h.demo {
         spans.push(Span::styled(" DEMO: simulator ", theme::demo()));
     }
-    let n = app.table.len();
-    let running = app.table.running();
+    let n = app.table().len();
+    let running = app.table().running();
     spans.push(Span::styled(format!("  {}, {running} active", count(n, "task")), theme::label()));
     let health_style = match h.service.health {
         Health::Ok => theme::ok(),
@@ -25,9 +25,9 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &App) {
     };
     spans.extend(link(app));
     // The service's health is the engine's word: not claimed while no engine is attached.
-    if app.link.attached() {
+    if app.link().attached() {
         spans.push(Span::raw("  service "));
-        spans.push(Span::styled(h.service.summary(app.now_ms), health_style));
+        spans.push(Span::styled(h.service.summary(app.now_ms()), health_style));
     }
     if let Some(p) = &h.profile {
         spans.push(Span::styled(format!("  {}", excerpt(p, 16)), theme::label()));
@@ -38,7 +38,7 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &App) {
 
 /// The link to the engine process, while something is wrong with it.
 fn link(app: &App) -> Option<Span<'static>> {
-    let text = app.link.describe(app.now_ms)?;
-    let style = if app.link.attached() { theme::warn() } else { theme::error() };
+    let text = app.link().describe(app.now_ms())?;
+    let style = if app.link().attached() { theme::warn() } else { theme::error() };
     Some(Span::styled(format!("  {text}"), style))
 }

@@ -21,8 +21,8 @@ use crate::tui::theme;
 
 /// The history screen in `area` (the frame but the header, status and footer lines).
 pub fn draw(frame: &mut Frame, area: Rect, app: &App) {
-    let HistoryAreas { filters, list, below } = history_in(area, app.history.grid());
-    let h = &app.history;
+    let HistoryAreas { filters, list, below } = history_in(area, app.history().grid());
+    let h = app.history();
     let f = &h.filters();
     let search = if h.typing() {
         format!("/{}▏", clean(&f.text))
@@ -59,7 +59,7 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &App) {
 }
 
 fn draw_list(frame: &mut Frame, area: Rect, app: &App) {
-    let h = &app.history;
+    let h = app.history();
     let n = h.rows().len();
     let title = match (h.done(), n) {
         (true, _) => format!(" {} ", count(n, "task")),
@@ -156,7 +156,7 @@ fn lines<'a>(app: &App, row: &Entry) -> Vec<Line<'a>> {
     if let Some(e) = &t.error {
         lines.push(error_line(e, t.state));
     }
-    if let Some(l) = app.history.lineage()
+    if let Some(l) = app.history().lineage()
         && l.id == t.id
     {
         if let Some(p) = &l.parent {
@@ -184,7 +184,7 @@ fn lines<'a>(app: &App, row: &Entry) -> Vec<Line<'a>> {
 
 /// Rows the selected task's detail takes at `width` columns.
 pub fn detail_height(app: &App, width: u16) -> u16 {
-    app.history.selected_row().map_or(0, |row| wrapped_height(&lines(app, row), width))
+    app.history().selected_row().map_or(0, |row| wrapped_height(&lines(app, row), width))
 }
 
 fn detail(frame: &mut Frame, area: Rect, app: &App) {
@@ -193,7 +193,7 @@ fn detail(frame: &mut Frame, area: Rect, app: &App) {
         .borders(Borders::ALL)
         .border_style(if focused { theme::focused_border() } else { theme::border() })
         .title(Span::styled(" Task ", theme::title()));
-    let Some(row) = app.history.selected_row() else {
+    let Some(row) = app.history().selected_row() else {
         frame.render_widget(Paragraph::new("").block(block), area);
         return;
     };
@@ -232,8 +232,8 @@ fn ledger(frame: &mut Frame, area: Rect, app: &App) {
     let block = Block::default()
         .borders(Borders::ALL)
         .border_style(theme::border())
-        .title(Span::styled(format!(" Ledger · {} ", app.history.filters().span.label()), theme::title()));
-    let Some(l) = app.history.ledger() else {
+        .title(Span::styled(format!(" Ledger · {} ", app.history().filters().span.label()), theme::title()));
+    let Some(l) = app.history().ledger() else {
         frame.render_widget(Paragraph::new(Line::styled("Adding up…", theme::dim())).block(block), area);
         return;
     };

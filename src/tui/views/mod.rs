@@ -17,10 +17,10 @@ use super::app::{App, Overlay, Screen};
 use super::layout;
 
 pub fn draw(frame: &mut Frame, app: &App) {
-    let a = layout::areas(frame.area(), &app.form);
+    let a = layout::areas(frame.area(), app.form());
     header::draw(frame, a.header, app);
-    if app.screen == Screen::History {
-        let h = layout::history(frame.area(), app.history.grid());
+    if app.screen() == Screen::History {
+        let h = layout::history(frame.area(), app.history().grid());
         history::draw(frame, h.filters.union(h.below), app);
     } else {
         compose::draw(frame, &a, app);
@@ -28,7 +28,7 @@ pub fn draw(frame: &mut Frame, app: &App) {
         detail::draw(frame, a.detail, app);
     }
     footer::draw(frame, a.status, a.footer, app);
-    match &app.overlay {
+    match app.overlay() {
         Some(Overlay::Help(h)) => help::draw(frame, h),
         Some(Overlay::Picker { kind, cursor }) => overlays::picker(frame, app, *kind, *cursor),
         Some(Overlay::Media(m)) => overlays::media(frame, app, m),

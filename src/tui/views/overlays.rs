@@ -17,7 +17,7 @@ use crate::tui::theme;
 pub fn picker(frame: &mut Frame, app: &App, kind: PickerKind, cursor: usize) {
     let entries: Vec<String> = match kind {
         PickerKind::Model => app
-            .form
+            .form()
             .models()
             .iter()
             .map(|id| {
@@ -27,7 +27,7 @@ pub fn picker(frame: &mut Frame, app: &App, kind: PickerKind, cursor: usize) {
             .collect(),
         PickerKind::States => Filter::ALL.iter().map(|f| format!(" {:<9} {}", f.label(), f.describe())).collect(),
     };
-    let title = match (kind, app.screen) {
+    let title = match (kind, app.screen()) {
         (PickerKind::Model, _) => " Model ",
         (PickerKind::States, Screen::History) => " Show history tasks ",
         (PickerKind::States, Screen::Dashboard) => " Show tasks ",
@@ -52,7 +52,7 @@ pub fn media(frame: &mut Frame, app: &App, m: &MediaEditor) {
         Line::from(vec![Span::styled(format!(" {label:<9}"), style), Span::raw(format!(" {value}"))])
     };
     let cursor = |i: usize| if m.part == i { "▏" } else { "" };
-    let key = |cmd| app.keymap.key_for(Scope::MediaEditor, cmd).unwrap_or_default();
+    let key = |cmd| app.keymap().key_for(Scope::MediaEditor, cmd).unwrap_or_default();
     let hint = format!(
         " {}{} type   {}{} part   {} clear   {} save   {} cancel",
         key(Cmd::ValuePrev),
@@ -101,7 +101,7 @@ fn question(app: &App, q: &Question) -> (String, Vec<(Cmd, String)>) {
             vec![(Cmd::Yes, "replace it".into()), (Cmd::No, "keep my draft".into())],
         ),
         Question::Quit { unfinished, held } => (
-            crate::tui::app::quit_question(app.after_quit, *unfinished, *held),
+            crate::tui::app::quit_question(app.after_quit(), *unfinished, *held),
             vec![(Cmd::Yes, "quit".into()), (Cmd::No, "stay".into())],
         ),
     }
@@ -112,7 +112,7 @@ pub fn confirm(frame: &mut Frame, app: &App, q: &Question) {
     let (text, answers) = question(app, q);
     let mut keys = Vec::new();
     for (cmd, what) in answers {
-        let key = app.keymap.key_for(Scope::Confirm, cmd).unwrap_or_default();
+        let key = app.keymap().key_for(Scope::Confirm, cmd).unwrap_or_default();
         keys.push(Span::styled(format!(" {key} "), theme::key()));
         keys.push(Span::raw(format!("{what}   ")));
     }

@@ -37,7 +37,7 @@ fn stand_in(frame: &mut Frame, area: Rect, texts: &[&str]) {
 
 /// The poster (or the playing frame) and the strip of the task the pane shows.
 pub fn pictures(frame: &mut Frame, app: &App, sha256: &str, fit: &Fit) {
-    let p = &app.previews;
+    let p = app.previews();
     let playing = p.playing().filter(|pl| pl.sha256 == sha256);
     let shown = p.shown().filter(|s| s.sha256 == sha256);
     match (playing.and_then(|pl| pl.frame.as_ref()), shown) {
@@ -70,7 +70,7 @@ pub fn pictures(frame: &mut Frame, app: &App, sha256: &str, fit: &Fit) {
 /// ffmpeg missing, or this file could not be read.
 pub fn note<'a>(app: &App, t: &TaskRecord, present: Option<bool>) -> Option<Line<'a>> {
     let s = subject(t, present)?;
-    match app.previews.missing(&s.sha256) {
+    match app.previews().missing(&s.sha256) {
         Some(Missing::NeedsFfmpeg(why)) => Some(field("Preview", why)),
         Some(Missing::Failed(why)) => Some(field("Preview", format!("none: {why}"))),
         _ => None,
@@ -79,7 +79,7 @@ pub fn note<'a>(app: &App, t: &TaskRecord, present: Option<bool>) -> Option<Line
 
 /// The history as a grid: a poster for each task with its prompt under it.
 pub fn grid(frame: &mut Frame, area: Rect, app: &App) {
-    let h = &app.history;
+    let h = app.history();
     let block = Block::default()
         .borders(Borders::ALL)
         .border_style(if h.detail_focused() { theme::border() } else { theme::focused_border() })
@@ -116,9 +116,9 @@ pub fn grid(frame: &mut Frame, area: Rect, app: &App) {
         let poster = Rect { height: g.poster.1, ..cell };
         let t = &row.record;
         match subject(t, row.file_present) {
-            Some(s) => match app.previews.thumb_picture(&s.sha256) {
+            Some(s) => match app.previews().thumb_picture(&s.sha256) {
                 Some(p) => draw_picture(frame, poster, p),
-                None => match app.previews.thumb_missing(&s.sha256) {
+                None => match app.previews().thumb_missing(&s.sha256) {
                     Missing::NeedsFfmpeg(_) => stand_in(frame, poster, &["needs ffmpeg", "ffmpeg"]),
                     Missing::Failed(_) => stand_in(frame, poster, &["no preview"]),
                     Missing::Loading => stand_in(frame, poster, &["…"]),

@@ -103,8 +103,8 @@ fn cells(r: &Row, cols: &[Col], marked: bool, group: GroupLine, now_ms: i64, fra
 }
 
 pub fn draw(frame: &mut Frame, area: Rect, app: &App) {
-    let table = &app.table;
-    let focused = app.focus == Focus::Table && app.overlay.is_none();
+    let table = app.table();
+    let focused = app.focus() == Focus::Table && app.overlay().is_none();
     let mut title = format!(" Tasks · {} · {} ", table.filter().label(), table.sort().label());
     if !table.search().0.is_empty() || table.search().1 {
         title.push_str(&format!(
@@ -149,8 +149,14 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &App) {
         .filter_map(|i| table.row(table.view()[i]).map(|r| (i, r)))
         .map(|(i, r)| {
             let marked = table.marks().contains(&r.record.id);
-            let row =
-                TableRow::new(cells(r, &cols, marked, group(i), app.now_ms, app.link.attached().then_some(app.frame)));
+            let row = TableRow::new(cells(
+                r,
+                &cols,
+                marked,
+                group(i),
+                app.now_ms(),
+                app.link().attached().then_some(app.frame()),
+            ));
             if marked { row.style(theme::warn()) } else { row }
         })
         .collect();
