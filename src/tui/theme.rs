@@ -44,8 +44,15 @@ pub fn demo() -> Style {
     Style::default().fg(Color::Black).bg(Color::Yellow).add_modifier(Modifier::BOLD)
 }
 
+/// The selected row of the list that has the keys.
 pub fn selected() -> Style {
     Style::default().add_modifier(Modifier::REVERSED)
+}
+
+/// The selected row of a list without the keys: bold as well as grey, so that it still
+/// stands out where colours are off (NO_COLOR keeps bold and reversed, drops colours).
+pub fn selected_idle() -> Style {
+    label().add_modifier(Modifier::BOLD)
 }
 
 pub fn key() -> Style {

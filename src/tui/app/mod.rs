@@ -16,6 +16,7 @@ mod overlays;
 mod preview;
 mod quit;
 mod tasks;
+mod zoom;
 
 use std::collections::BTreeSet;
 
@@ -146,6 +147,8 @@ pub struct App {
     last_lineage: Option<i64>,
     /// Just tabbed into a one-line field: the first character typed replaces its value.
     replace_on_type: bool,
+    /// The form hidden (zoom) and a picker's filter: what the views show, owned by no part.
+    on_screen: zoom::OnScreen,
 }
 
 impl App {
@@ -202,6 +205,7 @@ impl App {
             last_selected: None,
             last_lineage: None,
             replace_on_type: false,
+            on_screen: zoom::OnScreen::default(),
         }
     }
 

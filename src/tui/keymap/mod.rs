@@ -76,6 +76,8 @@ pub enum Cmd {
     PlayStop,
     /// The history as a list or a grid of posters.
     ToggleGrid,
+    /// Hide the form pane (or bring it back): the tasks and detail take the whole width.
+    Zoom,
 }
 
 /// The names `[keys]` in the config uses for commands.
@@ -134,6 +136,7 @@ const CMD_NAMES: &[(Cmd, &str)] = &[
     (Cmd::PlayPause, "play_pause"),
     (Cmd::PlayStop, "play_stop"),
     (Cmd::ToggleGrid, "grid"),
+    (Cmd::Zoom, "zoom"),
 ];
 
 impl Cmd {
