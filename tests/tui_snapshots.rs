@@ -4,6 +4,7 @@
 
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use ratatui::backend::TestBackend;
+use ratatui::style::Color;
 use ratatui::{Frame, Terminal};
 use reel::config::{Budget, Pricing};
 use reel::engine::{Event, ServiceState, TaskUpdate};
@@ -587,12 +588,18 @@ fn below_the_smallest_size_a_notice() {
     insta::assert_snapshot!("below_the_smallest_size_30x8", screen(&a, 30, 8));
 }
 
-/// The screen as a terminal under NO_COLOR shows it (crossterm writes no colour then, only
-/// bold, reversed and the like): each line, then the runs of cells that carry a modifier.
+/// The screen as the dashboard draws it under NO_COLOR (no colour, only bold, reversed and
+/// the like): each line, then the runs of cells that carry a modifier.
 fn monochrome(app: &App, width: u16, height: u16, draw: impl Fn(&mut Frame, &App)) -> String {
     let mut terminal = Terminal::new(TestBackend::new(width, height)).expect("terminal");
-    terminal.draw(|f| draw(f, app)).expect("draw");
+    terminal
+        .draw(|f| {
+            draw(f, app);
+            reel::tui::theme::without_colours(f.buffer_mut());
+        })
+        .expect("draw");
     let buffer = terminal.backend().buffer();
+    assert!(buffer.content.iter().all(|c| c.fg == Color::Reset && c.bg == Color::Reset), "a colour is left");
     let mut out = String::new();
     for y in 0..height {
         let mut line = String::new();
