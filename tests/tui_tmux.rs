@@ -4,7 +4,7 @@
 
 mod common;
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::{Duration, Instant};
 
@@ -57,12 +57,28 @@ impl Drop for Tmux {
     }
 }
 
-fn start(sim: &SimHandle, data: &Path, config: &Path) -> Tmux {
-    start_with(sim, data, config, "")
+/// The config the dashboard starts with here: quick polls, an engine that stops soon after.
+const FAST: &str =
+    "[engine]\nfirst_poll_secs = 0.2\npoll_interval_secs = 0.2\nmax_poll_interval_secs = 0.5\nidle_exit_secs = 1\n";
+
+/// reel in tmux against `sim`, on a data folder and the `FAST` config of its own, with `env`
+/// (such as `NO_COLOR=1 `) before the command. The server is killed before the folder goes.
+struct Session {
+    tmux: Tmux,
+    data: PathBuf,
+    config: PathBuf,
+    _dir: tempfile::TempDir,
 }
 
-/// `start` with more of the environment, such as `NO_COLOR=1 `.
-fn start_with(sim: &SimHandle, data: &Path, config: &Path, env: &str) -> Tmux {
+fn open(sim: &SimHandle, env: &str) -> Session {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let (data, config) = (dir.path().join("data"), dir.path().join("config.toml"));
+    std::fs::write(&config, FAST).expect("config");
+    let tmux = start(sim, &data, &config, env);
+    Session { tmux, data, config, _dir: dir }
+}
+
+fn start(sim: &SimHandle, data: &Path, config: &Path, env: &str) -> Tmux {
     // One server per test: tests of this file run at once.
     static NEXT: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
     let n = NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
@@ -83,15 +99,8 @@ fn start_with(sim: &SimHandle, data: &Path, config: &Path, env: &str) -> Tmux {
 #[tokio::test(flavor = "multi_thread")]
 async fn type_submit_watch_it_finish_and_find_the_file() {
     let sim = common::start(fast_config()).await;
-    let dir = tempfile::tempdir().expect("tempdir");
-    let data = dir.path().join("data");
-    let config = dir.path().join("config.toml");
-    std::fs::write(
-        &config,
-        "[engine]\nfirst_poll_secs = 0.2\npoll_interval_secs = 0.2\nmax_poll_interval_secs = 0.5\nidle_exit_secs = 1\n",
-    )
-    .expect("config");
-    let tmux = start(&sim, &data, &config);
+    let session = open(&sim, "");
+    let (tmux, data) = (&session.tmux, &session.data);
     tmux.wait_for("Compose");
 
     // An empty prompt is refused with its message, and nothing reaches the server.
@@ -163,12 +172,8 @@ async fn a_finished_task_shows_its_poster_and_plays_inline() {
         return;
     }
     let sim = common::start(fast_config()).await;
-    let dir = tempfile::tempdir().expect("tempdir");
-    let data = dir.path().join("data");
-    let config = dir.path().join("config.toml");
-    std::fs::write(&config, "[engine]\nfirst_poll_secs = 0.2\npoll_interval_secs = 0.2\nidle_exit_secs = 1\n")
-        .expect("config");
-    let tmux = start(&sim, &data, &config);
+    let session = open(&sim, "");
+    let (tmux, data) = (&session.tmux, &session.data);
     tmux.wait_for("Compose");
     tmux.keys(&["-l", "a lighthouse at dusk"]);
     tmux.keys(&["C-s"]);
@@ -230,12 +235,8 @@ fn colours(escaped: &str) -> Vec<String> {
 #[tokio::test(flavor = "multi_thread")]
 async fn without_colour_and_on_a_small_terminal() {
     let sim = common::start(fast_config()).await;
-    let dir = tempfile::tempdir().expect("tempdir");
-    let data = dir.path().join("data");
-    let config = dir.path().join("config.toml");
-    std::fs::write(&config, "[engine]\nfirst_poll_secs = 0.2\npoll_interval_secs = 0.2\nidle_exit_secs = 1\n")
-        .expect("config");
-    let tmux = start_with(&sim, &data, &config, "NO_COLOR=1 ");
+    let session = open(&sim, "NO_COLOR=1 ");
+    let tmux = &session.tmux;
     tmux.wait_for("Compose");
     tmux.keys(&["-l", "a heron in the reeds"]);
     tmux.keys(&["C-s"]);
@@ -318,13 +319,8 @@ async fn the_engine_killed_under_the_dashboard_is_replaced_and_nothing_is_lost()
         ..reel::sim::SimConfig::default()
     })
     .await;
-    let dir = tempfile::tempdir().expect("tempdir");
-    let data = dir.path().join("data");
-    let config = dir.path().join("config.toml");
-    let good =
-        "[engine]\nfirst_poll_secs = 0.2\npoll_interval_secs = 0.2\nmax_poll_interval_secs = 0.5\nidle_exit_secs = 1\n";
-    std::fs::write(&config, good).expect("config");
-    let tmux = start(&sim, &data, &config);
+    let session = open(&sim, "");
+    let (tmux, data, config) = (&session.tmux, session.data.clone(), session.config.clone());
     tmux.wait_for("Compose");
     tmux.keys(&["-l", "a heron before the crash"]);
     tmux.keys(&["C-s"]);
@@ -348,7 +344,7 @@ async fn the_engine_killed_under_the_dashboard_is_replaced_and_nothing_is_lost()
     assert!(screen.contains("engine lost"), "{screen}");
 
     // Fixed config, and a task from another terminal: its command starts the engine.
-    std::fs::write(&config, good).expect("config fixed");
+    std::fs::write(&config, FAST).expect("config fixed");
     let (code, _, err) = reel(
         &sim,
         &data,
