@@ -222,18 +222,6 @@ pub fn matches_filter(entry: &str, filter: &str) -> bool {
     filter.to_lowercase().split_whitespace().all(|word| entry.contains(word))
 }
 
-/// The status after the task table's filter or sort changed, e.g. "Showing tasks with
-/// problems, newest first".
-pub(super) fn showing(filter: Filter, sort: &str) -> String {
-    let tasks = match filter {
-        Filter::All => "all tasks",
-        Filter::Active => "active tasks",
-        Filter::Done => "done tasks",
-        Filter::Problems => "tasks with problems",
-    };
-    format!("Showing {tasks}, {sort}")
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -249,19 +237,6 @@ mod tests {
         ];
         for (entry, filter, want) in cases {
             assert_eq!(matches_filter(entry, filter), want, "{entry:?} by {filter:?}");
-        }
-    }
-
-    #[test]
-    fn the_filter_status_names_the_tasks_shown() {
-        let cases = [
-            (Filter::All, "Showing all tasks, newest first"),
-            (Filter::Active, "Showing active tasks, newest first"),
-            (Filter::Done, "Showing done tasks, newest first"),
-            (Filter::Problems, "Showing tasks with problems, newest first"),
-        ];
-        for (filter, want) in cases {
-            assert_eq!(showing(filter, "newest first"), want);
         }
     }
 }

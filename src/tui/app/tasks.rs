@@ -33,8 +33,8 @@ impl App {
             Cmd::Mark => self.table.toggle_mark(),
             Cmd::Sort => {
                 self.table.set_sort(self.table.sort().next());
-                let (filter, sort) = (self.table.filter(), self.table.sort().label());
-                self.say(Level::Info, super::overlays::showing(filter, sort));
+                let (filter, sort) = (self.table.filter().tasks(), self.table.sort().label());
+                self.say(Level::Info, format!("Showing {filter}, {sort}"));
                 return vec![self.save_prefs()];
             }
             Cmd::Filter => self.open_state_picker(self.table.filter()),
@@ -58,8 +58,8 @@ impl App {
     /// The table's filter was picked.
     pub(super) fn set_table_filter(&mut self, filter: Filter) -> Vec<Effect> {
         self.table.set_filter(filter);
-        let sort = self.table.sort().label();
-        self.say(Level::Info, super::overlays::showing(filter, sort));
+        let (filter, sort) = (filter.tasks(), self.table.sort().label());
+        self.say(Level::Info, format!("Showing {filter}, {sort}"));
         vec![self.save_prefs()]
     }
 
