@@ -4,6 +4,7 @@
 
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use ratatui::backend::TestBackend;
+use ratatui::style::Color;
 use ratatui::{Frame, Terminal};
 use reel::config::{Budget, Pricing};
 use reel::engine::{Event, ServiceState, TaskUpdate};
@@ -31,10 +32,15 @@ fn app(demo: bool) -> App {
 }
 
 fn with_budget(demo: bool, budget: Budget) -> App {
+    let base_url = if demo { "the demo simulator" } else { "http://127.0.0.1:8787/" };
+    with_base_url(demo, budget, base_url)
+}
+
+fn with_base_url(demo: bool, budget: Budget, base_url: &str) -> App {
     utc();
     let header = Header {
         profile: (!demo).then(|| "work".to_string()),
-        base_url: "http://127.0.0.1:8787/".into(),
+        base_url: base_url.into(),
         demo,
         service: ServiceState::default(),
     };
@@ -446,7 +452,7 @@ fn a_grid_of_24_tasks() {
             hidden,
             "the scroll position is shown when rows are hidden:\n{shown}"
         );
-        assert!(shown.contains("16:9") && shown.contains("10s"), "ratio and seconds are shown:\n{shown}");
+        assert!(shown.contains("16:9") && shown.contains("10 s"), "ratio and seconds are shown:\n{shown}");
         assert!(shown.contains("●"), "marks have a glyph:\n{shown}");
         assert!(shown.contains("? help") && shown.contains("q quit"), "the footer keeps help and quit:\n{shown}");
         insta::assert_snapshot!(format!("grid_24_{w}x{h}"), shown);
@@ -506,4 +512,261 @@ fn pane_budget_question() {
     a.update(Action::Key(KeyEvent::new(KeyCode::Char('s'), KeyModifiers::CONTROL)), NOW);
     let Some(Overlay::Confirm(q)) = a.overlay().cloned() else { panic!("no question: {:?}", a.status()) };
     each_size("budget_question", &a, |f, app| views::overlays::confirm(f, app, &q));
+}
+
+/// Every "a–b of n" a table or list writes on screen reads forwards (never `3–2`).
+fn ranges_read_forwards(shown: &str) {
+    for (i, _) in shown.match_indices('–') {
+        let before: String =
+            shown[..i].chars().rev().take_while(char::is_ascii_digit).collect::<Vec<_>>().into_iter().rev().collect();
+        let after: String = shown[i + '–'.len_utf8()..].chars().take_while(char::is_ascii_digit).collect();
+        if let (Ok(a), Ok(b)) = (before.parse::<usize>(), after.parse::<usize>()) {
+            assert!(a >= 1 && a <= b, "a range {a}–{b} on screen:\n{shown}");
+        }
+    }
+}
+
+/// Small terminals: the task table keeps rows to show (the form gives way, and the detail
+/// pane before the table), and the prompt is among the columns.
+#[test]
+fn small_terminals_keep_the_task_rows() {
+    for (w, h) in [(40, 10), (60, 15), (80, 24)] {
+        let mut a = busy_app();
+        a.update(Action::Resize(w, h), NOW);
+        a.focus_on(Focus::Table);
+        let shown = format!("tasks at {w}x{h}\n{}", screen(&a, w, h));
+        ranges_read_forwards(&shown);
+        assert!(shown.contains("a lighthouse"), "the newest task's row and its prompt:\n{shown}");
+        assert!(shown.contains("q quit") && shown.contains("? help"), "{shown}");
+        insta::assert_snapshot!(format!("small_tasks_{w}x{h}"), shown);
+    }
+}
+
+/// On a narrow terminal the form takes the whole width while it has the keys, and the field
+/// with the focus is in view.
+#[test]
+fn small_terminals_show_the_focused_form_field() {
+    for (w, h) in [(40, 10), (60, 15)] {
+        let mut a = busy_app();
+        a.update(Action::Resize(w, h), NOW);
+        tab_to(&mut a, Field::Ratio);
+        let shown = format!("the form at {w}x{h}\n{}", screen(&a, w, h));
+        assert!(shown.contains("Ratio"), "the focused field is in view:\n{shown}");
+        assert!(!shown.contains("Tasks ·"), "the form has the whole width:\n{shown}");
+        insta::assert_snapshot!(format!("small_form_{w}x{h}"), shown);
+    }
+}
+
+/// `z` hides the form so the tasks and detail take the whole width; `z` again, or anything
+/// that puts the keys in the form (`n`), brings it back.
+#[test]
+fn zoom_hides_the_form_until_it_is_wanted() {
+    let mut a = busy_app();
+    a.update(Action::Resize(80, 24), NOW);
+    a.focus_on(Focus::Table);
+    key(&mut a, KeyCode::Char('z'));
+    let zoomed = format!("zoomed at 80x24\n{}", screen(&a, 80, 24));
+    assert!(!zoomed.contains("Compose"), "{zoomed}");
+    assert!(zoomed.lines().nth(2).is_some_and(|l| l.starts_with("┌ Tasks")), "{zoomed}");
+    assert!(a.status().as_ref().is_some_and(|s| s.text.contains('z')), "the status says how to undo: {:?}", a.status());
+    insta::assert_snapshot!("zoomed_80x24", zoomed);
+    key(&mut a, KeyCode::Char('z'));
+    assert!(screen(&a, 80, 24).contains("Compose"), "z again brings the form back");
+    key(&mut a, KeyCode::Char('z'));
+    key(&mut a, KeyCode::Char('n'));
+    assert!(screen(&a, 80, 24).contains("Compose"), "n brings the form back");
+    key(&mut a, KeyCode::Esc);
+    let wide = screen(&a, 160, 40);
+    assert!(wide.contains("z zoom"), "the footer names the key:\n{wide}");
+    key(&mut a, KeyCode::F(1));
+    assert!(screen(&a, 120, 40).contains("hide or show the form"), "the help names the key");
+}
+
+/// Below the smallest usable size, one notice instead of a broken screen.
+#[test]
+fn below_the_smallest_size_a_notice() {
+    let a = busy_app();
+    for (w, h) in [(39, 10), (40, 9), (24, 6)] {
+        let shown = screen(&a, w, h);
+        let words = shown.split_whitespace().collect::<Vec<_>>().join(" ");
+        assert!(words.contains(&format!("reel needs at least 40x10; this terminal is {w}x{h}")), "{shown}");
+    }
+    insta::assert_snapshot!("below_the_smallest_size_30x8", screen(&a, 30, 8));
+}
+
+/// The screen as the dashboard draws it under NO_COLOR (no colour, only bold, reversed and
+/// the like): each line, then the runs of cells that carry a modifier.
+fn monochrome(app: &App, width: u16, height: u16, draw: impl Fn(&mut Frame, &App)) -> String {
+    let mut terminal = Terminal::new(TestBackend::new(width, height)).expect("terminal");
+    terminal
+        .draw(|f| {
+            draw(f, app);
+            reel::tui::theme::without_colours(f.buffer_mut());
+        })
+        .expect("draw");
+    let buffer = terminal.backend().buffer();
+    assert!(buffer.content.iter().all(|c| c.fg == Color::Reset && c.bg == Color::Reset), "a colour is left");
+    let mut out = String::new();
+    for y in 0..height {
+        let mut line = String::new();
+        let mut runs: Vec<(u16, u16, String)> = Vec::new();
+        for x in 0..width {
+            let cell = &buffer[(x, y)];
+            line.push_str(cell.symbol());
+            let m = format!("{:?}", cell.modifier);
+            match runs.last_mut() {
+                Some((_, end, last)) if *last == m && *end + 1 == x => *end = x,
+                _ if cell.modifier.is_empty() => {}
+                _ => runs.push((x, x, m)),
+            }
+        }
+        let runs: Vec<String> = runs.iter().map(|(a, b, m)| format!("{m} {a}..{b}")).collect();
+        out.push_str(line.trim_end());
+        if !runs.is_empty() {
+            out.push_str(&format!("    « {} »", runs.join(", ")));
+        }
+        out.push('\n');
+    }
+    out
+}
+
+/// NO_COLOR: the selected row of the task table is told apart by more than its colour,
+/// whether the table has the keys or not; so is the history's.
+#[test]
+fn without_colour_the_selected_row_still_shows() {
+    let mut a = busy_app();
+    a.select_row(2);
+    let selected = a.table().selected_row().expect("a row").record.prompt.clone();
+    for (focus, name) in [(Focus::Form(Field::Prompt), "form_has_the_keys"), (Focus::Table, "table_has_the_keys")] {
+        a.focus_on(focus);
+        let shown = monochrome(&a, 100, 12, |f, app| views::tasks::draw(f, f.area(), app));
+        for line in shown.lines().filter(|l| l.contains("│ ")) {
+            let row_of = |p: &str| line.contains(&p[..12]);
+            let marked = line.contains("«");
+            let is_task = ["a lighthouse", "a red fox", "slow pan", "a paper boat", "macro shot", "a crowd"]
+                .iter()
+                .any(|p| line.contains(p));
+            if is_task {
+                assert_eq!(marked, row_of(&selected), "{focus:?}: only the selected row stands out:\n{shown}");
+            }
+        }
+        insta::assert_snapshot!(format!("no_colour_tasks_{name}"), shown);
+    }
+    let h = history_app();
+    let shown = monochrome(&h, 100, 16, |f, app| views::history::draw(f, f.area(), app));
+    assert!(shown.lines().any(|l| l.contains("a red fox in deep") && l.contains("REVERSED")), "{shown}");
+}
+
+/// The header names the demo simulator once.
+#[test]
+fn the_demo_header_says_simulator_once() {
+    let a = app(true);
+    let shown = screen(&a, 120, 32);
+    let header = shown.lines().next().unwrap_or_default();
+    assert_eq!(header.matches("simulator").count(), 1, "{header}");
+}
+
+/// The form's footer names the key to quit, and keeps the key to send.
+#[test]
+fn the_form_footer_names_quit() {
+    let a = app(false);
+    for (w, h) in [(80, 24), (120, 32)] {
+        let shown = screen(&a, w, h);
+        let footer = shown.lines().last().unwrap_or_default();
+        assert!(footer.contains("Ctrl-C quit") && footer.contains("Ctrl-S send"), "{w}x{h}: {footer}");
+    }
+}
+
+/// No hint is cut inside a word: `…press Ctr` at 80 columns.
+#[test]
+fn hints_are_not_cut_inside_a_word() {
+    for (w, h) in [(80, 24), (100, 30), (40, 10)] {
+        let mut a = app(false);
+        a.focus_on(Focus::Table);
+        let shown = screen(&a, w, h);
+        assert!(shown.contains("No tasks yet"), "{shown}");
+        for l in shown.lines() {
+            assert!(l.matches("Ctr").count() == l.matches("Ctrl-").count(), "{w}x{h}: a word is cut: {l}");
+        }
+    }
+}
+
+/// The status after choosing a filter reads as English.
+#[test]
+fn the_filter_status_reads_well() {
+    let mut a = busy_app();
+    a.focus_on(Focus::Table);
+    key(&mut a, KeyCode::Char('f'));
+    typed(&mut a, "prob");
+    key(&mut a, KeyCode::Enter);
+    assert_eq!(a.status().as_ref().map(|s| s.text.as_str()), Some("Showing tasks with problems, newest first"));
+    key(&mut a, KeyCode::Char('s'));
+    assert_eq!(a.status().as_ref().map(|s| s.text.as_str()), Some("Showing tasks with problems, oldest first"));
+}
+
+/// Seconds are written one way on every screen: `auto` for -1, `10 s` otherwise.
+#[test]
+fn seconds_are_written_one_way() {
+    use reel::engine::query::HistoryRow;
+    let mut a = app(false);
+    let mut auto = task(1, LocalState::Downloaded, "an automatic length", 60);
+    auto.seconds = -1;
+    let mut ten = task(2, LocalState::Queued, "ten seconds long", 30);
+    ten.seconds = 10;
+    put(&mut a, auto.clone(), None);
+    put(&mut a, ten.clone(), None);
+    a.focus_on(Focus::Table);
+    let at = a.table().view().iter().position(|v| *v == 1).unwrap_or_default();
+    a.select_row(at);
+    let shown = screen(&a, 120, 32);
+    assert!(shown.contains(" auto ") && shown.contains(" 10 s ") && !shown.contains("10s"), "{shown}");
+    assert!(shown.contains("Settings auto ·"), "the detail: {shown}");
+    key(&mut a, KeyCode::Char('H'));
+    let g = a.history().ticket();
+    let rows = vec![HistoryRow { record: ten, file_present: None }, HistoryRow { record: auto, file_present: None }];
+    a.update(Action::HistoryPage(g, Ok(rows)), NOW);
+    let history = screen(&a, 120, 32);
+    assert!(history.contains(" auto ") && history.contains(" 10 s ") && !history.contains("-1 s"), "{history}");
+}
+
+/// A state the timeline already ends with is not written again, whether it comes from the
+/// journal or from the engine's news.
+#[test]
+fn the_timeline_never_repeats_a_state() {
+    use reel::store::EventRecord;
+    let mut a = app(false);
+    put(&mut a, task(1, LocalState::Queued, "a fox", 60), None);
+    let ev = |at: i64, state: &str| EventRecord { at: NOW - 60_000 + at, state: state.into(), detail: None };
+    let journal = vec![ev(0, "submitting"), ev(1_000, "queued"), ev(5_000, "lost"), ev(6_000, "lost")];
+    a.update(Action::Timeline(1, journal), NOW);
+    let mut lost = task(1, LocalState::Lost, "a fox", 60);
+    lost.updated_at = NOW;
+    put(&mut a, lost, None);
+    a.focus_on(Focus::Table);
+    let shown = screen(&a, 160, 40);
+    assert!(shown.contains("queued +0:01 → lost +0:05"), "{shown}");
+    assert!(!shown.contains("lost → lost") && !shown.contains("lost +0:06"), "{shown}");
+}
+
+/// The model list narrows as a part of an id is typed; Enter takes the one shown.
+#[test]
+fn the_model_list_narrows_as_you_type() {
+    let mut a = app(false);
+    tab_to(&mut a, Field::Model);
+    key(&mut a, KeyCode::Enter);
+    typed(&mut a, "2.7/image");
+    let shown = screen(&a, 120, 32);
+    assert!(shown.contains("acme/aurora-2.7/image-to-video"), "{shown}");
+    assert_eq!(shown.matches("acme/").count(), 2, "the form's model and the one entry left:\n{shown}");
+    insta::assert_snapshot!("model_list_narrowed", shown);
+    key(&mut a, KeyCode::Enter);
+    assert_eq!(a.form().model_id(), "acme/aurora-2.7/image-to-video");
+    // Typing that matches nothing says so, and Esc keeps what was chosen.
+    key(&mut a, KeyCode::Enter);
+    typed(&mut a, "zzz");
+    assert!(screen(&a, 120, 32).contains("No model matches"), "{}", screen(&a, 120, 32));
+    key(&mut a, KeyCode::Esc);
+    assert_eq!(a.form().model_id(), "acme/aurora-2.7/image-to-video");
+    key(&mut a, KeyCode::Enter);
+    assert!(!screen(&a, 120, 32).contains("zzz"), "a reopened list starts unfiltered");
 }

@@ -4,7 +4,7 @@
 
 mod common;
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::{Duration, Instant};
 
@@ -57,14 +57,35 @@ impl Drop for Tmux {
     }
 }
 
-fn start(sim: &SimHandle, data: &Path, config: &Path) -> Tmux {
+/// The config the dashboard starts with here: quick polls, an engine that stops soon after.
+const FAST: &str =
+    "[engine]\nfirst_poll_secs = 0.2\npoll_interval_secs = 0.2\nmax_poll_interval_secs = 0.5\nidle_exit_secs = 1\n";
+
+/// reel in tmux against `sim`, on a data folder and the `FAST` config of its own, with `env`
+/// (such as `NO_COLOR=1 `) before the command. The server is killed before the folder goes.
+struct Session {
+    tmux: Tmux,
+    data: PathBuf,
+    config: PathBuf,
+    _dir: tempfile::TempDir,
+}
+
+fn open(sim: &SimHandle, env: &str) -> Session {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let (data, config) = (dir.path().join("data"), dir.path().join("config.toml"));
+    std::fs::write(&config, FAST).expect("config");
+    let tmux = start(sim, &data, &config, env);
+    Session { tmux, data, config, _dir: dir }
+}
+
+fn start(sim: &SimHandle, data: &Path, config: &Path, env: &str) -> Tmux {
     // One server per test: tests of this file run at once.
     static NEXT: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
     let n = NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
     let tmux = Tmux { socket: format!("reel-test-{}-{n}", std::process::id()) };
     let command = format!(
         // The pane stays after reel exits so its last words can be read; the server is killed on drop.
-        "REEL_BASE_URL={} REEL_API_KEY={} REEL_DATA_DIR={} REEL_CONFIG={} {}; echo reel-exited-$?; sleep 600",
+        "{env}REEL_BASE_URL={} REEL_API_KEY={} REEL_DATA_DIR={} REEL_CONFIG={} {}; echo reel-exited-$?; sleep 600",
         sim.base_url(),
         sim.api_key(),
         data.display(),
@@ -78,15 +99,8 @@ fn start(sim: &SimHandle, data: &Path, config: &Path) -> Tmux {
 #[tokio::test(flavor = "multi_thread")]
 async fn type_submit_watch_it_finish_and_find_the_file() {
     let sim = common::start(fast_config()).await;
-    let dir = tempfile::tempdir().expect("tempdir");
-    let data = dir.path().join("data");
-    let config = dir.path().join("config.toml");
-    std::fs::write(
-        &config,
-        "[engine]\nfirst_poll_secs = 0.2\npoll_interval_secs = 0.2\nmax_poll_interval_secs = 0.5\nidle_exit_secs = 1\n",
-    )
-    .expect("config");
-    let tmux = start(&sim, &data, &config);
+    let session = open(&sim, "");
+    let (tmux, data) = (&session.tmux, &session.data);
     tmux.wait_for("Compose");
 
     // An empty prompt is refused with its message, and nothing reaches the server.
@@ -158,12 +172,8 @@ async fn a_finished_task_shows_its_poster_and_plays_inline() {
         return;
     }
     let sim = common::start(fast_config()).await;
-    let dir = tempfile::tempdir().expect("tempdir");
-    let data = dir.path().join("data");
-    let config = dir.path().join("config.toml");
-    std::fs::write(&config, "[engine]\nfirst_poll_secs = 0.2\npoll_interval_secs = 0.2\nidle_exit_secs = 1\n")
-        .expect("config");
-    let tmux = start(&sim, &data, &config);
+    let session = open(&sim, "");
+    let (tmux, data) = (&session.tmux, &session.data);
     tmux.wait_for("Compose");
     tmux.keys(&["-l", "a lighthouse at dusk"]);
     tmux.keys(&["C-s"]);
@@ -198,6 +208,60 @@ async fn a_finished_task_shows_its_poster_and_plays_inline() {
         assert!(Instant::now() < deadline, "Esc did not stop the player:\n{}", tmux.screen());
         std::thread::sleep(Duration::from_millis(100));
     }
+    tmux.keys(&["q"]);
+    tmux.wait_for("reel-exited-0");
+}
+
+/// The colours of an SGR sequence's parameters (30-38, 40-48, 90-97, 100-107): none should
+/// reach a terminal under NO_COLOR.
+fn colours(escaped: &str) -> Vec<String> {
+    let mut found = Vec::new();
+    for seq in escaped.split("\u{1b}[").skip(1) {
+        let Some(end) = seq.find(|c: char| c.is_ascii_alphabetic()) else { continue };
+        if !seq[end..].starts_with('m') {
+            continue;
+        }
+        let colour = |p: &str| p.parse::<u16>().is_ok_and(|n| matches!(n, 30..=38 | 40..=48 | 90..=97 | 100..=107));
+        if seq[..end].split(';').any(colour) {
+            found.push(seq[..end].to_string());
+        }
+    }
+    found
+}
+
+/// NO_COLOR set as a user sets it, and the terminal made small and large again: the selected
+/// task stands out without colour (bold while the form has the keys), below 40x10 a notice
+/// takes the screen's place, and at 40x10 the pane with the keys has the whole width.
+#[tokio::test(flavor = "multi_thread")]
+async fn without_colour_and_on_a_small_terminal() {
+    let sim = common::start(fast_config()).await;
+    let session = open(&sim, "NO_COLOR=1 ");
+    let tmux = &session.tmux;
+    tmux.wait_for("Compose");
+    tmux.keys(&["-l", "a heron in the reeds"]);
+    tmux.keys(&["C-s"]);
+    tmux.wait_for("downloaded");
+    let escaped = tmux.run(&["capture-pane", "-p", "-e", "-t", "reel"]);
+    assert_eq!(colours(&escaped), Vec::<String>::new(), "colours under NO_COLOR:\n{escaped}");
+    let row = escaped
+        .lines()
+        .find(|l| l.contains("downloaded") && l.contains("a heron"))
+        .unwrap_or_else(|| panic!("no row for the task:\n{escaped:?}"));
+    // One bold run from before the state to past the prompt: nothing turned it off between.
+    let bold = row.split_once("\u{1b}[1m").map(|(_, rest)| rest.split("\u{1b}[0m").next().unwrap_or(rest));
+    assert!(
+        bold.is_some_and(|b| b.contains("downloaded") && b.contains("a heron in the reeds")),
+        "the selected row is bold throughout: {row:?}"
+    );
+
+    tmux.run(&["resize-window", "-t", "reel", "-x", "30", "-y", "8"]);
+    tmux.wait_for("this terminal is 30x8");
+    tmux.run(&["resize-window", "-t", "reel", "-x", "40", "-y", "10"]);
+    let form = tmux.wait_for("┌ Compose ──");
+    assert!(!form.contains("Tasks"), "the form has the keys and the whole width:\n{form}");
+    tmux.keys(&["Escape"]);
+    let tasks = tmux.wait_for("o open");
+    assert!(tasks.contains("a heron") && !tasks.contains("Compose"), "{tasks}");
     tmux.keys(&["q"]);
     tmux.wait_for("reel-exited-0");
 }
@@ -255,13 +319,8 @@ async fn the_engine_killed_under_the_dashboard_is_replaced_and_nothing_is_lost()
         ..reel::sim::SimConfig::default()
     })
     .await;
-    let dir = tempfile::tempdir().expect("tempdir");
-    let data = dir.path().join("data");
-    let config = dir.path().join("config.toml");
-    let good =
-        "[engine]\nfirst_poll_secs = 0.2\npoll_interval_secs = 0.2\nmax_poll_interval_secs = 0.5\nidle_exit_secs = 1\n";
-    std::fs::write(&config, good).expect("config");
-    let tmux = start(&sim, &data, &config);
+    let session = open(&sim, "");
+    let (tmux, data, config) = (&session.tmux, session.data.clone(), session.config.clone());
     tmux.wait_for("Compose");
     tmux.keys(&["-l", "a heron before the crash"]);
     tmux.keys(&["C-s"]);
@@ -285,7 +344,7 @@ async fn the_engine_killed_under_the_dashboard_is_replaced_and_nothing_is_lost()
     assert!(screen.contains("engine lost"), "{screen}");
 
     // Fixed config, and a task from another terminal: its command starts the engine.
-    std::fs::write(&config, good).expect("config fixed");
+    std::fs::write(&config, FAST).expect("config fixed");
     let (code, _, err) = reel(
         &sim,
         &data,
@@ -332,7 +391,7 @@ async fn a_key_given_for_the_history_quits_there() {
     let config = dir.path().join("config.toml");
     std::fs::write(&config, "[engine]\nidle_exit_secs = 1\n[keys]\nquit = \"Q\"\n\"history.quit\" = \"x\"\n")
         .expect("config");
-    let tmux = start(&sim, &data, &config);
+    let tmux = start(&sim, &data, &config, "");
     tmux.wait_for("Compose");
     tmux.keys(&["Escape"]);
     tmux.wait_for("Q quit");

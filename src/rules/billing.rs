@@ -54,10 +54,8 @@ impl fmt::Display for Billing {
         }
         match self.output_seconds {
             Some(out) => write!(f, "{} s", secs(out as f64 + self.reference_video_seconds))?,
-            None if self.reference_video_seconds > 0.0 => {
-                write!(f, "automatic + {} s", secs(self.reference_video_seconds))?
-            }
-            None => write!(f, "automatic")?,
+            None if self.reference_video_seconds > 0.0 => write!(f, "auto + {} s", secs(self.reference_video_seconds))?,
+            None => write!(f, "auto")?,
         }
         match self.unstated_reference_videos {
             0 => Ok(()),
@@ -108,8 +106,8 @@ mod tests {
                 None,
                 "11 s + 2 reference videos of unstated length",
             ),
-            (-1, &[], None, "automatic"),
-            (-1, &[(ReferenceVideo, Some(3.0))], None, "automatic + 3 s"),
+            (-1, &[], None, "auto"),
+            (-1, &[(ReferenceVideo, Some(3.0))], None, "auto + 3 s"),
         ];
         for (seconds, media, total, text) in cases {
             let b = billing(*seconds, media);

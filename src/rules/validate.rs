@@ -151,7 +151,7 @@ pub enum Violation {
     MediaSecondsInvalid { index: usize, value: String },
     #[error("media item {} is a {kind}, which has no duration; only reference videos and audio do", index + 1)]
     MediaSecondsNotApplicable { index: usize, kind: MediaKind },
-    #[error("{count} {kind} items given; at most {max} are allowed per request")]
+    #[error("{count} {kind} items given; at most {max} {} allowed per request", if *max == 1 { "is" } else { "are" })]
     MediaCountExceeded { kind: MediaKind, count: usize, max: usize },
     #[error("media item {} is a {kind}, which {mode} does not take{}", index + 1, mode_hint(*mode))]
     MediaNotForMode { index: usize, kind: MediaKind, mode: Mode },

@@ -290,6 +290,8 @@ fn messages_name_field_value_and_rule() {
     assert_eq!(v[0].field().to_string(), "metadata.resolution");
     let v = run(&with(R2V_A, |d| d.media = items("reference_image", 11))).expect_err("invalid");
     assert_eq!(v[0].to_string(), "11 reference_image items given; at most 10 are allowed per request");
+    let v = run(&with(I2V_A, |d| d.media = items("first_frame", 2))).expect_err("invalid");
+    assert_eq!(v[0].to_string(), "2 first_frame items given; at most 1 is allowed per request");
 }
 
 #[test]

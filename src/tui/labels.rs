@@ -46,6 +46,16 @@ impl Filter {
         }
     }
 
+    /// The group's tasks in a sentence: "Showing tasks with problems".
+    pub fn tasks(self) -> &'static str {
+        match self {
+            Filter::All => "all tasks",
+            Filter::Active => "active tasks",
+            Filter::Done => "done tasks",
+            Filter::Problems => "tasks with problems",
+        }
+    }
+
     /// What the group holds, for the picker.
     pub fn describe(self) -> &'static str {
         match self {

@@ -27,18 +27,74 @@ impl Areas {
     }
 }
 
+/// The smallest terminal the screens are drawn in; below it a notice says so instead.
+pub const MIN_WIDTH: u16 = 40;
+pub const MIN_HEIGHT: u16 = 10;
+/// Columns the task table needs beside the form: the state, the prompt, seconds and ratio.
+const TASKS_BESIDE: u16 = 46;
+/// Rows the task table keeps before the detail pane gets any: its borders, header, 3 tasks.
+const TABLE_ROWS: u16 = 6;
+/// Rows the detail pane needs to be worth showing: its borders and three lines.
+const DETAIL_ROWS: u16 = 5;
+
+/// Whether the screens fit `area` at all.
+pub fn fits(area: Rect) -> bool {
+    area.width >= MIN_WIDTH && area.height >= MIN_HEIGHT
+}
+
 /// Width of the compose pane: roomy on wide terminals, never below 34 columns.
 fn form_width(total: u16) -> u16 {
     if total >= 140 { 56 } else { (total * 2 / 5).max(34).min(total) }
 }
 
+/// Whether the form and the task table both fit side by side in `width` columns.
+pub fn side_by_side(width: u16) -> bool {
+    width >= form_width(width) + TASKS_BESIDE
+}
+
+/// Which pane has the keys, as far as the layout cares: it is given room first.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Focused {
+    Form(Field),
+    #[default]
+    Tasks,
+    Detail,
+}
+
+/// What the dashboard asks of the layout: where the keys are, and whether the user hid the
+/// form (zoom). The form is shown whenever it has the keys.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct Show {
+    pub focus: Focused,
+    pub zoomed: bool,
+}
+
+/// Where everything goes with the form shown and the keys in the task table.
 pub fn areas(area: Rect, form: &Form) -> Areas {
+    arrange(area, form, Show::default())
+}
+
+/// Where everything goes. Side by side when both fit; on a narrow terminal the pane with the
+/// keys takes the whole width. On a short one the table keeps its rows and the detail pane
+/// gives way (unless it has the keys), and the form shows the fields around the focused one.
+pub fn arrange(area: Rect, form: &Form, show: Show) -> Areas {
     let [header, body, status, footer] =
         Layout::vertical([Constraint::Length(1), Constraint::Min(0), Constraint::Length(1), Constraint::Length(1)])
             .areas(area);
-    let [form_area, right] =
-        Layout::horizontal([Constraint::Length(form_width(body.width)), Constraint::Min(0)]).areas(body);
-    let detail_h = (right.height * 2 / 5).clamp(6.min(right.height), 16);
+    let in_form = matches!(show.focus, Focused::Form(_));
+    let both = side_by_side(body.width);
+    let form_w = match (in_form, both) {
+        (true, false) => body.width,
+        (false, false) => 0,
+        (_, true) if show.zoomed && !in_form => 0,
+        (_, true) => form_width(body.width),
+    };
+    let [form_area, right] = Layout::horizontal([Constraint::Length(form_w), Constraint::Min(0)]).areas(body);
+    let detail_h = match right.height {
+        h if h >= TABLE_ROWS + DETAIL_ROWS => (h * 2 / 5).clamp(6.min(h), 16).min(h - TABLE_ROWS),
+        h if show.focus == Focused::Detail => h,
+        _ => 0,
+    };
     let [table, detail] = Layout::vertical([Constraint::Min(0), Constraint::Length(detail_h)]).areas(right);
 
     // Inside the compose block (one-cell border).
@@ -64,11 +120,15 @@ pub fn areas(area: Rect, form: &Form) -> Areas {
         (Field::Copies, 1),
         (Field::Grid, 1),
     ];
+    let first = match show.focus {
+        Focused::Form(f) => first_shown(&rows, f, inner.height),
+        _ => 0,
+    };
     let mut y = inner.y;
     let bottom = inner.y + inner.height;
     let mut fields = Vec::new();
-    for (field, h) in rows {
-        let h = h.min(bottom.saturating_sub(y));
+    for (i, (field, h)) in rows.into_iter().enumerate() {
+        let h = if i < first { 0 } else { h.min(bottom.saturating_sub(y)) };
         fields.push((field, Rect { x: inner.x, y, width: inner.width, height: h }));
         y += h;
     }
@@ -76,6 +136,17 @@ pub fn areas(area: Rect, form: &Form) -> Areas {
     y += summary.height;
     let problems = Rect { x: inner.x, y, width: inner.width, height: bottom.saturating_sub(y) };
     Areas { header, form: form_area, fields, summary, problems, table, detail, status, footer }
+}
+
+/// The first of `rows` drawn in `height` rows so that `focused` is whole on screen: the
+/// fields above it give way when they do not all fit.
+fn first_shown(rows: &[(Field, u16)], focused: Field, height: u16) -> usize {
+    let Some(at) = rows.iter().position(|(f, _)| *f == focused) else { return 0 };
+    let mut first = 0;
+    while first < at && rows[first..=at].iter().map(|(_, h)| h).sum::<u16>() > height {
+        first += 1;
+    }
+    first
 }
 
 /// The help overlay: centred, at most 76 wide, the whole height but a line above and below.
@@ -107,7 +178,12 @@ pub fn history(frame: Rect, grid: bool) -> HistoryAreas {
 pub fn history_in(body: Rect, grid: bool) -> HistoryAreas {
     let [filters, rest] = Layout::vertical([Constraint::Length(1), Constraint::Min(0)]).areas(body);
     let share = if grid { 65 } else { 55 };
-    let [list, below] = Layout::vertical([Constraint::Percentage(share), Constraint::Min(0)]).areas(rest);
+    let [mut list, mut below] = Layout::vertical([Constraint::Percentage(share), Constraint::Min(0)]).areas(rest);
+    // A short terminal keeps rows in the list before it gives any to the detail.
+    let least = TABLE_ROWS.min(rest.height);
+    if list.height < least {
+        [list, below] = Layout::vertical([Constraint::Length(least), Constraint::Min(0)]).areas(rest);
+    }
     HistoryAreas { filters, list, below }
 }
 
@@ -159,6 +235,46 @@ mod tests {
             assert_eq!(a.footer.y, h - 1);
             assert!(a.form.width + a.table.width == w);
         }
+    }
+
+    #[test]
+    fn small_terminals_keep_the_table_rows_and_the_focused_pane() {
+        let form = Form::new(&Catalog::builtin(), &crate::rules::Pricing::default());
+        let tasks = Show::default();
+        let zoomed = Show { zoomed: true, ..tasks };
+        let detail = Show { focus: Focused::Detail, ..tasks };
+        let ratio = Show { focus: Focused::Form(Field::Ratio), ..tasks };
+        // (size, show, form width, table width and height, detail height)
+        let cases = [
+            ((80, 24), tasks, 34, (46, 13), 8),
+            ((80, 24), zoomed, 0, (80, 13), 8),
+            ((80, 24), Show { zoomed: true, ..ratio }, 34, (46, 13), 8),
+            ((160, 48), zoomed, 0, (160, 29), 16),
+            ((79, 24), tasks, 0, (79, 13), 8),
+            ((79, 24), ratio, 79, (0, 0), 0),
+            ((60, 15), tasks, 0, (60, 6), 6),
+            ((40, 10), tasks, 0, (40, 7), 0),
+            ((40, 10), detail, 0, (40, 0), 7),
+            ((40, 10), ratio, 40, (0, 0), 0),
+        ];
+        for ((w, h), show, form_w, (table_w, table_h), detail_h) in cases {
+            let a = arrange(Rect::new(0, 0, w, h), &form, show);
+            let got = match a.table.width {
+                0 => (a.form.width, (0, 0), u16::from(!a.detail.is_empty())),
+                _ => (a.form.width, (a.table.width, a.table.height), a.detail.height),
+            };
+            assert_eq!(got, (form_w, (table_w, table_h), detail_h), "{w}x{h} {show:?}");
+            if table_w > 0 {
+                assert_eq!(a.table.height + a.detail.height, h - 3, "{w}x{h} {show:?}");
+            }
+            if let Focused::Form(f) = show.focus {
+                let r = a.field(f);
+                assert!(r.height >= 1 && r.y + r.height <= a.form.y + a.form.height, "{w}x{h}: {f:?} at {r:?}");
+            }
+        }
+        assert!(!fits(Rect::new(0, 0, 39, 10)) && !fits(Rect::new(0, 0, 40, 9)) && fits(Rect::new(0, 0, 40, 10)));
+        let short = history(Rect::new(0, 0, 40, 10), false);
+        assert_eq!((short.list.height, short.below.height), (6, 0), "the history list keeps its rows");
     }
 
     #[test]

@@ -130,8 +130,22 @@ impl Table {
         self.timelines.get(&id).map(Vec::as_slice)
     }
 
+    /// The journal's timeline of a task, a state written once however often it was logged in
+    /// a row (the engine may note it again with a new detail).
     pub fn set_timeline(&mut self, id: i64, events: Vec<EventRecord>) {
-        self.timelines.insert(id, events);
+        let mut kept: Vec<EventRecord> = Vec::with_capacity(events.len());
+        for e in events {
+            match kept.last_mut() {
+                Some(last) if last.state == e.state => {
+                    // The first time is when the state began; the latest detail is the news.
+                    if e.detail.as_deref().is_some_and(|d| !d.is_empty()) {
+                        last.detail = e.detail;
+                    }
+                }
+                _ => kept.push(e),
+            }
+        }
+        self.timelines.insert(id, kept);
     }
 
     /// Forgets the loaded timelines (the engine may have written events meanwhile).
@@ -287,10 +301,13 @@ impl Table {
         let now_visible = self.visible(&row);
         let sort_by_creation = matches!(self.sort, Sort::Newest | Sort::Oldest);
         let state_changed = old_state != Some(row.record.state);
+        let state = row.record.state.to_string();
+        // The timeline may already end with it: read from the journal after the change.
         if let Some(t) = self.timelines.get_mut(&id)
             && state_changed
+            && t.last().is_none_or(|e| e.state != state)
         {
-            t.push(EventRecord { at: row.record.updated_at, state: row.record.state.to_string(), detail: None });
+            t.push(EventRecord { at: row.record.updated_at, state, detail: None });
         }
         if !sort_by_creation && (state_changed || old_state.is_none()) {
             self.rows.insert(id, row);
@@ -403,6 +420,34 @@ mod tests {
         t.upsert(update(2, LocalState::InProgress, 200, "a blue whale"));
         t.upsert(update(3, LocalState::Failed, 300, "a green frog"));
         t
+    }
+
+    #[test]
+    fn a_timeline_never_shows_a_state_twice_in_a_row() {
+        let ev = |at: i64, state: &str, detail: Option<&str>| EventRecord {
+            at,
+            state: state.into(),
+            detail: detail.map(str::to_string),
+        };
+        let mut t = table();
+        let journal = vec![
+            ev(1, "submitting", None),
+            ev(2, "in_progress", None),
+            ev(3, "lost", Some("no answer")),
+            ev(4, "lost", Some("given up")),
+            ev(5, "lost", None),
+        ];
+        t.set_timeline(2, journal);
+        let states = |t: &Table| t.timeline(2).map(|e| e.iter().map(|e| (e.at, e.state.clone())).collect::<Vec<_>>());
+        let want = vec![(1, "submitting".to_string()), (2, "in_progress".to_string()), (3, "lost".to_string())];
+        assert_eq!(states(&t), Some(want.clone()));
+        assert_eq!(t.timeline(2).and_then(|e| e[2].detail.clone()).as_deref(), Some("given up"), "the latest word");
+        // The engine's news of a state the journal already had adds nothing.
+        t.upsert(update(2, LocalState::Lost, 200, "a blue whale"));
+        assert_eq!(states(&t), Some(want.clone()));
+        // A new state is added.
+        t.upsert(update(2, LocalState::Failed, 200, "a blue whale"));
+        assert_eq!(states(&t).map(|s| s.len()), Some(4));
     }
 
     #[test]

@@ -90,7 +90,14 @@ impl Console for Tty {
     }
 
     fn draw(&mut self, app: &App) -> io::Result<()> {
-        self.terminal.draw(|f| views::draw(f, app)).map(drop)
+        self.terminal
+            .draw(|f| {
+                views::draw(f, app);
+                if super::theme::colours_off() {
+                    super::theme::without_colours(f.buffer_mut());
+                }
+            })
+            .map(drop)
     }
 
     fn release(&mut self) {

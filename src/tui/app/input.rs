@@ -26,6 +26,10 @@ impl App {
                 self.search_typed(ev);
                 Vec::new()
             }
+            None if scope == Scope::Picker => {
+                self.picker_typed(ev);
+                Vec::new()
+            }
             None if scope == Scope::HelpFilter => {
                 let plain = !ev.modifiers.intersects(KeyModifiers::CONTROL | KeyModifiers::ALT);
                 match ev.code {
@@ -118,6 +122,7 @@ impl App {
             | Cmd::Download
             | Cmd::Recheck => return self.table_command(cmd),
             Cmd::ShowHistory => return self.open_history(),
+            Cmd::Zoom => self.toggle_zoom(),
             Cmd::Yes | Cmd::YesWithFile | Cmd::No => return self.answer(cmd),
             Cmd::ToggleLedger
             | Cmd::CycleModel

@@ -16,6 +16,7 @@ mod overlays;
 mod preview;
 mod quit;
 mod tasks;
+mod zoom;
 
 use std::collections::BTreeSet;
 
@@ -150,6 +151,8 @@ pub struct App {
     replace_on_type: bool,
     /// A draft file exists from this run or the last: quitting without a draft removes it.
     draft_kept: bool,
+    /// The form hidden (zoom) and a picker's filter: what the views show, owned by no part.
+    on_screen: zoom::OnScreen,
 }
 
 impl App {
@@ -205,6 +208,7 @@ impl App {
             last_lineage: None,
             replace_on_type: false,
             draft_kept: false,
+            on_screen: zoom::OnScreen::default(),
         }
     }
 

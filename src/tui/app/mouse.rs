@@ -2,7 +2,6 @@
 //! scrolls the task table or the detail pane. Hit-testing uses the same layout the view draws.
 
 use crossterm::event::{MouseButton, MouseEvent, MouseEventKind};
-use ratatui::layout::Rect;
 
 use super::{App, Focus, Screen};
 use crate::tui::keymap::Cmd;
@@ -13,7 +12,7 @@ impl App {
         if self.screen != Screen::Dashboard {
             return;
         }
-        let areas = layout::areas(Rect::new(0, 0, self.size.0, self.size.1), &self.form);
+        let areas = self.areas();
         let (col, row) = (ev.column, ev.row);
         match ev.kind {
             MouseEventKind::Down(MouseButton::Left) if self.overlay.is_none() => {

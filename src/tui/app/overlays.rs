@@ -1,9 +1,12 @@
 //! Overlays and the detail pane: the help (scroll, filter), the pickers (models, state
 //! groups), and scrolling the detail pane when it has the focus.
 
+use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use ratatui::layout::Rect;
 
-use super::{App, Effect, Focus, Overlay, PickerKind, Screen};
+use super::{App, Effect, Focus, Level, Overlay, PickerKind, Screen};
+use crate::rules::ModelId;
+use crate::text::clean;
 use crate::tui::help::HelpState;
 use crate::tui::keymap::{Cmd, Scope};
 use crate::tui::labels::Filter;
@@ -32,6 +35,13 @@ impl App {
 
     /// A command while the help is open; `None` when it is not the help's.
     pub(super) fn help_command(&mut self, cmd: Cmd) -> Option<Vec<Effect>> {
+        let moves_or_chooses =
+            matches!(cmd, Cmd::Up | Cmd::Down | Cmd::PageUp | Cmd::PageDown | Cmd::Top | Cmd::Bottom | Cmd::Choose);
+        if matches!(self.overlay, Some(Overlay::Picker { .. })) && !moves_or_chooses {
+            // Whatever else a key does in a picker (Esc, the help, quitting) leaves it behind:
+            // a picker opened again starts with its whole list.
+            self.on_screen.picker_filter.clear();
+        }
         let visible = self.help_visible();
         let page = visible.saturating_sub(1).max(1) as isize;
         let Some(Overlay::Help(h)) = &mut self.overlay else { return None };
@@ -70,21 +80,85 @@ impl App {
         }
     }
 
-    /// Moves in a picker.
-    pub(super) fn picker_step(&mut self, down: bool) {
-        let models = self.form.models().len();
-        if let Some(Overlay::Picker { kind, cursor }) = &mut self.overlay {
-            let last = match kind {
-                PickerKind::Model => models,
-                PickerKind::States => Filter::ALL.len(),
-            }
-            .saturating_sub(1);
-            *cursor = if down { (*cursor + 1).min(last) } else { cursor.saturating_sub(1) };
+    /// What was typed into the open picker to narrow its list.
+    pub fn picker_filter(&self) -> &str {
+        &self.on_screen.picker_filter
+    }
+
+    /// Every entry of a picker, as it is listed (and matched against what is typed).
+    pub fn picker_entries(&self, kind: PickerKind) -> Vec<String> {
+        match kind {
+            PickerKind::Model => self
+                .form
+                .models()
+                .iter()
+                .map(|id| {
+                    let mode = id.parse::<ModelId>().map(|m| m.mode.to_string()).unwrap_or_default();
+                    format!("{id:<44} {mode}")
+                })
+                .collect(),
+            PickerKind::States => Filter::ALL.iter().map(|f| format!("{:<9} {}", f.label(), f.describe())).collect(),
         }
     }
 
-    /// Enter in a picker.
+    /// The positions of the entries the picker's filter lets through, in order.
+    pub fn picker_shown(&self, kind: PickerKind) -> Vec<usize> {
+        let entries = self.picker_entries(kind);
+        (0..entries.len()).filter(|i| matches_filter(&entries[*i], &self.on_screen.picker_filter)).collect()
+    }
+
+    /// A key typed into a picker: letters narrow the list, Backspace and Ctrl-U widen it; the
+    /// cursor moves to the first entry shown when its own is filtered out.
+    pub(super) fn picker_typed(&mut self, ev: KeyEvent) {
+        let Some(Overlay::Picker { kind, .. }) = self.overlay else { return };
+        let filter = &mut self.on_screen.picker_filter;
+        let ctrl = ev.modifiers.contains(KeyModifiers::CONTROL);
+        match ev.code {
+            KeyCode::Char('u') if ctrl => filter.clear(),
+            KeyCode::Char(c) if !ctrl && !ev.modifiers.contains(KeyModifiers::ALT) && !c.is_control() => {
+                if filter.chars().count() < 80 {
+                    filter.push(c);
+                }
+            }
+            KeyCode::Backspace => {
+                filter.pop();
+            }
+            _ => return,
+        }
+        let shown = self.picker_shown(kind);
+        if let Some(Overlay::Picker { cursor, .. }) = &mut self.overlay
+            && !shown.contains(cursor)
+            && let Some(first) = shown.first()
+        {
+            *cursor = *first;
+        }
+    }
+
+    /// Moves in a picker, among the entries its filter lets through.
+    pub(super) fn picker_step(&mut self, down: bool) {
+        let Some(Overlay::Picker { kind, cursor }) = self.overlay else { return };
+        let shown = self.picker_shown(kind);
+        let next = if down {
+            shown.iter().find(|i| **i > cursor).or(shown.last())
+        } else {
+            shown.iter().rev().find(|i| **i < cursor).or(shown.first())
+        };
+        if let (Some(next), Some(Overlay::Picker { cursor, .. })) = (next, &mut self.overlay) {
+            *cursor = *next;
+        }
+    }
+
+    /// Enter in a picker: the entry under the cursor, when the filter lets it through. When it
+    /// lets nothing through, the picker stays open and says so.
     pub(super) fn picked(&mut self, kind: PickerKind, cursor: usize) -> Vec<Effect> {
+        let shown = self.picker_shown(kind);
+        let Some(cursor) = shown.contains(&cursor).then_some(cursor).or(shown.first().copied()) else {
+            let what = if kind == PickerKind::Model { "model" } else { "group" };
+            self.say(Level::Warn, format!("No {what} matches \"{}\"", clean(&self.on_screen.picker_filter)));
+            self.overlay = Some(Overlay::Picker { kind, cursor });
+            return Vec::new();
+        };
+        self.on_screen.picker_filter.clear();
         match kind {
             PickerKind::Model => {
                 self.form.set_model(cursor);
@@ -103,7 +177,7 @@ impl App {
 
     /// Scrolls the focused detail pane, never past its last line.
     pub(super) fn scroll_detail(&mut self, cmd: Cmd) {
-        let area = layout::areas(Rect::new(0, 0, self.size.0, self.size.1), &self.form);
+        let area = self.areas();
         let pane = if self.screen == Screen::History {
             layout::history_detail(Rect::new(0, 0, self.size.0, self.size.1), self.history.grid())
         } else {
@@ -138,5 +212,30 @@ impl App {
     pub fn detail_focused(&self) -> bool {
         self.overlay.is_none()
             && if self.screen == Screen::History { self.history.detail_focused() } else { self.focus == Focus::Detail }
+    }
+}
+
+/// Whether a picker's entry passes what was typed: every word of it, in any case, anywhere.
+pub fn matches_filter(entry: &str, filter: &str) -> bool {
+    let entry = entry.to_lowercase();
+    filter.to_lowercase().split_whitespace().all(|word| entry.contains(word))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_filter_matches_every_word_in_any_case() {
+        let cases = [
+            ("acme/aurora-2.7/image-to-video   image-to-video", "2.7 IMAGE", true),
+            ("acme/aurora-2.7/image-to-video   image-to-video", "2.7/image", true),
+            ("acme/aurora-2.7/image-to-video   image-to-video", "3.0 image", false),
+            ("problems  failed, rejected, lost", "fail", true),
+            ("anything", "", true),
+        ];
+        for (entry, filter, want) in cases {
+            assert_eq!(matches_filter(entry, filter), want, "{entry:?} by {filter:?}");
+        }
     }
 }

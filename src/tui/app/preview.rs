@@ -67,7 +67,7 @@ impl App {
     pub(super) fn detail_inner(&self) -> Rect {
         let frame = Rect::new(0, 0, self.size.0, self.size.1);
         let pane = match self.screen {
-            Screen::Dashboard => layout::areas(frame, &self.form).detail,
+            Screen::Dashboard => self.areas().detail,
             Screen::History => layout::history(frame, self.history.grid()).below,
         };
         pane.inner(ratatui::layout::Margin::new(1, 1))

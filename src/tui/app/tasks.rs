@@ -1,8 +1,6 @@
 //! Commands on the task table: marks, sort, the state picker, search, actions on the selected
 //! task (open, copy, run), the files on screen, and following the newest task.
 
-use ratatui::layout::Rect;
-
 use super::{App, Effect, Focus, Level, Overlay, PickerKind, Question, Screen};
 use crate::rules::{Catalog, Invalid, UnknownModels, ValidSubmission, validate};
 use crate::store::{LocalState, TaskRecord};
@@ -22,8 +20,8 @@ impl App {
             Cmd::Mark => self.table.toggle_mark(),
             Cmd::Sort => {
                 self.table.set_sort(self.table.sort().next());
-                let (filter, sort) = (self.table.filter().label(), self.table.sort().label());
-                self.say(Level::Info, format!("Showing {filter} tasks, {sort}"));
+                let (filter, sort) = (self.table.filter().tasks(), self.table.sort().label());
+                self.say(Level::Info, format!("Showing {filter}, {sort}"));
                 return vec![self.save_prefs()];
             }
             Cmd::Filter => self.open_state_picker(self.table.filter()),
@@ -47,8 +45,8 @@ impl App {
     /// The table's filter was picked.
     pub(super) fn set_table_filter(&mut self, filter: Filter) -> Vec<Effect> {
         self.table.set_filter(filter);
-        let (filter, sort) = (filter.label(), self.table.sort().label());
-        self.say(Level::Info, format!("Showing {filter} tasks, {sort}"));
+        let (filter, sort) = (filter.tasks(), self.table.sort().label());
+        self.say(Level::Info, format!("Showing {filter}, {sort}"));
         vec![self.save_prefs()]
     }
 
@@ -143,7 +141,7 @@ impl App {
         if self.screen != Screen::Dashboard {
             return Vec::new();
         }
-        let areas = layout::areas(Rect::new(0, 0, self.size.0, self.size.1), &self.form);
+        let areas = self.areas();
         let view = self.table.view();
         let start = layout::offset(self.table.selected(), view.len(), areas.table);
         view[start.min(view.len())..]

@@ -183,7 +183,7 @@ fn table_navigation_marks_sort_filter_and_search() {
     key(&mut a, KeyCode::Char('f'));
     assert_eq!(a.overlay, Some(Overlay::Picker { kind: PickerKind::States, cursor: 0 }));
     key(&mut a, KeyCode::Down);
-    key(&mut a, KeyCode::Char('j'));
+    key(&mut a, KeyCode::Down);
     let e = key(&mut a, KeyCode::Enter);
     assert_eq!(a.table.filter(), Filter::Done);
     assert!(matches!(&acts(e)[..], [Effect::SavePrefs(p)] if p.filter == Filter::Done));

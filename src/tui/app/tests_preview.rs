@@ -125,7 +125,7 @@ fn p_says_why_it_cannot_play() {
     assert!(acts(ch(&mut a, 'p')).is_empty());
     assert_eq!(status(&a), "This task has no saved video to play yet");
     let mut a = with_saved();
-    a.update(Action::Resize(60, 20), NOW);
+    a.update(Action::Resize(40, 12), NOW);
     assert!(acts(ch(&mut a, 'p')).is_empty());
     assert!(status(&a).starts_with("No room to play here"), "{}", status(&a));
 }

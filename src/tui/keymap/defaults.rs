@@ -61,6 +61,7 @@ pub fn bindings() -> Vec<Binding> {
         b(Table, Key::ch('H'), ShowHistory, "history of every task", Some("history")),
         b(Table, Key::ch('n'), NewPrompt, "write a new prompt", Some("new")),
         b(Table, Key::ch('s'), Sort, "change the sort order", Some("sort")),
+        b(Table, Key::ch('z'), Zoom, "hide or show the form: the tasks take its width", Some("zoom")),
         b(Table, Key::ch('d'), Download, "download the file again", None),
         b(Table, Key::ch('c'), Recheck, "check a stalled, expired, lost or failed download again", None),
         b(Table, Key::ch('y'), CopyPath, "copy the file path", None),
@@ -72,6 +73,7 @@ pub fn bindings() -> Vec<Binding> {
     movement(Table, "a task", &mut v);
     v.extend([
         b(Detail, Key::plain(K::Esc), LeaveForm, "back to the task table", Some("tasks")),
+        b(Detail, Key::ch('z'), Zoom, "hide or show the form: the tasks take its width", None),
         b(Detail, Key::ch('q'), Quit, "quit (asks first while tasks are unfinished)", Some("quit")),
         b(Detail, Key::ch('?'), Help, "this help", Some("help")),
     ]);
@@ -130,9 +132,7 @@ pub fn bindings() -> Vec<Binding> {
         b(Picker, Key::plain(K::Enter), Choose, "use this one", Some("use")),
         b(Picker, Key::plain(K::Esc), CloseOverlay, "keep what was chosen", Some("cancel")),
         b(Picker, Key::plain(K::Up), Up, "previous", None),
-        b(Picker, Key::ch('k'), Up, "previous", None),
         b(Picker, Key::plain(K::Down), Down, "next", None),
-        b(Picker, Key::ch('j'), Down, "next", None),
         b(MediaEditor, Key::plain(K::Enter), Choose, "save the item", Some("save")),
         b(MediaEditor, Key::plain(K::Esc), CloseOverlay, "cancel", Some("cancel")),
         b(MediaEditor, Key::plain(K::Left), ValuePrev, "previous type", Some("type")),

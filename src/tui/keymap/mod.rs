@@ -93,6 +93,8 @@ pub enum Cmd {
     /// The history as a list or a grid of posters.
     #[strum(serialize = "grid")]
     ToggleGrid,
+    /// Hide the form pane (or bring it back): the tasks and detail take the whole width.
+    Zoom,
 }
 
 impl Cmd {
@@ -607,7 +609,7 @@ mod tests {
                      field_up field_down value_prev value_next toggle choose media_add media_remove up down page_up \
                      page_down top bottom mark sort filter search clear open copy_path copy_url again vary download \
                      recheck history ledger model dates copy_prompt reveal delete yes yes_with_file no undo redo \
-                     clear_line play play_pause play_stop grid";
+                     clear_line play play_pause play_stop grid zoom";
         assert_eq!(Cmd::names(), names.split(' ').collect::<Vec<_>>());
     }
 

@@ -145,7 +145,7 @@ pub fn draw(frame: &mut Frame, a: &Areas, app: &App) {
     let start = f.media_cursor().saturating_sub(MEDIA_ROWS as usize - 1);
     for (i, m) in f.media().iter().enumerate().skip(start).take(MEDIA_ROWS as usize) {
         let marker = if i == f.media_cursor() && focused(app, Field::Media) { "›" } else { " " };
-        let secs = m.seconds.as_deref().map(|s| format!(" {s}s")).unwrap_or_default();
+        let secs = m.seconds.as_deref().map(|s| format!(" {s} s")).unwrap_or_default();
         let shown = m.local.as_ref().map_or(&m.url, |l| &l.path);
         let status = f.media_status(m).map(|s| format!(" {} ·", clean(&s.summary(&m.kind)))).unwrap_or_default();
         // The preview of images and videos goes in the brackets (issue 16 draws frames).

@@ -19,7 +19,7 @@ use crate::tui::views::field::field;
 /// Settings, media items (one line each, numbered as the prompt refers to them) of a task.
 pub fn parameters<'a>(t: &TaskRecord) -> Vec<Line<'a>> {
     let watermark = if t.watermark { "on" } else { "off" };
-    let secs = if t.seconds < 0 { "automatic".to_string() } else { format!("{} s", t.seconds) };
+    let secs = super::field::seconds(t.seconds);
     let mut lines = vec![field("Model", clean(&t.model)), field("Prompt", clean(&t.prompt))];
     if let Some(n) = &t.negative_prompt {
         lines.push(field("Negative", clean(n)));

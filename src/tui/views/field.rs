@@ -1,4 +1,5 @@
-//! A labelled line, as the detail pane and the previews write their fields.
+//! A labelled line, as the detail pane and the previews write their fields, and the values
+//! every view writes the same way.
 
 use ratatui::text::{Line, Span};
 
@@ -7,4 +8,20 @@ use crate::tui::theme;
 /// `Model    acme/aurora-3.0/…`: the name in a column of its own, then the value.
 pub fn field<'a>(name: &str, value: String) -> Line<'a> {
     Line::from(vec![Span::styled(format!("{name:<9}"), theme::label()), Span::raw(value)])
+}
+
+/// A task's seconds as every view writes them: `auto` for the service's choice (-1), else
+/// `10 s`.
+pub fn seconds(s: i64) -> String {
+    if s < 0 { "auto".to_string() } else { format!("{s} s") }
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn seconds_are_written_one_way() {
+        for (s, want) in [(-1, "auto"), (0, "0 s"), (5, "5 s"), (10, "10 s")] {
+            assert_eq!(super::seconds(s), want);
+        }
+    }
 }

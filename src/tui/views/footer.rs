@@ -71,7 +71,16 @@ pub fn draw(frame: &mut Frame, status: Rect, footer: Rect, app: &App) {
                     own.map(|(k, w)| if w == "pause" && paused { (k, "go on".to_string()) } else { (k, w) }),
                 );
             }
-            (items, &["quit", "help"])
+            // Where letters are typed (the form, a search) quitting has no letter of its own.
+            if app.overlay().is_none()
+                && !items.iter().any(|(_, w)| w == "quit")
+                && let Some(key) = app.keymap().key_for(app.scope(), Cmd::ForceQuit)
+            {
+                items.push((key, "quit".to_string()));
+            }
+            // In the form, the key to send stays with quit and help.
+            let form = matches!(app.scope(), Scope::Text | Scope::Line | Scope::Form);
+            (items, if form { &["send", "quit", "help"] } else { &["quit", "help"] })
         }
     };
     let mut spans = vec![Span::raw(" ")];

@@ -29,11 +29,17 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &App) {
         spans.push(Span::raw("  service "));
         spans.push(Span::styled(h.service.summary(app.now_ms()), health_style));
     }
-    if let Some(p) = &h.profile {
-        spans.push(Span::styled(format!("  {}", excerpt(p, 16)), theme::label()));
+    // The profile and the address come last, each whole or not at all on a narrow terminal;
+    // in demo mode the badge already says where tasks go.
+    let profile = h.profile.as_ref().map(|p| Span::styled(format!("  {}", excerpt(p, 16)), theme::label()));
+    let address = (!h.demo).then(|| Span::styled(format!("  {}", excerpt(&clean(&h.base_url), 48)), theme::dim()));
+    let mut line = Line::from(spans);
+    for span in [profile, address].into_iter().flatten() {
+        if line.width() + span.width() <= usize::from(area.width) {
+            line.push_span(span);
+        }
     }
-    spans.push(Span::styled(format!("  {}", excerpt(&clean(&h.base_url), 48)), theme::dim()));
-    frame.render_widget(Paragraph::new(Line::from(spans)), area);
+    frame.render_widget(Paragraph::new(line), area);
 }
 
 /// The link to the engine process, while something is wrong with it.

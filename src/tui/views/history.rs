@@ -71,7 +71,7 @@ fn draw_list(frame: &mut Frame, area: Rect, app: &App) {
         .borders(Borders::ALL)
         .border_style(if h.detail_focused() { theme::border() } else { theme::focused_border() })
         .title(Span::styled(title, theme::title()));
-    if n > visible {
+    if n > visible && visible > 0 {
         let last = (start + visible).min(n);
         block = block.title_bottom(Span::styled(
             format!(" {}–{last} of {n}{more} ", start + 1, more = if h.done() { "" } else { "+" }),
@@ -94,7 +94,7 @@ fn draw_list(frame: &mut Frame, area: Rect, app: &App) {
             let mut cells = vec![
                 Cell::from(date),
                 Cell::from(Span::styled(r.state.as_str(), theme::state(t.state))),
-                Cell::from(format!("{:>3} s", t.seconds)),
+                Cell::from(format!("{:>4}", super::field::seconds(t.seconds))),
                 Cell::from(format!("{} {}", t.resolution, t.ratio)),
             ];
             if wide {

@@ -5,41 +5,46 @@ use ratatui::Frame;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Borders, Clear, Paragraph, Wrap};
 
-use crate::rules::ModelId;
+use crate::text::excerpt;
 use crate::tui::app::{App, PickerKind, Question, Screen};
 use crate::tui::form::MediaEditor;
 use crate::tui::keymap::{Cmd, Scope};
-use crate::tui::labels::Filter;
 use crate::tui::labels::count;
 use crate::tui::layout::centered;
 use crate::tui::theme;
 
+/// A picker: its entries narrowed to what was typed, the cursor's highlighted; the title
+/// says what was typed, or that typing narrows the list.
 pub fn picker(frame: &mut Frame, app: &App, kind: PickerKind, cursor: usize) {
-    let entries: Vec<String> = match kind {
-        PickerKind::Model => app
-            .form()
-            .models()
-            .iter()
-            .map(|id| {
-                let mode = id.parse::<ModelId>().map(|m| m.mode.to_string()).unwrap_or_default();
-                format!(" {id:<44} {mode}")
-            })
-            .collect(),
-        PickerKind::States => Filter::ALL.iter().map(|f| format!(" {:<9} {}", f.label(), f.describe())).collect(),
+    let entries = app.picker_entries(kind);
+    let shown = app.picker_shown(kind);
+    let what = match (kind, app.screen()) {
+        (PickerKind::Model, _) => "Model",
+        (PickerKind::States, Screen::History) => "Show history tasks",
+        (PickerKind::States, Screen::Dashboard) => "Show tasks",
     };
-    let title = match (kind, app.screen()) {
-        (PickerKind::Model, _) => " Model ",
-        (PickerKind::States, Screen::History) => " Show history tasks ",
-        (PickerKind::States, Screen::Dashboard) => " Show tasks ",
+    let filter = app.picker_filter();
+    let title = if filter.is_empty() {
+        format!(" {what} · type to narrow ")
+    } else {
+        format!(" {what} · {}▏ ", excerpt(filter, 40))
     };
-    let h = (entries.len() as u16 + 2).min(frame.area().height);
+    // The box keeps the height of the whole list, so it does not jump while typing.
+    let h = (entries.len().max(1) as u16 + 2).min(frame.area().height);
     let area = centered(frame.area(), 84, h);
-    let lines: Vec<Line> = entries
-        .into_iter()
-        .enumerate()
-        .map(|(i, text)| Line::styled(text, if i == cursor { theme::selected() } else { Default::default() }))
+    let mut lines: Vec<Line> = shown
+        .iter()
+        .map(|i| {
+            let style = if *i == cursor { theme::selected() } else { Default::default() };
+            Line::styled(format!(" {}", entries[*i]), style)
+        })
         .collect();
-    let scroll = cursor.saturating_sub(h.saturating_sub(3) as usize) as u16;
+    if lines.is_empty() {
+        let noun = if kind == PickerKind::Model { "model" } else { "group" };
+        lines.push(Line::styled(format!(" No {noun} matches \"{}\"", excerpt(filter, 40)), theme::warn()));
+    }
+    let at = shown.iter().position(|i| *i == cursor).unwrap_or(0);
+    let scroll = at.saturating_sub(h.saturating_sub(3) as usize) as u16;
     let block = Block::default().borders(Borders::ALL).border_style(theme::focused_border()).title(title);
     frame.render_widget(Clear, area);
     frame.render_widget(Paragraph::new(lines).block(block).scroll((scroll, 0)), area);

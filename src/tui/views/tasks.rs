@@ -91,7 +91,7 @@ fn cells(r: &Row, cols: &[Col], marked: bool, group: GroupLine, now_ms: i64, fra
             Col::State => Cell::from(Span::styled(r.state_label.clone(), theme::state(t.state))),
             Col::Prompt => Cell::from(r.prompt.clone()),
             Col::Model => Cell::from(r.model_short.clone()),
-            Col::Seconds => Cell::from(if t.seconds < 0 { "auto".to_string() } else { format!("{}s", t.seconds) }),
+            Col::Seconds => Cell::from(super::field::seconds(t.seconds)),
             // "adaptive" is the one ratio longer than the column.
             Col::Ratio => Cell::from(if t.ratio == "adaptive" { "adapt".to_string() } else { t.ratio.clone() }),
             Col::Resolution => Cell::from(t.resolution.clone()),
@@ -122,7 +122,7 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &App) {
         .borders(Borders::ALL)
         .border_style(if focused { theme::focused_border() } else { theme::border() })
         .title(Span::styled(title, theme::title()));
-    if table.view().len() > visible {
+    if table.view().len() > visible && visible > 0 {
         let last = (start + visible).min(table.view().len());
         let more = match (start > 0, last < table.view().len()) {
             (true, true) => " ↑↓",
@@ -165,19 +165,27 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &App) {
         .column_spacing(SPACING)
         .header(TableRow::new(header).style(theme::dim()))
         .block(block)
-        .row_highlight_style(if focused { theme::selected() } else { theme::label() });
+        .row_highlight_style(if focused { theme::selected() } else { theme::selected_idle() });
     let mut state = TableState::default();
     if !empty {
         state.select(Some(table.selected() - start));
     }
     frame.render_stateful_widget(widget, area, &mut state);
-    if empty {
-        let hint = if table.is_empty() {
-            format!("No tasks yet: write a prompt and press {}", super::compose::key(app, Scope::Text, Cmd::Submit))
+    let inner = Rect { x: area.x + 2, y: area.y + 2, width: area.width.saturating_sub(4), height: 1 };
+    if empty && inner.y + 1 < area.bottom() {
+        let send = super::compose::key(app, Scope::Text, Cmd::Submit);
+        let hints = if table.is_empty() {
+            vec![
+                format!("No tasks yet: write a prompt and press {send}"),
+                format!("No tasks yet: {send} sends a prompt"),
+                "No tasks yet".to_string(),
+            ]
         } else {
-            "No task matches the filter or search".to_string()
+            vec!["No task matches the filter or search".to_string(), "No task matches".to_string()]
         };
-        let inner = Rect { x: area.x + 2, y: area.y + 2, width: area.width.saturating_sub(4), height: 1 };
+        // The longest wording that fits, never one cut inside a word.
+        let room = usize::from(inner.width);
+        let hint = hints.iter().find(|h| h.chars().count() <= room).or(hints.last()).cloned().unwrap_or_default();
         frame.render_widget(ratatui::widgets::Paragraph::new(Line::styled(hint, theme::dim())), inner);
     }
 }
