@@ -769,4 +769,15 @@ fn the_model_list_narrows_as_you_type() {
     assert_eq!(a.form().model_id(), "acme/aurora-2.7/image-to-video");
     key(&mut a, KeyCode::Enter);
     assert!(!screen(&a, 120, 32).contains("zzz"), "a reopened list starts unfiltered");
+    // A whole id the catalog does not list is taken as a custom model, with a warning.
+    typed(&mut a, "acme/zephyr-1.0/text-to-video");
+    key(&mut a, KeyCode::Enter);
+    assert_eq!(a.form().model_id(), "acme/zephyr-1.0/text-to-video");
+    assert!(a.overlay().is_none());
+    let said = a.status().map(|s| s.text.clone()).unwrap_or_default();
+    assert!(said.contains("not in the catalog"), "{said}");
+    tab_to(&mut a, Field::Prompt);
+    typed(&mut a, "a fox");
+    let check = a.form().check();
+    assert!(check.is_clean() && !check.warnings.is_empty(), "sendable, with a warning: {check:?}");
 }

@@ -455,6 +455,19 @@ impl Form {
         self.changed();
     }
 
+    /// Chooses a model by its id: one of the list, or a custom id the catalog does not know
+    /// (the rules then check it as they can, and warn).
+    pub fn set_model_id(&mut self, id: &str) {
+        match self.models.iter().position(|m| m == id) {
+            Some(i) => self.model = i,
+            None => {
+                self.models.push(id.to_string());
+                self.model = self.models.len() - 1;
+            }
+        }
+        self.changed();
+    }
+
     /// Only the text area with the keys shows a cursor.
     pub fn show_cursor(&mut self, field: Option<Field>) {
         let cursor = ratatui::style::Style::default().add_modifier(ratatui::style::Modifier::REVERSED);

@@ -152,6 +152,16 @@ impl App {
     /// lets nothing through, the picker stays open and says so.
     pub(super) fn picked(&mut self, kind: PickerKind, cursor: usize) -> Vec<Effect> {
         let shown = self.picker_shown(kind);
+        let typed = self.on_screen.picker_filter.trim().to_string();
+        // A model id typed whole that no entry matches: a custom model, as the service may
+        // offer models the catalog does not list.
+        if shown.is_empty() && kind == PickerKind::Model && !typed.is_empty() && !typed.contains(char::is_whitespace) {
+            self.on_screen.picker_filter.clear();
+            self.form.set_model_id(&typed);
+            let note = "not in the catalog; the form checks it with the general rules";
+            self.say(Level::Warn, format!("Model \"{}\" is {note}", clean(&typed)));
+            return Vec::new();
+        }
         let Some(cursor) = shown.contains(&cursor).then_some(cursor).or(shown.first().copied()) else {
             let what = if kind == PickerKind::Model { "model" } else { "group" };
             self.say(Level::Warn, format!("No {what} matches \"{}\"", clean(&self.on_screen.picker_filter)));
