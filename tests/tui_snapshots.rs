@@ -407,7 +407,7 @@ fn help_scrolled_to_its_end() {
         key(&mut a, KeyCode::Char('?'));
         key(&mut a, KeyCode::End);
         let Some(Overlay::Help(help)) = a.overlay() else { panic!("no help") };
-        assert!(help.scroll > 0, "{w}x{h}: the help is longer than the screen");
+        assert!(help.scroll() > 0, "{w}x{h}: the help is longer than the screen");
         let shown = format!("help at its end at {w}x{h}\n{}", screen(&a, w, h));
         assert!(shown.contains("close the help"), "the help's own keys come last:\n{shown}");
         insta::assert_snapshot!(format!("help_end_{w}x{h}"), shown);

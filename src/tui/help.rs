@@ -14,14 +14,14 @@ pub enum HelpLine {
 #[derive(Debug, Clone, PartialEq)]
 pub struct HelpState {
     /// Where the help was opened from: its keys come first.
-    pub origin: Scope,
+    origin: Scope,
     /// The screen's name, for the title ("task table", "history", "ledger", "form").
-    pub screen: &'static str,
-    pub lines: Vec<HelpLine>,
+    screen: &'static str,
+    lines: Vec<HelpLine>,
     /// The first line shown.
-    pub scroll: usize,
-    pub filter: String,
-    pub typing: bool,
+    scroll: usize,
+    filter: String,
+    typing: bool,
 }
 
 /// The scopes in the order the help lists them: the screen's own first, then everywhere, then
@@ -87,8 +87,41 @@ impl HelpState {
         HelpState { origin, screen, lines: lines(keymap, origin, ""), scroll: 0, filter: String::new(), typing: false }
     }
 
+    pub fn screen(&self) -> &'static str {
+        self.screen
+    }
+
+    pub fn lines(&self) -> &[HelpLine] {
+        &self.lines
+    }
+
+    /// The first line shown.
+    pub fn scroll(&self) -> usize {
+        self.scroll
+    }
+
+    pub fn filter(&self) -> &str {
+        &self.filter
+    }
+
+    /// Whether the filter is being typed.
+    pub fn typing(&self) -> bool {
+        self.typing
+    }
+
+    pub fn set_typing(&mut self, typing: bool) {
+        self.typing = typing;
+    }
+
+    /// Edits the filter (at most 40 characters); the lines are made again.
+    pub fn edit_filter(&mut self, keymap: &Keymap, edit: impl FnOnce(&mut String)) {
+        edit(&mut self.filter);
+        self.filter.truncate(40);
+        self.refilter(keymap);
+    }
+
     /// The filter changed: the lines are made again, from the top.
-    pub fn refilter(&mut self, keymap: &Keymap) {
+    fn refilter(&mut self, keymap: &Keymap) {
         self.lines = lines(keymap, self.origin, &self.filter);
         self.scroll = 0;
     }

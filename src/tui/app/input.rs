@@ -141,11 +141,7 @@ impl App {
     /// Undo, redo and a shell's Ctrl-U in the focused text, line or media part.
     fn edit_line(&mut self, cmd: Cmd) {
         if let Some(Overlay::Media(m)) = &mut self.overlay {
-            match m.part {
-                1 => m.url.clear(),
-                2 => m.seconds.clear(),
-                _ => {}
-            }
+            m.clear_part();
             return;
         }
         let op = match cmd {
@@ -187,9 +183,9 @@ impl App {
             _ => {}
         };
         match (&mut self.overlay, self.focus) {
-            (Some(Overlay::Media(m)), _) => match m.part {
-                1 => push(&mut m.url, |c| !c.is_control() && !c.is_whitespace()),
-                2 => push(&mut m.seconds, |c| c.is_ascii_digit() || c == '.'),
+            (Some(Overlay::Media(m)), _) => match ev.code {
+                KeyCode::Char(c) if plain => m.typed(Some(c)),
+                KeyCode::Backspace => m.typed(None),
                 _ => {}
             },
             (Some(_), _) => {}
@@ -226,7 +222,7 @@ impl App {
         let text = clean_paste(text);
         let one_line: String = text.split_whitespace().collect::<Vec<_>>().join(" ");
         match (&mut self.overlay, self.focus) {
-            (Some(Overlay::Media(m)), _) if m.part == 1 => m.url.push_str(one_line.trim()),
+            (Some(Overlay::Media(m)), _) => m.paste(&one_line),
             (None, Focus::Table) if self.table.search().1 => self.table.edit_search(|s| s.push_str(&one_line)),
             (None, Focus::Form(field)) => self.form.paste(field, &text),
             _ => {}
@@ -244,7 +240,7 @@ impl App {
 
     fn field_step(&mut self, down: bool) {
         if let Some(Overlay::Media(m)) = &mut self.overlay {
-            m.part = if down { (m.part + 1).min(2) } else { m.part.saturating_sub(1) };
+            m.step_part(down);
             return;
         }
         if let Focus::Form(f) = self.focus {
@@ -271,7 +267,7 @@ impl App {
             Some(Overlay::Picker { kind, cursor }) => return self.picked(kind, cursor),
             Some(Overlay::Media(m)) => {
                 let item = m.item();
-                let key = self.form.put_media(m.index, item.clone());
+                let key = self.form.put_media(m.index(), item.clone());
                 return vec![Effect::CheckMedia(vec![(key, item)])];
             }
             Some(other) => self.overlay = Some(other),

@@ -347,7 +347,7 @@ impl App {
     pub fn scope(&self) -> Scope {
         let history = self.screen == Screen::History;
         match (&self.overlay, self.focus) {
-            (Some(Overlay::Help(h)), _) if h.typing => Scope::HelpFilter,
+            (Some(Overlay::Help(h)), _) if h.typing() => Scope::HelpFilter,
             (Some(Overlay::Help(_)), _) => Scope::HelpView,
             (Some(Overlay::Picker { .. }), _) => Scope::Picker,
             (Some(Overlay::Media(_)), _) => Scope::MediaEditor,

@@ -52,13 +52,12 @@ impl App {
             Cmd::PageDown => h.scroll_by(page, visible),
             Cmd::Top => h.scroll_by(isize::MIN / 2, visible),
             Cmd::Bottom => h.scroll_by(isize::MAX / 2, visible),
-            Cmd::Search => h.typing = true,
+            Cmd::Search => h.set_typing(true),
             // Enter keeps the filter; Esc while typing drops it.
-            Cmd::CloseOverlay if h.typing => h.typing = false,
+            Cmd::CloseOverlay if h.typing() => h.set_typing(false),
             Cmd::ClearSelection => {
-                h.typing = false;
-                h.filter.clear();
-                h.refilter(&self.keymap);
+                h.set_typing(false);
+                h.edit_filter(&self.keymap, String::clear);
             }
             Cmd::CloseOverlay | Cmd::Help => self.overlay = None,
             _ => return None,
@@ -66,17 +65,13 @@ impl App {
         Some(Vec::new())
     }
 
-    /// A character typed into the help's filter.
+    /// A character typed into the help's filter (`None`: Backspace).
     pub(super) fn help_typed(&mut self, c: Option<char>) {
         if let Some(Overlay::Help(h)) = &mut self.overlay {
-            match c {
-                Some(c) => h.filter.push(c),
-                None => {
-                    h.filter.pop();
-                }
-            }
-            h.filter.truncate(40);
-            h.refilter(&self.keymap);
+            h.edit_filter(&self.keymap, |f| match c {
+                Some(c) => f.push(c),
+                None => drop(f.pop()),
+            });
         }
     }
 

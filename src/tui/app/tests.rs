@@ -109,7 +109,7 @@ fn media_items_are_added_edited_and_removed() {
     assert!(a.form.check().first_problem(Field::Media).is_some_and(|p| p.contains("text-to-video")));
     key(&mut a, KeyCode::Enter);
     key(&mut a, KeyCode::Right);
-    assert!(matches!(&a.overlay, Some(Overlay::Media(m)) if m.index == Some(0)));
+    assert!(matches!(&a.overlay, Some(Overlay::Media(m)) if m.index() == Some(0)));
     key(&mut a, KeyCode::Esc);
     key(&mut a, KeyCode::Char('x'));
     assert!(a.form.media().is_empty());

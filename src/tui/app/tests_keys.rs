@@ -23,7 +23,7 @@ fn help(a: &App) -> &crate::tui::help::HelpState {
 }
 
 fn first_title(a: &App) -> String {
-    match help(a).lines.first() {
+    match help(a).lines().first() {
         Some(HelpLine::Title(t)) => t.clone(),
         other => panic!("{other:?}"),
     }
@@ -33,19 +33,19 @@ fn first_title(a: &App) -> String {
 fn help_shows_the_screen_you_are_on_first() {
     let mut a = app();
     key(&mut a, KeyCode::F(1));
-    assert_eq!((first_title(&a), help(&a).screen), ("Prompt fields".to_string(), "form"));
+    assert_eq!((first_title(&a), help(&a).screen()), ("Prompt fields".to_string(), "form"));
     key(&mut a, KeyCode::Esc);
     key(&mut a, KeyCode::Esc);
     ch(&mut a, '?');
-    assert_eq!((first_title(&a), help(&a).screen), ("Task table".to_string(), "task table"));
+    assert_eq!((first_title(&a), help(&a).screen()), ("Task table".to_string(), "task table"));
     key(&mut a, KeyCode::Esc);
     ch(&mut a, 'H');
     ch(&mut a, '?');
-    assert_eq!((first_title(&a), help(&a).screen), ("History and ledger".to_string(), "history"));
+    assert_eq!((first_title(&a), help(&a).screen()), ("History and ledger".to_string(), "history"));
     key(&mut a, KeyCode::Esc);
     ch(&mut a, 'L');
     ch(&mut a, '?');
-    assert_eq!(help(&a).screen, "ledger");
+    assert_eq!(help(&a).screen(), "ledger");
 }
 
 #[test]
@@ -54,22 +54,22 @@ fn help_scrolls_to_its_end_and_back_and_never_past_it() {
     a.size = (80, 24);
     key(&mut a, KeyCode::F(1));
     let visible = 24 - 2 - 2;
-    let n = help(&a).lines.len();
+    let n = help(&a).lines().len();
     assert!(n > visible, "the help is longer than an 80x24 screen");
     key(&mut a, KeyCode::End);
-    assert_eq!(help(&a).scroll, n - visible, "the last line at the bottom");
+    assert_eq!(help(&a).scroll(), n - visible, "the last line at the bottom");
     key(&mut a, KeyCode::Down);
     ch(&mut a, 'j');
-    assert_eq!(help(&a).scroll, n - visible, "not past the end");
+    assert_eq!(help(&a).scroll(), n - visible, "not past the end");
     key(&mut a, KeyCode::PageUp);
-    assert_eq!(help(&a).scroll, n - visible - (visible - 1));
+    assert_eq!(help(&a).scroll(), n - visible - (visible - 1));
     ch(&mut a, 'k');
     key(&mut a, KeyCode::Up);
-    assert_eq!(help(&a).scroll, n - visible - (visible - 1) - 2);
+    assert_eq!(help(&a).scroll(), n - visible - (visible - 1) - 2);
     key(&mut a, KeyCode::Home);
-    assert_eq!(help(&a).scroll, 0);
+    assert_eq!(help(&a).scroll(), 0);
     key(&mut a, KeyCode::PageDown);
-    assert_eq!(help(&a).scroll, visible - 1);
+    assert_eq!(help(&a).scroll(), visible - 1);
 }
 
 #[test]
@@ -82,10 +82,10 @@ fn slash_filters_the_help() {
     for c in "ledger".chars() {
         ch(&mut a, c);
     }
-    assert!(help(&a).lines.contains(&HelpLine::Key { keys: "L".into(), what: "the cost and time ledger".into() }));
-    assert!(help(&a).lines.len() < 6, "{:?}", help(&a).lines);
+    assert!(help(&a).lines().contains(&HelpLine::Key { keys: "L".into(), what: "the cost and time ledger".into() }));
+    assert!(help(&a).lines().len() < 6, "{:?}", help(&a).lines());
     key(&mut a, KeyCode::Enter);
-    assert_eq!((a.scope(), help(&a).filter.as_str()), (Scope::HelpView, "ledger"), "Enter keeps the filter");
+    assert_eq!((a.scope(), help(&a).filter()), (Scope::HelpView, "ledger"), "Enter keeps the filter");
     ch(&mut a, 'q');
     assert_eq!(a.overlay, None, "q closes the help, it does not quit");
     assert!(!a.quit);
@@ -93,7 +93,7 @@ fn slash_filters_the_help() {
     ch(&mut a, '/');
     ch(&mut a, 'x');
     key(&mut a, KeyCode::Esc);
-    assert_eq!((a.scope(), help(&a).filter.as_str()), (Scope::HelpView, ""), "Esc drops the filter");
+    assert_eq!((a.scope(), help(&a).filter()), (Scope::HelpView, ""), "Esc drops the filter");
 }
 
 #[test]
@@ -106,7 +106,9 @@ fn rebound_keys_work_and_the_help_shows_them() {
     assert_eq!(acts(ch(&mut a, 'O')), vec![Effect::Open("/videos/1.mp4".into())]);
     assert!(acts(ch(&mut a, 'o')).is_empty(), "o is free now");
     ch(&mut a, '?');
-    assert!(help(&a).lines.contains(&HelpLine::Key { keys: "O".into(), what: "open the video in the player".into() }));
+    assert!(
+        help(&a).lines().contains(&HelpLine::Key { keys: "O".into(), what: "open the video in the player".into() })
+    );
     assert_eq!(a.keymap.footer(Scope::Table)[0], ("O".to_string(), "open".to_string()));
 }
 
@@ -156,7 +158,7 @@ fn the_media_dialog_starts_on_the_type_the_model_needs_and_arrows_change_it_anyw
     a.focus = Focus::Form(Field::Media);
     ch(&mut a, 'a');
     let kind = |a: &App| match &a.overlay {
-        Some(Overlay::Media(m)) => (m.kind, m.part),
+        Some(Overlay::Media(m)) => (m.kind(), m.part()),
         other => panic!("{other:?}"),
     };
     assert_eq!(kind(&a), (MediaKind::FirstFrame, 0));
@@ -167,7 +169,7 @@ fn the_media_dialog_starts_on_the_type_the_model_needs_and_arrows_change_it_anyw
     key(&mut a, KeyCode::Left);
     assert_eq!(kind(&a), (MediaKind::FirstFrame, 1));
     ctrl(&mut a, 'u');
-    assert!(matches!(&a.overlay, Some(Overlay::Media(m)) if m.url.is_empty()), "Ctrl-U clears the part");
+    assert!(matches!(&a.overlay, Some(Overlay::Media(m)) if m.url().is_empty()), "Ctrl-U clears the part");
 }
 
 #[test]

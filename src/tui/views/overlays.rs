@@ -53,10 +53,10 @@ pub fn picker(frame: &mut Frame, app: &App, kind: PickerKind, cursor: usize) {
 pub fn media(frame: &mut Frame, app: &App, m: &MediaEditor) {
     let area = centered(frame.area(), 72, 7);
     let part = |i: usize, label: &str, value: String| {
-        let style = if m.part == i { theme::focused_label() } else { theme::label() };
+        let style = if m.part() == i { theme::focused_label() } else { theme::label() };
         Line::from(vec![Span::styled(format!(" {label:<9}"), style), Span::raw(format!(" {value}"))])
     };
-    let cursor = |i: usize| if m.part == i { "▏" } else { "" };
+    let cursor = |i: usize| if m.part() == i { "▏" } else { "" };
     let key = |cmd| app.keymap().key_for(Scope::MediaEditor, cmd).unwrap_or_default();
     let hint = format!(
         " {}{} type   {}{} part   {} clear   {} save   {} cancel",
@@ -69,15 +69,15 @@ pub fn media(frame: &mut Frame, app: &App, m: &MediaEditor) {
         key(Cmd::CloseOverlay)
     );
     let lines = vec![
-        part(0, "Type", format!("◂ {} ▸", m.kind)),
+        part(0, "Type", format!("◂ {} ▸", m.kind())),
         part(1, "URL/file", {
-            let hint = if m.url.is_empty() { "  (https://…, or a file: /…, ./…, ~/…)" } else { "" };
-            format!("{}{}{hint}", crate::text::clean(&m.url), cursor(1))
+            let hint = if m.url().is_empty() { "  (https://…, or a file: /…, ./…, ~/…)" } else { "" };
+            format!("{}{}{hint}", crate::text::clean(m.url()), cursor(1))
         }),
-        part(2, "Seconds", format!("{}{}  (reference video or audio only)", m.seconds, cursor(2))),
+        part(2, "Seconds", format!("{}{}  (reference video or audio only)", m.seconds(), cursor(2))),
         Line::styled(hint, theme::dim()),
     ];
-    let title = if m.index.is_some() { " Edit media item " } else { " Add media item " };
+    let title = if m.index().is_some() { " Edit media item " } else { " Add media item " };
     let block = Block::default().borders(Borders::ALL).border_style(theme::focused_border()).title(title);
     frame.render_widget(Clear, area);
     frame.render_widget(Paragraph::new(lines).block(block), area);
