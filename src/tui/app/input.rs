@@ -3,7 +3,7 @@
 
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 
-use super::{App, Effect, Focus, Level, Overlay, PickerKind, Screen};
+use super::{App, Effect, Focus, Level, Overlay, PickerKind};
 use crate::tui::form::{Field, MediaEditor, TextOp, clean_paste};
 use crate::tui::keymap::{Cmd, Scope};
 use crate::tui::labels::count;
@@ -46,29 +46,9 @@ impl App {
         }
     }
 
-    /// Routes a command to the part of the app it belongs to.
-    fn command(&mut self, cmd: Cmd) -> Vec<Effect> {
-        if matches!(self.overlay, Some(Overlay::Confirm(_))) {
-            return self.answer(cmd);
-        }
-        if let Some(effects) = self.help_command(cmd) {
-            return effects;
-        }
-        if let Some(effects) = self.preview_command(cmd) {
-            return effects;
-        }
-        if self.detail_focused()
-            && matches!(cmd, Cmd::Up | Cmd::Down | Cmd::PageUp | Cmd::PageDown | Cmd::Top | Cmd::Bottom)
-        {
-            self.scroll_detail(cmd);
-            return Vec::new();
-        }
-        if self.screen == Screen::History
-            && self.overlay.is_none()
-            && let Some(effects) = self.history_command(cmd)
-        {
-            return effects;
-        }
+    /// A command no other part took (see `dispatch.rs`): the form, the pickers, the media
+    /// editor, the task table, quitting.
+    pub(super) fn dashboard_command(&mut self, cmd: Cmd) -> Vec<Effect> {
         match cmd {
             Cmd::Quit | Cmd::ForceQuit => return self.request_quit(),
             Cmd::Help => self.open_help(),

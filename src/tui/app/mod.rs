@@ -6,6 +6,7 @@
 
 mod action;
 mod bulk;
+mod dispatch;
 mod events;
 mod guard;
 mod history;
@@ -22,6 +23,7 @@ use std::collections::BTreeSet;
 
 pub use action::{Action, Effect, EffectError, Op, Reload};
 pub use bulk::{bulk_message, eligible};
+pub use dispatch::{ROUTES, Route};
 pub use preview::{Subject, subject};
 pub use quit::{AfterQuit, Summary, quit_question};
 pub use tasks::resubmission;
@@ -469,6 +471,8 @@ impl App {
 mod testkit;
 #[cfg(test)]
 mod tests;
+#[cfg(test)]
+mod tests_dispatch;
 #[cfg(test)]
 mod tests_follow;
 #[cfg(test)]

@@ -35,13 +35,6 @@ impl App {
 
     /// A command while the help is open; `None` when it is not the help's.
     pub(super) fn help_command(&mut self, cmd: Cmd) -> Option<Vec<Effect>> {
-        let moves_or_chooses =
-            matches!(cmd, Cmd::Up | Cmd::Down | Cmd::PageUp | Cmd::PageDown | Cmd::Top | Cmd::Bottom | Cmd::Choose);
-        if matches!(self.overlay, Some(Overlay::Picker { .. })) && !moves_or_chooses {
-            // Whatever else a key does in a picker (Esc, the help, quitting) leaves it behind:
-            // a picker opened again starts with its whole list.
-            self.on_screen.picker_filter.clear();
-        }
         let visible = self.help_visible();
         let page = visible.saturating_sub(1).max(1) as isize;
         let Some(Overlay::Help(h)) = &mut self.overlay else { return None };

@@ -1,0 +1,104 @@
+//! The dispatch table: which part handles a command, in each state, as `dispatch.rs` says.
+
+use crossterm::event::KeyCode;
+
+use super::testkit::*;
+use super::*;
+use crate::store::LocalState;
+use crate::tui::keymap::Cmd;
+
+/// The states the table is tried in.
+#[derive(Debug, Clone, Copy)]
+enum State {
+    Form,
+    Table,
+    Detail,
+    History,
+    HistoryGrid,
+    Help,
+    Question,
+    Playing,
+}
+
+fn in_state(state: State) -> App {
+    let mut a = app();
+    task(&mut a, 1, LocalState::Downloaded);
+    match state {
+        State::Form => {}
+        State::Table => select(&mut a, 1),
+        State::Detail => a.focus = Focus::Detail,
+        State::History | State::HistoryGrid => {
+            select(&mut a, 1);
+            ch(&mut a, 'H');
+            if matches!(state, State::HistoryGrid) {
+                ch(&mut a, 'g');
+            }
+        }
+        State::Help => {
+            select(&mut a, 1);
+            ch(&mut a, '?');
+        }
+        State::Question => {
+            select(&mut a, 1);
+            a.overlay = Some(Overlay::Confirm(Question::Delete(1)));
+        }
+        State::Playing => {
+            select(&mut a, 1);
+            a.previews.play(1, "sha".into(), "/videos/1.mp4".into());
+        }
+    }
+    a
+}
+
+#[test]
+fn the_routes_are_asked_in_the_documented_order() {
+    use Route::*;
+    assert_eq!(ROUTES, [Question, Help, Player, DetailScroll, History, Dashboard]);
+}
+
+#[test]
+fn each_command_reaches_the_part_the_table_names() {
+    use Route as R;
+    use State as S;
+    let cases = [
+        (S::Form, Cmd::Submit, R::Dashboard),
+        (S::Form, Cmd::Down, R::Dashboard),
+        (S::Table, Cmd::Down, R::Dashboard),
+        (S::Table, Cmd::Play, R::Player),
+        (S::Table, Cmd::PlayPause, R::Dashboard),
+        (S::Playing, Cmd::PlayPause, R::Player),
+        (S::Detail, Cmd::Down, R::DetailScroll),
+        (S::Detail, Cmd::Mark, R::Dashboard),
+        (S::History, Cmd::Down, R::History),
+        (S::History, Cmd::Delete, R::History),
+        (S::History, Cmd::ValueNext, R::Dashboard),
+        (S::HistoryGrid, Cmd::ValueNext, R::History),
+        (S::HistoryGrid, Cmd::ToggleGrid, R::Player),
+        (S::History, Cmd::Quit, R::Dashboard),
+        (S::Help, Cmd::Down, R::Help),
+        (S::Help, Cmd::Help, R::Help),
+        (S::Help, Cmd::Quit, R::Dashboard),
+        (S::Question, Cmd::Down, R::Question),
+        (S::Question, Cmd::Yes, R::Question),
+        (S::Question, Cmd::Quit, R::Question),
+    ];
+    for (state, cmd, want) in cases {
+        let a = in_state(state);
+        assert_eq!(a.route(cmd), want, "{state:?} {cmd:?}");
+    }
+}
+
+#[test]
+fn the_route_is_what_the_key_does() {
+    // Down in the detail pane scrolls it; in the history it moves the selection.
+    let mut a = in_state(State::History);
+    let before = a.history.selected();
+    key(&mut a, KeyCode::Down);
+    assert_eq!(a.history.selected(), before, "one row: nothing below");
+    key(&mut a, KeyCode::Tab);
+    assert_eq!(a.route(Cmd::Down), Route::DetailScroll);
+    // A question open over the history answers, whatever the key.
+    let mut a = in_state(State::Question);
+    ch(&mut a, 'q');
+    assert!(matches!(a.overlay, Some(Overlay::Confirm(Question::Delete(1)))), "q does not quit past a question");
+}
