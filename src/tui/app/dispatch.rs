@@ -43,7 +43,11 @@ impl App {
             Route::Question => matches!(self.overlay, Some(Overlay::Confirm(_))),
             Route::Help => {
                 matches!(self.overlay, Some(Overlay::Help(_)))
-                    && (moves(cmd) || matches!(cmd, Cmd::Search | Cmd::CloseOverlay | Cmd::ClearSelection | Cmd::Help))
+                    && (moves(cmd)
+                        || matches!(
+                            cmd,
+                            Cmd::Search | Cmd::CloseOverlay | Cmd::ClearSelection | Cmd::ClearLine | Cmd::Help
+                        ))
             }
             Route::Player => match cmd {
                 Cmd::Play | Cmd::PlayStop => true,
@@ -64,6 +68,7 @@ impl App {
                                 | Cmd::Search
                                 | Cmd::CloseOverlay
                                 | Cmd::ClearSelection
+                                | Cmd::ClearLine
                                 | Cmd::CycleModel
                                 | Cmd::Filter
                                 | Cmd::CycleSpan

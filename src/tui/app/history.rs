@@ -122,6 +122,10 @@ impl App {
                 h.set_typing(true);
                 Vec::new()
             }
+            Cmd::ClearLine => {
+                h.edit_search(self.now_ms, String::clear);
+                Vec::new()
+            }
             // Enter keeps the search: run it now if it has not run yet, and remember it.
             Cmd::CloseOverlay => {
                 h.set_typing(false);

@@ -52,6 +52,7 @@ impl App {
                 h.set_typing(false);
                 h.edit_filter(&self.keymap, String::clear);
             }
+            Cmd::ClearLine => h.edit_filter(&self.keymap, String::clear),
             Cmd::CloseOverlay | Cmd::Help => self.overlay = None,
             _ => return None,
         }

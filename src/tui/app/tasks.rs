@@ -26,9 +26,13 @@ impl App {
             }
             Cmd::Filter => self.open_state_picker(self.table.filter()),
             Cmd::Search => self.table.start_search(),
+            // Esc while typing a search drops the search; in the table, the search and the marks.
             Cmd::ClearSelection => {
+                let typing = self.table.search().1;
                 self.table.clear_search();
-                self.table.clear_marks();
+                if !typing {
+                    self.table.clear_marks();
+                }
             }
             Cmd::Open | Cmd::CopyPath | Cmd::CopyUrl | Cmd::UserAction(_) => return self.on_selected(cmd),
             Cmd::Resubmit | Cmd::Vary | Cmd::Download | Cmd::Recheck => return self.on_targets(cmd),

@@ -199,8 +199,17 @@ fn table_navigation_marks_sort_filter_and_search() {
     assert_eq!(a.scope(), Scope::Searching);
     typed(&mut a, "zzz");
     assert!(a.table.view().is_empty());
+    // Esc drops the search and keeps the marks; Esc again, in the table, clears them.
     key(&mut a, KeyCode::Esc);
-    assert_eq!((a.table.view().len(), a.table.marks().len()), (5, 0));
+    assert_eq!((a.table.view().len(), a.table.marks().len()), (5, 1));
+    key(&mut a, KeyCode::Esc);
+    assert_eq!(a.table.marks().len(), 0);
+    // Ctrl-U empties the search text, in the table and in the history.
+    key(&mut a, KeyCode::Char('/'));
+    typed(&mut a, "zzz");
+    ctrl(&mut a, 'u');
+    assert_eq!((a.table.search(), a.table.view().len()), (("", true), 5));
+    key(&mut a, KeyCode::Enter);
     key(&mut a, KeyCode::End);
     assert_eq!(a.table.selected(), 4);
     key(&mut a, KeyCode::Home);

@@ -102,3 +102,18 @@ fn the_route_is_what_the_key_does() {
     ch(&mut a, 'q');
     assert!(matches!(a.overlay, Some(Overlay::Confirm(Question::Delete(1)))), "q does not quit past a question");
 }
+
+#[test]
+fn ctrl_u_clears_every_search_field() {
+    let mut a = in_state(State::History);
+    ch(&mut a, '/');
+    typed(&mut a, "owl");
+    ctrl(&mut a, 'u');
+    assert_eq!(a.history.filters().text, "", "the history's search");
+    assert_eq!(a.scope(), crate::tui::keymap::Scope::HistorySearch, "still typing");
+    let mut a = in_state(State::Help);
+    ch(&mut a, '/');
+    typed(&mut a, "que");
+    ctrl(&mut a, 'u');
+    assert!(matches!(&a.overlay, Some(Overlay::Help(h)) if h.filter().is_empty()), "the help's filter");
+}

@@ -113,8 +113,10 @@ pub fn bindings() -> Vec<Binding> {
     v.extend([
         b(HistorySearch, Key::plain(K::Enter), CloseOverlay, "keep the search", Some("keep")),
         b(HistorySearch, Key::plain(K::Esc), ClearSelection, "drop the search", Some("drop")),
+        b(HistorySearch, Key::ctrl('u'), ClearLine, "clear the search text", None),
         b(Searching, Key::plain(K::Enter), CloseOverlay, "keep the search", Some("keep")),
-        b(Searching, Key::plain(K::Esc), ClearSelection, "drop the search", Some("drop")),
+        b(Searching, Key::plain(K::Esc), ClearSelection, "drop the search (the marks stay)", Some("drop")),
+        b(Searching, Key::ctrl('u'), ClearLine, "clear the search text", None),
         b(Confirm, Key::ch('y'), Yes, "yes (for a record: the record only)", Some("yes")),
         b(Confirm, Key::ch('f'), YesWithFile, "the record and its video file", None),
         b(Confirm, Key::ch('n'), No, "no", Some("no")),
@@ -129,6 +131,7 @@ pub fn bindings() -> Vec<Binding> {
     v.extend([
         b(HelpFilter, Key::plain(K::Enter), CloseOverlay, "keep the filter", Some("keep")),
         b(HelpFilter, Key::plain(K::Esc), ClearSelection, "drop the filter", Some("drop")),
+        b(HelpFilter, Key::ctrl('u'), ClearLine, "clear the filter text", None),
         b(Picker, Key::plain(K::Enter), Choose, "use this one", Some("use")),
         b(Picker, Key::plain(K::Esc), CloseOverlay, "keep what was chosen", Some("cancel")),
         b(Picker, Key::plain(K::Up), Up, "previous", None),
