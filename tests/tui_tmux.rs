@@ -122,7 +122,7 @@ async fn type_submit_watch_it_finish_and_find_the_file() {
     let remote = sim.requests().iter().find_map(|r| r.task_id.clone()).expect("a task");
     assert_eq!(std::fs::read(&videos[0]).expect("read"), sim.video_bytes(&remote).expect("served").to_vec());
 
-    // Vary the task, delete it in the history, then send the form again: the deleted parent
+    // Vary the task, delete it in the history, then send a new prompt: the deleted parent
     // never breaks a later submission.
     // After each Escape, wait for the table's footer: an Escape and a letter read together
     // would be Alt and the letter.
@@ -141,7 +141,10 @@ async fn type_submit_watch_it_finish_and_find_the_file() {
     tmux.wait_for("no longer records it as parent");
     tmux.keys(&["Escape"]);
     tmux.wait_for("No tasks yet");
+    // `n` starts a fresh form: a new prompt goes out, recording no parent.
     tmux.keys(&["n"]);
+    tmux.wait_for("New prompt");
+    tmux.keys(&["-l", "an owl at dusk"]);
     tmux.keys(&["C-s"]);
     tmux.wait_for("Sent 1 task");
     let screen = tmux.wait_for("downloaded");
