@@ -458,6 +458,12 @@ impl Form {
     /// Chooses a model by its id: one of the list, or a custom id the catalog does not know
     /// (the rules then check it as they can, and warn).
     pub fn set_model_id(&mut self, id: &str) {
+        self.choose_model(id);
+        self.changed();
+    }
+
+    /// The model of the list with this id, added to the list when it is not there.
+    fn choose_model(&mut self, id: &str) {
         match self.models.iter().position(|m| m == id) {
             Some(i) => self.model = i,
             None => {
@@ -465,7 +471,6 @@ impl Form {
                 self.model = self.models.len() - 1;
             }
         }
-        self.changed();
     }
 
     /// Only the text area with the keys shows a cursor.
@@ -533,14 +538,7 @@ impl Form {
 
     /// Puts back what [`Form::saved`] kept (a draft from the last run).
     pub fn restore(&mut self, saved: &Saved) {
-        let d = &saved.draft;
-        self.fill(&d.prompt, &d.negative_prompt, &d.model);
-        self.seconds = d.seconds.clone().unwrap_or_else(|| rules::DEFAULT_SECONDS.to_string());
-        self.resolution = d.resolution.as_deref().and_then(Resolution::parse).unwrap_or_default();
-        self.ratio = d.ratio.as_deref().and_then(Ratio::parse).unwrap_or_default();
-        self.watermark = d.watermark.unwrap_or(false);
-        self.media = d.media.clone();
-        self.media_cursor = 0;
+        self.fill(&saved.draft);
         self.copies = saved.copies.clone();
         self.grid = saved.grid.clone();
         self.parent = saved.parent;
@@ -564,15 +562,20 @@ impl Form {
         self.recheck();
     }
 
-    fn fill(&mut self, prompt: &str, negative: &str, model: &str) {
-        replace(&mut self.prompt, prompt);
-        replace(&mut self.negative, negative);
-        if let Some(i) = self.models.iter().position(|m| m == model) {
-            self.model = i;
-        } else if !model.is_empty() {
-            self.models.push(model.to_string());
-            self.model = self.models.len() - 1;
+    /// Puts a draft's text and settings in the form (the model added to the list when the
+    /// catalog does not have it).
+    fn fill(&mut self, d: &Draft) {
+        replace(&mut self.prompt, &d.prompt);
+        replace(&mut self.negative, &d.negative_prompt);
+        if !d.model.is_empty() {
+            self.choose_model(&d.model);
         }
+        self.seconds = d.seconds.clone().unwrap_or_else(|| rules::DEFAULT_SECONDS.to_string());
+        self.resolution = d.resolution.as_deref().and_then(Resolution::parse).unwrap_or_default();
+        self.ratio = d.ratio.as_deref().and_then(Ratio::parse).unwrap_or_default();
+        self.watermark = d.watermark.unwrap_or(false);
+        self.media = d.media.clone();
+        self.media_cursor = 0;
     }
 
     /// The draft the rules check: measured durations of media items stand in for the ones
@@ -674,22 +677,7 @@ impl Form {
 
     /// Copies a task's parameters into the form ("vary"); the next submission records it as parent.
     pub fn load(&mut self, t: &TaskRecord) {
-        self.fill(&t.prompt, t.negative_prompt.as_deref().unwrap_or(""), &t.model);
-        self.seconds = t.seconds.to_string();
-        self.resolution = Resolution::parse(&t.resolution).unwrap_or_default();
-        self.ratio = Ratio::parse(&t.ratio).unwrap_or_default();
-        self.watermark = t.watermark;
-        self.media = t
-            .media
-            .iter()
-            .map(|m| MediaDraft {
-                kind: m.kind.clone(),
-                url: m.url.clone(),
-                seconds: m.seconds.map(|s| s.to_string()),
-                local: m.local.clone(),
-            })
-            .collect();
-        self.media_cursor = 0;
+        self.fill(&crate::engine::journal::draft(t));
         self.parent = Some(t.id);
         self.changed();
         self.dirty = false;
