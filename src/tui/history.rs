@@ -6,8 +6,8 @@ use serde::{Deserialize, Serialize};
 
 use crate::engine::ledger::Ledger;
 use crate::engine::query::HistoryRow;
-use crate::store::TaskRecord;
 use crate::store::history::{HistoryQuery, Order};
+use crate::store::{LocalState, TaskRecord};
 use crate::text::{clean, excerpt, local_time};
 use crate::tui::labels::{Filter, seconds_label, short_model, state_label};
 use crate::tui::latest::{Latest, Ticket};
@@ -318,9 +318,11 @@ impl History {
     /// loaded. While the screen is not shown only the rows loaded are kept true, and the next
     /// opening reads them again.
     pub fn apply(&mut self, record: &TaskRecord, shown: bool) {
+        // A file the engine reports saved was just written.
+        let saved = (record.state == LocalState::Downloaded && record.file_path.is_some()).then_some(true);
         if let Some(i) = self.rows.iter().position(|r| r.record.id == record.id) {
-            let present = self.rows[i].file_present.filter(|_| self.rows[i].record.file_path == record.file_path);
-            self.rows[i] = Entry::from(HistoryRow { record: record.clone(), file_present: present });
+            let kept = self.rows[i].file_present.filter(|_| self.rows[i].record.file_path == record.file_path);
+            self.rows[i] = Entry::from(HistoryRow { record: record.clone(), file_present: kept.or(saved) });
             return;
         }
         if !shown {
@@ -331,7 +333,7 @@ impl History {
         if !self.filters.query(today).admits(record) {
             return;
         }
-        let entry = Entry::from(HistoryRow { record: record.clone(), file_present: None });
+        let entry = Entry::from(HistoryRow { record: record.clone(), file_present: saved });
         match self.filters.order {
             Order::Newest => {
                 let at = self.rows.iter().position(|r| r.record.id < record.id).unwrap_or(self.rows.len());

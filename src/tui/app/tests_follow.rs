@@ -31,6 +31,7 @@ fn the_history_follows_the_engine_while_it_is_open() {
     task(&mut a, 2, LocalState::Downloaded);
     assert_eq!(shown(&a), vec![(3, LocalState::Queued), (2, LocalState::Downloaded), (1, LocalState::Queued)]);
     assert_eq!(a.history.rows()[1].state, "downloaded", "the label is worked out again");
+    assert_eq!(a.history.rows()[1].file_present, Some(true), "the engine just saved its file");
     // A task sent now comes in on top, and the selection stays on the task it was on.
     a.update(Action::Key(KeyEvent::new(KeyCode::Down, KeyModifiers::NONE)), NOW);
     assert_eq!(a.history.selected_row().map(|r| r.record.id), Some(2));
