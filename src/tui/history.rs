@@ -173,6 +173,9 @@ pub struct History {
     unsaved: bool,
     /// Tasks were sent or deleted while the rows could not show them: read them again on open.
     stale: bool,
+    /// Tasks put in by the engine's news since the query started: a page that has them too
+    /// does not show them twice.
+    arrived: std::collections::HashSet<i64>,
     models: Vec<String>,
     /// Parent and children of the selected task, once loaded.
     lineage: Option<Lineage>,
@@ -277,6 +280,7 @@ impl History {
         self.typed_at = None;
         self.lineage = None;
         self.stale = false;
+        self.arrived.clear();
         (ticket, self.filters.query(today_ms))
     }
 
@@ -298,9 +302,8 @@ impl History {
         }
         self.done = rows.len() < PAGE;
         self.loading = false;
-        let known: std::collections::HashSet<i64> = self.rows.iter().map(|r| r.record.id).collect();
-        // A task the engine reported while the page was read is already on top.
-        self.rows.extend(rows.into_iter().filter(|r| !known.contains(&r.record.id)).map(Entry::from));
+        // A task the engine reported while the page was read is already in.
+        self.rows.extend(rows.into_iter().filter(|r| !self.arrived.contains(&r.record.id)).map(Entry::from));
         true
     }
 
@@ -320,7 +323,7 @@ impl History {
     pub fn apply(&mut self, record: &TaskRecord, shown: bool) {
         // A file the engine reports saved was just written.
         let saved = (record.state == LocalState::Downloaded && record.file_path.is_some()).then_some(true);
-        if let Some(i) = self.rows.iter().position(|r| r.record.id == record.id) {
+        if let Some(i) = self.position(record.id) {
             let kept = self.rows[i].file_present.filter(|_| self.rows[i].record.file_path == record.file_path);
             self.rows[i] = Entry::from(HistoryRow { record: record.clone(), file_present: kept.or(saved) });
             return;
@@ -336,8 +339,9 @@ impl History {
         let entry = Entry::from(HistoryRow { record: record.clone(), file_present: saved });
         match self.filters.order {
             Order::Newest => {
-                let at = self.rows.iter().position(|r| r.record.id < record.id).unwrap_or(self.rows.len());
+                let at = self.rows.partition_point(|r| r.record.id > record.id);
                 if at < self.rows.len() || self.done {
+                    self.arrived.insert(record.id);
                     self.rows.insert(at, entry);
                     if at <= self.selected && self.rows.len() > 1 {
                         self.selected += 1;
@@ -345,9 +349,18 @@ impl History {
                 }
             }
             // Oldest first: it belongs at the end, once the end is loaded.
-            Order::Oldest if self.done => self.rows.push(entry),
+            Order::Oldest if self.done => {
+                self.arrived.insert(record.id);
+                self.rows.push(entry);
+            }
             Order::Oldest => {}
         }
+    }
+
+    /// Where task `id` is among the rows: they are in id order (the query's), so a binary search.
+    fn position(&self, id: i64) -> Option<usize> {
+        let newest_first = self.filters.order == Order::Newest;
+        self.rows.binary_search_by(|r| if newest_first { id.cmp(&r.record.id) } else { r.record.id.cmp(&id) }).ok()
     }
 
     /// Forgets a task whose record was deleted.
