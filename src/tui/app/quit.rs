@@ -18,14 +18,21 @@ pub enum AfterQuit {
     Lost,
 }
 
-/// The quit question's text: what is lost and what goes on.
-pub fn quit_question(after: AfterQuit, unfinished: usize, held: usize) -> String {
+/// The quit question's text: what is lost and what goes on. `key_refused`: the service refuses
+/// the API key, so nothing goes on until a working key is in use.
+pub fn quit_question(after: AfterQuit, unfinished: usize, held: usize, key_refused: bool) -> String {
     let mut parts = Vec::new();
     if held > 0 {
         let (n, verb) = (count(held, "held submission"), if held == 1 { "is" } else { "are" });
         parts.push(format!("{n} {verb} not sent yet (no engine is attached) and {verb} dropped"));
     }
-    if unfinished > 0 {
+    if unfinished > 0 && key_refused && after != AfterQuit::Lost {
+        let (tasks, verb) = (count(unfinished, "task"), if unfinished == 1 { "waits" } else { "wait" });
+        parts.push(format!(
+            "{tasks} {verb}: the service refuses the API key, so nothing is sent or checked until a reel runs with a \
+             working one"
+        ));
+    } else if unfinished > 0 {
         parts.push(after.fate(unfinished));
     }
     format!("Quit? {}.", crate::tui::labels::sentence(&parts.join("; ")))
@@ -164,8 +171,14 @@ mod tests {
             ),
         ];
         for (unfinished, held, want) in cases {
-            assert_eq!(quit_question(AfterQuit::Continue, unfinished, held), want);
+            assert_eq!(quit_question(AfterQuit::Continue, unfinished, held, false), want);
         }
+        // With the key refused nothing goes on in the background: the question says so.
+        assert_eq!(
+            quit_question(AfterQuit::Continue, 2, 0, true),
+            "Quit? 2 tasks wait: the service refuses the API key, so nothing is sent or checked until a reel runs \
+             with a working one."
+        );
     }
 
     #[test]

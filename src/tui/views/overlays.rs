@@ -106,7 +106,12 @@ fn question(app: &App, q: &Question) -> (String, Vec<(Cmd, String)>) {
             vec![(Cmd::Yes, "replace it".into()), (Cmd::No, "keep my draft".into())],
         ),
         Question::Quit { unfinished, held } => (
-            crate::tui::app::quit_question(app.after_quit(), *unfinished, *held),
+            crate::tui::app::quit_question(
+                app.after_quit(),
+                *unfinished,
+                *held,
+                app.header().service.health == crate::engine::Health::KeyRefused,
+            ),
             vec![(Cmd::Yes, "quit".into()), (Cmd::No, "stay".into())],
         ),
     }
