@@ -2,6 +2,7 @@
 //! command-line definition itself, so they never fall behind it.
 
 use std::io::Write;
+use std::path::PathBuf;
 
 use clap::{Args, CommandFactory};
 use clap_complete::Shell;
@@ -16,7 +17,12 @@ pub struct CompletionsArgs {
 }
 
 #[derive(Debug, Args)]
-pub struct ManArgs {}
+pub struct ManArgs {
+    /// Write reel.1 and a page per command (reel-submit.1, …) into this folder instead of
+    /// printing reel.1.
+    #[arg(long, value_name = "DIR")]
+    pub dir: Option<PathBuf>,
+}
 
 pub fn completions(args: &CompletionsArgs, out: &mut Output<impl Write>) -> Result<(), CliError> {
     let mut script = Vec::new();
@@ -25,15 +31,17 @@ pub fn completions(args: &CompletionsArgs, out: &mut Output<impl Write>) -> Resu
     Ok(())
 }
 
-/// The manual page (roff) of reel; its COMMANDS section lists every command, whose options
-/// `reel help COMMAND` gives.
-pub fn man(_: &ManArgs, out: &mut Output<impl Write>) -> Result<(), CliError> {
+/// The manual page (roff) of reel, or with `--dir` the pages of reel and of every command.
+pub fn man(args: &ManArgs, out: &mut Output<impl Write>) -> Result<(), CliError> {
+    let failed = |e: std::io::Error| CliError::Usage(format!("cannot write the manual pages: {e}"));
+    if let Some(dir) = &args.dir {
+        std::fs::create_dir_all(dir).map_err(failed)?;
+        clap_mangen::generate_to(Cli::command(), dir).map_err(failed)?;
+        out.line(&format!("Wrote the manual pages to {}", dir.display()))?;
+        return Ok(());
+    }
     let mut page = Vec::new();
-    clap_mangen::Man::new(Cli::command()).render(&mut page).map_err(write_failed)?;
+    clap_mangen::Man::new(Cli::command()).render(&mut page).map_err(failed)?;
     out.text(&String::from_utf8_lossy(&page))?;
     Ok(())
-}
-
-fn write_failed(e: std::io::Error) -> CliError {
-    CliError::Usage(format!("cannot make the manual page: {e}"))
 }

@@ -105,7 +105,7 @@ pub enum Command {
     Open(open::OpenArgs),
     /// Print a completion script for a shell: reel completions bash > ~/.local/share/bash-completion/completions/reel
     Completions(completions::CompletionsArgs),
-    /// Print the manual page (roff): reel man > ~/.local/share/man/man1/reel.1
+    /// Print the manual page (roff), or write every command's: reel man --dir ~/.local/share/man/man1
     Man(completions::ManArgs),
 }
 
