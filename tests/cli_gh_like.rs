@@ -190,10 +190,13 @@ async fn the_prompt_comes_as_an_argument_or_from_stdin_with_the_default_model() 
 #[tokio::test(flavor = "multi_thread")]
 async fn without_a_default_model_the_error_says_where_to_set_one() {
     let sim = start(fast_config()).await;
-    let env = env(None);
-    let (code, _, err) = run(&env, &sim, &["submit", "a fox"]).await;
+    let (none, ambiguous) = (env(None), env(Some("t2v")));
+    let (code, _, err) = run(&none, &sim, &["submit", "a fox"]).await;
     assert_eq!(code, 2);
     assert!(err.contains("--model") && err.contains("[defaults] model"), "{err}");
+    let (code, _, err) = run(&ambiguous, &sim, &["submit", "a fox"]).await;
+    assert_eq!(code, 2);
+    assert!(err.starts_with("reel: [defaults] model in the config file: model \"t2v\" matches"), "{err}");
     assert_eq!(sim.task_count(), 0);
 }
 

@@ -33,7 +33,10 @@ pub fn completions(args: &CompletionsArgs, out: &mut Output<impl Write>) -> Resu
 
 /// The manual page (roff) of reel, or with `--dir` the pages of reel and of every command.
 pub fn man(args: &ManArgs, out: &mut Output<impl Write>) -> Result<(), CliError> {
-    let failed = |e: std::io::Error| CliError::Usage(format!("cannot write the manual pages: {e}"));
+    let failed = |e: std::io::Error| {
+        let place = args.dir.as_ref().map(|d| format!(" to {}", d.display())).unwrap_or_default();
+        CliError::Usage(format!("cannot write the manual pages{place}: {e}"))
+    };
     if let Some(dir) = &args.dir {
         std::fs::create_dir_all(dir).map_err(failed)?;
         clap_mangen::generate_to(Cli::command(), dir).map_err(failed)?;

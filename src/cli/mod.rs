@@ -103,9 +103,9 @@ pub enum Command {
     Rm(rm::RmArgs),
     /// Play a task's saved video with $REEL_PLAYER (else xdg-open or open).
     Open(open::OpenArgs),
-    /// Print a completion script for a shell: reel completions bash > ~/.local/share/bash-completion/completions/reel
+    /// Print a completion script for bash, zsh, fish, elvish or powershell (see README).
     Completions(completions::CompletionsArgs),
-    /// Print the manual page (roff), or write every command's: reel man --dir ~/.local/share/man/man1
+    /// Print the manual page (roff), or with --dir write one per command.
     Man(completions::ManArgs),
 }
 

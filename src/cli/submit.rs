@@ -164,6 +164,8 @@ pub async fn run(
     };
     let model = match model_of(args.model.as_deref(), settings) {
         Ok(m) => m,
+        Err(ModelChoiceError::Missing) => return Ok(usage(&ModelChoiceError::Missing.to_string())),
+        Err(e) if args.model.is_none() => return Ok(usage(&format!("[defaults] model in the config file: {e}"))),
         Err(e) => return Ok(usage(&e.to_string())),
     };
     match args.draft(model, prompt) {
