@@ -42,6 +42,17 @@ pub struct ConfigFile {
     pub keys: BTreeMap<String, KeyList>,
     /// `[storage]`: where local media files are uploaded.
     pub storage: Option<StorageSettings>,
+    /// `[defaults]`: what `reel submit` uses when a flag is left out.
+    #[serde(default)]
+    pub defaults: Defaults,
+}
+
+/// `[defaults]`: values `reel submit` takes when its flags leave them out.
+#[derive(Debug, Clone, Default, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Defaults {
+    /// The model when `--model` is left out; a unique suffix of a catalog id will do.
+    pub model: Option<String>,
 }
 
 /// One key or several.
@@ -307,6 +318,8 @@ pub struct Settings {
     pub keys: BTreeMap<String, Vec<String>>,
     /// `[storage]`, if configured; credentials are resolved only when an upload needs them.
     pub storage: Option<StorageSettings>,
+    /// `[defaults] model`: the model of `reel submit` without `--model`.
+    pub default_model: Option<String>,
     pub programs: Programs,
     /// What the log file records (`RUST_LOG` syntax); `None`: `reel=info`.
     pub log_filter: Option<String>,
@@ -404,6 +417,7 @@ pub fn resolve(
         budget: file.budget,
         keys: file.keys.iter().map(|(k, v)| (k.clone(), v.keys())).collect(),
         storage: file.storage.clone(),
+        default_model: file.defaults.model.clone(),
         programs,
         log_filter: env.log.clone(),
         home: env.home.clone(),

@@ -124,6 +124,14 @@ fn budget_from_the_file() {
 }
 
 #[test]
+fn a_default_model_from_the_file() {
+    let s = run("[defaults]\nmodel = \"aurora-3.0/t2v\"\n", Env::default(), None).expect("ok");
+    assert_eq!(s.default_model.as_deref(), Some("aurora-3.0/t2v"));
+    assert_eq!(run("", Env::default(), None).expect("ok").default_model, None);
+    assert!(parse_file(Path::new("c.toml"), "[defaults]\nmodle = \"x\"\n").is_err(), "unknown keys are refused");
+}
+
+#[test]
 fn nothing_configured_means_demo() {
     let s = run("", Env::default(), None).expect("ok");
     assert_eq!((s.target, s.profile), (Target::Demo, None));

@@ -1,5 +1,6 @@
 //! Headless commands: argument definitions and one file per subcommand.
 
+pub mod completions;
 pub mod download;
 pub mod engine;
 pub mod error;
@@ -7,11 +8,16 @@ pub mod follow;
 pub mod history;
 pub mod list;
 pub mod models;
+pub mod open;
 pub mod output;
 pub mod progress;
+pub mod rerun;
+pub mod resend;
+pub mod rm;
 pub mod show;
 pub mod sim;
 pub mod submit;
+pub mod vary;
 pub mod wait;
 
 use std::io::Write;
@@ -37,6 +43,9 @@ Exit codes:
 
 Examples:
   reel submit --model acme/aurora-3.0/text-to-video --prompt \"a red fox in snow\" --wait
+  reel submit -m aurora-3.0/t2v -s 10 -n 2 \"a red fox in snow\"
+  echo \"a red fox in snow\" | reel submit -
+  reel vary 12 --prompt \"a grey wolf in snow\" --ratio 16:9
   reel history export --format csv --output tasks.csv";
 
 #[derive(Debug, Parser)]
@@ -84,6 +93,20 @@ pub enum Command {
     Models(models::ModelsArgs),
     /// The data folder's engine process: run it in the foreground, see it, stop it.
     Engine(engine::EngineArgs),
+    /// Send a task again as it was (recorded as derived from it).
+    Rerun(rerun::RerunArgs),
+    /// Send a variation of a task: its parameters, the flags given replacing them.
+    Vary(vary::VaryArgs),
+    /// Send a submit_unknown or rejected task again, with its idempotency key.
+    Resend(resend::ResendArgs),
+    /// Delete a task from the journal (and with --file its saved video).
+    Rm(rm::RmArgs),
+    /// Play a task's saved video with $REEL_PLAYER (else xdg-open or open).
+    Open(open::OpenArgs),
+    /// Print a completion script for bash, zsh, fish, elvish or powershell (see README).
+    Completions(completions::CompletionsArgs),
+    /// Print the manual page (roff), or with --dir write one per command.
+    Man(completions::ManArgs),
 }
 
 /// Runs a headless command, writing to standard output.
@@ -109,6 +132,13 @@ async fn dispatch(
         Command::Show(args) => show::run(&args, settings, out).map(done),
         Command::History(args) => history::run(&args, settings, out).map(done),
         Command::Models(args) => models::run(&args, &settings.catalog, out).map(done),
+        Command::Rerun(args) => rerun::run(&args, settings, reach, out).await,
+        Command::Vary(args) => vary::run(&args, settings, reach, out).await,
+        Command::Resend(args) => resend::run(&args, settings, reach, out).await,
+        Command::Rm(args) => rm::run(&args, settings, reach, out).await.map(done),
+        Command::Open(args) => open::run(&args, settings, out),
+        Command::Completions(args) => completions::completions(&args, out).map(done),
+        Command::Man(args) => completions::man(&args, out).map(done),
         Command::Sim(args) => sim::run(&args, settings.catalog.clone(), out).await.map(done),
     }
 }

@@ -13,23 +13,28 @@ use super::output::{Output, allow_closed, note};
 use super::progress::Board;
 use crate::config::{Settings, Target};
 use crate::media::{measured, preflight, uploads};
-use crate::rules::{Draft, Invalid, MediaDraft, UnknownModels, validate};
+use crate::rules::{Draft, Invalid, MediaDraft, ModelChoiceError, UnknownModels, choose_model, validate};
 use crate::session::{self, Reach};
 use crate::store::LocalState;
 
 #[derive(Debug, Args)]
 pub struct SubmitArgs {
-    /// Model id, <vendor>/<family>-<version>/<mode> (see `reel models`).
-    #[arg(long)]
-    pub model: String,
-    /// What the video shows; reference media by kind and position (image 1, video 1, …).
-    #[arg(long)]
-    pub prompt: String,
+    /// What the video shows (the same as --prompt); `-` reads it from standard input.
+    #[arg(value_name = "PROMPT", conflicts_with = "prompt")]
+    pub text: Option<String>,
+    /// Model id, or a unique suffix of one: aurora-3.0/t2v (see `reel models`); by default the
+    /// config's [defaults] model.
+    #[arg(long, short = 'm')]
+    pub model: Option<String>,
+    /// What the video shows; reference media by kind and position (image 1, video 1, …); `-`
+    /// reads it from standard input.
+    #[arg(long, short = 'p')]
+    pub prompt: Option<String>,
     /// What to avoid.
     #[arg(long)]
     pub negative: Option<String>,
     /// Output seconds (default 5; -1 for automatic where the model allows it).
-    #[arg(long, allow_hyphen_values = true)]
+    #[arg(long, short = 's', allow_hyphen_values = true)]
     pub seconds: Option<String>,
     /// 480P, 720P or 1080P (default 720P).
     #[arg(long)]
@@ -44,8 +49,8 @@ pub struct SubmitArgs {
     /// A local path (/, ./, ../, ~/ or file://) is uploaded to [storage] first.
     #[arg(long, value_name = "TYPE=URL|PATH[@SECONDS]")]
     pub media: Vec<String>,
-    /// Copies to submit.
-    #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..=100))]
+    /// Copies to submit (-n, like the n of image APIs).
+    #[arg(long, short = 'n', default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..=100))]
     pub count: u32,
     /// Wait until the tasks end and their files are saved.
     #[arg(long)]
@@ -59,6 +64,50 @@ pub struct SubmitArgs {
     /// Send without checking the media URLs first (reachable, type, duration).
     #[arg(long)]
     pub no_preflight: bool,
+}
+
+/// How the tasks of a submission are sent and followed: `reel submit`, `rerun` and `vary`.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Sending {
+    pub count: u32,
+    /// The task these derive from (a re-run or a variation).
+    pub parent: Option<i64>,
+    pub wait: bool,
+    pub yes: bool,
+    pub json: bool,
+    pub no_preflight: bool,
+}
+
+/// Why the prompt could not be had.
+#[derive(Debug, Error)]
+pub enum PromptError {
+    #[error("no prompt: give it as an argument, with --prompt, or `-` to read it from standard input")]
+    Missing,
+    #[error("the prompt from standard input is empty")]
+    EmptyStdin,
+    #[error("cannot read the prompt from standard input: {0}")]
+    Stdin(#[from] std::io::Error),
+}
+
+/// The prompt as given, or read from `stdin` when it is `-` (its last line end dropped).
+pub fn read_prompt(given: Option<&str>, mut stdin: impl std::io::Read) -> Result<String, PromptError> {
+    match given {
+        None => Err(PromptError::Missing),
+        Some("-") => {
+            let mut text = String::new();
+            stdin.read_to_string(&mut text)?;
+            let text = text.strip_suffix('\n').map(|t| t.strip_suffix('\r').unwrap_or(t)).unwrap_or(&text);
+            if text.trim().is_empty() { Err(PromptError::EmptyStdin) } else { Ok(text.to_string()) }
+        }
+        Some(text) => Ok(text.to_string()),
+    }
+}
+
+/// The catalog id a `--model` names, or the config's default model when none is given.
+pub fn model_of(given: Option<&str>, settings: &Settings) -> Result<String, ModelChoiceError> {
+    let text = given.or(settings.default_model.as_deref()).ok_or(ModelChoiceError::Missing)?;
+    let known: Vec<&str> = settings.catalog.entries().iter().map(|e| e.id.as_str()).collect();
+    choose_model(text, &known)
 }
 
 /// A `--media` value without the `TYPE=` that says what the item is.
@@ -77,10 +126,11 @@ pub fn parse_media(text: &str) -> Result<MediaDraft, BadMedia> {
 }
 
 impl SubmitArgs {
-    pub fn draft(&self) -> Result<Draft, BadMedia> {
+    /// The draft of the given model and prompt (already resolved) and of the flags.
+    pub fn draft(&self, model: String, prompt: String) -> Result<Draft, BadMedia> {
         Ok(Draft {
-            model: self.model.trim().to_string(),
-            prompt: self.prompt.clone(),
+            model,
+            prompt,
             negative_prompt: self.negative.clone().unwrap_or_default(),
             seconds: self.seconds.clone(),
             resolution: self.resolution.as_deref().map(|r| r.trim().to_ascii_uppercase()),
@@ -88,6 +138,17 @@ impl SubmitArgs {
             watermark: Some(self.watermark),
             media: self.media.iter().map(|m| parse_media(m)).collect::<Result<_, _>>()?,
         })
+    }
+
+    fn sending(&self) -> Sending {
+        Sending {
+            count: self.count,
+            parent: None,
+            wait: self.wait,
+            yes: self.yes,
+            json: self.json,
+            no_preflight: self.no_preflight,
+        }
     }
 }
 
@@ -97,14 +158,38 @@ pub async fn run(
     reach: &Reach,
     out: &mut Output<impl Write>,
 ) -> Result<ExitCode, CliError> {
-    let draft = match args.draft() {
-        Ok(d) => d,
-        Err(bad) => {
-            note(&bad.to_string());
-            return Ok(ExitCode::from(2));
-        }
+    let prompt = match read_prompt(args.text.as_deref().or(args.prompt.as_deref()), std::io::stdin()) {
+        Ok(p) => p,
+        Err(e) => return Ok(usage(&e.to_string())),
     };
-    let skip = args.no_preflight || draft.media.is_empty();
+    let model = match model_of(args.model.as_deref(), settings) {
+        Ok(m) => m,
+        Err(ModelChoiceError::Missing) => return Ok(usage(&ModelChoiceError::Missing.to_string())),
+        Err(e) if args.model.is_none() => return Ok(usage(&format!("[defaults] model in the config file: {e}"))),
+        Err(e) => return Ok(usage(&e.to_string())),
+    };
+    match args.draft(model, prompt) {
+        Ok(draft) => send(draft, args.sending(), settings, reach, out).await,
+        Err(bad) => Ok(usage(&bad.to_string())),
+    }
+}
+
+/// A mistake in the arguments: said on stderr, exit code 2.
+pub fn usage(message: &str) -> ExitCode {
+    note(message);
+    ExitCode::from(2)
+}
+
+/// Validates the draft (uploading local media and checking media URLs first), journals its
+/// tasks, and follows them until sent, or until saved with `wait`.
+pub async fn send(
+    draft: Draft,
+    how: Sending,
+    settings: &Settings,
+    reach: &Reach,
+    out: &mut Output<impl Write>,
+) -> Result<ExitCode, CliError> {
+    let skip = how.no_preflight || draft.media.is_empty();
     match validate(&draft, &settings.catalog, UnknownModels::Warn) {
         Ok(_) => {}
         // Over a duration total as stated: measured durations decide.
@@ -129,16 +214,16 @@ pub async fn run(
     for w in &valid.warnings {
         note(&format!("warning: {w}"));
     }
-    if settings.budget.daily.is_some() && !args.yes {
+    if settings.budget.daily.is_some() && !how.yes {
         let spent = crate::engine::query::spent_today(&crate::session::db_path(settings), &settings.pricing)?;
         let plan = std::slice::from_ref(&valid);
-        if let Err(over) = crate::rules::check_budget(&settings.budget, &settings.pricing, spent, plan, args.count) {
+        if let Err(over) = crate::rules::check_budget(&settings.budget, &settings.pricing, spent, plan, how.count) {
             note(&format!("{over}; add --yes to send anyway"));
             return Ok(ExitCode::from(2));
         }
     }
     if settings.target == Target::Demo {
-        if *reach == Reach::InProcess && !args.wait {
+        if *reach == Reach::InProcess && !how.wait {
             note(
                 "demo mode with --no-service: the embedded simulator, and its tasks, end with this command; \
                  add --wait (or drop --no-service, so that the engine process keeps them)",
@@ -150,21 +235,32 @@ pub async fn run(
     }
     let attached = session::attach(settings, reach).await?;
     let (engine, mut events) = (attached.engine, attached.events);
-    let records = engine.submit(valid, args.count, None).await?;
-    let mut board = Board::new(stderr_is_tty(), records);
-    let ended = if args.wait {
-        follow(&mut events, &mut board, Board::done).await
+    let records = engine.submit(valid, how.count, how.parent).await?;
+    follow_sent(engine, &mut events, Board::new(stderr_is_tty(), records), how, out).await
+}
+
+/// Follows tasks just handed to the engine until they are sent (or saved, with `wait`), prints
+/// them and chooses the exit code.
+pub async fn follow_sent(
+    engine: crate::engine::Engine,
+    events: &mut tokio::sync::mpsc::UnboundedReceiver<crate::engine::Event>,
+    mut board: Board,
+    how: Sending,
+    out: &mut Output<impl Write>,
+) -> Result<ExitCode, CliError> {
+    let ended = if how.wait {
+        follow(events, &mut board, Board::done).await
     } else {
         // Sent, or not sendable now: an outage keeps them waiting in the engine, not here.
-        follow(&mut events, &mut board, |b| b.unreachable() || b.records().iter().all(|r| !r.state.is_sending())).await
+        follow(events, &mut board, |b| b.unreachable() || b.records().iter().all(|r| !r.state.is_sending())).await
     };
     engine.shutdown().await;
     let records = board.records();
-    allow_closed(print_tasks(&records, args.json, out))?;
+    allow_closed(print_tasks(&records, how.json, out))?;
     if ended == Ended::Interrupted {
         return Ok(ExitCode::from(130));
     }
-    Ok(if args.wait {
+    Ok(if how.wait {
         exit_code(&records, LocalState::is_success, board.saw_unreachable)
     } else {
         let sent = |s| !matches!(s, LocalState::Rejected | LocalState::SubmitUnknown) && !s.is_sending();
@@ -225,6 +321,51 @@ async fn checked_media(draft: &Draft) -> Option<Draft> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn prompts_as_given_or_from_standard_input() {
+        let read = |given: Option<&str>, stdin: &str| read_prompt(given, stdin.as_bytes()).map_err(|e| e.to_string());
+        let cases: &[(Option<&str>, &str, Result<&str, &str>)] = &[
+            (Some("a fox"), "ignored", Ok("a fox")),
+            (Some("-"), "a fox\n", Ok("a fox")),
+            (Some("-"), "a fox\r\n", Ok("a fox")),
+            (Some("-"), "line one\nline two\n\n", Ok("line one\nline two\n")),
+            (Some("-"), "no newline", Ok("no newline")),
+            (Some("-"), " \n", Err("the prompt from standard input is empty")),
+            (Some("-"), "", Err("the prompt from standard input is empty")),
+            (Some(" - "), "", Ok(" - ")),
+            (None, "a fox", Err("no prompt: give it as an argument")),
+        ];
+        for (given, stdin, want) in cases {
+            match (read(*given, stdin), want) {
+                (Ok(got), Ok(w)) => assert_eq!(got, *w, "{given:?} {stdin:?}"),
+                (Err(got), Err(w)) => assert!(got.starts_with(w), "{got}"),
+                (got, want) => panic!("{given:?} {stdin:?}: {got:?} vs {want:?}"),
+            }
+        }
+    }
+
+    #[test]
+    fn the_default_model_and_suffixes() {
+        use clap::Parser;
+        let file = crate::config::ConfigFile::default();
+        let mut settings = crate::config::resolve(&file, &crate::config::Env::default(), None, Some("/data".into()))
+            .expect("resolves");
+        let err = model_of(None, &settings).expect_err("no model").to_string();
+        assert!(err.contains("[defaults] model"), "{err}");
+        settings.default_model = Some("swift-1.5/t2v".into());
+        assert_eq!(model_of(None, &settings).ok().as_deref(), Some("acme/swift-1.5/text-to-video"));
+        assert_eq!(model_of(Some("aurora-3.0/i2v"), &settings).ok().as_deref(), Some("acme/aurora-3.0/image-to-video"));
+        let err = model_of(Some("t2v"), &settings).expect_err("three match").to_string();
+        assert!(err.contains("acme/aurora-2.7/text-to-video"), "{err}");
+        // The short flags and the positional prompt parse without clashing.
+        let cli = super::super::Cli::try_parse_from(["reel", "submit", "-m", "t2v", "-s", "-1", "-n", "3", "a fox"])
+            .expect("parses");
+        let Some(super::super::Command::Submit(args)) = cli.command else { panic!("submit") };
+        assert_eq!((args.model.as_deref(), args.seconds.as_deref(), args.count), (Some("t2v"), Some("-1"), 3));
+        assert_eq!(args.text.as_deref(), Some("a fox"));
+        assert!(super::super::Cli::try_parse_from(["reel", "submit", "a", "--prompt", "b"]).is_err());
+    }
 
     #[test]
     fn media_arguments() {

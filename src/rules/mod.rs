@@ -2,6 +2,7 @@
 
 pub mod billing;
 pub mod catalog;
+pub mod model_choice;
 pub mod model_id;
 pub mod params;
 pub mod pricing;
@@ -12,6 +13,7 @@ pub mod wire;
 
 pub use billing::{Billing, billing};
 pub use catalog::{Catalog, DurationRule, Family, ModelEntry, ModelSpec};
+pub use model_choice::{ModelChoiceError, choose_model};
 pub use model_id::{Mode, ModelId, ModelIdError};
 pub use params::{MediaKind, Ratio, Resolution};
 pub use pricing::{Budget, OverBudget, Pricing, check_budget};

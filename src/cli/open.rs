@@ -1,0 +1,57 @@
+//! `reel open ID`: the task's saved video in the player ($REEL_PLAYER, else the desktop's
+//! opener), as the dashboard opens it.
+
+use std::io::Write;
+use std::path::Path;
+use std::process::{ExitCode, Stdio};
+
+use clap::Args;
+
+use super::CliError;
+use super::output::{Output, note};
+use super::wait::resolve_all;
+use crate::config::Settings;
+use crate::text::one_line;
+
+#[derive(Debug, Args)]
+pub struct OpenArgs {
+    /// Task id: local id, remote id, or a unique prefix of either.
+    pub id: String,
+}
+
+pub fn run(args: &OpenArgs, settings: &Settings, out: &mut Output<impl Write>) -> Result<ExitCode, CliError> {
+    let task = resolve_all(settings, std::slice::from_ref(&args.id))?.remove(0);
+    let Some(path) = task.file_path.as_deref().filter(|p| Path::new(p).is_file()) else {
+        let why = match &task.file_path {
+            Some(p) => format!("its file {} is missing: moved or deleted", one_line(p)),
+            None => format!(
+                "it has no saved video ({}); reel download {} fetches one while its URL works",
+                task.state, task.id
+            ),
+        };
+        note(&format!("cannot open task {}: {why}", task.id));
+        return Ok(ExitCode::from(1));
+    };
+    let Some((program, first)) = settings.programs.player.split_first() else {
+        note("no player: set $REEL_PLAYER (for example REEL_PLAYER=mpv)");
+        return Ok(ExitCode::from(2));
+    };
+    // Started and left to run: the player outlives this command, as from the dashboard.
+    let started = std::process::Command::new(program)
+        .args(first)
+        .arg(path)
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn();
+    match started {
+        Ok(_) => {
+            out.line(&format!("Opening {}", one_line(path)))?;
+            Ok(ExitCode::SUCCESS)
+        }
+        Err(e) => {
+            note(&format!("cannot play the video with {program}: {e}; set $REEL_PLAYER (for example REEL_PLAYER=mpv)"));
+            Ok(ExitCode::from(2))
+        }
+    }
+}

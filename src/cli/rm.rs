@@ -1,0 +1,43 @@
+//! `reel rm ID`: a task forgotten from the journal, and with `--file` its saved video too.
+
+use std::io::Write;
+
+use clap::Args;
+
+use super::CliError;
+use super::output::Output;
+use super::wait::resolve_all;
+use crate::config::Settings;
+use crate::session::{self, Reach};
+use crate::text::one_line;
+
+#[derive(Debug, Args)]
+pub struct RmArgs {
+    /// Task id: local id, remote id, or a unique prefix of either.
+    pub id: String,
+    /// Also delete the saved video (and its .json beside it).
+    #[arg(long)]
+    pub file: bool,
+}
+
+pub async fn run(
+    args: &RmArgs,
+    settings: &Settings,
+    reach: &Reach,
+    out: &mut Output<impl Write>,
+) -> Result<(), CliError> {
+    let task = resolve_all(settings, std::slice::from_ref(&args.id))?.remove(0);
+    let attached = session::attach(settings, reach).await?;
+    let engine = attached.engine;
+    // The engine refuses a task it is still sending or following.
+    let deleted = engine.delete(task.id, args.file).await;
+    engine.shutdown().await;
+    let deleted = deleted?;
+    let file = match (&deleted.file_path, args.file) {
+        (Some(path), true) => format!(" and its file {}", one_line(path)),
+        (Some(path), false) => format!("; its file stays at {}", one_line(path)),
+        (None, _) => String::new(),
+    };
+    out.line(&format!("Deleted task {}{file}", deleted.id))?;
+    Ok(())
+}

@@ -1,0 +1,323 @@
+//! The command line as gh and llm users reach for it (issue 23, item 5): completions, the man
+//! page, the prompt as an argument or from stdin, short flags, a default model, models by
+//! suffix, and the commands for one task: rerun, vary, resend, rm, open. The real binary
+//! against the simulator on 127.0.0.1.
+#![allow(clippy::unwrap_used, clippy::expect_used, reason = "a test fails loudly on purpose")]
+
+mod common;
+
+use std::path::{Path, PathBuf};
+use std::process::Stdio;
+use std::time::Duration;
+
+use common::*;
+use reel::sim::{Faults, SimHandle};
+use serde_json::Value;
+use tokio::io::AsyncWriteExt;
+use tokio::process::Command;
+
+struct Env {
+    dir: tempfile::TempDir,
+    data: PathBuf,
+    config: PathBuf,
+}
+
+/// A data folder and a config file with fast polling and, when given, `[defaults] model`.
+fn env(default_model: Option<&str>) -> Env {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let data = dir.path().join("data");
+    let config = dir.path().join("config.toml");
+    let defaults = default_model.map(|m| format!("[defaults]\nmodel = \"{m}\"\n")).unwrap_or_default();
+    std::fs::write(
+        &config,
+        format!(
+            "{defaults}[engine]\nrequests_per_second = 50\nfirst_poll_secs = 0.2\npoll_interval_secs = 0.2\n\
+             max_poll_interval_secs = 0.5\nidle_exit_secs = 1\n"
+        ),
+    )
+    .expect("config");
+    Env { dir, data, config }
+}
+
+fn reel(env: &Env, sim: &SimHandle, args: &[&str]) -> Command {
+    let mut c = Command::new(env!("CARGO_BIN_EXE_reel"));
+    c.args(args)
+        .env("REEL_BASE_URL", sim.base_url())
+        .env("REEL_API_KEY", sim.api_key())
+        .env("REEL_DATA_DIR", &env.data)
+        .env("REEL_CONFIG", &env.config)
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    c
+}
+
+/// (exit code, stdout, stderr), with `stdin` written to the command's standard input.
+async fn run_with_stdin(mut command: Command, stdin: Option<&str>) -> (i32, String, String) {
+    if stdin.is_some() {
+        command.stdin(Stdio::piped());
+    }
+    let mut child = command.spawn().expect("runs");
+    if let Some(text) = stdin {
+        let mut pipe = child.stdin.take().expect("stdin");
+        pipe.write_all(text.as_bytes()).await.expect("writes stdin");
+        drop(pipe);
+    }
+    let out = tokio::time::timeout(Duration::from_secs(60), child.wait_with_output())
+        .await
+        .expect("finishes within a minute")
+        .expect("runs");
+    let text = |b: &[u8]| String::from_utf8_lossy(b).into_owned();
+    (out.status.code().unwrap_or(-1), text(&out.stdout), text(&out.stderr))
+}
+
+async fn run(env: &Env, sim: &SimHandle, args: &[&str]) -> (i32, String, String) {
+    run_with_stdin(reel(env, sim, args), None).await
+}
+
+/// The one task a `--json` command printed.
+fn one_task(out: &str) -> Value {
+    let tasks: Value = serde_json::from_str(out).unwrap_or_else(|e| panic!("json ({e}): {out}"));
+    assert_eq!(tasks.as_array().map(Vec::len), Some(1), "{out}");
+    tasks[0].clone()
+}
+
+async fn listed(env: &Env, sim: &SimHandle) -> Vec<Value> {
+    let (code, out, err) = run(env, sim, &["list", "--json"]).await;
+    assert_eq!(code, 0, "{err}");
+    serde_json::from_str::<Value>(&out).expect("json").as_array().cloned().unwrap_or_default()
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn completions_for_three_shells_and_a_man_page() {
+    let sim = start(fast_config()).await;
+    let env = env(None);
+    for (shell, mark) in [("bash", "complete -F _reel"), ("zsh", "#compdef reel"), ("fish", "complete -c reel")] {
+        let (code, out, err) = run(&env, &sim, &["completions", shell]).await;
+        assert_eq!(code, 0, "{shell}: {err}");
+        assert!(out.contains(mark), "{shell}: no {mark:?} in the script");
+        for command in ["rerun", "vary", "resend", "open", "submit"] {
+            assert!(out.contains(command), "{shell}: {command} is not completed");
+        }
+    }
+    let script = env.dir.path().join("reel.bash");
+    let (_, out, _) = run(&env, &sim, &["completions", "bash"]).await;
+    std::fs::write(&script, out).expect("script");
+    if let Some(checked) = installed(std::process::Command::new("bash").arg("-n").arg(&script)) {
+        assert!(checked.status.success(), "bash cannot parse the script: {}", String::from_utf8_lossy(&checked.stderr));
+    }
+    let (code, out, err) = run(&env, &sim, &["completions", "tcsh"]).await;
+    assert_eq!(code, 2, "an unknown shell is a usage error: {out}");
+    assert!(err.contains("bash") && err.contains("fish"), "the shells are listed: {err}");
+    let (code, page, err) = run(&env, &sim, &["man"]).await;
+    assert_eq!(code, 0, "{err}");
+    assert!(page.contains(".TH reel 1"), "a roff page of section 1");
+    for command in ["rerun", "vary", "completions"] {
+        assert!(page.contains(command), "the page lists {command}");
+    }
+    let file = env.dir.path().join("reel.1");
+    std::fs::write(&file, &page).expect("page");
+    if let Some(shown) = installed(std::process::Command::new("nroff").arg("-man").arg(&file)) {
+        assert!(shown.status.success(), "nroff renders the page");
+        // Bold is overstruck (X backspace X): a backspace takes back the letter before it.
+        let mut text = String::new();
+        for c in String::from_utf8_lossy(&shown.stdout).chars() {
+            if c == '\u{8}' {
+                text.pop();
+            } else {
+                text.push(c);
+            }
+        }
+        assert!(text.contains("SYNOPSIS") && text.contains("reel-rerun(1)"), "{text}");
+    }
+    let dir = env.dir.path().join("man1");
+    let (code, out, err) = run(&env, &sim, &["man", "--dir", dir.to_str().expect("utf-8")]).await;
+    assert_eq!(code, 0, "{err}");
+    assert!(out.contains("Wrote the manual pages"), "{out}");
+    for name in ["reel.1", "reel-submit.1", "reel-vary.1", "reel-completions.1"] {
+        let page = std::fs::read_to_string(dir.join(name)).unwrap_or_default();
+        assert!(page.contains(".TH"), "{name} is a page");
+    }
+    let submit = std::fs::read_to_string(dir.join("reel-submit.1")).unwrap_or_default();
+    assert!(submit.contains("model") && submit.contains("PROMPT"), "submit's page has its options");
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn the_prompt_comes_as_an_argument_or_from_stdin_with_the_default_model() {
+    let sim = start(fast_config()).await;
+    let env = env(Some("aurora-3.0/t2v"));
+    let (code, out, err) = run(&env, &sim, &["submit", "a red fox", "--json"]).await;
+    assert_eq!(code, 0, "{err}");
+    let task = one_task(&out);
+    assert_eq!(task["prompt"], "a red fox");
+    assert_eq!(task["model"], "acme/aurora-3.0/text-to-video", "the config's default, by suffix");
+    for args in
+        [&["submit", "-", "--json"][..], &["submit", "--prompt", "-", "--json"], &["submit", "-p", "-", "--json"]]
+    {
+        let (code, out, err) = run_with_stdin(reel(&env, &sim, args), Some("a fox\nin the snow\n")).await;
+        assert_eq!(code, 0, "{args:?}: {err}");
+        assert_eq!(one_task(&out)["prompt"], "a fox\nin the snow", "{args:?}: the prompt is stdin's, not \"-\"");
+    }
+    let (code, out, err) =
+        run(&env, &sim, &["submit", "-m", "swift-1.5/text-to-video", "-s", "8", "-n", "2", "two foxes", "--json"])
+            .await;
+    assert_eq!(code, 0, "{err}");
+    let tasks: Value = serde_json::from_str(&out).expect("json");
+    let tasks = tasks.as_array().expect("array");
+    assert_eq!(tasks.len(), 2, "-n is the count");
+    assert!(tasks.iter().all(|t| t["model"] == "acme/swift-1.5/text-to-video" && t["seconds"] == 8), "{out}");
+    let sent = sim.task_count();
+    assert_eq!(sent, 6);
+    // Refused before anything is sent: an ambiguous suffix, an empty stdin, two prompts.
+    let (code, _, err) = run(&env, &sim, &["submit", "-m", "t2v", "a fox"]).await;
+    assert_eq!(code, 2);
+    for candidate in ["acme/aurora-3.0/text-to-video", "acme/aurora-2.7/text-to-video", "acme/swift-1.5/text-to-video"]
+    {
+        assert!(err.contains(candidate), "the candidates are listed: {err}");
+    }
+    let (code, _, err) = run(&env, &sim, &["submit", "-m", "nothing/t2v", "a fox"]).await;
+    assert_eq!(code, 2);
+    assert!(err.contains("no known model ends with \"nothing/t2v\""), "{err}");
+    let (code, _, err) = run_with_stdin(reel(&env, &sim, &["submit", "-"]), Some("\n")).await;
+    assert_eq!(code, 2);
+    assert!(err.contains("standard input is empty"), "{err}");
+    let (code, _, _) = run(&env, &sim, &["submit", "a fox", "--prompt", "a wolf"]).await;
+    assert_eq!(code, 2, "a prompt given twice is a usage error");
+    assert_eq!(sim.task_count(), sent, "nothing more was sent");
+    assert_eq!(listed(&env, &sim).await.len(), sent, "nothing more was journaled");
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn without_a_default_model_the_error_says_where_to_set_one() {
+    let sim = start(fast_config()).await;
+    let (none, ambiguous) = (env(None), env(Some("t2v")));
+    let (code, _, err) = run(&none, &sim, &["submit", "a fox"]).await;
+    assert_eq!(code, 2);
+    assert!(err.contains("--model") && err.contains("[defaults] model"), "{err}");
+    let (code, _, err) = run(&ambiguous, &sim, &["submit", "a fox"]).await;
+    assert_eq!(code, 2);
+    assert!(err.starts_with("reel: [defaults] model in the config file: model \"t2v\" matches"), "{err}");
+    assert_eq!(sim.task_count(), 0);
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn rerun_vary_open_and_rm_act_on_one_task() {
+    let sim = start(fast_config()).await;
+    let env = env(None);
+    let model = "acme/aurora-3.0/text-to-video";
+    let (code, out, err) = run(&env, &sim, &["submit", "-m", model, "a red fox", "-s", "6", "--wait", "--json"]).await;
+    assert_eq!(code, 0, "{err}");
+    let first = one_task(&out);
+    let id = first["id"].as_i64().expect("id");
+    let file = PathBuf::from(first["file_path"].as_str().expect("saved"));
+
+    let (code, out, err) = run(&env, &sim, &["rerun", &id.to_string(), "--json"]).await;
+    assert_eq!(code, 0, "{err}");
+    let rerun = one_task(&out);
+    assert_eq!(rerun["parent_id"], id, "a re-run records its parent");
+    for field in ["model", "prompt", "seconds", "resolution", "ratio", "watermark"] {
+        assert_eq!(rerun[field], first[field], "{field} is as it was");
+    }
+    assert_ne!(rerun["id"], first["id"]);
+
+    let (code, out, err) =
+        run(&env, &sim, &["vary", &id.to_string(), "--prompt", "a grey wolf", "-s", "10", "--ratio", "16:9", "--json"])
+            .await;
+    assert_eq!(code, 0, "{err}");
+    let varied = one_task(&out);
+    assert_eq!(varied["parent_id"], id);
+    assert_eq!((varied["prompt"].as_str(), varied["seconds"].as_i64()), (Some("a grey wolf"), Some(10)));
+    assert_eq!((varied["ratio"].as_str(), varied["model"].as_str()), (Some("16:9"), Some(model)));
+    let (code, _, err) = run(&env, &sim, &["vary", &id.to_string(), "-s", "99"]).await;
+    assert_eq!(code, 2, "a variation is validated like a submission");
+    assert!(err.contains("seconds") && err.contains("nothing was sent"), "{err}");
+    assert_eq!(sim.task_count(), 3);
+
+    // `open` hands the saved file to $REEL_PLAYER, which here records its argument.
+    let record = env.dir.path().join("played.txt");
+    let player = env.dir.path().join("player.sh");
+    std::fs::write(&player, format!("#!/bin/sh\nprintf '%s' \"$1\" > '{}'\n", record.display())).expect("script");
+    make_executable(&player);
+    let mut open = reel(&env, &sim, &["open", &id.to_string()]);
+    open.env("REEL_PLAYER", &player);
+    let (code, out, err) = run_with_stdin(open, None).await;
+    assert_eq!(code, 0, "{err}");
+    assert!(out.contains("Opening"), "{out}");
+    let played = wait_for_file(&record).await;
+    assert_eq!(Path::new(&played), file, "the player got the saved file");
+    let mut open = reel(&env, &sim, &["open", &varied["id"].to_string()]);
+    open.env("REEL_PLAYER", &player);
+    let (code, _, err) = run_with_stdin(open, None).await;
+    assert_eq!(code, 1, "a task without a saved video cannot be opened");
+    assert!(err.contains("no saved video") || err.contains("missing"), "{err}");
+
+    let rerun_id = rerun["id"].to_string();
+    let (code, _, _) = run(&env, &sim, &["wait", &rerun_id]).await;
+    assert_eq!(code, 0);
+    let (code, out, err) = run(&env, &sim, &["rm", &rerun_id]).await;
+    assert_eq!(code, 0, "{err}");
+    assert!(out.contains(&format!("Deleted task {rerun_id}")) && out.contains("its file stays"), "{out}");
+    let (code, out, err) = run(&env, &sim, &["rm", &id.to_string(), "--file"]).await;
+    assert_eq!(code, 0, "{err}");
+    assert!(out.contains("and its file"), "{out}");
+    assert!(!file.exists(), "--file deletes the video");
+    let ids: Vec<i64> = listed(&env, &sim).await.iter().filter_map(|t| t["id"].as_i64()).collect();
+    assert!(!ids.contains(&id) && !ids.contains(&rerun["id"].as_i64().expect("id")), "{ids:?}");
+    let (code, _, err) = run(&env, &sim, &["rm", &id.to_string()]).await;
+    assert_eq!(code, 2, "a deleted task is no more: {err}");
+    assert!(err.contains(&id.to_string()), "{err}");
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn resend_sends_a_submit_unknown_task_again_with_its_key() {
+    let sim = start(fast_config()).await;
+    let env = env(Some("aurora-3.0/t2v"));
+    // The service records the task but the answer never comes back.
+    sim.set_faults(Faults { drop: 1.0, ..Faults::default() });
+    let (code, out, err) = run(&env, &sim, &["submit", "a lost answer", "--json"]).await;
+    assert_eq!(code, 1, "{err}");
+    let lost = one_task(&out);
+    assert_eq!(lost["state"], "submit_unknown", "{out}");
+    assert_eq!(sim.task_count(), 1, "the service did take it");
+    sim.set_faults(Faults::default());
+    let id = lost["id"].to_string();
+    let (code, out, err) = run(&env, &sim, &["resend", &id, "--wait", "--json"]).await;
+    assert_eq!(code, 0, "{err}");
+    let resent = one_task(&out);
+    assert_eq!((resent["id"].clone(), resent["state"].as_str()), (lost["id"].clone(), Some("downloaded")));
+    assert_eq!(sim.task_count(), 1, "the same idempotency key: the service recognised the first task");
+    let (code, _, err) = run(&env, &sim, &["resend", &id]).await;
+    assert_eq!(code, 2, "a downloaded task is not sent again");
+    assert!(err.contains("does not apply"), "{err}");
+}
+
+/// The program's output, or `None` (the check is skipped) when it is not installed.
+fn installed(command: &mut std::process::Command) -> Option<std::process::Output> {
+    match command.output() {
+        Ok(out) => Some(out),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+            eprintln!("skipped: {command:?} is not installed");
+            None
+        }
+        Err(e) => panic!("{command:?}: {e}"),
+    }
+}
+
+#[cfg(unix)]
+fn make_executable(path: &Path) {
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(path, std::fs::Permissions::from_mode(0o755)).expect("chmod");
+}
+
+/// The file's text once something has written it (the player runs on after `reel open`).
+async fn wait_for_file(path: &Path) -> String {
+    for _ in 0..200 {
+        if let Ok(text) = std::fs::read_to_string(path)
+            && !text.is_empty()
+        {
+            return text;
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    panic!("{} was never written", path.display());
+}
