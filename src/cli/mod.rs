@@ -9,6 +9,7 @@ pub mod list;
 pub mod models;
 pub mod output;
 pub mod progress;
+pub mod public;
 pub mod show;
 pub mod sim;
 pub mod submit;
