@@ -487,3 +487,44 @@ fn task_ids(screen: &str) -> Vec<String> {
     ids.dedup();
     ids
 }
+
+#[path = "common/moto.rs"]
+mod moto;
+
+/// A large local file's upload is one bar on a terminal, left at its end, not a line per part;
+/// the task's live view is then cleared and its result printed once.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_large_upload_is_one_bar_on_a_terminal() {
+    let (moto, sim) = (moto::Moto::start(false).await, common::start(fast_config()).await);
+    moto.create_bucket("reel-bars").await;
+    let dir = tempfile::tempdir().expect("tempdir");
+    let config = dir.path().join("config.toml");
+    let storage = format!("[storage]\nendpoint = \"{}\"\nbucket = \"reel-bars\"\n", moto.endpoint());
+    std::fs::write(&config, format!("{SUBMIT_CONFIG}{storage}")).expect("config");
+    // Past uploads::LARGE_FILE, so its progress is shown.
+    let big = dir.path().join("big.png");
+    let mut bytes = reel::sim::MEDIA_PNG.to_vec();
+    bytes.resize(12 * 1024 * 1024, 0);
+    std::fs::write(&big, bytes).expect("file");
+    let tmux = Tmux { socket: format!("reel-test-upload-{}", std::process::id()) };
+    let command = format!(
+        "AWS_ACCESS_KEY_ID=AKIAREELBARS0001 AWS_SECRET_ACCESS_KEY=secret REEL_BASE_URL={} REEL_API_KEY={} \
+         REEL_DATA_DIR={} REEL_CONFIG={} {} --no-service submit --model acme/aurora-3.0/image-to-video \
+         --prompt 'a fox' --media first_frame={} --no-preflight --wait; echo reel-exited-$?; sleep 600",
+        sim.base_url(),
+        sim.api_key(),
+        dir.path().join("data").display(),
+        config.display(),
+        env!("CARGO_BIN_EXE_reel"),
+        big.display()
+    );
+    tmux.run(&["new-session", "-d", "-s", "reel", "-x", "140", "-y", "24", &command]);
+    let screen = tmux.wait_for("reel-exited-");
+    assert!(screen.contains("reel-exited-0"), "{screen}");
+    let uploads: Vec<&str> = screen.lines().filter(|l| l.contains("uploading media item 1")).collect();
+    assert_eq!(uploads.len(), 1, "one bar, not a line per part:\n{screen}");
+    assert!(uploads[0].contains('█') && uploads[0].contains("12.58 MB/12.58 MB"), "{screen}");
+    let results: Vec<&str> = screen.lines().filter(|l| l.contains("task_")).collect();
+    assert_eq!(results.len(), 1, "{screen}");
+    assert!(results[0].contains("downloaded"), "{screen}");
+}

@@ -8,9 +8,12 @@ use std::time::{Duration, Instant};
 
 use indicatif::{MultiProgress, ProgressBar, ProgressDrawTarget, ProgressStyle};
 
+use super::output::note;
 use crate::engine::{Event, Health, ServiceState, TaskUpdate};
+use crate::media::storage::Progress;
+use crate::media::uploads::progress_line;
 use crate::store::{LocalState, TaskRecord};
-use crate::text::{clock, fit, one_line, size};
+use crate::text::{clean, clock, fit, one_line, size};
 
 #[derive(Debug, Clone, Copy, PartialEq)]
 struct Transfer {
@@ -260,6 +263,41 @@ impl Board {
         } else {
             every.for_each(ProgressBar::abandon);
         }
+    }
+}
+
+/// The uploads of a submission's local files: on a terminal a bar per large file, left in its
+/// last state; otherwise the plain lines of [`progress_line`].
+pub struct UploadBars {
+    multi: Option<MultiProgress>,
+    bars: HashMap<usize, ProgressBar>,
+}
+
+impl UploadBars {
+    pub fn new(tty: bool) -> UploadBars {
+        let multi = tty.then(|| MultiProgress::with_draw_target(ProgressDrawTarget::stderr_with_hz(10)));
+        UploadBars { multi, bars: HashMap::new() }
+    }
+
+    pub fn show(&mut self, index: usize, path: &std::path::Path, p: Progress) {
+        // Small files go up in a moment: no line, no bar.
+        let Some(line) = progress_line(index, path, p) else { return };
+        let Some(multi) = &self.multi else { return note(&line) };
+        let bar = self.bars.entry(index).or_insert_with(|| {
+            let bar = multi.add(ProgressBar::new(p.total));
+            bar.set_style(style("{msg} {bar:24} {decimal_bytes}/{decimal_total_bytes} {decimal_bytes_per_sec}"));
+            bar.set_message(format!(
+                "uploading media item {} ({})",
+                index + 1,
+                fit(&clean(&path.display().to_string()), 40)
+            ));
+            bar
+        });
+        bar.set_position(p.sent);
+    }
+
+    pub fn end(self) {
+        self.bars.values().for_each(ProgressBar::abandon);
     }
 }
 
