@@ -1,4 +1,5 @@
 use std::ffi::OsString;
+use std::io::IsTerminal;
 use std::process::ExitCode;
 
 use clap::Parser;
@@ -36,9 +37,18 @@ async fn run(cli: Cli) -> anyhow::Result<ExitCode> {
     let reach = reach(&cli, &settings);
     match cli.command {
         Some(command) => Ok(cli::run(command, &settings, &reach).await?),
+        // Without a terminal the dashboard could only write escape codes into a pipe or file.
+        None if !(std::io::stdin().is_terminal() && std::io::stdout().is_terminal()) => {
+            note(NO_TERMINAL);
+            Ok(ExitCode::from(2))
+        }
         None => reel::tui::event_loop::run(settings, reach).await,
     }
 }
+
+const NO_TERMINAL: &str = "the dashboard needs a terminal, and standard input or output is not one; \
+     without a terminal use the headless commands: `reel submit --model M --prompt P --wait`, \
+     `reel list`, `reel show ID`, `reel wait --all`, `reel history export --format csv` (`reel --help` lists them all)";
 
 /// The data folder's engine process, started from this very program with the same config and
 /// profile (its environment is inherited), unless `--no-service` keeps the engine in here.

@@ -6,6 +6,7 @@ use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 
+use reel::cli::public::PublicTask;
 use reel::store::fixtures::new_task;
 use reel::store::tasks::{self, MediaRecord, NewTask, TaskRecord};
 use reel::store::{LocalState, open_writer};
@@ -178,10 +179,11 @@ fn server_text_is_made_safe_in_every_output() {
 
     // JSON escapes them the JSON way, so every string decodes to exactly what was stored.
     let line = outputs[1].lines().next().expect("a jsonl line");
-    let back: TaskRecord = serde_json::from_str(line).expect("a task");
-    assert_eq!(back, stored, "jsonl export loses nothing");
+    let public = serde_json::to_value(PublicTask::from(&stored)).expect("json");
+    let back: Value = serde_json::from_str(line).expect("a task");
+    assert_eq!(back, public, "jsonl export loses nothing");
     let shown: Value = serde_json::from_str(&outputs[5]).expect("json");
-    assert_eq!(shown["task"], serde_json::to_value(&stored).expect("json"));
+    assert_eq!(shown["task"], public);
 
     // CSV keeps the prompt's newline inside its quoted cell and escapes the carriage return;
     // structured cells stay JSON that decodes to the original.
@@ -209,4 +211,163 @@ fn other_output_failures_name_what_failed() {
         assert_eq!(out.status.code(), Some(2));
         assert!(err.starts_with("reel: cannot write to standard output: "), "{err}");
     }
+}
+
+/// A failed task nothing was rendered for, and a saved one the service finished.
+fn seed_ended(db: &Path) -> (TaskRecord, TaskRecord) {
+    let conn = open_writer(db).expect("db");
+    let mut failed = tasks::insert(&conn, &new_task("a fox that fails")).expect("insert");
+    failed.state = LocalState::Failed;
+    failed.finished_at = Some(failed.created_at + 9_000);
+    tasks::save(&conn, &failed).expect("save");
+    tasks::add_event(&conn, failed.id, failed.created_at, "failed", None).expect("event");
+    let mut saved = tasks::insert(&conn, &new_task("a fox that renders")).expect("insert");
+    saved.state = LocalState::Downloaded;
+    saved.remote_id = Some("task_1".into());
+    saved.remote_created_at = Some(saved.created_at / 1000);
+    saved.remote_completed_at = Some(saved.created_at / 1000 + 60);
+    saved.url_deadline = Some(saved.created_at + 3_600_000);
+    tasks::save(&conn, &saved).expect("save");
+    (failed, saved)
+}
+
+/// Every time in a task object is an RFC 3339 string (or null); none is a number.
+fn assert_times(what: &str, task: &serde_json::Map<String, Value>) {
+    for (name, value) in task {
+        if name.ends_with("_at") || name == "url_deadline" {
+            match value {
+                Value::Null => {}
+                Value::String(s) => {
+                    s.parse::<jiff::Timestamp>().unwrap_or_else(|e| panic!("{what}: {name} = {s:?}: {e}"));
+                }
+                other => panic!("{what}: {name} is {other}, not an RFC 3339 string"),
+            }
+        }
+    }
+}
+
+#[test]
+fn json_and_exports_show_one_time_format_and_no_billing_for_nothing_rendered() {
+    let data = Data::new();
+    let (failed, saved) = seed_ended(&data.db());
+    let json = |args: &[&str]| -> Value {
+        let out = data.run(args);
+        assert_eq!(out.status.code(), Some(0), "{args:?}: {}", String::from_utf8_lossy(&out.stderr));
+        serde_json::from_slice(&out.stdout).expect("json")
+    };
+    let listed = json(&["list", "--json"]);
+    let searched = json(&["history", "search", "--json"]);
+    let shown = json(&["show", &saved.id.to_string(), "--json"]);
+    let mut objects: Vec<(String, Value)> = Vec::new();
+    for (what, array) in [("list", &listed), ("search", &searched)] {
+        objects.extend(array.as_array().expect("array").iter().map(|t| (what.to_string(), t.clone())));
+    }
+    objects.push(("show".into(), shown["task"].clone()));
+    let out = data.run(&["history", "export", "--format", "jsonl"]);
+    for line in String::from_utf8_lossy(&out.stdout).lines() {
+        objects.push(("jsonl".into(), serde_json::from_str(line).expect("json line")));
+    }
+    assert_eq!(objects.len(), 2 + 2 + 1 + 2);
+    for (what, t) in &objects {
+        assert_times(what, t.as_object().expect("object"));
+        let id = t["id"].as_i64().expect("id");
+        let billed = if id == failed.id { Value::Null } else { json!(5.0) };
+        assert_eq!(t["billed_seconds"], billed, "{what}: task {id}");
+    }
+    let saved_json = objects.iter().find(|(w, t)| w == "jsonl" && t["id"] == saved.id).map(|(_, t)| t).expect("saved");
+    let completed = jiff::Timestamp::from_second(saved.remote_completed_at.expect("completed")).expect("time");
+    assert_eq!(saved_json["remote_completed_at"], completed.to_string(), "the service's seconds, as a time");
+    let created = jiff::Timestamp::from_millisecond(saved.created_at).expect("time");
+    assert_eq!(saved_json["created_at"], created.to_string(), "the journal's milliseconds, as a time");
+    for event in shown["events"].as_array().expect("events") {
+        assert!(event["at"].as_str().is_some_and(|s| s.parse::<jiff::Timestamp>().is_ok()), "{event}");
+    }
+
+    // CSV: id first, then the columns in the JSON's order, the same times and an empty bill.
+    let out = data.run(&["history", "export", "--format", "csv"]);
+    let mut reader = csv::Reader::from_reader(out.stdout.as_slice());
+    let header: Vec<String> = reader.headers().expect("header").iter().map(str::to_string).collect();
+    let first = String::from_utf8_lossy(&data.run(&["history", "export", "--format", "jsonl"]).stdout)
+        .lines()
+        .next()
+        .map(str::to_string)
+        .expect("a line");
+    let keys: Vec<String> = first
+        .trim_matches(|c| c == '{' || c == '}')
+        .split(",\"")
+        .filter_map(|member| member.trim_start_matches('"').split_once("\":").map(|(k, _)| k.to_string()))
+        .collect();
+    assert_eq!(header.first().map(String::as_str), Some("id"));
+    assert_eq!(header, keys, "CSV columns in the JSON's order");
+    let rows: Vec<csv::StringRecord> = reader.records().map(|r| r.expect("row")).collect();
+    let cell =
+        |row: &csv::StringRecord, name: &str| row[header.iter().position(|h| h == name).expect("column")].to_string();
+    assert_eq!(cell(&rows[0], "billed_seconds"), "", "the failed task bills nothing");
+    assert_eq!(cell(&rows[1], "billed_seconds"), "5.0");
+    assert_eq!(cell(&rows[1], "created_at"), created.to_string());
+}
+
+#[test]
+fn an_unusable_data_folder_is_an_error_naming_it() {
+    let data = Data::new();
+    let run_in = |dir: &Path| data.reel(&["list"]).env("REEL_DATA_DIR", dir).output().expect("runs");
+
+    // No folder yet, or a folder without a journal: no tasks, which is fine.
+    let fresh = data.dir.path().join("fresh");
+    let out = run_in(&fresh);
+    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(String::from_utf8_lossy(&out.stdout).starts_with("No tasks yet"));
+
+    let file = data.dir.path().join("a-file");
+    std::fs::write(&file, b"not a folder").expect("file");
+    let garbage = data.dir.path().join("garbage");
+    std::fs::create_dir(&garbage).expect("dir");
+    std::fs::write(garbage.join("reel.db"), b"this is not a database at all, just text ".repeat(200)).expect("db");
+    let foreign = data.dir.path().join("foreign");
+    std::fs::create_dir(&foreign).expect("dir");
+    rusqlite::Connection::open(foreign.join("reel.db"))
+        .and_then(|c| c.execute_batch("CREATE TABLE notes (text TEXT); INSERT INTO notes VALUES ('hi');"))
+        .expect("another program's database");
+    for (dir, named) in
+        [(&file, file.clone()), (&garbage, garbage.join("reel.db")), (&foreign, foreign.join("reel.db"))]
+    {
+        for args in [&["list"][..], &["history", "search"], &["history", "export", "--format", "csv"], &["show", "1"]] {
+            let out = data.reel(args).env("REEL_DATA_DIR", dir).output().expect("runs");
+            let err = String::from_utf8_lossy(&out.stderr);
+            assert_eq!(out.status.code(), Some(2), "{args:?} in {}: {err}", dir.display());
+            assert!(err.contains(&format!("{} is not usable", named.display())), "{args:?}: {err}");
+            assert!(!String::from_utf8_lossy(&out.stdout).contains("No tasks"), "{args:?}");
+        }
+    }
+}
+
+#[test]
+fn the_dashboard_without_a_terminal_says_it_needs_one() {
+    let data = Data::new();
+    let out = data.run(&[]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(out.stdout.is_empty(), "no escape codes written: {:?}", String::from_utf8_lossy(&out.stdout));
+    assert!(err.contains("the dashboard needs a terminal") && err.contains("reel list"), "{err}");
+    assert!(!err.contains("os error"), "{err}");
+    assert_terminal_safe("stderr", &out.stderr);
+}
+
+#[test]
+fn wait_all_fails_when_a_task_it_waited_on_ends_submit_unknown() {
+    let data = Data::new();
+    let conn = open_writer(&data.db()).expect("db");
+    let mut cut = tasks::insert(&conn, &new_task("a send cut short by a crash")).expect("insert");
+    cut.state = LocalState::Submitting;
+    tasks::save(&conn, &cut).expect("save");
+    drop(conn);
+    // The engine that starts now finds the send cut short: whether the service has it is unknown.
+    let out = data.run(&["wait", "--all", "--no-service", "--json", "--timeout", "60"]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    let tasks: Value = serde_json::from_slice(&out.stdout).expect("json");
+    assert_eq!(tasks[0]["id"], cut.id, "{tasks}");
+    assert_eq!(tasks[0]["state"], "submit_unknown", "{tasks}");
+    let one = data.run(&["wait", &cut.id.to_string(), "--no-service"]);
+    assert_eq!(one.status.code(), Some(1), "the same as waiting on it by id");
 }

@@ -404,3 +404,127 @@ async fn a_key_given_for_the_history_quits_there() {
     tmux.keys(&["x"]);
     tmux.wait_for("reel-exited-0");
 }
+
+/// `reel submit --wait`'s config here: quick polls.
+const SUBMIT_CONFIG: &str =
+    "[engine]\nfirst_poll_secs = 0.2\npoll_interval_secs = 0.3\nmax_poll_interval_secs = 0.5\nidle_exit_secs = 1\n";
+
+/// The live progress of `reel submit --wait` through a 429 storm: the block of task lines
+/// stays one block, nothing is drawn over, and the results are printed once.
+#[tokio::test(flavor = "multi_thread")]
+async fn submit_wait_through_a_429_storm_keeps_one_block_and_prints_results_once() {
+    let mut config = reel::sim::SimConfig {
+        lifecycle: reel::sim::LifecycleConfig {
+            queue_time: Duration::from_millis(300),
+            render_min: Duration::from_secs(3),
+            render_max: Duration::from_secs(4),
+            failure_rate: 0.0,
+        },
+        seed: Some(23),
+        ..reel::sim::SimConfig::default()
+    };
+    // The storm starts once the tasks are sent and rendering, and outlasts a few redraws.
+    config.hostile.storm =
+        Some(reel::sim::Storm { after: Duration::from_millis(1500), lasting: Duration::from_secs(4) });
+    let sim = common::start(config).await;
+    let dir = tempfile::tempdir().expect("tempdir");
+    let config_path = dir.path().join("config.toml");
+    std::fs::write(&config_path, SUBMIT_CONFIG).expect("config");
+    let tmux = Tmux { socket: format!("reel-test-progress-{}", std::process::id()) };
+    let command = format!(
+        "REEL_BASE_URL={} REEL_API_KEY={} REEL_DATA_DIR={} REEL_CONFIG={} {} submit --no-service \
+         --model acme/aurora-3.0/text-to-video --prompt 'a red fox' --count 2 --wait; echo reel-exited-$?; sleep 600",
+        sim.base_url(),
+        sim.api_key(),
+        dir.path().join("data").display(),
+        config_path.display(),
+        env!("CARGO_BIN_EXE_reel")
+    );
+    tmux.run(&["new-session", "-d", "-s", "reel", "-x", "110", "-y", "24", &command]);
+
+    let deadline = Instant::now() + PATIENCE;
+    let mut saw_storm = false;
+    let last = loop {
+        let screen = tmux.screen();
+        if screen.contains("reel-exited-") {
+            break screen;
+        }
+        saw_storm |= screen.contains("rate limited");
+        // Live: each task has one line, however often the block is redrawn.
+        for id in task_ids(&screen) {
+            let lines = screen.lines().filter(|l| l.contains(&id)).count();
+            assert!(lines <= 1, "task {id} on {lines} lines while waiting:\n{screen}");
+        }
+        assert!(Instant::now() < deadline, "reel never ended; the screen:\n{screen}");
+        std::thread::sleep(Duration::from_millis(100));
+    };
+    assert!(saw_storm, "the storm was shown while it lasted");
+    assert!(last.contains("reel-exited-0"), "{last}");
+    let ids = task_ids(&last);
+    assert_eq!(ids.len(), 2, "{last}");
+    for id in &ids {
+        let lines: Vec<&str> = last.lines().filter(|l| l.contains(id.as_str())).collect();
+        assert_eq!(lines.len(), 1, "task {id}'s result printed once:\n{last}");
+        assert!(lines[0].contains("downloaded"), "{last}");
+    }
+    // Nothing drawn over: every line is a result, a message of reel's own, or the shell's.
+    for line in last.lines().filter(|l| !l.trim().is_empty()) {
+        let result = line.split_whitespace().next().is_some_and(|w| w.parse::<i64>().is_ok())
+            && line.split_whitespace().nth(1).is_some_and(|w| w.starts_with("task_"));
+        let own = ["service: ", "reel: ", "problem: ", "reel-exited-"].iter().any(|p| line.starts_with(p));
+        assert!(result || own, "a line drawn over: {line:?} in\n{last}");
+    }
+}
+
+/// The service's task ids on a screen.
+fn task_ids(screen: &str) -> Vec<String> {
+    let mut ids: Vec<String> = screen
+        .split_whitespace()
+        .filter(|w| w.starts_with("task_") && w.len() > 10)
+        .map(|w| w.trim_end_matches(|c: char| !c.is_alphanumeric()).to_string())
+        .collect();
+    ids.sort();
+    ids.dedup();
+    ids
+}
+
+#[path = "common/moto.rs"]
+mod moto;
+
+/// A large local file's upload is one bar on a terminal, left at its end, not a line per part;
+/// the task's live view is then cleared and its result printed once.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_large_upload_is_one_bar_on_a_terminal() {
+    let (moto, sim) = (moto::Moto::start(false).await, common::start(fast_config()).await);
+    moto.create_bucket("reel-bars").await;
+    let dir = tempfile::tempdir().expect("tempdir");
+    let config = dir.path().join("config.toml");
+    let storage = format!("[storage]\nendpoint = \"{}\"\nbucket = \"reel-bars\"\n", moto.endpoint());
+    std::fs::write(&config, format!("{SUBMIT_CONFIG}{storage}")).expect("config");
+    // Past uploads::LARGE_FILE, so its progress is shown.
+    let big = dir.path().join("big.png");
+    let mut bytes = reel::sim::MEDIA_PNG.to_vec();
+    bytes.resize(12 * 1024 * 1024, 0);
+    std::fs::write(&big, bytes).expect("file");
+    let tmux = Tmux { socket: format!("reel-test-upload-{}", std::process::id()) };
+    let command = format!(
+        "AWS_ACCESS_KEY_ID=AKIAREELBARS0001 AWS_SECRET_ACCESS_KEY=secret REEL_BASE_URL={} REEL_API_KEY={} \
+         REEL_DATA_DIR={} REEL_CONFIG={} {} --no-service submit --model acme/aurora-3.0/image-to-video \
+         --prompt 'a fox' --media first_frame={} --no-preflight --wait; echo reel-exited-$?; sleep 600",
+        sim.base_url(),
+        sim.api_key(),
+        dir.path().join("data").display(),
+        config.display(),
+        env!("CARGO_BIN_EXE_reel"),
+        big.display()
+    );
+    tmux.run(&["new-session", "-d", "-s", "reel", "-x", "140", "-y", "24", &command]);
+    let screen = tmux.wait_for("reel-exited-");
+    assert!(screen.contains("reel-exited-0"), "{screen}");
+    let uploads: Vec<&str> = screen.lines().filter(|l| l.contains("uploading media item 1")).collect();
+    assert_eq!(uploads.len(), 1, "one bar, not a line per part:\n{screen}");
+    assert!(uploads[0].contains('█') && uploads[0].contains("12.58 MB/12.58 MB"), "{screen}");
+    let results: Vec<&str> = screen.lines().filter(|l| l.contains("task_")).collect();
+    assert_eq!(results.len(), 1, "{screen}");
+    assert!(results[0].contains("downloaded"), "{screen}");
+}

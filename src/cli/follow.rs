@@ -24,38 +24,37 @@ pub fn stderr_is_tty() -> bool {
     std::io::stderr().is_terminal()
 }
 
-/// Feeds engine events to the board (drawn on stderr) until `reached(board)` or Ctrl-C.
+/// Feeds engine events to the board (drawn on stderr) until `reached(board)` or Ctrl-C, then
+/// ends its live view: the results follow on standard output.
 pub async fn follow(
     events: &mut UnboundedReceiver<Event>,
     board: &mut Board,
     reached: impl Fn(&Board) -> bool,
 ) -> Ended {
-    let mut err = std::io::stderr();
-    let _ = board.draw(&mut err, true);
+    board.draw(true);
     let mut tick = tokio::time::interval(Duration::from_millis(250));
+    let results_here = std::io::stdout().is_terminal();
     // A refused key stops every send until reel runs with a working one: waiting helps nothing.
     while !reached(board) && !board.key_refused() {
         tokio::select! {
             event = events.recv() => {
                 let Some(event) = event else { break };
                 for l in board.apply(&event) {
-                    if !stderr_is_tty() || l.starts_with("service") || l.starts_with("problem") {
-                        let _ = writeln!(err, "{}", one_line(&l));
-                    }
+                    board.say(&l);
                 }
-                let _ = board.draw(&mut err, false);
+                board.draw(false);
             }
-            _ = tick.tick() => { let _ = board.draw(&mut err, false); }
+            _ = tick.tick() => board.draw(false),
             _ = tokio::signal::ctrl_c() => {
-                let _ = board.draw(&mut err, true);
-                let _ = writeln!(err, "reel: stopped waiting; unfinished tasks are not lost (reel wait --all follows them again)");
+                board.end(results_here);
+                board.say("reel: stopped waiting; unfinished tasks are not lost (reel wait --all follows them again)");
                 return Ended::Interrupted;
             }
         }
     }
-    let _ = board.draw(&mut err, true);
+    board.end(results_here);
     if let Some(why) = board.why_waiting() {
-        let _ = writeln!(err, "reel: {}", one_line(&why));
+        board.say(&format!("reel: {why}"));
     }
     Ended::Reached
 }
@@ -91,7 +90,7 @@ pub fn exit_code(records: &[TaskRecord], ok: impl Fn(LocalState) -> bool, unreac
 /// Prints tasks as JSON, or one line each: id, remote id, state, and the file or the problem.
 pub fn print_tasks(records: &[TaskRecord], json: bool, out: &mut Output<impl Write>) -> Result<(), OutputError> {
     if json {
-        return out.json(records);
+        return out.json(&super::public::tasks(records));
     }
     for r in records {
         let detail = match (&r.file_path, &r.error) {

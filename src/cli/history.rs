@@ -8,6 +8,7 @@ use thiserror::Error;
 
 use super::CliError;
 use super::output::{Output, OutputError};
+use super::public::{self, PublicTask};
 use crate::config::Settings;
 use crate::engine::ledger::{Ledger, Line};
 use crate::engine::query::{self, HistoryRow};
@@ -167,26 +168,23 @@ pub fn stats_text(ledger: &Ledger, pricing: &crate::config::Pricing) -> String {
     out
 }
 
-/// The CSV form of a task: every field, structured ones (media, error) as JSON.
+/// The CSV form of a task: every field in `public`'s order, structured ones (media, error) as
+/// JSON.
 fn csv_record(t: &TaskRecord) -> Result<Vec<String>, serde_json::Error> {
-    let value = serde_json::to_value(t)?;
-    let obj = value.as_object().cloned().unwrap_or_default();
-    Ok(obj
-        .values()
-        .map(|v| match v {
+    Ok(public::fields(t)?
+        .into_iter()
+        .map(|(_, v)| match v {
             serde_json::Value::Null => String::new(),
-            serde_json::Value::String(s) => s.clone(),
+            serde_json::Value::String(s) => s,
             other => other.to_string(),
         })
         .collect())
 }
 
-pub fn csv_header() -> Vec<String> {
+/// The CSV's header: the names of `public`'s fields, in order.
+pub fn csv_header() -> Result<Vec<String>, serde_json::Error> {
     let sample = crate::store::fixtures::record(0, LocalState::Queued);
-    serde_json::to_value(&sample)
-        .ok()
-        .and_then(|v| v.as_object().map(|o| o.keys().cloned().collect()))
-        .unwrap_or_default()
+    Ok(public::fields(&sample)?.into_iter().map(|(name, _)| name).collect())
 }
 
 pub fn export(args: &ExportArgs, settings: &Settings, stdout: &mut Output<impl Write>) -> Result<(), CliError> {
@@ -210,10 +208,10 @@ fn write_export(format: Format, db: &Path, out: &mut Output<impl Write>) -> Resu
         StoreError::Encode("the output failed".into())
     };
     let read = match format {
-        Format::Jsonl => query::export(db, |t| out.json_line(&t).map_err(&mut stop)),
+        Format::Jsonl => query::export(db, |t| out.json_line(&PublicTask::from(&t)).map_err(&mut stop)),
         Format::Csv => {
             let mut csv = out.csv();
-            csv.row(csv_header())?;
+            csv.row(csv_header().map_err(OutputError::Json)?)?;
             let read = query::export(db, |t| {
                 let cells = csv_record(&t).map_err(|e| stop(OutputError::Json(e)))?;
                 csv.row(cells).map_err(&mut stop)
@@ -243,7 +241,7 @@ pub fn run(args: &HistoryArgs, settings: &Settings, out: &mut Output<impl Write>
             };
             let rows = query::history(&db, &q, None, a.limit)?;
             if a.json {
-                out.json(&rows)?;
+                out.json(&public::rows(&rows))?;
             } else if rows.is_empty() {
                 out.line("No task matches.")?;
             } else {

@@ -54,7 +54,7 @@ pub fn run(args: &ListArgs, settings: &Settings, out: &mut Output<impl Write>) -
     let db = db_path(settings);
     let tasks = query::list(&db, args.status, args.batch, args.limit)?;
     if args.json {
-        out.json(&tasks)?;
+        out.json(&super::public::tasks(&tasks))?;
     } else if tasks.is_empty() && (args.status.is_some() || args.batch.is_some()) {
         out.line("No tasks match.")?;
     } else if tasks.is_empty() {

@@ -11,6 +11,7 @@ pub mod models;
 pub mod open;
 pub mod output;
 pub mod progress;
+pub mod public;
 pub mod rerun;
 pub mod resend;
 pub mod rm;

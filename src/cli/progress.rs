@@ -1,13 +1,19 @@
-//! Live progress of a headless command: on a terminal, one line per task redrawn in place;
+//! Live progress of a headless command: on a terminal, indicatif bars on standard error (one per
+//! task, or one for the whole lot when there are many), with every message printed above them;
 //! piped, one plain line per change of state.
 
 use std::collections::{BTreeMap, HashMap};
 use std::io::Write;
 use std::time::{Duration, Instant};
 
+use indicatif::{MultiProgress, ProgressBar, ProgressDrawTarget, ProgressStyle};
+
+use super::output::note;
 use crate::engine::{Event, Health, ServiceState, TaskUpdate};
+use crate::media::storage::Progress;
+use crate::media::uploads::progress_line;
 use crate::store::{LocalState, TaskRecord};
-use crate::text::{clock, fit, one_line, size};
+use crate::text::{clean, clock, fit, one_line, size};
 
 #[derive(Debug, Clone, Copy, PartialEq)]
 struct Transfer {
@@ -18,6 +24,23 @@ struct Transfer {
 
 /// One task's line.
 fn line(t: &TaskRecord, eta_ms: Option<i64>, transfer: Option<&Transfer>, now_ms: i64) -> String {
+    format!("{:>5}  {}", t.id, columns(t, eta_ms, transfer, now_ms))
+}
+
+/// How far along a task is, in percent: its render, then its download.
+fn percent(t: &TaskRecord, transfer: Option<&Transfer>) -> u64 {
+    let done = match t.state {
+        LocalState::Downloaded | LocalState::Completed => 100.0,
+        LocalState::Downloading => {
+            transfer.and_then(|x| Some(100.0 * x.bytes as f64 / x.total.filter(|&n| n > 0)? as f64)).unwrap_or(0.0)
+        }
+        _ => t.progress.unwrap_or(0.0),
+    };
+    done.clamp(0.0, 100.0) as u64
+}
+
+/// A task's line after its id: service id, state, detail.
+fn columns(t: &TaskRecord, eta_ms: Option<i64>, transfer: Option<&Transfer>, now_ms: i64) -> String {
     let remote = t.remote_id.as_deref().map(|r| fit(r, 30)).unwrap_or_else(|| "-".into());
     let state = match (t.state, &t.remote_status) {
         (LocalState::Unrecognized, Some(s)) => format!("status \"{}\"", fit(s, 20)),
@@ -42,14 +65,52 @@ fn line(t: &TaskRecord, eta_ms: Option<i64>, transfer: Option<&Transfer>, now_ms
         LocalState::Downloaded => t.file_path.as_deref().map(|p| fit(p, 80)).unwrap_or_default(),
         _ => t.error.as_ref().and_then(crate::api::types::message_of).map(|m| fit(&m, 80)).unwrap_or_default(),
     };
-    format!("{:>5}  {:<30}  {:<15}  {}", t.id, remote, state, detail).trim_end().to_string()
+    format!("{:<30}  {:<15}  {}", remote, state, detail).trim_end().to_string()
+}
+
+/// Beyond this many tasks one bar stands for them all: a block taller than the terminal
+/// cannot be redrawn in place.
+const BARS_AT_MOST: usize = 12;
+
+/// What is drawn on a terminal. indicatif redraws the block in place and prints messages above
+/// it, so nothing piles up or is drawn over, whatever the terminal's width.
+struct Bars {
+    multi: MultiProgress,
+    /// One bar per task, or none when `all` stands for them.
+    tasks: HashMap<i64, ProgressBar>,
+    all: Option<ProgressBar>,
+    /// The service's trouble, while there is some.
+    service: Option<ProgressBar>,
+}
+
+fn style(template: &str) -> ProgressStyle {
+    ProgressStyle::with_template(template).unwrap_or_else(|_| ProgressStyle::default_bar())
+}
+
+impl Bars {
+    fn new<'a>(tasks: impl Iterator<Item = &'a TaskRecord>, count: usize) -> Bars {
+        let multi = MultiProgress::with_draw_target(ProgressDrawTarget::stderr_with_hz(10));
+        let task_style = style("{prefix:>5} {bar:16} {wide_msg}");
+        let mut bars = Bars { multi, tasks: HashMap::new(), all: None, service: None };
+        if count > BARS_AT_MOST {
+            let bar = ProgressBar::new(count as u64).with_style(style("{pos}/{len} settled {bar:24} {wide_msg}"));
+            bars.all = Some(bars.multi.add(bar));
+        } else {
+            for t in tasks {
+                let bar = ProgressBar::new(100).with_style(task_style.clone()).with_prefix(t.id.to_string());
+                bars.tasks.insert(t.id, bars.multi.add(bar));
+            }
+        }
+        bars
+    }
 }
 
 pub struct Board {
     tty: bool,
     tasks: BTreeMap<i64, (TaskRecord, Option<i64>)>,
     transfers: HashMap<i64, Transfer>,
-    drawn: usize,
+    /// `None` when not on a terminal.
+    bars: Option<Bars>,
     last_draw: Option<Instant>,
     pub service: ServiceState,
     pub saw_unreachable: bool,
@@ -57,11 +118,13 @@ pub struct Board {
 
 impl Board {
     pub fn new(tty: bool, tasks: impl IntoIterator<Item = TaskRecord>) -> Board {
+        let tasks: BTreeMap<i64, (TaskRecord, Option<i64>)> = tasks.into_iter().map(|t| (t.id, (t, None))).collect();
+        let bars = tty.then(|| Bars::new(tasks.values().map(|(t, _)| t), tasks.len()));
         Board {
             tty,
-            tasks: tasks.into_iter().map(|t| (t.id, (t, None))).collect(),
+            tasks,
             transfers: HashMap::new(),
-            drawn: 0,
+            bars,
             last_draw: None,
             service: ServiceState::default(),
             saw_unreachable: false,
@@ -137,27 +200,116 @@ impl Board {
         Vec::new()
     }
 
-    /// Redraws the block of lines on a terminal, at most ten times a second.
-    pub fn draw(&mut self, out: &mut impl Write, force: bool) -> std::io::Result<()> {
-        if !self.tty || (!force && self.last_draw.is_some_and(|t| t.elapsed() < Duration::from_millis(100))) {
-            return Ok(());
+    /// Updates the bars on a terminal from the tasks, at most ten times a second (indicatif
+    /// draws them at its own pace).
+    pub fn draw(&mut self, force: bool) {
+        let Some(bars) = &mut self.bars else { return };
+        if !force && self.last_draw.is_some_and(|t| t.elapsed() < Duration::from_millis(100)) {
+            return;
         }
         let now = crate::engine::now_ms();
-        if self.drawn > 0 {
-            write!(out, "\x1b[{}A", self.drawn)?;
+        for (t, eta) in self.tasks.values() {
+            if let Some(bar) = bars.tasks.get(&t.id) {
+                let transfer = self.transfers.get(&t.id);
+                bar.set_position(percent(t, transfer));
+                bar.set_message(columns(t, *eta, transfer, now));
+            }
         }
-        let mut lines: Vec<String> =
-            self.tasks.values().map(|(t, eta)| line(t, *eta, self.transfers.get(&t.id), now)).collect();
-        if self.service.health != Health::Ok || self.service.paused_until_ms.is_some_and(|u| u > now) {
-            lines.push(format!("service: {}", self.service.summary(now)));
+        if let Some(all) = &bars.all {
+            all.set_position(self.tasks.values().filter(|(t, _)| t.state.is_settled()).count() as u64);
+            all.set_message(tally(self.tasks.values().map(|(t, _)| t.state)));
         }
-        for l in &lines {
-            writeln!(out, "\x1b[2K{l}")?;
+        let trouble = self.service.health != Health::Ok || self.service.paused_until_ms.is_some_and(|u| u > now);
+        match (&bars.service, trouble) {
+            (Some(bar), true) => bar.set_message(format!("service: {}", self.service.summary(now))),
+            (Some(bar), false) => {
+                bars.multi.remove(bar);
+                bar.finish_and_clear();
+                bars.service = None;
+            }
+            (None, true) => {
+                // Added before any message: a bar outside the block would draw on its own.
+                let bar = bars.multi.add(ProgressBar::new_spinner().with_style(style("{wide_msg}")));
+                bar.set_message(format!("service: {}", self.service.summary(now)));
+                bars.service = Some(bar);
+            }
+            (None, false) => {}
         }
-        self.drawn = lines.len();
         self.last_draw = Some(Instant::now());
-        out.flush()
     }
+
+    /// A message: above the bars on a terminal, a plain line otherwise.
+    pub fn say(&self, message: &str) {
+        let message = one_line(message);
+        match &self.bars {
+            Some(bars) => {
+                let _ = bars.multi.println(message);
+            }
+            None => {
+                let _ = writeln!(std::io::stderr(), "{message}");
+            }
+        }
+    }
+
+    /// The end of the live view: the bars in their last state, or none at all when the results
+    /// are about to be printed on the same terminal (once is enough).
+    pub fn end(&mut self, results_follow_here: bool) {
+        self.draw(true);
+        let Some(bars) = self.bars.take() else { return };
+        let every = bars.tasks.values().chain(&bars.all).chain(&bars.service);
+        if results_follow_here {
+            every.for_each(ProgressBar::finish_and_clear);
+            let _ = bars.multi.clear();
+        } else {
+            every.for_each(ProgressBar::abandon);
+        }
+    }
+}
+
+/// The uploads of a submission's local files: on a terminal a bar per large file, left in its
+/// last state; otherwise the plain lines of [`progress_line`].
+pub struct UploadBars {
+    multi: Option<MultiProgress>,
+    bars: HashMap<usize, ProgressBar>,
+}
+
+impl UploadBars {
+    pub fn new(tty: bool) -> UploadBars {
+        let multi = tty.then(|| MultiProgress::with_draw_target(ProgressDrawTarget::stderr_with_hz(10)));
+        UploadBars { multi, bars: HashMap::new() }
+    }
+
+    pub fn show(&mut self, index: usize, path: &std::path::Path, p: Progress) {
+        // Small files go up in a moment: no line, no bar.
+        let Some(line) = progress_line(index, path, p) else { return };
+        let Some(multi) = &self.multi else { return note(&line) };
+        let bar = self.bars.entry(index).or_insert_with(|| {
+            let bar = multi.add(ProgressBar::new(p.total));
+            bar.set_style(style("{msg} {bar:24} {decimal_bytes}/{decimal_total_bytes} {decimal_bytes_per_sec}"));
+            bar.set_message(format!(
+                "uploading media item {} ({})",
+                index + 1,
+                fit(&clean(&path.display().to_string()), 40)
+            ));
+            bar
+        });
+        bar.set_position(p.sent);
+    }
+
+    pub fn end(self) {
+        self.bars.values().for_each(ProgressBar::abandon);
+    }
+}
+
+/// How many tasks are in each state, the most frequent first.
+fn tally(states: impl Iterator<Item = LocalState>) -> String {
+    let mut counts: BTreeMap<&'static str, usize> = BTreeMap::new();
+    for s in states {
+        *counts.entry(s.as_str()).or_default() += 1;
+    }
+    let mut counts: Vec<_> = counts.into_iter().collect();
+    counts.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(b.0)));
+    counts.iter().map(|(s, n)| format!("{n} {s}")).collect::<Vec<_>>().join(", ")
 }
 
 #[cfg(test)]
@@ -180,5 +332,35 @@ mod tests {
         t.state = LocalState::Downloading;
         let l = line(&t, None, Some(&Transfer { bytes: 1_500_000, total: Some(3_000_000), rate: 2_000_000.0 }), 0);
         assert!(l.contains("1.5 MB of 3.0 MB  2.0 MB/s"), "{l}");
+    }
+
+    #[test]
+    fn the_bar_follows_the_render_then_the_download() {
+        let at = |state, progress: Option<f64>, transfer: Option<Transfer>| {
+            let mut t = crate::store::fixtures::record(1, state);
+            t.progress = progress;
+            percent(&t, transfer.as_ref())
+        };
+        let half = Transfer { bytes: 50, total: Some(100), rate: 1.0 };
+        let unknown = Transfer { bytes: 50, total: None, rate: 1.0 };
+        let cases = [
+            (at(LocalState::Waiting, None, None), 0),
+            (at(LocalState::InProgress, Some(42.7), None), 42),
+            (at(LocalState::InProgress, Some(250.0), None), 100),
+            (at(LocalState::InProgress, Some(f64::NAN), None), 0),
+            (at(LocalState::Downloading, Some(100.0), Some(half)), 50),
+            (at(LocalState::Downloading, Some(100.0), Some(unknown)), 0),
+            (at(LocalState::Downloaded, None, None), 100),
+        ];
+        for (i, (got, want)) in cases.into_iter().enumerate() {
+            assert_eq!(got, want, "case {i}");
+        }
+    }
+
+    #[test]
+    fn many_tasks_are_tallied_by_state_most_first() {
+        use LocalState::*;
+        assert_eq!(tally([Queued, Downloaded, Queued, Failed].into_iter()), "2 queued, 1 downloaded, 1 failed");
+        assert_eq!(tally(std::iter::empty()), "");
     }
 }

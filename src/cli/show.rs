@@ -9,6 +9,7 @@ use thiserror::Error;
 
 use super::CliError;
 use super::output::{Output, OutputError};
+use super::public;
 use crate::config::Settings;
 use crate::engine::query;
 use crate::preview::{PreviewError, Previewer, StillPaths};
@@ -92,7 +93,7 @@ pub fn run(args: &ShowArgs, settings: &Settings, out: &mut Output<impl Write>) -
     let (task, events) = query::show(&db, id)?;
     let previewer = Previewer::from_settings(settings);
     if args.json {
-        let mut shown = json!({ "task": task, "events": events });
+        let mut shown = json!({ "task": public::PublicTask::from(&task), "events": public::events(&events) });
         if args.preview {
             let (paths, why) = match preview_paths(&task, &previewer) {
                 Ok(paths) => (json!(paths), None),

@@ -286,13 +286,12 @@ pub async fn uploaded(draft: Draft, settings: &Settings) -> Option<Draft> {
         now: jiff::Timestamp::now().as_second(),
         client_timeout: Duration::try_from_secs_f64(settings.engine.client_timeout_secs).unwrap_or(Duration::MAX),
     };
-    let shown = |index, path: &std::path::Path, p| {
-        if let Some(line) = uploads::progress_line(index, path, p) {
-            note(&line);
-        }
-    };
+    let mut bars = super::progress::UploadBars::new(stderr_is_tty());
+    let shown = |index, path: &std::path::Path, p| bars.show(index, path, p);
     let storage = settings.storage.as_ref();
-    match uploads::upload_all(draft, &frame, storage, crate::config::storage_credentials, shown).await {
+    let result = uploads::upload_all(draft, &frame, storage, crate::config::storage_credentials, shown).await;
+    bars.end();
+    match result {
         Ok(d) => Some(d),
         Err(failures) => {
             failures.iter().for_each(|f| note(f));

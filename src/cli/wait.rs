@@ -43,6 +43,18 @@ pub fn resolve_all(settings: &Settings, ids: &[String]) -> Result<Vec<TaskRecord
         .collect()
 }
 
+/// Every unfinished task now, and those of `before` whatever they have become since.
+fn all_targets(db: &std::path::Path, before: &[TaskRecord]) -> Result<Vec<TaskRecord>, CliError> {
+    let mut targets = query::unfinished(db)?;
+    for t in before {
+        if !targets.iter().any(|n| n.id == t.id) {
+            targets.push(query::show(db, t.id)?.0);
+        }
+    }
+    targets.sort_by_key(|t| t.id);
+    Ok(targets)
+}
+
 pub async fn run(
     args: &WaitArgs,
     settings: &Settings,
@@ -54,11 +66,14 @@ pub async fn run(
         return Ok(ExitCode::from(2));
     }
     let db = db_path(settings);
+    // Read before attaching too: an engine that starts now settles a send it finds cut short
+    // as submit_unknown, and that task was still waited on.
+    let before = if args.all { query::unfinished(&db)? } else { Vec::new() };
     // Attached first, read second: a task that ends in between is read as ended, and every
     // later change arrives as an event.
     let attached = session::attach(settings, reach).await?;
     let (engine, mut events) = (attached.engine, attached.events);
-    let targets = if args.all { query::unfinished(&db)? } else { resolve_all(settings, &args.ids)? };
+    let targets = if args.all { all_targets(&db, &before)? } else { resolve_all(settings, &args.ids)? };
     // A stalled task may have finished on the service since: ask again now, not in a minute.
     for t in targets.iter().filter(|t| t.state == LocalState::Stalled) {
         if let Err(e) = engine.recheck(t.id).await {

@@ -1,7 +1,9 @@
 //! Read-only questions about the journal, for commands that do not run the engine.
 
-use std::path::Path;
+use std::io::ErrorKind;
+use std::path::{Path, PathBuf};
 
+use rusqlite::Connection;
 use serde::Serialize;
 
 use super::ledger::{self, Ledger};
@@ -18,14 +20,50 @@ pub enum QueryError {
     NoMatch(String),
     #[error("\"{text}\" matches {count} tasks; give more of the id")]
     Ambiguous { text: String, count: usize },
+    #[error("{} is not usable as reel's data: {why}; fix it or point REEL_DATA_DIR (or data_dir in the config) elsewhere", path.display())]
+    Unusable { path: PathBuf, why: String },
+}
+
+fn unusable(path: &Path, why: impl ToString) -> QueryError {
+    QueryError::Unusable { path: path.to_path_buf(), why: why.to_string() }
+}
+
+/// The journal, or `None` when there is none yet: no data folder, or a folder without a
+/// database (no tasks, which is fine). A folder that cannot be read, or a file that is not a
+/// reel database, is an error naming its path, never an empty answer.
+fn open(db: &Path) -> Result<Option<Connection>, QueryError> {
+    if let Some(dir) = db.parent().filter(|d| !d.as_os_str().is_empty()) {
+        match std::fs::metadata(dir) {
+            Err(e) if e.kind() == ErrorKind::NotFound => return Ok(None),
+            Err(e) => return Err(unusable(dir, e)),
+            Ok(m) if !m.is_dir() => return Err(unusable(dir, "it is not a folder")),
+            Ok(_) => {
+                std::fs::read_dir(dir).map_err(|e| unusable(dir, e))?;
+            }
+        }
+    }
+    match std::fs::metadata(db) {
+        Err(e) if e.kind() == ErrorKind::NotFound => return Ok(None),
+        Err(e) => return Err(unusable(db, e)),
+        Ok(m) if !m.is_file() => return Err(unusable(db, "it is not a file")),
+        // The engine creates the file and its tables in one go; an empty file is that moment.
+        Ok(m) if m.len() == 0 => return Ok(None),
+        Ok(_) => {}
+    }
+    let conn = open_reader(db).map_err(|e| unusable(db, e))?;
+    let tables: i64 = conn
+        .query_row("SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = 'tasks'", [], |r| r.get(0))
+        .map_err(|e| unusable(db, format!("it is not a reel database ({e})")))?;
+    if tables == 0 {
+        return Err(unusable(db, "it is an SQLite database, but not reel's (it has no tasks table)"));
+    }
+    Ok(Some(conn))
 }
 
 /// The one task an ID the user typed means.
 pub fn resolve(db: &Path, text: &str) -> Result<i64, QueryError> {
-    if !db.exists() {
-        return Err(QueryError::NoMatch(text.to_string()));
-    }
-    let ids = tasks::resolve(&open_reader(db)?, text)?;
+    let Some(conn) = open(db)? else { return Err(QueryError::NoMatch(text.to_string())) };
+    let ids = tasks::resolve(&conn, text)?;
     match ids.as_slice() {
         [id] => Ok(*id),
         [] => Err(QueryError::NoMatch(text.to_string())),
@@ -40,31 +78,25 @@ pub fn list(
     batch: Option<i64>,
     limit: usize,
 ) -> Result<Vec<TaskRecord>, QueryError> {
-    if !db.exists() {
-        return Ok(Vec::new());
-    }
-    Ok(tasks::list(&open_reader(db)?, state, batch, limit)?)
+    let Some(conn) = open(db)? else { return Ok(Vec::new()) };
+    Ok(tasks::list(&conn, state, batch, limit)?)
 }
 
 pub fn unfinished(db: &Path) -> Result<Vec<TaskRecord>, QueryError> {
-    if !db.exists() {
-        return Ok(Vec::new());
-    }
-    Ok(tasks::unfinished(&open_reader(db)?)?)
+    let Some(conn) = open(db)? else { return Ok(Vec::new()) };
+    Ok(tasks::unfinished(&conn)?)
 }
 
 /// What the dashboard shows when it opens: every unfinished task, and those that changed in the
 /// since `since_ms` (what happened while no dashboard was open: the engine process goes on).
 pub fn on_opening(db: &Path, since_ms: i64) -> Result<Vec<TaskRecord>, QueryError> {
-    if !db.exists() {
-        return Ok(Vec::new());
-    }
-    Ok(tasks::unfinished_or_since(&open_reader(db)?, since_ms, 500)?)
+    let Some(conn) = open(db)? else { return Ok(Vec::new()) };
+    Ok(tasks::unfinished_or_since(&conn, since_ms, 500)?)
 }
 
 /// A task with its timeline.
 pub fn show(db: &Path, id: i64) -> Result<(TaskRecord, Vec<EventRecord>), QueryError> {
-    let conn = open_reader(db)?;
+    let conn = open(db)?.ok_or_else(|| QueryError::NoMatch(id.to_string()))?;
     let task = tasks::get(&conn, id)?.ok_or_else(|| QueryError::NoMatch(id.to_string()))?;
     let events = tasks::events(&conn, id)?;
     Ok((task, events))
@@ -81,10 +113,8 @@ pub struct HistoryRow {
 
 /// One page of history; files are looked for here, so no one looks on the screen's thread.
 pub fn history(db: &Path, q: &HistoryQuery, cursor: Option<i64>, limit: usize) -> Result<Vec<HistoryRow>, QueryError> {
-    if !db.exists() {
-        return Ok(Vec::new());
-    }
-    let rows = history::page(&open_reader(db)?, q, cursor, limit)?;
+    let Some(conn) = open(db)? else { return Ok(Vec::new()) };
+    let rows = history::page(&conn, q, cursor, limit)?;
     Ok(rows
         .into_iter()
         .map(|record| {
@@ -96,7 +126,7 @@ pub fn history(db: &Path, q: &HistoryQuery, cursor: Option<i64>, limit: usize) -
 
 /// A task's parent and children.
 pub fn lineage(db: &Path, id: i64) -> Result<(Option<TaskRecord>, Vec<TaskRecord>), QueryError> {
-    let conn = open_reader(db)?;
+    let conn = open(db)?.ok_or_else(|| QueryError::NoMatch(id.to_string()))?;
     let task = tasks::get(&conn, id)?.ok_or_else(|| QueryError::NoMatch(id.to_string()))?;
     let parent = match task.parent_id {
         Some(p) => tasks::get(&conn, p)?,
@@ -106,17 +136,13 @@ pub fn lineage(db: &Path, id: i64) -> Result<(Option<TaskRecord>, Vec<TaskRecord
 }
 
 pub fn models(db: &Path) -> Result<Vec<String>, QueryError> {
-    if !db.exists() {
-        return Ok(Vec::new());
-    }
-    Ok(history::models(&open_reader(db)?)?)
+    let Some(conn) = open(db)? else { return Ok(Vec::new()) };
+    Ok(history::models(&conn)?)
 }
 
 pub fn ledger(db: &Path, since: Option<i64>, pricing: &Pricing) -> Result<Ledger, QueryError> {
-    if !db.exists() {
-        return Ok(ledger::compute(&[], &Default::default(), pricing));
-    }
-    let (rows, times) = history::ledger_rows(&open_reader(db)?, since)?;
+    let Some(conn) = open(db)? else { return Ok(ledger::compute(&[], &Default::default(), pricing)) };
+    let (rows, times) = history::ledger_rows(&conn, since)?;
     Ok(ledger::compute(&rows, &times, pricing))
 }
 
@@ -130,19 +156,15 @@ pub fn start_of_today() -> i64 {
 /// will bill, in flight included, of priced models and not of demo mode (see
 /// [`ledger::spent`]).
 pub fn spent_today(db: &Path, pricing: &Pricing) -> Result<f64, QueryError> {
-    if !db.exists() {
-        return Ok(0.0);
-    }
-    let rows = history::spend_rows(&open_reader(db)?, start_of_today())?;
+    let Some(conn) = open(db)? else { return Ok(0.0) };
+    let rows = history::spend_rows(&conn, start_of_today())?;
     Ok(ledger::spent(&rows, pricing))
 }
 
 /// Every task, oldest first.
 pub fn export(db: &Path, each: impl FnMut(TaskRecord) -> Result<(), StoreError>) -> Result<(), QueryError> {
-    if !db.exists() {
-        return Ok(());
-    }
-    Ok(history::all(&open_reader(db)?, each)?)
+    let Some(conn) = open(db)? else { return Ok(()) };
+    Ok(history::all(&conn, each)?)
 }
 
 #[cfg(test)]
