@@ -1,5 +1,6 @@
 //! Headless commands: argument definitions and one file per subcommand.
 
+pub mod batch;
 pub mod download;
 pub mod engine;
 pub mod error;

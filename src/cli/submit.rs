@@ -12,29 +12,33 @@ use super::follow::{Ended, exit_code, follow, print_tasks, stderr_is_tty};
 use super::output::{Output, allow_closed, note};
 use super::progress::Board;
 use crate::config::{Settings, Target};
+use crate::engine::journal::Part;
 use crate::media::{measured, preflight, uploads};
-use crate::rules::{Draft, Invalid, MediaDraft, UnknownModels, validate};
+use crate::rules::{Draft, Invalid, MediaDraft, UnknownModels, ValidSubmission, validate};
 use crate::session::{self, Reach};
 use crate::store::LocalState;
 
 #[derive(Debug, Args)]
 pub struct SubmitArgs {
     /// Model id, <vendor>/<family>-<version>/<mode> (see `reel models`).
-    #[arg(long)]
+    #[arg(long, required_unless_present = "from", default_value = "")]
     pub model: String,
     /// What the video shows; reference media by kind and position (image 1, video 1, …).
-    #[arg(long)]
+    /// `{a|b}` sends one task per alternative, `{name}` one per value of a column or --var.
+    #[arg(long, required_unless_present = "from", default_value = "")]
     pub prompt: String,
     /// What to avoid.
     #[arg(long)]
     pub negative: Option<String>,
-    /// Output seconds (default 5; -1 for automatic where the model allows it).
+    /// Output seconds (default 5; -1 for automatic where the model allows it); a list (5,10)
+    /// sends one task per value.
     #[arg(long, allow_hyphen_values = true)]
     pub seconds: Option<String>,
     /// 480P, 720P or 1080P (default 720P).
     #[arg(long)]
     pub resolution: Option<String>,
-    /// 1:1, 16:9, 9:16, 4:3, 3:4 or adaptive (default 1:1).
+    /// 1:1, 16:9, 9:16, 4:3, 3:4 or adaptive (default 1:1); a list (16:9,9:16) sends one
+    /// task per value, crossed with the seconds.
     #[arg(long)]
     pub ratio: Option<String>,
     /// Ask the service to add its watermark.
@@ -59,6 +63,36 @@ pub struct SubmitArgs {
     /// Send without checking the media URLs first (reachable, type, duration).
     #[arg(long)]
     pub no_preflight: bool,
+    /// Send every row of a file: JSON lines (.jsonl), CSV with a header row (.csv) or one
+    /// prompt per line (any other name). The flags give what a row leaves out.
+    #[arg(long, value_name = "FILE")]
+    pub from: Option<std::path::PathBuf>,
+    /// Values of a prompt's `{NAME}`: NAME=a,b or NAME=@FILE (one value a line).
+    #[arg(long, value_name = "NAME=VALUES")]
+    pub var: Vec<String>,
+    /// Send the valid tasks and list the invalid ones, instead of sending nothing.
+    #[arg(long)]
+    pub skip_invalid: bool,
+    /// Send again the tasks of the batch already sent (same content) by an earlier run.
+    #[arg(long)]
+    pub again: bool,
+    /// Print every task the batch expands to, and send nothing.
+    #[arg(long)]
+    pub dry_run: bool,
+}
+
+impl SubmitArgs {
+    /// Whether this submission goes through the batch path: a file, a template, a list of
+    /// ratios or seconds, or a dry run.
+    pub fn is_batch(&self) -> bool {
+        let listed = |v: &Option<String>| v.as_deref().is_some_and(|v| v.contains(','));
+        self.from.is_some()
+            || !self.var.is_empty()
+            || self.dry_run
+            || listed(&self.ratio)
+            || listed(&self.seconds)
+            || self.prompt.contains(['{', '}'])
+    }
 }
 
 /// A `--media` value without the `TYPE=` that says what the item is.
@@ -97,6 +131,9 @@ pub async fn run(
     reach: &Reach,
     out: &mut Output<impl Write>,
 ) -> Result<ExitCode, CliError> {
+    if args.is_batch() {
+        return super::batch::run(args, settings, reach, out).await;
+    }
     let draft = match args.draft() {
         Ok(d) => d,
         Err(bad) => {
@@ -129,14 +166,42 @@ pub async fn run(
     for w in &valid.warnings {
         note(&format!("warning: {w}"));
     }
-    if settings.budget.daily.is_some() && !args.yes {
-        let spent = crate::engine::query::spent_today(&crate::session::db_path(settings), &settings.pricing)?;
-        let plan = std::slice::from_ref(&valid);
-        if let Err(over) = crate::rules::check_budget(&settings.budget, &settings.pricing, spent, plan, args.count) {
+    if over_budget(settings, std::slice::from_ref(&valid), args.count, args.yes)? {
+        return Ok(ExitCode::from(2));
+    }
+    send(vec![Part { submission: valid, count: args.count, parent: None }], args, settings, reach, out).await
+}
+
+/// Whether sending `plan` (`count` times each) would pass the daily budget, said on stderr;
+/// `--yes` sends anyway.
+pub(super) fn over_budget(
+    settings: &Settings,
+    plan: &[ValidSubmission],
+    count: u32,
+    yes: bool,
+) -> Result<bool, CliError> {
+    if settings.budget.daily.is_none() || yes {
+        return Ok(false);
+    }
+    let spent = crate::engine::query::spent_today(&crate::session::db_path(settings), &settings.pricing)?;
+    match crate::rules::check_budget(&settings.budget, &settings.pricing, spent, plan, count) {
+        Ok(_) => Ok(false),
+        Err(over) => {
             note(&format!("{over}; add --yes to send anyway"));
-            return Ok(ExitCode::from(2));
+            Ok(true)
         }
     }
+}
+
+/// Sends the parts as one submission (one batch when there are several tasks), follows them
+/// as `--wait` asks, prints them and chooses the exit code.
+pub(super) async fn send(
+    parts: Vec<Part>,
+    args: &SubmitArgs,
+    settings: &Settings,
+    reach: &Reach,
+    out: &mut Output<impl Write>,
+) -> Result<ExitCode, CliError> {
     if settings.target == Target::Demo {
         if *reach == Reach::InProcess && !args.wait {
             note(
@@ -150,7 +215,7 @@ pub async fn run(
     }
     let attached = session::attach(settings, reach).await?;
     let (engine, mut events) = (attached.engine, attached.events);
-    let records = engine.submit(valid, args.count, None).await?;
+    let records = engine.submit_parts(parts).await?;
     let mut board = Board::new(stderr_is_tty(), records);
     let ended = if args.wait {
         follow(&mut events, &mut board, Board::done).await
@@ -172,7 +237,7 @@ pub async fn run(
     })
 }
 
-fn refused(invalid: &Invalid) -> ExitCode {
+pub(super) fn refused(invalid: &Invalid) -> ExitCode {
     for v in &invalid.violations {
         note(&format!("{}: {v}", v.field()));
     }
