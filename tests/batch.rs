@@ -229,3 +229,45 @@ async fn running_a_file_again_sends_only_the_new_rows() {
     assert_eq!(json(&out).len(), 3, "--again sends them all");
     assert_eq!(listed(&env, &sim).await.len(), 6);
 }
+
+#[tokio::test(flavor = "multi_thread")]
+async fn rows_with_media_are_checked_once_per_list_and_billed_as_measured() {
+    let sim = start(fast_config()).await;
+    let env = env("");
+    let base = sim.base_url();
+    let r2v = "acme/aurora-3.0/reference-to-video-global";
+    let video = format!("reference_video={base}/media/v.mp4?seconds=8@5");
+    let jsonl = env.file(
+        "m.jsonl",
+        &format!(
+            "{{\"prompt\": \"a {{red|blue}} fox\", \"media\": [\"{video}\"]}}\n\
+             {{\"prompt\": \"a gone fox\", \"media\": [\"reference_image={base}/media/gone.gif\"]}}\n"
+        ),
+    );
+    let media_checks = |sim: &SimHandle| sim.requests().iter().filter(|r| r.path.starts_with("/media/")).count();
+    let (code, _, err) = run(&env, &sim, &["submit", "--from", &jsonl, "--model", r2v, "--wait", "--yes"]).await;
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("no such file (404)") && err.contains("nothing was sent"), "{err}");
+    assert!(listed(&env, &sim).await.is_empty());
+
+    let good = env.file("g.jsonl", &format!("{{\"prompt\": \"a {{red|blue}} fox\", \"media\": [\"{video}\"]}}\n"));
+    let before = media_checks(&sim);
+    let (code, out, err) =
+        run(&env, &sim, &["submit", "--from", &good, "--model", r2v, "--wait", "--yes", "--json"]).await;
+    assert_eq!(code, 0, "{err}");
+    let tasks = json(&out);
+    assert_eq!(tasks.len(), 2);
+    assert!(tasks.iter().all(|t| t["billed_seconds"].as_f64() == Some(13.0)), "5 s out + 8 s measured: {out}");
+    let two = media_checks(&sim) - before;
+    let one = env.file("o.jsonl", &format!("{{\"prompt\": \"a grey fox\", \"media\": [\"{video}\"]}}\n"));
+    let before = media_checks(&sim);
+    let (code, _, err) = run(&env, &sim, &["submit", "--from", &one, "--model", r2v, "--wait", "--yes"]).await;
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(two, media_checks(&sim) - before, "two tasks with one media list check it once, as one task does");
+    assert!(two >= 1);
+
+    let (code, _, err) = run(&env, &sim, &["submit", "--from", &good, "--model", r2v, "--yes"]).await;
+    assert_eq!(code, 0, "{err}");
+    assert!(err.contains("every task was already sent"), "the key is the task's content, measured: {err}");
+    assert_eq!(listed(&env, &sim).await.len(), 3);
+}

@@ -2,7 +2,7 @@
 //! leave out those an earlier run sent, say the count and cost, ask past the threshold, and
 //! send the rest as one submission (one batch).
 
-use std::collections::{BTreeMap, HashSet};
+use std::collections::{BTreeMap, HashMap, HashSet};
 use std::io::{IsTerminal, Write};
 use std::process::ExitCode;
 
@@ -10,7 +10,7 @@ use serde::Serialize;
 
 use super::CliError;
 use super::output::{Output, allow_closed, note};
-use super::submit::{SubmitArgs, over_budget, parse_media, send, uploaded};
+use super::submit::{SubmitArgs, checked_media, over_budget, parse_media, send, uploaded};
 use crate::batch::expand::{self, Checked, Defaults};
 use crate::batch::key::content_key;
 use crate::batch::read::{self, Row};
@@ -18,7 +18,7 @@ use crate::batch::template::{self, VarSource};
 use crate::batch::{RowError, expand::Task};
 use crate::config::Settings;
 use crate::engine::journal::Part;
-use crate::rules::{Draft, UnknownModels, ValidSubmission, validate};
+use crate::rules::{Draft, MediaDraft, UnknownModels, ValidSubmission, validate};
 use crate::session::Reach;
 use crate::store::{open_reader, tasks};
 
@@ -103,7 +103,12 @@ fn expansion(args: &SubmitArgs, settings: &Settings) -> Result<(Vec<Checked>, Ve
         }
     }
     let (good, invalid) = expand::check(all, &settings.catalog);
-    problems.extend(invalid);
+    // The tasks of one row often break the same rule: each is said once.
+    for p in invalid {
+        if !problems.contains(&p) {
+            problems.push(p);
+        }
+    }
     Ok((good, problems))
 }
 
@@ -137,19 +142,8 @@ pub async fn run(
         good.iter().flat_map(|c| c.submission.warnings.iter().map(ToString::to_string)).collect();
     warnings.iter().for_each(|w| note(&format!("warning: {w}")));
     // A dry run sends nothing, and uploading is sending a file: local files are shown as named.
-    if !args.dry_run {
-        for c in good.iter_mut().filter(|c| c.submission.awaits_uploads()) {
-            let Some(draft) = uploaded(Draft::from(&c.submission), settings).await else {
-                return Ok(ExitCode::from(2));
-            };
-            match validate(&draft, &settings.catalog, UnknownModels::Warn) {
-                Ok(v) if !v.awaits_uploads() => c.submission = v,
-                _ => {
-                    note(&format!("{}: a local media file was not uploaded; nothing was sent", c.at));
-                    return Ok(ExitCode::from(2));
-                }
-            }
-        }
+    if !args.dry_run && !prepared_media(&mut good, args.no_preflight, settings).await {
+        return Ok(ExitCode::from(2));
     }
     let keys: Vec<String> = good.iter().map(|c| content_key(&c.submission)).collect();
     let sent = if args.again { HashSet::new() } else { already_sent(settings, &keys)? };
@@ -189,6 +183,41 @@ pub async fn run(
     let parts =
         fresh.into_iter().map(|c| Part { submission: c.submission.clone(), count: c.copies, parent: None }).collect();
     send(parts, args, settings, reach, out).await
+}
+
+/// Every task's local files uploaded and its media checked (unless `--no-preflight`), each
+/// distinct media list once; `false` when any could not be (each problem said, nothing sent).
+async fn prepared_media(good: &mut [Checked], no_preflight: bool, settings: &Settings) -> bool {
+    let mut done: HashMap<String, Vec<MediaDraft>> = HashMap::new();
+    for c in good.iter_mut().filter(|c| !c.submission.media.is_empty()) {
+        let draft = Draft::from(&c.submission);
+        let id = serde_json::to_string(&draft.media).unwrap_or_default();
+        let media = match done.get(&id) {
+            Some(media) => media.clone(),
+            None => {
+                let Some(mut ready) = uploaded(draft.clone(), settings).await else { return false };
+                if !no_preflight {
+                    let Some(checked) = checked_media(&ready).await else { return false };
+                    ready = checked;
+                }
+                done.insert(id, ready.media.clone());
+                ready.media
+            }
+        };
+        match validate(&Draft { media, ..draft }, &settings.catalog, UnknownModels::Warn) {
+            Ok(v) if !v.awaits_uploads() => c.submission = v,
+            Ok(_) => {
+                note(&format!("{}: a local media file was not uploaded; nothing was sent", c.at));
+                return false;
+            }
+            Err(invalid) => {
+                invalid.violations.iter().for_each(|v| note(&format!("{}: {}: {v}", c.at, v.field())));
+                note("nothing was sent");
+                return false;
+            }
+        }
+    }
+    true
 }
 
 /// `N tasks, billed …, cost …`.

@@ -273,7 +273,7 @@ pub async fn uploaded(draft: Draft, settings: &Settings) -> Option<Draft> {
 
 /// The preflight: every media URL checked, each one's verdict shown; the draft with measured
 /// durations, or `None` when any item failed (every failure listed, nothing sent).
-async fn checked_media(draft: &Draft) -> Option<Draft> {
+pub(super) async fn checked_media(draft: &Draft) -> Option<Draft> {
     match preflight::check_draft(draft).await {
         Ok((draft, checked)) => {
             checked.iter().for_each(|c| note(&c.to_string()));
