@@ -271,3 +271,63 @@ async fn rows_with_media_are_checked_once_per_list_and_billed_as_measured() {
     assert!(err.contains("every task was already sent"), "the key is the task's content, measured: {err}");
     assert_eq!(listed(&env, &sim).await.len(), 3);
 }
+
+/// The tmux server of a test, killed when the test ends, passed or not.
+struct Tmux(String);
+
+impl Tmux {
+    fn run(&self, args: &[&str]) -> String {
+        let out = std::process::Command::new("tmux").args(["-L", &self.0]).args(args).output().expect("tmux runs");
+        String::from_utf8_lossy(&out.stdout).into_owned()
+    }
+
+    /// The screen once `ready` holds for it.
+    fn wait_until(&self, what: &str, ready: impl Fn(&str) -> bool) -> String {
+        let deadline = std::time::Instant::now() + Duration::from_secs(120);
+        loop {
+            let screen = self.run(&["capture-pane", "-p", "-t", "reel"]);
+            if ready(&screen) {
+                return screen;
+            }
+            assert!(std::time::Instant::now() < deadline, "{what} never came:\n{screen}");
+            std::thread::sleep(Duration::from_millis(100));
+        }
+    }
+}
+
+impl Drop for Tmux {
+    fn drop(&mut self) {
+        self.run(&["kill-server"]);
+    }
+}
+
+/// On a terminal, past the threshold, the question decides: "n" sends nothing, "y" sends.
+#[tokio::test(flavor = "multi_thread")]
+async fn on_a_terminal_past_the_threshold_it_asks() {
+    let sim = start(fast_config()).await;
+    let env = env("[batch]\nconfirm_over = 2\n");
+    let text = env.file("p.txt", "one\ntwo\nthree\n");
+    let tmux = Tmux(format!("reel-batch-test-{}", std::process::id()));
+    let command = format!(
+        // Exported: both commands run against the simulator, on the test's own data folder.
+        "export REEL_BASE_URL={} REEL_API_KEY={} REEL_DATA_DIR={} REEL_CONFIG={}; {bin} submit --from {text} --model {MODEL} \
+         --wait; echo first-exited-$?; {bin} submit --from {text} --model {MODEL} --wait; echo second-exited-$?; \
+         sleep 600",
+        sim.base_url(),
+        sim.api_key(),
+        env.data.display(),
+        env.config.display(),
+        bin = env!("CARGO_BIN_EXE_reel"),
+    );
+    tmux.run(&["new-session", "-d", "-s", "reel", "-x", "160", "-y", "40", &command]);
+    let question = "send 3 tasks? [y/N]";
+    let screen = tmux.wait_until("the question", |s| s.contains(question));
+    assert!(screen.contains("3 tasks, billed 15 s"), "the count and billed seconds come first: {screen}");
+    tmux.run(&["send-keys", "-t", "reel", "n", "Enter"]);
+    tmux.wait_until("the first exit", |s| s.contains("first-exited-2"));
+    assert!(listed(&env, &sim).await.is_empty(), "\"n\" sends nothing");
+    tmux.wait_until("the second question", |s| s.matches(question).count() == 2);
+    tmux.run(&["send-keys", "-t", "reel", "y", "Enter"]);
+    tmux.wait_until("the second exit", |s| s.contains("second-exited-0"));
+    assert_eq!(prompts(&listed(&env, &sim).await), ["one", "three", "two"], "\"y\" sends");
+}

@@ -6,38 +6,56 @@ use sha2::{Digest, Sha256};
 
 use crate::rules::ValidSubmission;
 
-/// Only what the task asks the service for: the same request gives the same key, whatever
+/// What a task asks the service for: the same request has the same content, whatever
 /// journaled it. A local file counts by its path, since each upload signs a new URL.
-#[derive(Serialize)]
-struct Content<'a> {
-    model: String,
-    prompt: &'a str,
-    negative_prompt: Option<&'a str>,
-    seconds: i64,
-    resolution: &'static str,
-    ratio: &'static str,
-    watermark: bool,
-    media: Vec<(&'static str, &'a str, Option<f64>)>,
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Content<'a> {
+    pub model: String,
+    pub prompt: &'a str,
+    pub negative_prompt: Option<&'a str>,
+    pub seconds: i64,
+    pub resolution: &'static str,
+    pub ratio: &'static str,
+    pub watermark: bool,
+    pub media: Vec<MediaContent<'a>>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct MediaContent<'a> {
+    #[serde(rename = "type")]
+    pub kind: &'static str,
+    /// The URL, or the local file as named.
+    pub url: &'a str,
+    pub seconds: Option<f64>,
+}
+
+impl<'a> Content<'a> {
+    pub fn of(s: &'a ValidSubmission) -> Content<'a> {
+        Content {
+            model: s.model.to_string(),
+            prompt: &s.prompt,
+            negative_prompt: s.negative_prompt.as_deref(),
+            seconds: s.seconds,
+            resolution: s.resolution.as_str(),
+            ratio: s.ratio.as_str(),
+            watermark: s.watermark,
+            media: s
+                .media
+                .iter()
+                .map(|m| MediaContent {
+                    kind: m.kind.as_str(),
+                    url: m.local.as_ref().map_or(m.url.as_str(), |l| l.path.as_str()),
+                    seconds: m.seconds,
+                })
+                .collect(),
+        }
+    }
 }
 
 /// Hex SHA-256 of the submission's content as JSON.
 pub fn content_key(s: &ValidSubmission) -> String {
-    let content = Content {
-        model: s.model.to_string(),
-        prompt: &s.prompt,
-        negative_prompt: s.negative_prompt.as_deref(),
-        seconds: s.seconds,
-        resolution: s.resolution.as_str(),
-        ratio: s.ratio.as_str(),
-        watermark: s.watermark,
-        media: s
-            .media
-            .iter()
-            .map(|m| (m.kind.as_str(), m.local.as_ref().map_or(m.url.as_str(), |l| l.path.as_str()), m.seconds))
-            .collect(),
-    };
     // Plain data of strings and numbers: serializing it cannot fail.
-    let json = serde_json::to_vec(&content).unwrap_or_default();
+    let json = serde_json::to_vec(&Content::of(s)).unwrap_or_default();
     Sha256::digest(&json).iter().map(|b| format!("{b:02x}")).collect()
 }
 

@@ -12,7 +12,7 @@ use super::CliError;
 use super::output::{Output, allow_closed, note};
 use super::submit::{SubmitArgs, checked_media, over_budget, parse_media, send, uploaded};
 use crate::batch::expand::{self, Checked, Defaults};
-use crate::batch::key::content_key;
+use crate::batch::key::{Content, content_key};
 use crate::batch::read::{self, Row};
 use crate::batch::template::{self, VarSource};
 use crate::batch::{RowError, expand::Task};
@@ -26,14 +26,8 @@ use crate::store::{open_reader, tasks};
 #[derive(Debug, Serialize)]
 struct Planned<'a> {
     at: &'a str,
-    model: String,
-    prompt: &'a str,
-    negative_prompt: Option<&'a str>,
-    seconds: i64,
-    resolution: &'static str,
-    ratio: &'static str,
-    watermark: bool,
-    media: Vec<String>,
+    #[serde(flatten)]
+    content: Content<'a>,
     copies: u32,
     billed_seconds: Option<f64>,
     key: &'a str,
@@ -248,23 +242,13 @@ fn dry_run(
     let planned: Vec<Planned> = good
         .iter()
         .zip(keys)
-        .map(|(c, key)| {
-            let s = &c.submission;
-            Planned {
-                at: &c.at,
-                model: s.model.to_string(),
-                prompt: &s.prompt,
-                negative_prompt: s.negative_prompt.as_deref(),
-                seconds: s.seconds,
-                resolution: s.resolution.as_str(),
-                ratio: s.ratio.as_str(),
-                watermark: s.watermark,
-                media: s.media.iter().map(|m| format!("{}={}", m.kind, m.url)).collect(),
-                copies: c.copies,
-                billed_seconds: s.billing.total(),
-                key,
-                already_sent: sent.contains(key),
-            }
+        .map(|(c, key)| Planned {
+            at: &c.at,
+            content: Content::of(&c.submission),
+            copies: c.copies,
+            billed_seconds: c.submission.billing.total(),
+            key,
+            already_sent: sent.contains(key),
         })
         .collect();
     let to_send: Vec<ValidSubmission> = good
@@ -282,11 +266,11 @@ fn dry_run(
             let line = format!(
                 "{}  {}  {} s  {}  {}{copies}{mark}  {}",
                 p.at,
-                p.model,
-                p.seconds,
-                p.resolution,
-                p.ratio,
-                crate::text::one_line(p.prompt)
+                p.content.model,
+                p.content.seconds,
+                p.content.resolution,
+                p.content.ratio,
+                crate::text::one_line(p.content.prompt)
             );
             allow_closed(out.line(&line))?;
         }

@@ -12,8 +12,13 @@ use super::{LocalState, fixtures};
 
 /// A database as a schema-5 reel left it.
 fn version_5() -> Connection {
+    at_version(5)
+}
+
+/// A database as a reel of schema `n` left it.
+fn at_version(n: usize) -> Connection {
     let mut conn = Connection::open_in_memory().expect("db");
-    for (i, sql) in MIGRATIONS.iter().take(5).enumerate() {
+    for (i, sql) in MIGRATIONS.iter().take(n).enumerate() {
         let tx = conn.transaction().expect("tx");
         tx.execute_batch(sql).expect("migration");
         tx.pragma_update(None, "user_version", (i + 1) as i64).expect("version");
@@ -247,13 +252,7 @@ fn migration_7_leaves_older_tasks_without_a_batch() {
 
 #[test]
 fn migration_8_keeps_older_tasks_without_a_key_and_finds_new_keys() {
-    let mut conn = Connection::open_in_memory().expect("db");
-    for (i, sql) in MIGRATIONS.iter().take(7).enumerate() {
-        let tx = conn.transaction().expect("tx");
-        tx.execute_batch(sql).expect("migration");
-        tx.pragma_update(None, "user_version", (i + 1) as i64).expect("version");
-        tx.commit().expect("commit");
-    }
+    let mut conn = at_version(7);
     conn.execute(
         "INSERT INTO tasks (idempotency_key, base_url_id, model_id, prompt, seconds, resolution_id, ratio_id, \
          watermark, state_code, created_at, updated_at) VALUES ('k', 1, 1, 'old', 5, 1, 1, 0, 1, 1, 1)",
