@@ -64,6 +64,14 @@ pub fn row_tasks(
     let field = |name: &str| row.fields.get(name).or_else(|| defaults.fields.get(name));
     let mut errors = Vec::new();
     let prompt = field("prompt").cloned().unwrap_or_default();
+    // A column that is neither a field nor a variable of the prompt is most likely a misspelt
+    // field: refused rather than quietly left out.
+    for name in row.fields.keys().filter(|k| !FIELDS.contains(&k.as_str())) {
+        if !prompt.contains(&format!("{{{name}}}")) {
+            errors
+                .push(bad(name, format!("is neither a field ({}) nor a {{{name}}} of the prompt", FIELDS.join(", "))));
+        }
+    }
     let prompts = template::expand(&prompt, |name| {
         row.fields
             .get(name)
@@ -155,7 +163,8 @@ mod tests {
     }
 
     fn media(text: &str) -> Result<crate::rules::MediaDraft, String> {
-        crate::cli::submit::parse_media(text).map_err(|e| e.to_string())
+        let (kind, url) = text.split_once('=').ok_or_else(|| format!("\"{text}\" is not TYPE=URL"))?;
+        Ok(crate::rules::MediaDraft::typed(kind, url, None))
     }
 
     /// Prompt, ratio, seconds and copies of a task.
@@ -209,10 +218,15 @@ mod tests {
                 "p.csv:2: prompt: {colour} has no values: add a column \"colour\" or --var colour=…",
             ),
             (row(&[("prompt", "a"), ("copies", "0")]), "p.csv:2: copies: \"0\" is not a whole number from 1 to 100"),
+            (
+                row(&[("prompt", "a"), ("secconds", "5")]),
+                "p.csv:2: secconds: is neither a field (model, prompt, negative, seconds, resolution, ratio, watermark, \
+                 media, copies) nor a {secconds} of the prompt",
+            ),
             (row(&[("prompt", "a"), ("watermark", "maybe")]), "p.csv:2: watermark: \"maybe\" is not true or false"),
             (
                 Row { media: vec!["no-equals".into()], ..row(&[("prompt", "a")]) },
-                "p.csv:2: media: --media \"no-equals\" is not TYPE=URL[@SECONDS]",
+                "p.csv:2: media: \"no-equals\" is not TYPE=URL",
             ),
         ];
         for (r, want) in cases {

@@ -131,9 +131,6 @@ pub async fn run(
     reach: &Reach,
     out: &mut Output<impl Write>,
 ) -> Result<ExitCode, CliError> {
-    if args.is_batch() {
-        return super::batch::run(args, settings, reach, out).await;
-    }
     let draft = match args.draft() {
         Ok(d) => d,
         Err(bad) => {

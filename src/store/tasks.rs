@@ -300,10 +300,11 @@ fn insert_in(conn: &Connection, t: &NewTask, batch_id: Option<i64>) -> Result<Ta
 }
 
 /// Which of `keys` some journaled task already has (see [`NewTask::row_key`]). A database
-/// from before keys were kept (schema 7 or older) has none.
+/// from before keys were kept (schema 7 or older, read before the engine migrates it) has none.
 pub fn existing_row_keys(conn: &Connection, keys: &[String]) -> Result<HashSet<String>, StoreError> {
     let mut found = HashSet::new();
-    if super::schema::version(conn)? < 8 {
+    let keyed = conn.prepare_cached("SELECT 1 FROM pragma_table_info('tasks') WHERE name = 'row_key'")?.exists([])?;
+    if !keyed {
         return Ok(found);
     }
     let mut stmt = conn.prepare_cached("SELECT 1 FROM tasks WHERE row_key = ?1 LIMIT 1")?;
