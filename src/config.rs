@@ -37,6 +37,8 @@ pub struct ConfigFile {
     pub actions: Vec<UserAction>,
     #[serde(default)]
     pub budget: Budget,
+    #[serde(default)]
+    pub batch: BatchSettings,
     /// Dashboard keys by command: `open = "p"`, `down = ["j", "Down"]`, `"history.open" = "p"`.
     #[serde(default)]
     pub keys: BTreeMap<String, KeyList>,
@@ -53,6 +55,20 @@ pub struct ConfigFile {
 pub struct Defaults {
     /// The model when `--model` is left out; a unique suffix of a catalog id will do.
     pub model: Option<String>,
+}
+
+/// `[batch]`: `reel submit --from FILE` and templates.
+#[derive(Debug, Clone, Copy, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct BatchSettings {
+    /// Past this many tasks, a batch asks before sending (unless `--yes`).
+    pub confirm_over: u32,
+}
+
+impl Default for BatchSettings {
+    fn default() -> Self {
+        BatchSettings { confirm_over: 20 }
+    }
 }
 
 /// One key or several.
@@ -313,6 +329,7 @@ pub struct Settings {
     pub pricing: Pricing,
     pub actions: Vec<UserAction>,
     pub budget: Budget,
+    pub batch: BatchSettings,
     /// `[keys]`, each command with its keys; the keymap checks them (with `actions`) when any
     /// command starts.
     pub keys: BTreeMap<String, Vec<String>>,
@@ -415,6 +432,7 @@ pub fn resolve(
         pricing: file.pricing.clone(),
         actions: file.actions.clone(),
         budget: file.budget,
+        batch: file.batch,
         keys: file.keys.iter().map(|(k, v)| (k.clone(), v.keys())).collect(),
         storage: file.storage.clone(),
         default_model: file.defaults.model.clone(),

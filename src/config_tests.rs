@@ -117,6 +117,14 @@ fn player_and_editor_from_the_environment() {
 }
 
 #[test]
+fn batch_threshold_from_the_file_or_twenty() {
+    assert_eq!(run("", Env::default(), None).expect("ok").batch.confirm_over, 20);
+    let s = run("[batch]\nconfirm_over = 100\n", Env::default(), None).expect("ok");
+    assert_eq!(s.batch.confirm_over, 100);
+    assert!(parse_file(Path::new("c.toml"), "[batch]\nask_over = 1\n").is_err(), "unknown keys are refused");
+}
+
+#[test]
 fn budget_from_the_file() {
     let s = run("[budget]\ndaily = 2.5\n", Env::default(), None).expect("ok");
     assert_eq!(s.budget, Budget { daily: Some(2.5) });

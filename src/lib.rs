@@ -3,6 +3,7 @@
 //! Module map:
 //! - `config` the config file, environment and profiles, resolved into settings
 //! - `rules`  the spec's rules, pure: model ids, catalog, validation, billing
+//! - `batch`  batch files and templates, pure: rows from JSONL/CSV/text, expansion, content keys
 //! - `api`    the HTTP API: wire types, client, downloads, errors
 //! - `engine` the background engine: submission journal, poll scheduler, downloads, recovery
 //! - `store`  the SQLite journal: schema, task rows, events, the writer thread
@@ -15,6 +16,7 @@
 //! - `tui`    the dashboard: state, update, view, keymap, event loop
 //! - `cli`    headless commands
 pub mod api;
+pub mod batch;
 pub mod cli;
 pub mod config;
 pub mod engine;

@@ -152,7 +152,7 @@ async fn status(args: &StatusArgs, settings: &Settings, out: &mut Output<impl Wr
     Ok(ExitCode::SUCCESS)
 }
 
-fn confirmed(question: &str) -> bool {
+pub(super) fn confirmed(question: &str) -> bool {
     if !std::io::stdin().is_terminal() {
         return false;
     }

@@ -1,5 +1,6 @@
 //! Headless commands: argument definitions and one file per subcommand.
 
+pub mod batch;
 pub mod completions;
 pub mod download;
 pub mod engine;
@@ -125,6 +126,7 @@ async fn dispatch(
 ) -> Result<ExitCode, CliError> {
     let done = |()| ExitCode::SUCCESS;
     match command {
+        Command::Submit(args) if args.is_batch() => batch::run(&args, settings, reach, out).await,
         Command::Submit(args) => submit::run(&args, settings, reach, out).await,
         Command::Wait(args) => wait::run(&args, settings, reach, out).await,
         Command::Download(args) => download::run(&args, settings, reach, out).await,

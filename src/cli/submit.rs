@@ -12,8 +12,9 @@ use super::follow::{Ended, exit_code, follow, print_tasks, stderr_is_tty};
 use super::output::{Output, allow_closed, note};
 use super::progress::Board;
 use crate::config::{Settings, Target};
+use crate::engine::journal::Part;
 use crate::media::{measured, preflight, uploads};
-use crate::rules::{Draft, Invalid, MediaDraft, ModelChoiceError, UnknownModels, choose_model, validate};
+use crate::rules::{Draft, Invalid, MediaDraft, ModelChoiceError, UnknownModels, ValidSubmission, choose_model, validate};
 use crate::session::{self, Reach};
 use crate::store::LocalState;
 
@@ -27,19 +28,22 @@ pub struct SubmitArgs {
     #[arg(long, short = 'm')]
     pub model: Option<String>,
     /// What the video shows; reference media by kind and position (image 1, video 1, …); `-`
-    /// reads it from standard input.
+    /// reads it from standard input. `{a|b}` sends one task per alternative, `{name}` one per
+    /// value of a column or --var.
     #[arg(long, short = 'p')]
     pub prompt: Option<String>,
     /// What to avoid.
     #[arg(long)]
     pub negative: Option<String>,
-    /// Output seconds (default 5; -1 for automatic where the model allows it).
+    /// Output seconds (default 5; -1 for automatic where the model allows it); a list (5,10)
+    /// sends one task per value.
     #[arg(long, short = 's', allow_hyphen_values = true)]
     pub seconds: Option<String>,
     /// 480P, 720P or 1080P (default 720P).
     #[arg(long)]
     pub resolution: Option<String>,
-    /// 1:1, 16:9, 9:16, 4:3, 3:4 or adaptive (default 1:1).
+    /// 1:1, 16:9, 9:16, 4:3, 3:4 or adaptive (default 1:1); a list (16:9,9:16) sends one
+    /// task per value, crossed with the seconds.
     #[arg(long)]
     pub ratio: Option<String>,
     /// Ask the service to add its watermark.
@@ -64,6 +68,22 @@ pub struct SubmitArgs {
     /// Send without checking the media URLs first (reachable, type, duration).
     #[arg(long)]
     pub no_preflight: bool,
+    /// Send every row of a file: JSON lines (.jsonl), CSV with a header row (.csv) or one
+    /// prompt per line (any other name). The flags give what a row leaves out.
+    #[arg(long, value_name = "FILE")]
+    pub from: Option<std::path::PathBuf>,
+    /// Values of a prompt's `{NAME}`: NAME=a,b or NAME=@FILE (one value a line).
+    #[arg(long, value_name = "NAME=VALUES")]
+    pub var: Vec<String>,
+    /// Send the valid tasks and list the invalid ones, instead of sending nothing.
+    #[arg(long)]
+    pub skip_invalid: bool,
+    /// Send again the tasks of the batch already sent (same content) by an earlier run.
+    #[arg(long)]
+    pub again: bool,
+    /// Print every task the batch expands to, and send nothing.
+    #[arg(long)]
+    pub dry_run: bool,
 }
 
 /// How the tasks of a submission are sent and followed: `reel submit`, `rerun` and `vary`.
@@ -140,7 +160,20 @@ impl SubmitArgs {
         })
     }
 
-    fn sending(&self) -> Sending {
+    /// Whether this submission goes through the batch path: a file, a template, a list of
+    /// ratios or seconds, or a dry run.
+    pub fn is_batch(&self) -> bool {
+        let listed = |v: &Option<String>| v.as_deref().is_some_and(|v| v.contains(','));
+        let templated = self.prompt.as_deref().or(self.text.as_deref()).is_some_and(|p| p.contains(['{', '}']));
+        self.from.is_some()
+            || !self.var.is_empty()
+            || self.dry_run
+            || listed(&self.ratio)
+            || listed(&self.seconds)
+            || templated
+    }
+
+    pub(super) fn sending(&self) -> Sending {
         Sending {
             count: self.count,
             parent: None,
@@ -214,14 +247,42 @@ pub async fn send(
     for w in &valid.warnings {
         note(&format!("warning: {w}"));
     }
-    if settings.budget.daily.is_some() && !how.yes {
-        let spent = crate::engine::query::spent_today(&crate::session::db_path(settings), &settings.pricing)?;
-        let plan = std::slice::from_ref(&valid);
-        if let Err(over) = crate::rules::check_budget(&settings.budget, &settings.pricing, spent, plan, how.count) {
+    if over_budget(settings, std::slice::from_ref(&valid), how.count, how.yes)? {
+        return Ok(ExitCode::from(2));
+    }
+    deliver(vec![Part { submission: valid, count: how.count, parent: how.parent }], how, settings, reach, out).await
+}
+
+/// Whether sending `plan` (`count` times each) would pass the daily budget, said on stderr;
+/// `--yes` sends anyway.
+pub(super) fn over_budget(
+    settings: &Settings,
+    plan: &[ValidSubmission],
+    count: u32,
+    yes: bool,
+) -> Result<bool, CliError> {
+    if settings.budget.daily.is_none() || yes {
+        return Ok(false);
+    }
+    let spent = crate::engine::query::spent_today(&crate::session::db_path(settings), &settings.pricing)?;
+    match crate::rules::check_budget(&settings.budget, &settings.pricing, spent, plan, count) {
+        Ok(_) => Ok(false),
+        Err(over) => {
             note(&format!("{over}; add --yes to send anyway"));
-            return Ok(ExitCode::from(2));
+            Ok(true)
         }
     }
+}
+
+/// Hands the parts to the engine as one submission (one batch when there are several tasks),
+/// follows them as `how` asks, prints them and chooses the exit code.
+pub(super) async fn deliver(
+    parts: Vec<Part>,
+    how: Sending,
+    settings: &Settings,
+    reach: &Reach,
+    out: &mut Output<impl Write>,
+) -> Result<ExitCode, CliError> {
     if settings.target == Target::Demo {
         if *reach == Reach::InProcess && !how.wait {
             note(
@@ -235,7 +296,7 @@ pub async fn send(
     }
     let attached = session::attach(settings, reach).await?;
     let (engine, mut events) = (attached.engine, attached.events);
-    let records = engine.submit(valid, how.count, how.parent).await?;
+    let records = engine.submit_parts(parts).await?;
     follow_sent(engine, &mut events, Board::new(stderr_is_tty(), records), how, out).await
 }
 
@@ -268,7 +329,7 @@ pub async fn follow_sent(
     })
 }
 
-fn refused(invalid: &Invalid) -> ExitCode {
+pub(super) fn refused(invalid: &Invalid) -> ExitCode {
     for v in &invalid.violations {
         note(&format!("{}: {v}", v.field()));
     }
@@ -303,7 +364,7 @@ pub async fn uploaded(draft: Draft, settings: &Settings) -> Option<Draft> {
 
 /// The preflight: every media URL checked, each one's verdict shown; the draft with measured
 /// durations, or `None` when any item failed (every failure listed, nothing sent).
-async fn checked_media(draft: &Draft) -> Option<Draft> {
+pub(super) async fn checked_media(draft: &Draft) -> Option<Draft> {
     match preflight::check_draft(draft).await {
         Ok((draft, checked)) => {
             checked.iter().for_each(|c| note(&c.to_string()));

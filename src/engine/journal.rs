@@ -56,6 +56,7 @@ pub fn new_task(s: &ValidSubmission, origin: Origin) -> NewTask {
             .collect(),
         billed_seconds: s.billing.total(),
         created_at: origin.created_at,
+        row_key: Some(crate::batch::key::content_key(s)),
     }
 }
 

@@ -21,6 +21,7 @@ pub fn new_task(prompt: &str) -> NewTask {
         media: vec![],
         billed_seconds: Some(5.0),
         created_at: 1_800_000_000_000,
+        row_key: None,
     }
 }
 

@@ -1,6 +1,6 @@
 //! Migration 6 (numbered labels and states, events clustered by task) loses nothing: a
 //! database left by a schema-5 reel reads back the same through the store's own API. Migration 7
-//! (batch ids) leaves every older task without a batch.
+//! (batch ids) leaves every older task without a batch; migration 8 (content keys) without a key.
 
 use rusqlite::{Connection, params};
 use serde_json::json;
@@ -12,8 +12,13 @@ use super::{LocalState, fixtures};
 
 /// A database as a schema-5 reel left it.
 fn version_5() -> Connection {
+    at_version(5)
+}
+
+/// A database as a reel of schema `n` left it.
+fn at_version(n: usize) -> Connection {
     let mut conn = Connection::open_in_memory().expect("db");
-    for (i, sql) in MIGRATIONS.iter().take(5).enumerate() {
+    for (i, sql) in MIGRATIONS.iter().take(n).enumerate() {
         let tx = conn.transaction().expect("tx");
         tx.execute_batch(sql).expect("migration");
         tx.pragma_update(None, "user_version", (i + 1) as i64).expect("version");
@@ -234,7 +239,7 @@ fn migration_7_leaves_older_tasks_without_a_batch() {
     tx.commit().expect("commit");
     conn.pragma_update(None, "foreign_keys", true).expect("fk");
     migrate(&mut conn).expect("migrates");
-    assert_eq!(version(&conn).expect("version"), 7);
+    assert_eq!(version(&conn).expect("version"), MIGRATIONS.len());
     for t in &rows() {
         let back = tasks::get(&conn, t.id).expect("get").expect("kept");
         assert_eq!(back.batch_id, None, "task {}", t.id);
@@ -243,4 +248,25 @@ fn migration_7_leaves_older_tasks_without_a_batch() {
     let new = tasks::insert_batch(&conn, &[fixtures::new_task("a"), fixtures::new_task("b")]).expect("insert");
     assert_eq!(new.iter().map(|t| t.batch_id).collect::<Vec<_>>(), [Some(5), Some(5)]);
     assert_eq!(tasks::list(&conn, None, Some(5), 10).expect("list").len(), 2);
+}
+
+#[test]
+fn migration_8_keeps_older_tasks_without_a_key_and_finds_new_keys() {
+    let mut conn = at_version(7);
+    conn.execute(
+        "INSERT INTO tasks (idempotency_key, base_url_id, model_id, prompt, seconds, resolution_id, ratio_id, \
+         watermark, state_code, created_at, updated_at) VALUES ('k', 1, 1, 'old', 5, 1, 1, 0, 1, 1, 1)",
+        [],
+    )
+    .expect("a schema-7 task");
+    let keys = ["a".to_string(), "b".to_string()];
+    assert!(tasks::existing_row_keys(&conn, &keys).expect("a schema-7 database has no keys").is_empty());
+    migrate(&mut conn).expect("migrates");
+    assert_eq!(version(&conn).expect("version"), 8);
+    let old: Option<String> = conn.query_row("SELECT row_key FROM tasks", [], |r| r.get(0)).expect("row");
+    assert_eq!(old, None, "an older task has no key");
+    let keyed = tasks::NewTask { row_key: Some("b".into()), ..fixtures::new_task("new") };
+    tasks::insert_batch(&conn, &[keyed.clone(), keyed, fixtures::new_task("unkeyed")]).expect("insert");
+    let found = tasks::existing_row_keys(&conn, &keys).expect("keys");
+    assert_eq!(found.into_iter().collect::<Vec<_>>(), ["b"]);
 }

@@ -322,6 +322,13 @@ pub const MIGRATIONS: &[&str] = &[
     -- `reel list --batch ID`: the tasks of one batch. Only tasks of a batch are kept.
     CREATE INDEX tasks_by_batch ON tasks(batch_id) WHERE batch_id IS NOT NULL;
     "#,
+    // 8: each task records its content key (a hash of what it asks for), so that running a
+    // batch file again sends only the rows not sent yet. Older rows have none (NULL).
+    r#"
+    ALTER TABLE tasks ADD COLUMN row_key TEXT;
+    -- `reel submit --from FILE`: which of a batch's tasks were sent already. Only keyed tasks are kept.
+    CREATE INDEX tasks_by_row_key ON tasks(row_key) WHERE row_key IS NOT NULL;
+    "#,
 ];
 
 pub fn version(conn: &Connection) -> Result<usize, StoreError> {

@@ -1,6 +1,6 @@
 //! Task rows and their events: insert, save, look up.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
 use rusqlite::{Connection, OptionalExtension, Row, params};
 use serde::{Deserialize, Serialize};
@@ -42,6 +42,9 @@ pub struct NewTask {
     pub media: Vec<MediaRecord>,
     pub billed_seconds: Option<f64>,
     pub created_at: i64,
+    /// What the task asks for, as a key (`batch::key`): the same content gives the same key,
+    /// so a batch run again can tell which of its tasks were sent.
+    pub row_key: Option<String>,
 }
 
 /// One row of `tasks`. Times ending in `_at` are Unix milliseconds unless named `remote_`.
@@ -268,9 +271,9 @@ fn insert_in(conn: &Connection, t: &NewTask, batch_id: Option<i64>) -> Result<Ta
     conn.prepare_cached(
         "INSERT INTO tasks (parent_id, idempotency_key, profile_id, base_url_id, model_id, prompt, negative_prompt, \
          seconds, resolution_id, ratio_id, watermark, media, billed_seconds, state_code, created_at, updated_at, \
-         batch_id) \
+         batch_id, row_key) \
          VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, (SELECT code FROM states WHERE name = ?14), \
-         ?15, ?15, ?16)",
+         ?15, ?15, ?16, ?17)",
     )?
     .execute(params![
         t.parent_id,
@@ -289,10 +292,28 @@ fn insert_in(conn: &Connection, t: &NewTask, batch_id: Option<i64>) -> Result<Ta
         LocalState::Waiting.as_str(),
         t.created_at,
         batch_id,
+        t.row_key,
     ])?;
     let id = conn.last_insert_rowid();
     add_event(conn, id, t.created_at, LocalState::Waiting.as_str(), None)?;
     get(conn, id)?.ok_or(StoreError::Missing(id))
+}
+
+/// Which of `keys` some journaled task already has (see [`NewTask::row_key`]). A database
+/// from before keys were kept (schema 7 or older, read before the engine migrates it) has none.
+pub fn existing_row_keys(conn: &Connection, keys: &[String]) -> Result<HashSet<String>, StoreError> {
+    let mut found = HashSet::new();
+    let keyed = conn.prepare_cached("SELECT 1 FROM pragma_table_info('tasks') WHERE name = 'row_key'")?.exists([])?;
+    if !keyed {
+        return Ok(found);
+    }
+    let mut stmt = conn.prepare_cached("SELECT 1 FROM tasks WHERE row_key = ?1 LIMIT 1")?;
+    for key in keys {
+        if !found.contains(key) && stmt.exists([key])? {
+            found.insert(key.clone());
+        }
+    }
+    Ok(found)
 }
 
 /// Writes every mutable column of a task.

@@ -1,0 +1,28 @@
+//! Batch files and templates, pure: `reel submit --from FILE` reads rows (`read`), expands
+//! their templates (`template`) and lists into tasks (`expand`), and keys each task by its
+//! content (`key`) so that a file run again sends only what it has not sent.
+
+pub mod expand;
+pub mod key;
+pub mod read;
+pub mod template;
+
+use std::fmt;
+
+/// A problem with one row, named by where it is and the field it is in:
+/// `prompts.csv:14: seconds: …`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RowError {
+    /// `FILE:LINE`, or `command line` for the flags alone.
+    pub at: String,
+    pub field: String,
+    pub message: String,
+}
+
+impl fmt::Display for RowError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}: {}: {}", self.at, self.field, self.message)
+    }
+}
+
+impl std::error::Error for RowError {}

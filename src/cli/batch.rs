@@ -1,0 +1,286 @@
+//! `reel submit --from FILE` and templates: read the rows, expand and validate every task,
+//! leave out those an earlier run sent, say the count and cost, ask past the threshold, and
+//! send the rest as one submission (one batch).
+
+use std::collections::{BTreeMap, HashMap, HashSet};
+use std::io::{IsTerminal, Write};
+use std::process::ExitCode;
+
+use serde::Serialize;
+
+use super::CliError;
+use super::output::{Output, allow_closed, note};
+use super::submit::{SubmitArgs, checked_media, deliver, model_of, over_budget, parse_media, uploaded};
+use crate::batch::expand::{self, Checked, Defaults};
+use crate::batch::key::{Content, content_key};
+use crate::batch::read::{self, Row};
+use crate::batch::template::{self, VarSource};
+use crate::batch::{RowError, expand::Task};
+use crate::config::Settings;
+use crate::engine::journal::Part;
+use crate::rules::{Draft, MediaDraft, UnknownModels, ValidSubmission, validate};
+use crate::session::Reach;
+use crate::store::{open_reader, tasks};
+
+/// One task of the expansion, as `--dry-run` prints it.
+#[derive(Debug, Serialize)]
+struct Planned<'a> {
+    at: &'a str,
+    #[serde(flatten)]
+    content: Content<'a>,
+    copies: u32,
+    billed_seconds: Option<f64>,
+    key: &'a str,
+    /// An earlier run sent a task with this content; it is left out unless `--again`.
+    already_sent: bool,
+}
+
+/// The flags, as the defaults of every row. The model flag (or the config's default model) is
+/// resolved as `reel submit` resolves it (a unique suffix); one it cannot resolve is given to
+/// the rules as written, which name the problem on every row that uses it.
+fn defaults(args: &SubmitArgs, settings: &Settings) -> Defaults {
+    let model = model_of(args.model.as_deref(), settings)
+        .ok()
+        .or_else(|| args.model.clone())
+        .or_else(|| settings.default_model.clone());
+    let given = [
+        ("model", model.filter(|m| !m.trim().is_empty())),
+        ("prompt", args.prompt.clone().or(args.text.clone()).filter(|p| !p.is_empty())),
+        ("negative", args.negative.clone()),
+        ("seconds", args.seconds.clone()),
+        ("resolution", args.resolution.clone()),
+        ("ratio", args.ratio.clone()),
+        ("watermark", args.watermark.then(|| "true".to_string())),
+        ("copies", Some(args.count.to_string())),
+    ];
+    Defaults {
+        fields: given.into_iter().filter_map(|(k, v)| v.map(|v| (k.to_string(), v))).collect(),
+        media: args.media.clone(),
+    }
+}
+
+/// `--var` values, files read; each problem said.
+fn vars(args: &SubmitArgs) -> Result<BTreeMap<String, Vec<String>>, Vec<String>> {
+    let mut out = BTreeMap::new();
+    let mut problems = Vec::new();
+    for text in &args.var {
+        match template::parse_var(text) {
+            Ok((name, VarSource::Values(values))) => {
+                out.insert(name, values);
+            }
+            Ok((name, VarSource::File(path))) => match std::fs::read_to_string(&path) {
+                Ok(text) => {
+                    out.insert(name, template::file_values(&text));
+                }
+                Err(e) => problems.push(format!("--var {name}=@{path}: cannot read {path}: {e}")),
+            },
+            Err(problem) => problems.push(problem),
+        }
+    }
+    if problems.is_empty() { Ok(out) } else { Err(problems) }
+}
+
+/// The rows: the file's, or the flags alone as one row.
+fn rows(args: &SubmitArgs) -> Result<Vec<Row>, Vec<String>> {
+    let Some(path) = &args.from else { return Ok(vec![Row { at: "command line".into(), ..Row::default() }]) };
+    let name = path.display().to_string();
+    let text = std::fs::read_to_string(path).map_err(|e| vec![format!("cannot read {name}: {e}")])?;
+    read::rows(&name, &text).map_err(|errors| errors.iter().map(ToString::to_string).collect())
+}
+
+/// Every task of every row, validated; the problems of the rest.
+fn expansion(args: &SubmitArgs, settings: &Settings) -> Result<(Vec<Checked>, Vec<RowError>), Vec<String>> {
+    let vars = vars(args)?;
+    let rows = rows(args)?;
+    let defaults = defaults(args, settings);
+    let mut all: Vec<Task> = Vec::new();
+    let mut problems = Vec::new();
+    let media = |text: &str| parse_media(text).map_err(|e| e.to_string());
+    for row in &rows {
+        match expand::row_tasks(row, &defaults, &vars, media) {
+            Ok(tasks) => all.extend(tasks),
+            Err(errors) => problems.extend(errors),
+        }
+    }
+    let (good, invalid) = expand::check(all, &settings.catalog);
+    // The tasks of one row often break the same rule: each is said once.
+    for p in invalid {
+        if !problems.contains(&p) {
+            problems.push(p);
+        }
+    }
+    Ok((good, problems))
+}
+
+pub async fn run(
+    args: &SubmitArgs,
+    settings: &Settings,
+    reach: &Reach,
+    out: &mut Output<impl Write>,
+) -> Result<ExitCode, CliError> {
+    let (mut good, problems) = match expansion(args, settings) {
+        Ok(found) => found,
+        Err(problems) => {
+            problems.iter().for_each(|p| note(p));
+            note("nothing was sent");
+            return Ok(ExitCode::from(2));
+        }
+    };
+    if !problems.is_empty() {
+        if !args.skip_invalid {
+            problems.iter().for_each(|p| note(&p.to_string()));
+            note("nothing was sent (--skip-invalid sends the valid tasks and leaves these out)");
+            return Ok(ExitCode::from(2));
+        }
+        problems.iter().for_each(|p| note(&format!("skipped {p}")));
+    }
+    if good.is_empty() {
+        note("no valid task to send; nothing was sent");
+        return Ok(ExitCode::from(2));
+    }
+    let warnings: HashSet<String> =
+        good.iter().flat_map(|c| c.submission.warnings.iter().map(ToString::to_string)).collect();
+    warnings.iter().for_each(|w| note(&format!("warning: {w}")));
+    // A dry run sends nothing, and uploading is sending a file: local files are shown as named.
+    if !args.dry_run && !prepared_media(&mut good, args.no_preflight, settings).await {
+        return Ok(ExitCode::from(2));
+    }
+    let keys: Vec<String> = good.iter().map(|c| content_key(&c.submission)).collect();
+    let sent = if args.again { HashSet::new() } else { already_sent(settings, &keys)? };
+    if args.dry_run {
+        return dry_run(&good, &keys, &sent, settings, args.json, out);
+    }
+    let fresh: Vec<&Checked> = good.iter().zip(&keys).filter(|(_, k)| !sent.contains(*k)).map(|(c, _)| c).collect();
+    let left_out = good.len() - fresh.len();
+    if left_out > 0 {
+        note(&format!("{left_out} of the tasks were sent by an earlier run and are left out (--again sends them)"));
+    }
+    if fresh.is_empty() {
+        note("every task was already sent; nothing to send");
+        return Ok(ExitCode::SUCCESS);
+    }
+    let plan: Vec<ValidSubmission> =
+        fresh.iter().flat_map(|c| std::iter::repeat_n(c.submission.clone(), c.copies as usize)).collect();
+    note(&summary(&plan, settings));
+    if plan.len() > settings.batch.confirm_over as usize && !args.yes {
+        let question = format!("reel: send {} tasks?", plan.len());
+        if !std::io::stdin().is_terminal() {
+            note(&format!(
+                "{} tasks is more than the [batch] confirm_over of {}; add --yes to send them",
+                plan.len(),
+                settings.batch.confirm_over
+            ));
+            return Ok(ExitCode::from(2));
+        }
+        if !super::engine::confirmed(&question) {
+            note("nothing was sent");
+            return Ok(ExitCode::from(2));
+        }
+    }
+    if over_budget(settings, &plan, 1, args.yes)? {
+        return Ok(ExitCode::from(2));
+    }
+    let parts =
+        fresh.into_iter().map(|c| Part { submission: c.submission.clone(), count: c.copies, parent: None }).collect();
+    deliver(parts, args.sending(), settings, reach, out).await
+}
+
+/// Every task's local files uploaded and its media checked (unless `--no-preflight`), each
+/// distinct media list once; `false` when any could not be (each problem said, nothing sent).
+async fn prepared_media(good: &mut [Checked], no_preflight: bool, settings: &Settings) -> bool {
+    let mut done: HashMap<String, Vec<MediaDraft>> = HashMap::new();
+    for c in good.iter_mut().filter(|c| !c.submission.media.is_empty()) {
+        let draft = Draft::from(&c.submission);
+        let id = serde_json::to_string(&draft.media).unwrap_or_default();
+        let media = match done.get(&id) {
+            Some(media) => media.clone(),
+            None => {
+                let Some(mut ready) = uploaded(draft.clone(), settings).await else { return false };
+                if !no_preflight {
+                    let Some(checked) = checked_media(&ready).await else { return false };
+                    ready = checked;
+                }
+                done.insert(id, ready.media.clone());
+                ready.media
+            }
+        };
+        match validate(&Draft { media, ..draft }, &settings.catalog, UnknownModels::Warn) {
+            Ok(v) if !v.awaits_uploads() => c.submission = v,
+            Ok(_) => {
+                note(&format!("{}: a local media file was not uploaded; nothing was sent", c.at));
+                return false;
+            }
+            Err(invalid) => {
+                invalid.violations.iter().for_each(|v| note(&format!("{}: {}: {v}", c.at, v.field())));
+                note("nothing was sent");
+                return false;
+            }
+        }
+    }
+    true
+}
+
+/// `N tasks, billed …, cost …`.
+fn summary(plan: &[ValidSubmission], settings: &Settings) -> String {
+    let (billed, cost) = crate::tui::form::billed_and_cost(plan, 1, &settings.pricing);
+    let tasks = if plan.len() == 1 { "task" } else { "tasks" };
+    format!("{} {tasks}, billed {billed}, cost {cost}", plan.len())
+}
+
+/// The keys an earlier run journaled; none before the first run.
+fn already_sent(settings: &Settings, keys: &[String]) -> Result<HashSet<String>, CliError> {
+    let db = crate::session::db_path(settings);
+    if !db.exists() {
+        return Ok(HashSet::new());
+    }
+    let conn = open_reader(&db).map_err(crate::engine::query::QueryError::from)?;
+    Ok(tasks::existing_row_keys(&conn, keys).map_err(crate::engine::query::QueryError::from)?)
+}
+
+fn dry_run(
+    good: &[Checked],
+    keys: &[String],
+    sent: &HashSet<String>,
+    settings: &Settings,
+    json: bool,
+    out: &mut Output<impl Write>,
+) -> Result<ExitCode, CliError> {
+    let planned: Vec<Planned> = good
+        .iter()
+        .zip(keys)
+        .map(|(c, key)| Planned {
+            at: &c.at,
+            content: Content::of(&c.submission),
+            copies: c.copies,
+            billed_seconds: c.submission.billing.total(),
+            key,
+            already_sent: sent.contains(key),
+        })
+        .collect();
+    let to_send: Vec<ValidSubmission> = good
+        .iter()
+        .zip(keys)
+        .filter(|(_, k)| !sent.contains(*k))
+        .flat_map(|(c, _)| std::iter::repeat_n(c.submission.clone(), c.copies as usize))
+        .collect();
+    if json {
+        allow_closed(out.json(&planned))?;
+    } else {
+        for p in &planned {
+            let copies = if p.copies > 1 { format!(" ×{}", p.copies) } else { String::new() };
+            let mark = if p.already_sent { " (already sent)" } else { "" };
+            let line = format!(
+                "{}  {}  {} s  {}  {}{copies}{mark}  {}",
+                p.at,
+                p.content.model,
+                p.content.seconds,
+                p.content.resolution,
+                p.content.ratio,
+                crate::text::one_line(p.content.prompt)
+            );
+            allow_closed(out.line(&line))?;
+        }
+    }
+    note(&format!("dry run: {}; nothing was sent", summary(&to_send, settings)));
+    Ok(ExitCode::SUCCESS)
+}
