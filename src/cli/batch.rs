@@ -51,7 +51,7 @@ fn defaults(args: &SubmitArgs, settings: &Settings) -> Defaults {
         ("resolution", args.resolution.clone()),
         ("ratio", args.ratio.clone()),
         ("watermark", args.watermark.then(|| "true".to_string())),
-        ("copies", Some(args.count.to_string())),
+        ("copies", Some(args.delivery.count.to_string())),
     ];
     Defaults {
         fields: given.into_iter().filter_map(|(k, v)| v.map(|v| (k.to_string(), v))).collect(),
@@ -142,13 +142,13 @@ pub async fn run(
         good.iter().flat_map(|c| c.submission.warnings.iter().map(ToString::to_string)).collect();
     warnings.iter().for_each(|w| note(&format!("warning: {w}")));
     // A dry run sends nothing, and uploading is sending a file: local files are shown as named.
-    if !args.dry_run && !prepared_media(&mut good, args.no_preflight, settings).await {
+    if !args.dry_run && !prepared_media(&mut good, args.delivery.no_preflight, settings).await {
         return Ok(ExitCode::from(2));
     }
     let keys: Vec<String> = good.iter().map(|c| content_key(&c.submission)).collect();
     let sent = if args.again { HashSet::new() } else { already_sent(settings, &keys)? };
     if args.dry_run {
-        return dry_run(&good, &keys, &sent, settings, args.json, out);
+        return dry_run(&good, &keys, &sent, settings, args.delivery.json, out);
     }
     let fresh: Vec<&Checked> = good.iter().zip(&keys).filter(|(_, k)| !sent.contains(*k)).map(|(c, _)| c).collect();
     let left_out = good.len() - fresh.len();
@@ -162,7 +162,7 @@ pub async fn run(
     let plan: Vec<ValidSubmission> =
         fresh.iter().flat_map(|c| std::iter::repeat_n(c.submission.clone(), c.copies as usize)).collect();
     note(&summary(&plan, settings));
-    if plan.len() > settings.batch.confirm_over as usize && !args.yes {
+    if plan.len() > settings.batch.confirm_over as usize && !args.delivery.yes {
         let question = format!("reel: send {} tasks?", plan.len());
         if !std::io::stdin().is_terminal() {
             note(&format!(
@@ -177,7 +177,7 @@ pub async fn run(
             return Ok(ExitCode::from(2));
         }
     }
-    if over_budget(settings, &plan, 1, args.yes)? {
+    if over_budget(settings, &plan, 1, args.delivery.yes)? {
         return Ok(ExitCode::from(2));
     }
     let parts =

@@ -14,7 +14,9 @@ use super::progress::Board;
 use crate::config::{Settings, Target};
 use crate::engine::journal::Part;
 use crate::media::{measured, preflight, uploads};
-use crate::rules::{Draft, Invalid, MediaDraft, ModelChoiceError, UnknownModels, ValidSubmission, choose_model, validate};
+use crate::rules::{
+    Draft, Invalid, MediaDraft, ModelChoiceError, UnknownModels, ValidSubmission, choose_model, validate,
+};
 use crate::session::{self, Reach};
 use crate::store::LocalState;
 
@@ -53,21 +55,8 @@ pub struct SubmitArgs {
     /// A local path (/, ./, ../, ~/ or file://) is uploaded to [storage] first.
     #[arg(long, value_name = "TYPE=URL|PATH[@SECONDS]")]
     pub media: Vec<String>,
-    /// Copies to submit (-n, like the n of image APIs).
-    #[arg(long, short = 'n', default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..=100))]
-    pub count: u32,
-    /// Wait until the tasks end and their files are saved.
-    #[arg(long)]
-    pub wait: bool,
-    /// Send even past the daily budget of the config's [budget].
-    #[arg(long)]
-    pub yes: bool,
-    /// Print the tasks as JSON.
-    #[arg(long)]
-    pub json: bool,
-    /// Send without checking the media URLs first (reachable, type, duration).
-    #[arg(long)]
-    pub no_preflight: bool,
+    #[command(flatten)]
+    pub delivery: Delivery,
     /// Send every row of a file: JSON lines (.jsonl), CSV with a header row (.csv) or one
     /// prompt per line (any other name). The flags give what a row leaves out.
     #[arg(long, value_name = "FILE")]
@@ -84,6 +73,39 @@ pub struct SubmitArgs {
     /// Print every task the batch expands to, and send nothing.
     #[arg(long)]
     pub dry_run: bool,
+}
+
+/// How the tasks of `reel submit`, `rerun` and `vary` are sent and followed.
+#[derive(Debug, Args)]
+pub struct Delivery {
+    /// Copies to submit (-n, like the n of image APIs).
+    #[arg(long, short = 'n', default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..=100))]
+    pub count: u32,
+    /// Wait until the tasks end and their files are saved.
+    #[arg(long)]
+    pub wait: bool,
+    /// Send even past the daily budget of the config's [budget].
+    #[arg(long)]
+    pub yes: bool,
+    /// Print the tasks as JSON.
+    #[arg(long)]
+    pub json: bool,
+    /// Send without checking the media URLs first (reachable, type, duration).
+    #[arg(long)]
+    pub no_preflight: bool,
+}
+
+impl Delivery {
+    pub fn sending(&self, parent: Option<i64>) -> Sending {
+        Sending {
+            count: self.count,
+            parent,
+            wait: self.wait,
+            yes: self.yes,
+            json: self.json,
+            no_preflight: self.no_preflight,
+        }
+    }
 }
 
 /// How the tasks of a submission are sent and followed: `reel submit`, `rerun` and `vary`.
@@ -174,14 +196,7 @@ impl SubmitArgs {
     }
 
     pub(super) fn sending(&self) -> Sending {
-        Sending {
-            count: self.count,
-            parent: None,
-            wait: self.wait,
-            yes: self.yes,
-            json: self.json,
-            no_preflight: self.no_preflight,
-        }
+        self.delivery.sending(None)
     }
 }
 
@@ -422,7 +437,7 @@ mod tests {
         let cli = super::super::Cli::try_parse_from(["reel", "submit", "-m", "t2v", "-s", "-1", "-n", "3", "a fox"])
             .expect("parses");
         let Some(super::super::Command::Submit(args)) = cli.command else { panic!("submit") };
-        assert_eq!((args.model.as_deref(), args.seconds.as_deref(), args.count), (Some("t2v"), Some("-1"), 3));
+        assert_eq!((args.model.as_deref(), args.seconds.as_deref(), args.delivery.count), (Some("t2v"), Some("-1"), 3));
         assert_eq!(args.text.as_deref(), Some("a fox"));
         assert!(super::super::Cli::try_parse_from(["reel", "submit", "a", "--prompt", "b"]).is_err());
     }

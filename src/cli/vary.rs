@@ -8,8 +8,7 @@ use clap::Args;
 
 use super::CliError;
 use super::output::Output;
-use super::rerun::Delivery;
-use super::submit::{BadMedia, model_of, parse_media, read_prompt, send, usage};
+use super::submit::{BadMedia, Delivery, model_of, parse_media, read_prompt, send, usage};
 use super::wait::resolve_all;
 use crate::config::Settings;
 use crate::engine::journal;
@@ -99,7 +98,7 @@ pub async fn run(
         Err(e) => return Ok(usage(&e.to_string())),
     };
     match args.apply(journal::draft(&task), model, prompt) {
-        Ok(draft) => send(draft, args.delivery.sending(task.id), settings, reach, out).await,
+        Ok(draft) => send(draft, args.delivery.sending(Some(task.id)), settings, reach, out).await,
         Err(bad) => Ok(usage(&bad.to_string())),
     }
 }
