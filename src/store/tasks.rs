@@ -242,61 +242,69 @@ pub(crate) fn from_row(r: &Row<'_>) -> rusqlite::Result<TaskRecord> {
 /// of the first as its `batch_id` (unless the first came with one to join). A single task keeps
 /// the batch it was given, if any.
 pub fn insert_batch(conn: &Connection, rows: &[NewTask]) -> Result<Vec<TaskRecord>, StoreError> {
-    let Some((first, rest)) = rows.split_first() else { return Ok(Vec::new()) };
-    let mut head = insert(conn, first)?;
-    if head.batch_id.is_none() && !rest.is_empty() {
-        conn.prepare_cached("UPDATE tasks SET batch_id = id WHERE id = ?1")?.execute([head.id])?;
-        head.batch_id = Some(head.id);
-    }
-    let mut out = Vec::with_capacity(rows.len());
-    let batch = head.batch_id;
-    out.push(head);
-    for t in rest {
-        out.push(insert_in(conn, t, batch)?);
-    }
-    Ok(out)
-}
-
-/// Inserts a task as `submitting`, with its first event, and returns the row.
-pub fn insert(conn: &Connection, t: &NewTask) -> Result<TaskRecord, StoreError> {
-    insert_in(conn, t, t.batch_id)
-}
-
-fn insert_in(conn: &Connection, t: &NewTask, batch_id: Option<i64>) -> Result<TaskRecord, StoreError> {
-    let media = match t.media.is_empty() {
-        true => None,
-        false => Some(serde_json::to_string(&t.media).map_err(|e| StoreError::Encode(e.to_string()))?),
-    };
-    let profile = t.profile.as_deref().map(|p| label(conn, p)).transpose()?;
-    conn.prepare_cached(
+    let Some(first) = rows.first() else { return Ok(Vec::new()) };
+    // One statement and one label lookup per distinct text for the whole batch, and no read
+    // back: the row written is the row returned (`TaskRecord::journaled`).
+    let mut statement = conn.prepare_cached(
         "INSERT INTO tasks (parent_id, idempotency_key, profile_id, base_url_id, model_id, prompt, negative_prompt, \
          seconds, resolution_id, ratio_id, watermark, media, billed_seconds, state_code, created_at, updated_at, \
          batch_id, row_key) \
          VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, (SELECT code FROM states WHERE name = ?14), \
          ?15, ?15, ?16, ?17)",
-    )?
-    .execute(params![
-        t.parent_id,
-        t.idempotency_key,
-        profile,
-        label(conn, &t.base_url)?,
-        label(conn, &t.model)?,
-        t.prompt,
-        t.negative_prompt,
-        t.seconds,
-        label(conn, &t.resolution)?,
-        label(conn, &t.ratio)?,
-        t.watermark,
-        media,
-        t.billed_seconds,
-        LocalState::Waiting.as_str(),
-        t.created_at,
-        batch_id,
-        t.row_key,
-    ])?;
-    let id = conn.last_insert_rowid();
-    add_event(conn, id, t.created_at, LocalState::Waiting.as_str(), None)?;
-    get(conn, id)?.ok_or(StoreError::Missing(id))
+    )?;
+    let mut labels: HashMap<&str, i64> = HashMap::new();
+    let mut batch = first.batch_id;
+    let mut out = Vec::with_capacity(rows.len());
+    for t in rows {
+        let media = match t.media.is_empty() {
+            true => None,
+            false => Some(serde_json::to_string(&t.media).map_err(|e| StoreError::Encode(e.to_string()))?),
+        };
+        let profile = t.profile.as_deref().map(|p| cached_label(conn, &mut labels, p)).transpose()?;
+        statement.execute(params![
+            t.parent_id,
+            t.idempotency_key,
+            profile,
+            cached_label(conn, &mut labels, &t.base_url)?,
+            cached_label(conn, &mut labels, &t.model)?,
+            t.prompt,
+            t.negative_prompt,
+            t.seconds,
+            cached_label(conn, &mut labels, &t.resolution)?,
+            cached_label(conn, &mut labels, &t.ratio)?,
+            t.watermark,
+            media,
+            t.billed_seconds,
+            LocalState::Waiting.as_str(),
+            t.created_at,
+            batch,
+            t.row_key,
+        ])?;
+        let id = conn.last_insert_rowid();
+        if batch.is_none() && rows.len() > 1 {
+            // The batch is named after its first task.
+            conn.prepare_cached("UPDATE tasks SET batch_id = id WHERE id = ?1")?.execute([id])?;
+            batch = Some(id);
+        }
+        add_event(conn, id, t.created_at, LocalState::Waiting.as_str(), None)?;
+        out.push(TaskRecord::journaled(id, NewTask { batch_id: batch, ..t.clone() }, LocalState::Waiting));
+    }
+    Ok(out)
+}
+
+/// A label's id, asking the database once per text in a batch.
+fn cached_label<'a>(conn: &Connection, known: &mut HashMap<&'a str, i64>, text: &'a str) -> Result<i64, StoreError> {
+    if let Some(id) = known.get(text) {
+        return Ok(*id);
+    }
+    let id = label(conn, text)?;
+    known.insert(text, id);
+    Ok(id)
+}
+
+/// Inserts a task as `submitting`, with its first event, and returns the row.
+pub fn insert(conn: &Connection, t: &NewTask) -> Result<TaskRecord, StoreError> {
+    insert_batch(conn, std::slice::from_ref(t))?.pop().ok_or(StoreError::Missing(0))
 }
 
 /// Which of `keys` some journaled task already has (see [`NewTask::row_key`]). A database

@@ -204,3 +204,25 @@ fn a_duplicate_names_the_task_holding_its_id() {
         assert_eq!(with(error).duplicate_of(), want, "{name}");
     }
 }
+
+#[test]
+fn a_batch_of_a_thousand_returns_exactly_the_rows_it_journaled() {
+    let conn = db();
+    let rows: Vec<NewTask> = (0..1000)
+        .map(|i| NewTask {
+            profile: (i % 2 == 0).then(|| "work".into()),
+            resolution: if i % 3 == 0 { "1080P".into() } else { "720P".into() },
+            ..new_task(&format!("take {i}"))
+        })
+        .collect();
+    let journaled = insert_batch(&conn, &rows).expect("insert");
+    assert_eq!(journaled.len(), 1000);
+    for (row, written) in rows.iter().zip(&journaled) {
+        let stored = get(&conn, written.id).expect("get").expect("stored");
+        assert_eq!(&stored, written, "the answer is what a reader finds");
+        assert_eq!(stored.prompt, row.prompt, "in order");
+        assert_eq!(stored.batch_id, Some(journaled[0].id), "one batch, named after its first task");
+    }
+    let first_events: i64 = conn.query_row("SELECT COUNT(*) FROM events", [], |r| r.get(0)).expect("events");
+    assert_eq!(first_events, 1000, "every task has its first event");
+}

@@ -12,8 +12,9 @@ use crate::store::TaskRecord;
 /// Bumped whenever a message changes shape; a client and an engine must agree on it.
 /// 3: a submission is a list of parts, journaled as one batch.
 pub const PROTOCOL: u32 = 3;
-/// Longest line either side reads: a task row is a few kilobytes.
-pub const MAX_LINE: usize = 4 << 20;
+/// Longest line either side reads: a task row is a few kilobytes, and the answer to a
+/// submission carries every row of the batch (10,000 rows are about 8 MiB).
+pub const MAX_LINE: usize = 64 << 20;
 
 /// Who an engine works for. A client attaches only to an engine that serves what it would
 /// serve itself, so that nobody's tasks silently go to another account.
