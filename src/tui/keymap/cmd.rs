@@ -1,0 +1,101 @@
+//! The commands a key can run, named as the config's `[keys]` names them.
+
+use strum::IntoEnumIterator;
+
+/// What a key does. The names `[keys]` in the config uses are the variants' own, in snake case
+/// unless renamed here; configs in the wild use them, so a name never changes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, strum::EnumIter, strum::EnumString, strum::IntoStaticStr)]
+#[strum(serialize_all = "snake_case")]
+pub enum Cmd {
+    Quit,
+    ForceQuit,
+    Help,
+    #[strum(serialize = "close")]
+    CloseOverlay,
+    NextFocus,
+    PrevFocus,
+    Submit,
+    #[strum(serialize = "editor")]
+    EditInEditor,
+    #[strum(serialize = "to_tasks")]
+    LeaveForm,
+    NewPrompt,
+    Suspend,
+    FieldUp,
+    FieldDown,
+    ValuePrev,
+    ValueNext,
+    Toggle,
+    Choose,
+    MediaAdd,
+    MediaRemove,
+    Up,
+    Down,
+    PageUp,
+    PageDown,
+    Top,
+    Bottom,
+    Mark,
+    Sort,
+    Filter,
+    Search,
+    #[strum(serialize = "clear")]
+    ClearSelection,
+    Open,
+    CopyPath,
+    CopyUrl,
+    #[strum(serialize = "again")]
+    Resubmit,
+    Vary,
+    Download,
+    Recheck,
+    /// The n-th action of the config's `[[actions]]`; it has no name of its own.
+    #[strum(disabled)]
+    UserAction(usize),
+    #[strum(serialize = "history")]
+    ShowHistory,
+    #[strum(serialize = "ledger")]
+    ToggleLedger,
+    #[strum(serialize = "model")]
+    CycleModel,
+    #[strum(serialize = "dates")]
+    CycleSpan,
+    CopyPrompt,
+    Reveal,
+    Delete,
+    Yes,
+    YesWithFile,
+    No,
+    Undo,
+    Redo,
+    /// Delete to the start of the line (a shell's Ctrl-U).
+    ClearLine,
+    /// Play the selected video inline in the detail pane (or stop it).
+    Play,
+    PlayPause,
+    PlayStop,
+    /// The history as a list or a grid of posters.
+    #[strum(serialize = "grid")]
+    ToggleGrid,
+    /// Hide the form pane (or bring it back): the tasks and detail take the whole width.
+    Zoom,
+}
+
+impl Cmd {
+    /// The command's name in the config, if it can be rebound there.
+    pub fn name(self) -> Option<&'static str> {
+        match self {
+            Cmd::UserAction(_) => None,
+            cmd => Some(cmd.into()),
+        }
+    }
+
+    pub(super) fn by_name(name: &str) -> Option<Cmd> {
+        name.parse().ok()
+    }
+
+    /// Every name `[keys]` takes, in the enum's order.
+    pub(super) fn names() -> Vec<&'static str> {
+        Cmd::iter().filter_map(Cmd::name).collect()
+    }
+}
