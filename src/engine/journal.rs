@@ -92,16 +92,7 @@ pub fn draft(r: &TaskRecord) -> Draft {
         resolution: Some(r.resolution.clone()),
         ratio: Some(r.ratio.clone()),
         watermark: Some(r.watermark),
-        media: r
-            .media
-            .iter()
-            .map(|m| MediaDraft {
-                kind: m.kind.clone(),
-                url: m.url.clone(),
-                seconds: m.seconds.map(|s| s.to_string()),
-                local: m.local.clone(),
-            })
-            .collect(),
+        media: r.media.iter().map(|m| MediaDraft::sent(m.kind.clone(), &m.url, m.seconds, m.local.as_ref())).collect(),
     }
 }
 

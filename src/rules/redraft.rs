@@ -18,12 +18,7 @@ impl From<&ValidSubmission> for Draft {
             media: s
                 .media
                 .iter()
-                .map(|m| MediaDraft {
-                    kind: m.kind.to_string(),
-                    url: m.url.clone(),
-                    seconds: m.seconds.map(|s| s.to_string()),
-                    local: m.local.clone(),
-                })
+                .map(|m| MediaDraft::sent(m.kind.to_string(), &m.url, m.seconds, m.local.as_ref()))
                 .collect(),
         }
     }

@@ -48,6 +48,12 @@ impl MediaDraft {
         let local = is_local(text).then(|| LocalOrigin::pending(text));
         MediaDraft { kind: kind.trim().to_string(), url: text.to_string(), seconds, local }
     }
+
+    /// An item as it was sent (journaled or validated): its seconds as the text that validates
+    /// back to them, its local origin kept.
+    pub fn sent(kind: String, url: &str, seconds: Option<f64>, local: Option<&LocalOrigin>) -> MediaDraft {
+        MediaDraft { kind, url: url.to_string(), seconds: seconds.map(|s| s.to_string()), local: local.cloned() }
+    }
 }
 
 /// A media item that passed every check.
