@@ -35,6 +35,14 @@ fn env(extra: &str) -> Env {
 }
 
 impl Env {
+    /// The same folder with another request budget (requests a second).
+    fn with_budget(self, budget: u32) -> Env {
+        let text = std::fs::read_to_string(&self.config).expect("config");
+        let text = text.replace("requests_per_second = 50", &format!("requests_per_second = {budget}"));
+        std::fs::write(&self.config, text).expect("config");
+        self
+    }
+
     /// Writes a file in the test's folder; its path.
     fn file(&self, name: &str, text: &str) -> String {
         let path = self.dir.path().join(name);
@@ -330,4 +338,30 @@ async fn on_a_terminal_past_the_threshold_it_asks() {
     tmux.run(&["send-keys", "-t", "reel", "y", "Enter"]);
     tmux.wait_until("the second exit", |s| s.contains("second-exited-0"));
     assert_eq!(prompts(&listed(&env, &sim).await), ["one", "three", "two"], "\"y\" sends");
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn without_wait_a_file_returns_once_journaled_and_wait_batch_follows_it() {
+    let sim = start(fast_config()).await;
+    // Four requests a second: sending these 30 takes seconds; journaling them does not.
+    let env = env("[batch]\nconfirm_over = 100\n").with_budget(4);
+    let file = env.file("many.txt", &(1..=30).map(|i| format!("take {i}\n")).collect::<String>());
+    let (code, out, err) = run(&env, &sim, &["submit", "--from", &file, "--model", MODEL, "--json"]).await;
+    assert_eq!(code, 0, "{err}");
+    let tasks = json(&out);
+    assert_eq!(tasks.len(), 30);
+    let batch = tasks[0]["batch_id"].as_i64().expect("a batch id");
+    let waiting = tasks.iter().filter(|t| t["state"] == "waiting").count();
+    assert!(waiting >= 25, "returned before the engine sent them: {out}");
+    assert!(err.contains(&format!("journaled 30 tasks as batch {batch}")), "{err}");
+    assert!(err.contains(&format!("reel wait --batch {batch}")), "{err}");
+
+    let (code, out, err) = run(&env, &sim, &["wait", "--batch", &batch.to_string(), "--json"]).await;
+    assert_eq!(code, 0, "{err}");
+    let done = json(&out);
+    assert_eq!(done.len(), 30);
+    assert!(done.iter().all(|t| t["state"] == "downloaded" && t["batch_id"] == batch), "{out}");
+    let (code, _, err) = run(&env, &sim, &["wait", "--batch", "999999"]).await;
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("no batch 999999"), "{err}");
 }

@@ -36,6 +36,6 @@ pub async fn run(
     engine.download(task.id).await?;
     let pending = TaskRecord { state: LocalState::Completed, ..task };
     let mut board = Board::new(stderr_is_tty(), [pending]);
-    let ended = follow(&mut events, &mut board, Board::done).await;
+    let ended = follow(&engine, &mut events, &mut board, Board::done).await;
     finish(engine, &board, ended, args.json, out).await
 }

@@ -9,7 +9,7 @@ use tokio::sync::mpsc::UnboundedReceiver;
 use super::CliError;
 use super::output::{Output, OutputError, allow_closed};
 use super::progress::Board;
-use crate::engine::Event;
+use crate::engine::{Engine, Event};
 use crate::store::{LocalState, TaskRecord};
 use crate::text::{fit, one_line};
 
@@ -27,6 +27,7 @@ pub fn stderr_is_tty() -> bool {
 /// Feeds engine events to the board (drawn on stderr) until `reached(board)` or Ctrl-C, then
 /// ends its live view: the results follow on standard output.
 pub async fn follow(
+    engine: &Engine,
     events: &mut UnboundedReceiver<Event>,
     board: &mut Board,
     reached: impl Fn(&Board) -> bool,
@@ -39,7 +40,15 @@ pub async fn follow(
         tokio::select! {
             event = events.recv() => {
                 let Some(event) = event else { break };
-                for l in board.apply(&event) {
+                let lines = match event {
+                    // Events were dropped on the way: the engine says where the tasks stand.
+                    Event::Missed => match engine.tasks(board.ids()).await {
+                        Ok(records) => board.catch_up(records),
+                        Err(e) => vec![format!("problem: cannot read the tasks again: {e}")],
+                    },
+                    event => board.apply(&event),
+                };
+                for l in lines {
                     board.say(&l);
                 }
                 board.draw(false);
@@ -61,7 +70,7 @@ pub async fn follow(
 
 /// The end of every waiting command: stop the engine, print the tasks, choose the exit code.
 pub async fn finish(
-    engine: crate::engine::Engine,
+    engine: Engine,
     board: &Board,
     ended: Ended,
     json: bool,

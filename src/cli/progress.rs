@@ -175,16 +175,10 @@ impl Board {
     pub fn apply(&mut self, event: &Event) -> Vec<String> {
         let now = crate::engine::now_ms();
         match event {
-            Event::Task(u) => {
-                let TaskUpdate { record, eta_ms } = u.as_ref();
-                let Some((old, eta)) = self.tasks.get_mut(&record.id) else { return Vec::new() };
-                let changed = old.state != record.state;
-                *old = record.clone();
-                *eta = *eta_ms;
-                if changed && !self.tty {
-                    return vec![line(record, *eta_ms, None, now)];
-                }
-            }
+            Event::Task(u) => return self.task(u, now).into_iter().collect(),
+            Event::Tasks(us) => return us.iter().filter_map(|u| self.task(u, now)).collect(),
+            // The follower asks the engine for its tasks again (see [`Board::catch_up`]).
+            Event::Missed => {}
             Event::Transfer { id, bytes, total, rate } => {
                 self.transfers.insert(*id, Transfer { bytes: *bytes, total: *total, rate: *rate });
             }
@@ -198,6 +192,27 @@ impl Board {
             Event::Trouble(message) => return vec![format!("problem: {}", one_line(message))],
         }
         Vec::new()
+    }
+
+    /// A task changed: the line to print when not on a terminal, if its state did.
+    fn task(&mut self, update: &TaskUpdate, now: i64) -> Option<String> {
+        let TaskUpdate { record, eta_ms } = update;
+        let (old, eta) = self.tasks.get_mut(&record.id)?;
+        let changed = old.state != record.state;
+        *old = record.clone();
+        *eta = *eta_ms;
+        (changed && !self.tty).then(|| line(record, *eta_ms, None, now))
+    }
+
+    /// The tasks followed, by id.
+    pub fn ids(&self) -> Vec<i64> {
+        self.tasks.keys().copied().collect()
+    }
+
+    /// The tasks as the engine has them now, after events were missed; the lines to print.
+    pub fn catch_up(&mut self, records: Vec<TaskRecord>) -> Vec<String> {
+        let now = crate::engine::now_ms();
+        records.into_iter().filter_map(|record| self.task(&TaskUpdate { record, eta_ms: None }, now)).collect()
     }
 
     /// Updates the bars on a terminal from the tasks, at most ten times a second (indicatif
@@ -362,5 +377,23 @@ mod tests {
         use LocalState::*;
         assert_eq!(tally([Queued, Downloaded, Queued, Failed].into_iter()), "2 queued, 1 downloaded, 1 failed");
         assert_eq!(tally(std::iter::empty()), "");
+    }
+
+    #[test]
+    fn a_batch_event_and_a_catch_up_move_the_tasks_followed_and_only_those() {
+        use crate::store::fixtures::record;
+        let mut b = Board::new(false, [record(1, LocalState::Waiting), record(2, LocalState::Waiting)]);
+        let update = |id, state| TaskUpdate { record: record(id, state), eta_ms: None };
+        let lines = b.apply(&Event::Tasks(vec![update(1, LocalState::Queued), update(7, LocalState::Queued)]));
+        assert_eq!(lines.len(), 1, "task 7 is not followed: {lines:?}");
+        assert!(b.apply(&Event::Missed).is_empty(), "the follower asks the engine instead");
+        assert_eq!(b.ids(), vec![1, 2]);
+        let lines = b.catch_up(vec![record(1, LocalState::Queued), record(2, LocalState::Downloaded)]);
+        assert_eq!(lines.len(), 1, "only task 2 changed: {lines:?}");
+        assert!(lines[0].contains("downloaded"), "{lines:?}");
+        assert_eq!(
+            b.records().iter().map(|r| r.state).collect::<Vec<_>>(),
+            [LocalState::Queued, LocalState::Downloaded]
+        );
     }
 }

@@ -101,6 +101,7 @@ impl Delivery {
             count: self.count,
             parent,
             wait: self.wait,
+            journaled_only: false,
             yes: self.yes,
             json: self.json,
             no_preflight: self.no_preflight,
@@ -115,6 +116,9 @@ pub struct Sending {
     /// The task these derive from (a re-run or a variation).
     pub parent: Option<i64>,
     pub wait: bool,
+    /// Without `wait`, return once the engine has journaled the tasks (a batch from a file
+    /// takes minutes to send at the service's pace; the engine sends it whoever waits).
+    pub journaled_only: bool,
     pub yes: bool,
     pub json: bool,
     pub no_preflight: bool,
@@ -196,7 +200,7 @@ impl SubmitArgs {
     }
 
     pub(super) fn sending(&self) -> Sending {
-        self.delivery.sending(None)
+        Sending { journaled_only: self.from.is_some(), ..self.delivery.sending(None) }
     }
 }
 
@@ -324,11 +328,24 @@ pub async fn follow_sent(
     how: Sending,
     out: &mut Output<impl Write>,
 ) -> Result<ExitCode, CliError> {
+    if how.journaled_only && !how.wait {
+        engine.shutdown().await;
+        let records = board.records();
+        allow_closed(print_tasks(&records, how.json, out))?;
+        if let Some(batch) = records.first().and_then(|r| r.batch_id) {
+            note(&format!(
+                "journaled {} as batch {batch}; the engine sends them at the service's pace, whether or not                  anything waits (`reel wait --batch {batch}` follows them, `reel list --batch {batch}` lists them)",
+                crate::tui::labels::count(records.len(), "task")
+            ));
+        }
+        return Ok(ExitCode::SUCCESS);
+    }
     let ended = if how.wait {
-        follow(events, &mut board, Board::done).await
+        follow(&engine, events, &mut board, Board::done).await
     } else {
         // Sent, or not sendable now: an outage keeps them waiting in the engine, not here.
-        follow(events, &mut board, |b| b.unreachable() || b.records().iter().all(|r| !r.state.is_sending())).await
+        follow(&engine, events, &mut board, |b| b.unreachable() || b.records().iter().all(|r| !r.state.is_sending()))
+            .await
     };
     engine.shutdown().await;
     let records = board.records();

@@ -23,6 +23,9 @@ pub struct WaitArgs {
     /// Every unfinished task.
     #[arg(long, conflicts_with = "ids")]
     pub all: bool,
+    /// Every task of one batch (a `--from` file, a grid, copies): its id is `batch_id`.
+    #[arg(long, value_name = "ID", conflicts_with_all = ["ids", "all"])]
+    pub batch: Option<i64>,
     /// Print the tasks as JSON when done.
     #[arg(long)]
     pub json: bool,
@@ -61,8 +64,8 @@ pub async fn run(
     reach: &Reach,
     out: &mut Output<impl Write>,
 ) -> Result<ExitCode, CliError> {
-    if args.ids.is_empty() && !args.all {
-        note("name the tasks to wait for, or use --all");
+    if args.ids.is_empty() && !args.all && args.batch.is_none() {
+        note("name the tasks to wait for, or use --all or --batch ID");
         return Ok(ExitCode::from(2));
     }
     let db = db_path(settings);
@@ -73,7 +76,18 @@ pub async fn run(
     // later change arrives as an event.
     let attached = session::attach(settings, reach).await?;
     let (engine, mut events) = (attached.engine, attached.events);
-    let targets = if args.all { all_targets(&db, &before)? } else { resolve_all(settings, &args.ids)? };
+    let targets = match (args.all, args.batch) {
+        (true, _) => all_targets(&db, &before)?,
+        (false, Some(batch)) => {
+            let tasks = query::list(&db, None, Some(batch), usize::MAX)?;
+            if tasks.is_empty() {
+                note(&format!("no batch {batch} (`reel list` shows batch ids in its JSON as batch_id)"));
+                return Ok(ExitCode::from(2));
+            }
+            tasks
+        }
+        (false, None) => resolve_all(settings, &args.ids)?,
+    };
     // A stalled task may have finished on the service since: ask again now, not in a minute.
     for t in targets.iter().filter(|t| t.state == LocalState::Stalled) {
         if let Err(e) = engine.recheck(t.id).await {
@@ -83,10 +97,10 @@ pub async fn run(
     let mut board = Board::new(stderr_is_tty(), targets);
     let limit = args.timeout.filter(|s| s.is_finite() && *s > 0.0).map(Duration::from_secs_f64);
     let ended = match limit {
-        Some(limit) => {
-            tokio::time::timeout(limit, follow(&mut events, &mut board, Board::done)).await.unwrap_or(Ended::Reached)
-        }
-        None => follow(&mut events, &mut board, Board::done).await,
+        Some(limit) => tokio::time::timeout(limit, follow(&engine, &mut events, &mut board, Board::done))
+            .await
+            .unwrap_or(Ended::Reached),
+        None => follow(&engine, &mut events, &mut board, Board::done).await,
     };
     finish(engine, &board, ended, args.json, out).await
 }

@@ -34,6 +34,9 @@ impl Runner {
             Command::Delete { id, remove_file, reply } => {
                 let _ = reply.send(self.delete(id, remove_file).await);
             }
+            Command::Tasks { ids, reply } => {
+                let _ = reply.send(self.tasks(ids).await);
+            }
             Command::Activity { reply } => {
                 let _ = reply.send(Ok(self.activity()));
             }
@@ -83,11 +86,33 @@ impl Runner {
         let models: Vec<String> = parts.iter().map(|p| p.submission.model.to_string()).collect();
         let batch = records.first().and_then(|r| r.batch_id);
         tracing::info!(count = records.len(), models = ?models, batch, "journaled new tasks");
+        self.emit_all(&records);
         for r in &records {
-            self.emit(r);
             self.queue.track(r.clone(), Job::Send, now.at);
         }
         Ok(records)
+    }
+
+    /// The engine's own copy of what it works on, the journal's for the rest.
+    async fn tasks(&self, ids: Vec<i64>) -> Result<Vec<TaskRecord>, EngineError> {
+        let (mut out, mut read) = (Vec::with_capacity(ids.len()), Vec::new());
+        for id in ids {
+            match self.queue.get(id) {
+                Some(r) => out.push(r.clone()),
+                None => read.push(id),
+            }
+        }
+        if !read.is_empty() {
+            let stored = self
+                .store
+                .read(move |c| {
+                    read.iter().filter_map(|&id| tasks::get(c, id).transpose()).collect::<Result<Vec<_>, _>>()
+                })
+                .await?;
+            out.extend(stored);
+        }
+        out.sort_by_key(|r| r.id);
+        Ok(out)
     }
 
     async fn load(&self, id: i64) -> Result<TaskRecord, EngineError> {

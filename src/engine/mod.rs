@@ -133,6 +133,12 @@ pub enum Command {
         remove_file: bool,
         reply: Reply<TaskRecord>,
     },
+    /// The tasks as they stand now (a client that missed events catches up); unknown ids
+    /// are left out.
+    Tasks {
+        ids: Vec<i64>,
+        reply: Reply<Vec<TaskRecord>>,
+    },
     /// What the engine is working on.
     Activity {
         reply: Reply<Activity>,
@@ -161,6 +167,9 @@ pub struct TaskUpdate {
 #[serde(tag = "event", content = "data", rename_all = "snake_case")]
 pub enum Event {
     Task(Box<TaskUpdate>),
+    /// Tasks journaled together (a batch): one event, so that 10,000 of them reach every client
+    /// as one message instead of overflowing what a client may fall behind by.
+    Tasks(Vec<TaskUpdate>),
     /// Download progress: bytes on disk, the file's size if known, bytes per second.
     Transfer {
         id: i64,
@@ -172,6 +181,9 @@ pub enum Event {
     Service(ServiceState),
     /// Something went wrong inside the engine (the database, the disk).
     Trouble(String),
+    /// Said by the client side of the socket, never by the engine: events were dropped on the
+    /// way (this client read too slowly), so what it shows must be read again.
+    Missed,
 }
 
 /// The engine as the dashboard and the commands see it: in this process, or the data folder's
@@ -237,6 +249,14 @@ impl Engine {
         match self {
             Engine::Local(e) => e.delete(id, remove_file).await,
             Engine::Remote(e) => e.delete(id, remove_file).await,
+        }
+    }
+
+    /// The tasks as they stand now, for a client that missed events; deleted ones are left out.
+    pub async fn tasks(&self, ids: Vec<i64>) -> Result<Vec<TaskRecord>, EngineError> {
+        match self {
+            Engine::Local(e) => e.tasks(ids).await,
+            Engine::Remote(e) => e.tasks(ids).await,
         }
     }
 

@@ -187,6 +187,18 @@ impl Runner {
         let _ = self.events.send(Event::Task(Box::new(TaskUpdate { record: record.clone(), eta_ms })));
     }
 
+    /// Announces tasks journaled together: one event for them all.
+    pub(super) fn emit_all(&self, records: &[TaskRecord]) {
+        match records {
+            [] => {}
+            [one] => self.emit(one),
+            many => {
+                let updates = many.iter().map(|r| TaskUpdate { record: r.clone(), eta_ms: self.queue.eta_ms(r) });
+                let _ = self.events.send(Event::Tasks(updates.collect()));
+            }
+        }
+    }
+
     /// Journals the rows in one transaction (sidecars first), then announces them.
     pub(super) async fn write(&self, writes: Vec<Write>) -> Result<(), StoreError> {
         if writes.is_empty() {

@@ -42,6 +42,9 @@ pub enum Link {
     Reloading {
         restarted: bool,
     },
+    /// Events were dropped between the engine and this dashboard (it fell behind a burst):
+    /// the rows are read again before news is applied, as after a reattachment.
+    CatchingUp,
 }
 
 impl Link {
@@ -61,6 +64,7 @@ impl Link {
         match self {
             Link::Opening | Link::Up => None,
             Link::Reloading { .. } => Some("engine back · reloading".into()),
+            Link::CatchingUp => Some("catching up".into()),
             Link::Down(o) => {
                 let lost = if o.attempt <= 1 {
                     "engine lost".to_string()
@@ -109,6 +113,7 @@ mod tests {
             (Link::Up, 1_000, None),
             (Link::Opening, 1_000, None),
             (Link::Reloading { restarted: true }, 1_000, Some("engine back · reloading")),
+            (Link::CatchingUp, 1_000, Some("catching up")),
             (down(1, Some(200)), 0, Some("engine lost · reconnecting in 0.2s")),
             (down(1, None), 300, Some("engine lost · reconnecting…")),
             (down(4, Some(5_000)), 3_200, Some("engine lost 0:03 ago · attempt 4 in 2s")),
@@ -130,6 +135,7 @@ mod tests {
             (Link::Opening, false, true),
             (Link::Up, true, true),
             (Link::Reloading { restarted: false }, false, true),
+            (Link::CatchingUp, false, true),
             (down, false, false),
         ];
         for (link, accepts, attached) in cases {

@@ -4,7 +4,7 @@
 use std::collections::{BTreeSet, HashMap};
 
 use crate::engine::TaskUpdate;
-use crate::store::{EventRecord, TaskRecord};
+use crate::store::{EventRecord, LocalState, TaskRecord};
 use crate::text::{clean, excerpt};
 use crate::tui::labels::{Filter, is_running, short_model, state_label};
 use crate::tui::prefs::Sort;
@@ -265,7 +265,7 @@ impl Table {
         // Oldest first, so that each task finds the batch it was sent with.
         records.sort_by_key(|r| r.id);
         for record in records {
-            self.upsert(TaskUpdate { record, eta_ms: None });
+            self.put(TaskUpdate { record, eta_ms: None });
         }
         self.rebuild();
         if was_empty && let Some(newest) = self.newest() {
@@ -285,39 +285,17 @@ impl Table {
     /// Adds or updates a task. Under the default sorts this costs a hash lookup and, when the
     /// task enters or leaves the view, one binary search; other sorts rebuild the view.
     pub fn upsert(&mut self, update: TaskUpdate) {
-        let TaskUpdate { record, eta_ms } = update;
-        let id = record.id;
-        let old_state = self.rows.get(&id).map(|r| r.record.state);
-        self.running -= usize::from(old_state.is_some_and(is_running));
-        self.running += usize::from(is_running(record.state));
-        let old = self.rows.get(&id);
-        let transfer = old.and_then(|r| r.transfer);
-        let kept_file = old.filter(|r| r.record.file_path == record.file_path).and_then(|r| r.file_present);
-        let mut row = Row::new(record, eta_ms);
-        if row.record.state.needs_download() {
-            row.transfer = transfer;
-        }
-        row.file_present = kept_file;
-        let now_visible = self.visible(&row);
+        let keep = self.selected_id();
+        let id = update.record.id;
+        let old_state = self.put(update);
         let sort_by_creation = matches!(self.sort, Sort::Newest | Sort::Oldest);
-        let state_changed = old_state != Some(row.record.state);
-        let state = row.record.state.to_string();
-        // The timeline may already end with it: read from the journal after the change.
-        if let Some(t) = self.timelines.get_mut(&id)
-            && state_changed
-            && t.last().is_none_or(|e| e.state != state)
-        {
-            t.push(EventRecord { at: row.record.updated_at, state, detail: None });
-        }
-        if !sort_by_creation && (state_changed || old_state.is_none()) {
-            self.rows.insert(id, row);
+        let row = &self.rows[&id];
+        if !sort_by_creation && old_state != Some(row.record.state) {
             self.rebuild();
             return;
         }
-        let keep = self.selected_id();
-        let was_visible = old_state.is_some() && self.slot(&row).is_ok();
-        self.rows.insert(id, row);
-        let row = &self.rows[&id];
+        let now_visible = self.visible(row);
+        let was_visible = old_state.is_some() && self.slot(row).is_ok();
         match (was_visible, now_visible) {
             (false, true) => {
                 if let Err(at) = self.slot(row) {
@@ -335,6 +313,47 @@ impl Table {
             }
             _ => {}
         }
+    }
+
+    /// Adds or updates many tasks at once (a batch journaled): the view is built once, not
+    /// once per task, so that 10,000 of them take milliseconds.
+    pub fn upsert_all(&mut self, updates: Vec<TaskUpdate>) {
+        if updates.len() <= 1 {
+            updates.into_iter().for_each(|u| self.upsert(u));
+            return;
+        }
+        for update in updates {
+            self.put(update);
+        }
+        self.rebuild();
+    }
+
+    /// Keeps the task's row (with what the table knew of it that the record does not say) and
+    /// its timeline; the view is the caller's. Returns the state it had before.
+    fn put(&mut self, update: TaskUpdate) -> Option<LocalState> {
+        let TaskUpdate { record, eta_ms } = update;
+        let id = record.id;
+        let old = self.rows.get(&id);
+        let old_state = old.map(|r| r.record.state);
+        self.running -= usize::from(old_state.is_some_and(is_running));
+        self.running += usize::from(is_running(record.state));
+        let transfer = old.and_then(|r| r.transfer);
+        let kept_file = old.filter(|r| r.record.file_path == record.file_path).and_then(|r| r.file_present);
+        let mut row = Row::new(record, eta_ms);
+        if row.record.state.needs_download() {
+            row.transfer = transfer;
+        }
+        row.file_present = kept_file;
+        let state = row.record.state.to_string();
+        // The timeline may already end with it: read from the journal after the change.
+        if let Some(t) = self.timelines.get_mut(&id)
+            && old_state != Some(row.record.state)
+            && t.last().is_none_or(|e| e.state != state)
+        {
+            t.push(EventRecord { at: row.record.updated_at, state, detail: None });
+        }
+        self.rows.insert(id, row);
+        old_state
     }
 
     pub fn set_transfer(&mut self, id: i64, transfer: Transfer) -> bool {
@@ -523,5 +542,28 @@ mod tests {
         assert!(t.row(5).is_none() && !t.view.contains(&5) && t.marks().is_empty());
         assert!(t.selected_id().is_some(), "a neighbour is selected");
         assert!(!t.remove(5), "only once");
+    }
+
+    #[test]
+    fn many_at_once_show_what_one_by_one_shows_under_every_sort_and_filter() {
+        let states = [LocalState::Waiting, LocalState::Queued, LocalState::InProgress, LocalState::Downloaded];
+        let batch: Vec<TaskUpdate> = (10..400)
+            .map(|id| update(id, states[id as usize % states.len()], 1_000 + (id * 7919) % 500, "a wave"))
+            .collect();
+        let sorts = [Sort::Newest, Sort::Oldest, Sort::State, Sort::Model];
+        let filters = Filter::ALL;
+        for (sort, filter) in sorts.into_iter().flat_map(|s| filters.map(|f| (s, f))) {
+            let (mut one, mut all) = (table(), table());
+            for t in [&mut one, &mut all] {
+                t.set_sort(sort);
+                t.set_filter(filter);
+                t.select(2);
+            }
+            batch.iter().cloned().for_each(|u| one.upsert(u));
+            all.upsert_all(batch.clone());
+            assert_eq!(all.view(), one.view(), "{sort:?} {filter:?}");
+            assert_eq!(all.selected_id(), one.selected_id(), "{sort:?} {filter:?}: the selection stays");
+            assert_eq!(all.running(), one.running(), "{sort:?} {filter:?}");
+        }
     }
 }

@@ -1,6 +1,8 @@
 //! Shared helpers for tests that talk to the embedded simulator over real HTTP on 127.0.0.1.
 #![allow(dead_code)]
 
+pub mod folder;
+
 use std::time::{Duration, Instant};
 
 use reel::api::{ApiKey, Client, ClientOptions, Status, SubmitRequest, VideoTask};

@@ -187,6 +187,13 @@ impl RemoteEngine {
         }
     }
 
+    pub async fn tasks(&self, ids: Vec<i64>) -> Result<Vec<TaskRecord>, EngineError> {
+        match self.ask(Request::Tasks { ids }).await? {
+            Answer::Tasks(t) => Ok(t),
+            other => Err(Self::unexpected(&other)),
+        }
+    }
+
     pub async fn status(&self) -> Result<Status, EngineError> {
         match self.ask(Request::Status).await? {
             Answer::Status(s) => Ok(*s),
@@ -229,9 +236,8 @@ async fn read_loop(
                 let _ = events.send(event);
             }
             Ok(FromEngine::Lagged) => {
-                let _ = events.send(Event::Trouble(
-                    "some engine events were missed; the views catch up with the next change".into(),
-                ));
+                tracing::warn!("engine events were dropped for this client; it reads the tasks again");
+                let _ = events.send(Event::Missed);
             }
             Ok(FromEngine::Stopping) => stopping = true,
             Ok(other) => tracing::warn!(message = ?other, "unexpected message from the engine"),

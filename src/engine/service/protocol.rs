@@ -11,7 +11,8 @@ use crate::store::TaskRecord;
 
 /// Bumped whenever a message changes shape; a client and an engine must agree on it.
 /// 3: a submission is a list of parts, journaled as one batch.
-pub const PROTOCOL: u32 = 3;
+/// 4: a batch is announced as one `tasks` event; `tasks` asks for tasks as they stand.
+pub const PROTOCOL: u32 = 4;
 /// Longest line either side reads: a task row is a few kilobytes, and the answer to a
 /// submission carries every row of the batch (10,000 rows are about 8 MiB).
 pub const MAX_LINE: usize = 64 << 20;
@@ -89,6 +90,10 @@ pub enum Request {
     Delete {
         id: i64,
         remove_file: bool,
+    },
+    /// The tasks with these ids as they stand now (for a client that missed events).
+    Tasks {
+        ids: Vec<i64>,
     },
     Status,
     /// Stop the engine; without `force` it refuses while tasks are unfinished.
@@ -197,6 +202,7 @@ mod tests {
                 },
             },
             ToEngine::Request { seq: 2, request: Request::Stop { force: true } },
+            ToEngine::Request { seq: 3, request: Request::Tasks { ids: vec![4, 9] } },
         ];
         for m in to {
             assert_eq!(decode::<ToEngine>(&encode(&m).expect("encodes")).expect("decodes"), m);
@@ -215,6 +221,12 @@ mod tests {
             FromEngine::Reply { seq: 5, result: Ok(Answer::Status(Box::new(status))) },
             FromEngine::Event {
                 event: Event::Task(Box::new(TaskUpdate { record: record(2, LocalState::Queued), eta_ms: Some(5) })),
+            },
+            FromEngine::Event {
+                event: Event::Tasks(vec![
+                    TaskUpdate { record: record(3, LocalState::Waiting), eta_ms: None },
+                    TaskUpdate { record: record(4, LocalState::Waiting), eta_ms: Some(9) },
+                ]),
             },
             FromEngine::Event { event: Event::Transfer { id: 1, bytes: 2, total: None, rate: 0.5 } },
             FromEngine::Lagged,

@@ -123,31 +123,9 @@ impl App {
 
     fn engine(&mut self, event: Event) -> Vec<Effect> {
         match event {
-            Event::Task(update) => {
-                let id = update.record.id;
-                let before = self.table.row(id).map(|r| r.record.state);
-                let after = update.record.state;
-                // A file saved (again) may preview where an earlier attempt could not.
-                if after == LocalState::Downloaded
-                    && before != Some(LocalState::Downloaded)
-                    && let Some(sha) = &update.record.sha256
-                {
-                    self.previews.forget(sha);
-                }
-                let busy_before = self.table.running() > 0;
-                self.history.apply(&update.record, self.screen == Screen::History);
-                self.table.upsert(*update);
-                self.welcome = None;
-                let mut effects = Vec::new();
-                if before.is_some_and(is_running) && !is_running(after) {
-                    effects.push(Effect::Bell);
-                    effects.push(Effect::Notify(format!("Task {id} {after}")));
-                    if busy_before && self.table.running() == 0 {
-                        effects.push(Effect::Notify("All tasks are done".into()));
-                    }
-                }
-                return effects;
-            }
+            Event::Task(update) => return self.tasks_news(vec![*update]),
+            Event::Tasks(updates) => return self.tasks_news(updates),
+            Event::Missed => return self.catch_up(),
             Event::Transfer { id, bytes, total, rate } => {
                 self.table.set_transfer(id, Transfer { bytes, total, rate });
             }
@@ -155,5 +133,37 @@ impl App {
             Event::Trouble(message) => self.say(Level::Error, crate::text::clean(&message)),
         }
         Vec::new()
+    }
+
+    /// Tasks changed: the table, the history and the previews follow; a task that ends rings.
+    fn tasks_news(&mut self, updates: Vec<TaskUpdate>) -> Vec<Effect> {
+        let busy_before = self.table.running() > 0;
+        let shown = self.screen == Screen::History;
+        let mut effects = Vec::new();
+        for update in &updates {
+            let id = update.record.id;
+            let before = self.table.row(id).map(|r| r.record.state);
+            let after = update.record.state;
+            // A file saved (again) may preview where an earlier attempt could not.
+            if after == LocalState::Downloaded
+                && before != Some(LocalState::Downloaded)
+                && let Some(sha) = &update.record.sha256
+            {
+                self.previews.forget(sha);
+            }
+            if before.is_some_and(is_running) && !is_running(after) {
+                effects.push(Effect::Notify(format!("Task {id} {after}")));
+            }
+            self.history.apply(&update.record, shown);
+        }
+        self.table.upsert_all(updates);
+        self.welcome = None;
+        if !effects.is_empty() {
+            effects.insert(0, Effect::Bell);
+            if busy_before && self.table.running() == 0 {
+                effects.push(Effect::Notify("All tasks are done".into()));
+            }
+        }
+        effects
     }
 }

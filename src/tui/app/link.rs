@@ -71,6 +71,18 @@ impl App {
         }
     }
 
+    /// Engine news was dropped on its way here: the rows are read again (news waits meanwhile,
+    /// so that the read takes nothing back), as after a reattachment.
+    pub(super) fn catch_up(&mut self) -> Vec<Effect> {
+        if self.link != Link::Up {
+            return Vec::new();
+        }
+        self.link = Link::CatchingUp;
+        let check = self.table.rows().filter(|r| crate::tui::labels::is_running(r.record.state));
+        let check = check.map(|r| r.record.id).collect();
+        vec![Effect::Reload { since_ms: reload_since(self.now_ms, None), check }]
+    }
+
     fn link_lost(&mut self) -> Vec<Effect> {
         if !self.link.attached() {
             return Vec::new();
@@ -85,6 +97,10 @@ impl App {
     /// what was held is sent.
     fn reloaded(&mut self, result: Result<Reload, super::EffectError>) -> Vec<Effect> {
         let after_loss = match self.link {
+            Link::CatchingUp => {
+                self.link = Link::Up;
+                return self.caught_up(result);
+            }
             Link::Opening => None,
             Link::Reloading { restarted } => Some(restarted),
             // Lost again before the read was done (the engine died at start): its rows are still
@@ -145,6 +161,28 @@ impl App {
             self.say(level, text);
         }
         effects
+    }
+
+    /// The rows read after news was dropped: shown, and news flows again.
+    fn caught_up(&mut self, result: Result<Reload, super::EffectError>) -> Vec<Effect> {
+        match result {
+            Ok(Reload { records, gone }) => {
+                self.show_read(records);
+                for id in gone {
+                    self.table.remove(id);
+                    self.history.remove(id);
+                }
+                self.table.forget_timelines();
+                self.last_selected = None;
+                self.history_again()
+            }
+            Err(e) => {
+                let text =
+                    format!("Cannot read the tasks again after missed news: {}", crate::text::clean(&e.to_string()));
+                self.say(Level::Error, text);
+                Vec::new()
+            }
+        }
     }
 
     /// The history's rows missed what happened meanwhile: read again if it is shown, else

@@ -4,7 +4,7 @@
 
 use super::testkit::*;
 use super::*;
-use crate::engine::{Activity, EngineError, Health};
+use crate::engine::{Activity, EngineError, Event, Health, TaskUpdate};
 use crate::store::LocalState;
 use crate::tui::link::{Link, Outage, RECENT_MS};
 
@@ -188,4 +188,39 @@ fn a_read_that_fails_after_a_loss_is_said_and_news_flows_again() {
     assert_eq!(a.link, Link::Up);
     assert_eq!(status(&a), "Engine restarted; the tasks could not be read again: the engine has stopped");
     assert_eq!(a.status.as_ref().map(|s| s.level), Some(Level::Error));
+}
+
+#[test]
+fn missed_news_reads_the_rows_again_and_holds_news_until_then() {
+    let mut a = attached();
+    let e = a.update(Action::Engine(Event::Missed), NOW);
+    let Some(Effect::Reload { since_ms, check }) = e.first() else { panic!("{e:?}") };
+    assert_eq!(*since_ms, NOW - RECENT_MS);
+    let mut check = check.clone();
+    check.sort_unstable();
+    assert_eq!(check, vec![1, 2], "the running rows are asked about by id");
+    assert_eq!(a.link, Link::CatchingUp);
+    assert!(!a.link.accepts_events() && a.link.attached(), "news waits; commands still go");
+    assert_eq!(header(&a).as_deref(), Some("catching up"));
+    // A second loss of news while the read is under way asks nothing more.
+    assert!(a.update(Action::Engine(Event::Missed), NOW).is_empty());
+    // The read is the truth: task 2 ended meanwhile, task 1 was deleted, task 9 is new.
+    let read = Reload { records: vec![rec(2, LocalState::Downloaded), rec(9, LocalState::Queued)], gone: vec![1] };
+    let e = a.update(Action::Reloaded(Ok(read)), NOW);
+    assert!(acts(e).is_empty());
+    assert_eq!(a.link, Link::Up);
+    assert_eq!(a.table.row(2).map(|r| r.record.state), Some(LocalState::Downloaded));
+    assert!(a.table.row(1).is_none() && a.table.row(9).is_some());
+    assert_eq!(a.status, None, "nothing to alarm anyone about");
+}
+
+#[test]
+fn a_batch_arrives_as_one_event_and_a_task_that_ends_in_it_rings_once() {
+    let mut a = attached();
+    let mut updates: Vec<TaskUpdate> =
+        (10..2_010).map(|id| TaskUpdate { record: rec(id, LocalState::Waiting), eta_ms: None }).collect();
+    updates.push(TaskUpdate { record: rec(1, LocalState::Downloaded), eta_ms: None });
+    let e = a.update(Action::Engine(Event::Tasks(updates)), NOW);
+    assert_eq!(a.table.len(), 2_003);
+    assert!(matches!(&e[..], [Effect::Bell, Effect::Notify(t)] if t == "Task 1 downloaded"), "{e:?}");
 }
