@@ -5,13 +5,14 @@
 //! their own, as in real use. Run: `cargo bench --bench engine_service`.
 #![allow(clippy::unwrap_used, clippy::expect_used, reason = "a test or benchmark fails loudly on purpose")]
 
+#[path = "support/engine.rs"]
+mod engine_process;
 #[path = "support/sim.rs"]
 mod sim;
 
 use std::collections::HashSet;
 use std::path::Path;
-use std::process::{Child, Command, Stdio};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use criterion::{Criterion, criterion_group, criterion_main};
 use reel::engine::Event;
@@ -20,31 +21,6 @@ use reel::engine::service::{attach_if_running, socket_path};
 use reel::rules::{Catalog, Draft, UnknownModels, validate};
 use reel::store::LocalState;
 use tokio::runtime::Runtime;
-
-/// `reel engine run --stay` for `data`, against `base_url`; returns once it answers.
-fn start_engine(rt: &Runtime, data: &Path, base_url: &str) -> Child {
-    let config = data.with_extension("toml");
-    // A budget that lets 2,000 POSTs out quickly; everything else is the default.
-    std::fs::write(&config, "[engine]\nrequests_per_second = 200\n").expect("config");
-    let child = Command::new(env!("CARGO_BIN_EXE_reel"))
-        .args(["engine", "run", "--stay"])
-        .env("REEL_DATA_DIR", data)
-        .env("REEL_CONFIG", &config)
-        .env("REEL_BASE_URL", base_url)
-        .env("REEL_API_KEY", "sim-key")
-        .env_remove("REEL_PROFILE")
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .spawn()
-        .expect("reel engine run starts");
-    let socket = socket_path(data);
-    let until = Instant::now() + Duration::from_secs(20);
-    while rt.block_on(attach_if_running(&socket)).ok().flatten().is_none() {
-        assert!(Instant::now() < until, "the engine never answered");
-        std::thread::sleep(Duration::from_millis(20));
-    }
-    child
-}
 
 fn bench_requests(c: &mut Criterion, rt: &Runtime, socket: &Path, label: &str) {
     c.bench_function(&format!("service: attach + Status + detach, {label}"), |b| {
@@ -73,7 +49,8 @@ fn bench(c: &mut Criterion) {
     let rt = Runtime::new().expect("runtime");
     let dir = tempfile::tempdir().expect("tempdir");
     let data = dir.path().join("data");
-    let mut child = start_engine(&rt, &data, &sim.base_url);
+    // A budget that lets 2,000 POSTs out quickly; everything else is the default.
+    let mut child = engine_process::start(&rt, &data, &sim.base_url, "[engine]\nrequests_per_second = 200\n");
     let socket = socket_path(&data);
 
     bench_requests(c, &rt, &socket, "idle engine");
