@@ -334,7 +334,8 @@ pub async fn follow_sent(
         allow_closed(print_tasks(&records, how.json, out))?;
         if let Some(batch) = records.first().and_then(|r| r.batch_id) {
             note(&format!(
-                "journaled {} as batch {batch}; the engine sends them at the service's pace, whether or not                  anything waits (`reel wait --batch {batch}` follows them, `reel list --batch {batch}` lists them)",
+                "journaled {} as batch {batch}; the engine sends them at the service's pace, whether or not \
+                 anything waits (`reel wait --batch {batch}` follows them, `reel list --batch {batch}` lists them)",
                 crate::tui::labels::count(records.len(), "task")
             ));
         }
