@@ -17,6 +17,7 @@ pub mod health;
 pub mod journal;
 pub mod ledger;
 pub mod manual;
+pub mod provenance;
 pub mod query;
 pub mod queue;
 pub mod recover;
@@ -60,6 +61,9 @@ pub struct EngineConfig {
     pub profile: Option<String>,
     /// Makes the preview stills of each saved file (off the async threads); `None`: no stills.
     pub previews: Option<crate::preview::Previewer>,
+    /// Writes each saved file's provenance into it; `None`: files are kept as the service sent
+    /// them (the sidecar has it all either way).
+    pub provenance: Option<provenance::Tagger>,
 }
 
 impl EngineConfig {
@@ -74,6 +78,7 @@ impl EngineConfig {
             videos_dir,
             profile: None,
             previews: None,
+            provenance: None,
         }
     }
 }
