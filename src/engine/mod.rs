@@ -14,6 +14,7 @@ mod local;
 pub use local::LocalEngine;
 pub mod files;
 pub mod health;
+pub mod import;
 pub mod journal;
 pub mod ledger;
 pub mod manual;
@@ -138,6 +139,12 @@ pub enum Command {
         remove_file: bool,
         reply: Reply<TaskRecord>,
     },
+    /// Journals entries `reel import` rebuilt from files, each with what its timeline says of
+    /// where it came from; those whose file is in the history already are left out.
+    Import {
+        entries: Vec<(TaskRecord, String)>,
+        reply: Reply<Vec<TaskRecord>>,
+    },
     /// The tasks as they stand now (a client that missed events catches up); unknown ids
     /// are left out.
     Tasks {
@@ -254,6 +261,14 @@ impl Engine {
         match self {
             Engine::Local(e) => e.delete(id, remove_file).await,
             Engine::Remote(e) => e.delete(id, remove_file).await,
+        }
+    }
+
+    /// Journals entries rebuilt from files (see [`Command::Import`]); the ones journaled.
+    pub async fn import(&self, entries: Vec<(TaskRecord, String)>) -> Result<Vec<TaskRecord>, EngineError> {
+        match self {
+            Engine::Local(e) => e.import(entries).await,
+            Engine::Remote(e) => e.import(entries).await,
         }
     }
 

@@ -93,6 +93,57 @@ pub fn parse(comment: &str) -> Option<Value> {
     Some(v)
 }
 
+/// The global metadata of `ffmpeg -i FILE -f ffmetadata -`: key and value, unescaped (`\`
+/// escapes `=`, `;`, `#`, `\` and a newline). Sections after the global one are not read.
+pub fn ffmetadata(text: &str) -> Vec<(String, String)> {
+    let mut out = Vec::new();
+    let mut chars = text.chars().peekable();
+    let mut at_line_start = true;
+    let (mut key, mut value, mut in_value) = (String::new(), String::new(), false);
+    while let Some(c) = chars.next() {
+        if at_line_start && (c == ';' || c == '#' || c == '[') {
+            if c == '[' {
+                break;
+            }
+            // A comment line (the header among them).
+            for c in chars.by_ref() {
+                if c == '\n' {
+                    break;
+                }
+            }
+            continue;
+        }
+        at_line_start = false;
+        match c {
+            '\\' => {
+                if let Some(next) = chars.next() {
+                    if in_value { value.push(next) } else { key.push(next) }
+                }
+            }
+            '=' if !in_value => in_value = true,
+            '\n' => {
+                if in_value {
+                    out.push((std::mem::take(&mut key), std::mem::take(&mut value)));
+                }
+                key.clear();
+                in_value = false;
+                at_line_start = true;
+            }
+            c if in_value => value.push(c),
+            c => key.push(c),
+        }
+    }
+    if in_value {
+        out.push((key, value));
+    }
+    out
+}
+
+/// Reel's record among a file's metadata, if it carries one.
+pub fn from_metadata(pairs: &[(String, String)]) -> Option<Value> {
+    pairs.iter().filter(|(k, _)| k == KEY).find_map(|(_, v)| parse(v))
+}
+
 /// `ffmpeg` arguments: every stream copied, metadata kept and ours added, written as MP4 to `to`.
 fn args(from: &Path, to: &Path, fields: &[(&str, String)]) -> Vec<OsString> {
     let mut a: Vec<OsString> = ["-v", "error", "-nostdin", "-y", "-i"].map(OsString::from).to_vec();
@@ -158,6 +209,18 @@ mod tests {
     use super::*;
     use crate::store::LocalState;
     use crate::store::fixtures::record as task;
+
+    #[test]
+    fn ffmetadata_is_read_back_as_written() {
+        let text = ";FFMETADATA1\nmajor_brand=isom\ncomment={\"a\":\"x\\=y\\;z\\#w\\\\q\\\nline2\"}\ntitle=a fox\n[STREAM]\ntitle=not global\n";
+        let pairs = ffmetadata(text);
+        let want = [("major_brand", "isom"), ("comment", "{\"a\":\"x=y;z#w\\q\nline2\"}"), ("title", "a fox")];
+        assert_eq!(pairs, want.map(|(k, v)| (k.to_string(), v.to_string())));
+        assert!(from_metadata(&pairs).is_none(), "not reel's");
+        let ours = vec![("comment".to_string(), "{\"reel_version\":\"1\",\"prompt\":\"p\"}".to_string())];
+        assert_eq!(from_metadata(&ours).and_then(|v| v["prompt"].as_str().map(str::to_string)).as_deref(), Some("p"));
+        assert!(ffmetadata("").is_empty() && ffmetadata(";FFMETADATA1\n").is_empty());
+    }
 
     #[test]
     fn urls_travel_without_signatures_or_credentials() {
