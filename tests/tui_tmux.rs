@@ -120,7 +120,7 @@ async fn type_submit_watch_it_finish_and_find_the_file() {
         walk(&data.join("videos")).into_iter().filter(|p| p.extension().is_some_and(|e| e == "mp4")).collect();
     assert_eq!(videos.len(), 1, "{videos:?}");
     let remote = sim.requests().iter().find_map(|r| r.task_id.clone()).expect("a task");
-    assert_saved_file(&data, &videos[0], &sim.video_bytes(&remote).expect("served"));
+    assert_saved_file(data, &videos[0], &sim.video_bytes(&remote).expect("served"));
 
     // Vary the task, delete it in the history, then send a new prompt: the deleted parent
     // never breaks a later submission.
