@@ -140,7 +140,9 @@ async fn type_submit_watch_it_finish_and_find_the_file() {
     tmux.keys(&["y"]);
     tmux.wait_for("no longer records it as parent");
     tmux.keys(&["Escape"]);
-    tmux.wait_for("No tasks yet");
+    // The table's title: the history, emptied, says "No tasks yet" too, and an Escape read
+    // together with the next key would be Alt and that key.
+    tmux.wait_for("Tasks · all");
     // `n` starts a fresh form: a new prompt goes out, recording no parent.
     tmux.keys(&["n"]);
     tmux.wait_for("New prompt");
