@@ -79,13 +79,13 @@ impl Plan {
     }
 }
 
-/// Where the file a user typed is: `~` is the home folder; a relative path is relative to
-/// the current folder (as the shell would take it).
-pub fn resolve(typed: &str, home: &Path) -> PathBuf {
+/// Where the file a user typed is: `~` is the home folder (when one is known); a relative
+/// path is relative to the current folder (as the shell would take it).
+pub fn resolve(typed: &str, home: Option<&Path>) -> PathBuf {
     let typed = typed.trim();
-    match typed.strip_prefix('~') {
-        Some("") => home.to_path_buf(),
-        Some(rest) if rest.starts_with('/') => home.join(rest.trim_start_matches('/')),
+    match (typed.strip_prefix('~'), home) {
+        (Some(""), Some(home)) => home.to_path_buf(),
+        (Some(rest), Some(home)) if rest.starts_with('/') => home.join(rest.trim_start_matches('/')),
         _ => PathBuf::from(typed),
     }
 }
@@ -112,7 +112,8 @@ mod tests {
     #[test]
     fn rows_tasks_copies_and_what_was_sent() {
         // (file, sent keys by task position, rows, tasks, left out, to send)
-        let cases: [(&str, &[usize], usize, usize, usize, usize); 5] = [
+        type Case = (&'static str, &'static [usize], usize, usize, usize, usize);
+        let cases: [Case; 5] = [
             ("prompt\na fox\n", &[], 1, 1, 0, 1),
             ("prompt,seconds\n{a|b} fox,\"5,10\"\n", &[], 1, 4, 0, 4),
             ("prompt,copies\n{a|b} fox,3\nan owl,1\n", &[], 2, 3, 0, 7),
@@ -142,7 +143,7 @@ mod tests {
 
     #[test]
     fn typed_paths_resolve_like_a_shell() {
-        let home = Path::new("/home/ann");
+        let home = Some(Path::new("/home/ann"));
         let cases = [
             ("~/prompts.csv", "/home/ann/prompts.csv"),
             ("~", "/home/ann"),
@@ -155,5 +156,6 @@ mod tests {
         for (typed, want) in cases {
             assert_eq!(resolve(typed, home), PathBuf::from(want), "{typed}");
         }
+        assert_eq!(resolve("~/p.csv", None), PathBuf::from("~/p.csv"), "no home: as typed");
     }
 }

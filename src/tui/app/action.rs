@@ -80,6 +80,8 @@ pub enum Action {
     PlayFrame(Ticket, image::RgbImage),
     /// The inline player of the given start could not go on.
     PlayFailed(Ticket, String),
+    /// A batch file loaded into the form, or its tasks sent.
+    Batch(BatchNews),
 }
 
 impl Action {
@@ -116,8 +118,19 @@ impl Action {
             Action::Thumb(..) => "thumb",
             Action::PlayFrame(..) => "play frame",
             Action::PlayFailed(..) => "play failed",
+            Action::Batch(BatchNews::Loaded(_)) => "batch loaded",
+            Action::Batch(BatchNews::Submitted(_)) => "batch submitted",
         }
     }
+}
+
+/// What the effects of a batch file report back.
+#[derive(Debug)]
+pub enum BatchNews {
+    /// The file read, expanded and checked against the journal; or why it could not be read.
+    Loaded(Result<crate::batch::plan::Plan, EffectError>),
+    /// The plan's tasks were journaled as one batch (or were not).
+    Submitted(Result<Vec<TaskRecord>, EffectError>),
 }
 
 /// What a read of the store found for the rows to show.
@@ -147,6 +160,17 @@ pub enum Effect {
     },
     /// Send tasks again as they were, each recording the task it came from.
     SubmitAgain(Vec<(i64, ValidSubmission)>),
+    /// Read a batch file (`~` and relative paths resolved), expand it over `defaults` (the
+    /// form's fields) and learn which of its tasks an earlier run sent.
+    LoadBatch {
+        path: String,
+        defaults: crate::batch::expand::Defaults,
+    },
+    /// Send a batch file's plan: its parts as one submission, one batch.
+    SubmitBatch {
+        file: String,
+        parts: Vec<crate::engine::journal::Part>,
+    },
     /// One engine action on each task; `skipped` says what was not asked and why.
     Bulk {
         op: Op,
@@ -258,6 +282,8 @@ pub enum EffectError {
     Read { what: String, source: QueryError },
     #[error("cannot save {what} to {path}: {source}")]
     Save { what: &'static str, path: String, source: std::io::Error },
+    #[error("cannot read {path}: {source}")]
+    BatchFile { path: String, source: std::io::Error },
     /// A media item could not be uploaded or failed its check.
     #[error("{0}; nothing was sent")]
     Media(#[from] crate::tui::media::NotReady),

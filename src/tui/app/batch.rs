@@ -1,0 +1,123 @@
+//! A batch file in the form: the path input (Ctrl-O), the plan the effect read and expanded,
+//! sending it as one batch (the `[batch] confirm_over` question, then the budget guard), and
+//! unloading it (Esc in the form).
+
+use super::{Action, App, BatchNews, Effect, Focus, Level, Overlay, Question};
+use crate::batch::plan::Plan;
+use crate::tui::form::{Field, PathInput, more_row_errors};
+use crate::tui::keymap::{Cmd, Scope};
+use crate::tui::labels::count;
+
+impl App {
+    /// The threshold of `[batch] confirm_over`: past it, sending a batch file asks first.
+    pub fn set_batch_confirm_over(&mut self, tasks: u32) {
+        self.batch_confirm_over = tasks as usize;
+    }
+
+    /// Ctrl-O: the path input, holding the file loaded now (to load it again) if any.
+    pub(super) fn open_batch_path(&mut self) {
+        let current = self.form.batch().map_or("", |b| b.file());
+        self.overlay = Some(Overlay::BatchPath(PathInput::new(current)));
+    }
+
+    /// Enter in the path input: the file is read and expanded by an effect, over the form's
+    /// fields as they are now.
+    pub(super) fn batch_path_chosen(&mut self, input: PathInput) -> Vec<Effect> {
+        let path = input.text().trim().to_string();
+        if path.is_empty() {
+            self.overlay = Some(Overlay::BatchPath(input));
+            self.say(Level::Warn, "Type the path of a batch file (JSON lines, CSV or text)");
+            return Vec::new();
+        }
+        self.say(Level::Info, format!("Reading {}…", crate::text::clean(&path)));
+        vec![Effect::LoadBatch { path, defaults: self.form.batch_defaults() }]
+    }
+
+    pub(super) fn batch_news(&mut self, news: BatchNews) -> Vec<Effect> {
+        match news {
+            BatchNews::Loaded(Ok(plan)) => {
+                let text = loaded_message(&plan, &self.keymap.key_for(Scope::Text, Cmd::Submit).unwrap_or_default());
+                let level = if plan.problems.is_empty() { Level::Info } else { Level::Warn };
+                self.form.load_batch(plan);
+                self.focus = Focus::Form(Field::Prompt);
+                self.say(level, text);
+                Vec::new()
+            }
+            BatchNews::Loaded(Err(e)) => {
+                self.say_error("Cannot load the batch file: ", &e);
+                Vec::new()
+            }
+            BatchNews::Submitted(result) => {
+                let sent = result.as_ref().ok().map(Vec::len);
+                let file = self.form.batch().map(|b| b.file().to_string());
+                // The table, the history and the status line take the tasks as any sent.
+                let effects = self.news(Action::Submitted { again: false, result });
+                match (sent, file) {
+                    (Some(n), Some(file)) => {
+                        self.form.unload_batch();
+                        let text = format!(
+                            "Sent {} of {} as one batch; the form is as it was",
+                            count(n, "task"),
+                            crate::text::clean(&file)
+                        );
+                        self.say(Level::Info, text);
+                    }
+                    (Some(_), None) => {}
+                    // Not sent: the plan stays, to send again.
+                    (None, _) => self.form.batch_sending(false),
+                }
+                effects
+            }
+        }
+    }
+
+    /// Ctrl-S with a plan loaded: every task of it as one batch, after the threshold's
+    /// question and the budget guard; or why nothing is sent.
+    pub(super) fn submit_batch(&mut self) -> Option<Vec<Effect>> {
+        let send = match self.form.batch_send()? {
+            Ok(send) => send,
+            Err(refusal) => {
+                self.say(Level::Error, format!("Not sent: {refusal}"));
+                return Some(Vec::new());
+            }
+        };
+        let (n, billed, cost) = (send.count, send.billed.clone(), send.cost.clone());
+        let then = Effect::SubmitBatch { file: send.file, parts: send.parts };
+        if n > self.batch_confirm_over {
+            self.overlay = Some(Overlay::Confirm(Question::Batch { then: Box::new(then), count: n, billed, cost }));
+            return Some(Vec::new());
+        }
+        self.say(Level::Info, format!("Sending {}…", count(n, "task")));
+        Some(self.guarded(then))
+    }
+
+    /// Esc in the form with a plan loaded: the plan goes, the form stays. Returns whether
+    /// there was one.
+    pub(super) fn unload_batch(&mut self) -> bool {
+        let Some(file) = self.form.batch().map(|b| b.file().to_string()) else { return false };
+        self.form.unload_batch();
+        self.say(Level::Info, format!("Unloaded {}; Ctrl-S sends the form again", crate::text::clean(&file)));
+        true
+    }
+
+    /// The effects `update` gives out: a batch handed to the engine is being sent.
+    pub(super) fn note_batch_sending(&mut self, effects: &[Effect]) {
+        if effects.iter().any(|e| matches!(e, Effect::SubmitBatch { .. })) {
+            self.form.batch_sending(true);
+        }
+    }
+}
+
+/// What the status line says of a plan just loaded.
+fn loaded_message(plan: &Plan, send_key: &str) -> String {
+    let file = crate::text::clean(&plan.file);
+    if let Some(first) = plan.problems.first() {
+        let first = crate::text::clean(&first.to_string());
+        return format!("Loaded {file}, not sendable: {first}{}", more_row_errors(plan.problems.len()));
+    }
+    let to_send = plan.to_send().len();
+    if to_send == 0 && !plan.tasks.is_empty() {
+        return format!("Loaded {file}: all its {} were already sent", count(plan.tasks.len(), "task"));
+    }
+    format!("Loaded {file}: {} to send; {send_key} sends them as one batch, Esc unloads it", count(to_send, "task"))
+}
