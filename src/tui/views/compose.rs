@@ -199,25 +199,25 @@ fn batch<'a>(app: &App, b: &Loaded, w: u16) -> (Line<'a>, Vec<Line<'a>>) {
     let send = key(app, Scope::Text, Cmd::Submit);
     let unload = key(app, Scope::Text, Cmd::LeaveForm);
     let summary = if !b.problems().is_empty() {
-        Line::styled(format!("batch · {} · fix them to send", count(b.problems().len(), "row error")), theme::error())
+        Line::styled(format!("{} · fix them to send", count(b.problems().len(), "row error")), theme::error())
     } else if b.count() == 0 {
-        Line::styled("batch · nothing left to send".to_string(), theme::dim())
+        Line::styled("nothing left to send".to_string(), theme::dim())
     } else {
         let tasks = count(b.count(), "task");
-        let rest = format!(" · billed {} · cost {}", b.billed(), b.cost());
-        let room = (w as usize).saturating_sub(tasks.chars().count());
-        Line::from(vec![Span::styled(tasks, theme::title()), Span::raw(excerpt(&rest, room))])
+        let room = (w as usize).saturating_sub(tasks.chars().count() + 1);
+        let rest = excerpt(&format!("· billed {} · cost {}", b.billed(), b.cost()), room);
+        Line::from(vec![Span::styled(tasks, theme::title()), Span::raw(format!(" {rest}"))])
     };
     let mut from = format!("{}: {} → {}", clean(b.file()), count(b.rows(), "row"), count(b.tasks(), "task"));
     if b.left_out() > 0 {
-        from.push_str(&format!(", {} already sent, left out", b.left_out()));
+        from.push_str(&format!(" ({} sent before, left out)", b.left_out()));
     }
     let mut notes = vec![Line::styled(from, theme::label())];
     if b.sending() {
         notes.push(Line::styled("Sending…", theme::dim()));
     }
     notes.push(Line::styled(
-        format!("The fields above are the rows' defaults. {send} sends the batch, {unload} unloads it."),
+        format!("The form's fields are the defaults; {send} sends, {unload} unloads"),
         theme::dim(),
     ));
     notes.extend(b.problems().iter().map(|p| Line::styled(format!("✗ {}", clean(&p.to_string())), theme::error())));

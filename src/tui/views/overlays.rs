@@ -87,12 +87,8 @@ pub fn media(frame: &mut Frame, app: &App, m: &MediaEditor) {
 pub fn batch_path(frame: &mut Frame, app: &App, p: &PathInput) {
     let area = centered(frame.area(), 72, 5);
     let key = |cmd| app.keymap().key_for(Scope::Path, cmd).unwrap_or_default();
-    let hint = format!(
-        " {} load   {} clear   {} cancel   (~/… or relative to the current folder)",
-        key(Cmd::Choose),
-        key(Cmd::ClearLine),
-        key(Cmd::CloseOverlay)
-    );
+    let hint =
+        format!(" {} load   {} clear   {} cancel", key(Cmd::Choose), key(Cmd::ClearLine), key(Cmd::CloseOverlay));
     let shown = crate::text::clean(p.text());
     let room = usize::from(area.width.saturating_sub(5));
     let lines = vec![
@@ -100,7 +96,7 @@ pub fn batch_path(frame: &mut Frame, app: &App, p: &PathInput) {
             Span::styled(" File ", theme::focused_label()),
             Span::raw(format!(" {}▏", super::compose::tail(&shown, room))),
         ]),
-        Line::raw(""),
+        Line::styled(" ~ is your home; a relative path starts where reel was started", theme::dim()),
         Line::styled(hint, theme::dim()),
     ];
     let title = " Load a batch file (JSON lines, CSV, text) ";
