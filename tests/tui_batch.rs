@@ -46,7 +46,8 @@ fn load(a: &mut App, file: &str, text: &str, sent: &[usize]) {
     let (good, problems) = expand_rows(&rows, &a.form().batch_defaults(), &BTreeMap::new(), &Catalog::builtin(), media);
     let mut plan = Plan::new(file, rows.len(), good, problems);
     plan.sent = sent.iter().map(|i| plan.keys[*i].clone()).collect();
-    a.update(Action::Batch(BatchNews::Loaded(Ok(plan))), NOW);
+    let defaults = a.form().batch_defaults();
+    a.update(Action::Batch(BatchNews::Loaded { defaults, refresh: false, result: Ok(plan) }), NOW);
 }
 
 fn screen(a: &App, w: u16, h: u16) -> String {

@@ -285,10 +285,11 @@ pub async fn perform(effect: Effect, cx: &Context, console: &mut impl Console) -
                 let _ = tx.send(Action::Batch(BatchNews::Submitted(result)));
             });
         }
-        Effect::LoadBatch { path, defaults } => {
+        Effect::LoadBatch { path, defaults, refresh } => {
             let (db, home, catalog) = (cx.db.clone(), cx.media.home.clone(), cx.media.catalog.clone());
             blocking(tx, move || {
-                Some(Action::Batch(BatchNews::Loaded(load_batch(&path, &defaults, home.as_deref(), &catalog, &db))))
+                let result = load_batch(&path, &defaults, home.as_deref(), &catalog, &db);
+                Some(Action::Batch(BatchNews::Loaded { defaults, refresh, result }))
             });
         }
         Effect::CheckMedia(items) => {

@@ -4,6 +4,7 @@
 use crossterm::event::{KeyEvent, MouseEvent};
 use thiserror::Error;
 
+use crate::batch::expand::Defaults;
 use crate::engine::ledger::Ledger;
 use crate::engine::query::{HistoryRow, QueryError};
 use crate::engine::{Activity, EngineError, Event};
@@ -118,7 +119,7 @@ impl Action {
             Action::Thumb(..) => "thumb",
             Action::PlayFrame(..) => "play frame",
             Action::PlayFailed(..) => "play failed",
-            Action::Batch(BatchNews::Loaded(_)) => "batch loaded",
+            Action::Batch(BatchNews::Loaded { .. }) => "batch loaded",
             Action::Batch(BatchNews::Submitted(_)) => "batch submitted",
         }
     }
@@ -127,8 +128,9 @@ impl Action {
 /// What the effects of a batch file report back.
 #[derive(Debug)]
 pub enum BatchNews {
-    /// The file read, expanded and checked against the journal; or why it could not be read.
-    Loaded(Result<crate::batch::plan::Plan, EffectError>),
+    /// The file read, expanded over `defaults` and checked against the journal; or why it
+    /// could not be read. `refresh`: loaded again because the form's fields changed.
+    Loaded { defaults: Defaults, refresh: bool, result: Result<crate::batch::plan::Plan, EffectError> },
     /// The plan's tasks were journaled as one batch (or were not).
     Submitted(Result<Vec<TaskRecord>, EffectError>),
 }
@@ -161,10 +163,12 @@ pub enum Effect {
     /// Send tasks again as they were, each recording the task it came from.
     SubmitAgain(Vec<(i64, ValidSubmission)>),
     /// Read a batch file (`~` and relative paths resolved), expand it over `defaults` (the
-    /// form's fields) and learn which of its tasks an earlier run sent.
+    /// form's fields) and learn which of its tasks an earlier run sent; `refresh` when the
+    /// file is loaded already and the form's fields changed.
     LoadBatch {
         path: String,
-        defaults: crate::batch::expand::Defaults,
+        defaults: Defaults,
+        refresh: bool,
     },
     /// Send a batch file's plan: its parts as one submission, one batch.
     SubmitBatch {

@@ -30,20 +30,34 @@ impl App {
             return Vec::new();
         }
         self.say(Level::Info, format!("Reading {}…", crate::text::clean(&path)));
-        vec![Effect::LoadBatch { path, defaults: self.form.batch_defaults() }]
+        vec![Effect::LoadBatch { path, defaults: self.form.batch_defaults(), refresh: false }]
     }
 
     pub(super) fn batch_news(&mut self, news: BatchNews) -> Vec<Effect> {
         match news {
-            BatchNews::Loaded(Ok(plan)) => {
+            BatchNews::Loaded { refresh: true, defaults, result } => {
+                // Loaded again over the changed form: only the file loaded now is replaced.
+                let Some(file) = self.form.batch().map(|b| b.file().to_string()) else { return Vec::new() };
+                match result {
+                    Ok(plan) if plan.file == file => self.form.load_batch(plan, defaults),
+                    Ok(_) => {}
+                    // A plan not expanded over the form as it is must not be sent: it goes.
+                    Err(e) => {
+                        self.form.unload_batch();
+                        self.say_error(&format!("Unloaded {}: cannot load it again: ", crate::text::clean(&file)), &e);
+                    }
+                }
+                Vec::new()
+            }
+            BatchNews::Loaded { refresh: false, defaults, result: Ok(plan) } => {
                 let text = loaded_message(&plan, &self.keymap.key_for(Scope::Text, Cmd::Submit).unwrap_or_default());
                 let level = if plan.problems.is_empty() { Level::Info } else { Level::Warn };
-                self.form.load_batch(plan);
+                self.form.load_batch(plan, defaults);
                 self.focus = Focus::Form(Field::Prompt);
                 self.say(level, text);
                 Vec::new()
             }
-            BatchNews::Loaded(Err(e)) => {
+            BatchNews::Loaded { refresh: false, result: Err(e), .. } => {
                 self.say_error("Cannot load the batch file: ", &e);
                 Vec::new()
             }
@@ -98,6 +112,12 @@ impl App {
         self.form.unload_batch();
         self.say(Level::Info, format!("Unloaded {}; Ctrl-S sends the form again", crate::text::clean(&file)));
         true
+    }
+
+    /// A loaded plan expanded over fields the form no longer holds: it is loaded again.
+    pub(super) fn batch_refresh(&mut self) -> Option<Effect> {
+        let (path, defaults) = self.form.batch_refresh()?;
+        Some(Effect::LoadBatch { path, defaults, refresh: true })
     }
 
     /// The effects `update` gives out: a batch handed to the engine is being sent.

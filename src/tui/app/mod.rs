@@ -457,6 +457,7 @@ impl App {
             effects.extend(self.history_follow_ups());
         }
         effects.extend(self.sync_previews());
+        effects.extend(self.batch_refresh());
         self.note_batch_sending(&effects);
         if self.link.attached() { effects } else { self.while_down(effects) }
     }

@@ -25,7 +25,8 @@ fn plan(a: &App, file: &str, text: &str, sent: &[usize]) -> Plan {
 }
 
 fn load(a: &mut App, p: Plan) -> Vec<Effect> {
-    a.update(Action::Batch(BatchNews::Loaded(Ok(p))), NOW)
+    let defaults = a.form.batch_defaults();
+    a.update(Action::Batch(BatchNews::Loaded { defaults, refresh: false, result: Ok(p) }), NOW)
 }
 
 fn sent_parts(effects: &[Effect]) -> Option<(usize, u32)> {
@@ -51,7 +52,7 @@ fn ctrl_o_opens_the_path_input_and_enter_asks_the_effect_with_the_form_as_defaul
     let effects = acts(key(&mut a, KeyCode::Enter));
     assert!(a.overlay.is_none());
     match effects.as_slice() {
-        [Effect::LoadBatch { path, defaults }] => {
+        [Effect::LoadBatch { path, defaults, refresh: false }] => {
             assert_eq!(path, "~/prompts.csv");
             assert_eq!(defaults.fields.get("prompt").map(String::as_str), Some("a {red|blue} fox"));
             assert_eq!(defaults.fields.get("model").map(String::as_str), Some(a.form.model_id()));
@@ -187,7 +188,78 @@ fn a_file_that_cannot_be_read_is_said() {
         path: "/tmp/none.csv".into(),
         source: std::io::Error::new(std::io::ErrorKind::NotFound, "No such file or directory"),
     };
-    a.update(Action::Batch(BatchNews::Loaded(Err(e))), NOW);
+    a.update(Action::Batch(BatchNews::Loaded { defaults: Default::default(), refresh: false, result: Err(e) }), NOW);
     assert_eq!(status(&a), "Cannot load the batch file: cannot read /tmp/none.csv: No such file or directory");
     assert!(a.form.batch().is_none());
+}
+
+fn typed_effects(a: &mut App, text: &str) -> Vec<Effect> {
+    text.chars().flat_map(|c| key(a, KeyCode::Char(c))).collect()
+}
+
+fn refreshes(effects: &[Effect]) -> Vec<&str> {
+    effects
+        .iter()
+        .filter_map(|e| match e {
+            Effect::LoadBatch { path, refresh: true, .. } => Some(path.as_str()),
+            _ => None,
+        })
+        .collect()
+}
+
+#[test]
+fn a_change_of_the_form_loads_the_file_again_over_it() {
+    let mut a = app();
+    typed(&mut a, "a fox");
+    let p = plan(&a, "p.csv", "seconds\n5\n", &[]);
+    load(&mut a, p);
+    let loaded = status(&a);
+    // A tick changes nothing; typing does, once until the answer.
+    assert!(refreshes(&a.update(Action::Tick, NOW)).is_empty());
+    let asked = typed_effects(&mut a, "!");
+    assert_eq!(refreshes(&asked), ["p.csv"]);
+    let Some(Effect::LoadBatch { defaults: over, .. }) =
+        asked.into_iter().find(|e| matches!(e, Effect::LoadBatch { .. }))
+    else {
+        panic!("asked above")
+    };
+    assert!(refreshes(&typed_effects(&mut a, "?")).is_empty(), "one at a time");
+    ctrl(&mut a, 's');
+    let said = status(&a);
+    assert!(said.starts_with("Not sent: p.csv is being expanded again"), "{said}");
+    // The answer, over "a fox!", is older than the form ("a fox!?"): it is asked again at once.
+    let p = plan(&a, "p.csv", "seconds\n5\n", &[]);
+    let effects = a.update(Action::Batch(BatchNews::Loaded { defaults: over, refresh: true, result: Ok(p) }), NOW);
+    assert_eq!(refreshes(&effects), ["p.csv"]);
+    let (defaults, p) = (a.form.batch_defaults(), plan(&a, "p.csv", "seconds\n5\n", &[]));
+    let effects = a.update(Action::Batch(BatchNews::Loaded { defaults, refresh: true, result: Ok(p) }), NOW);
+    assert!(refreshes(&effects).is_empty(), "these are the form's fields now");
+    assert_eq!(status(&a), said, "a refresh is quiet");
+    let prompts: Vec<String> = ctrl(&mut a, 's')
+        .iter()
+        .filter_map(|e| match e {
+            Effect::SubmitBatch { parts, .. } => Some(parts.iter().map(|p| p.submission.prompt.clone())),
+            _ => None,
+        })
+        .flatten()
+        .collect();
+    assert_eq!(prompts, ["a fox!?"], "the plan of the form as it is; loaded: {loaded}");
+}
+
+#[test]
+fn a_refresh_that_fails_unloads_and_one_for_an_unloaded_file_is_dropped() {
+    let mut a = app();
+    let p = plan(&a, "p.csv", "prompt\nan owl\n", &[]);
+    load(&mut a, p.clone());
+    typed(&mut a, "x");
+    let e = EffectError::BatchFile {
+        path: "p.csv".into(),
+        source: std::io::Error::new(std::io::ErrorKind::NotFound, "No such file or directory"),
+    };
+    let defaults = a.form.batch_defaults();
+    a.update(Action::Batch(BatchNews::Loaded { defaults: defaults.clone(), refresh: true, result: Err(e) }), NOW);
+    assert!(a.form.batch().is_none());
+    assert_eq!(status(&a), "Unloaded p.csv: cannot load it again: cannot read p.csv: No such file or directory");
+    a.update(Action::Batch(BatchNews::Loaded { defaults, refresh: true, result: Ok(p) }), NOW);
+    assert!(a.form.batch().is_none(), "a late answer does not load it back");
 }

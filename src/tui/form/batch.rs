@@ -16,6 +16,10 @@ use crate::tui::labels::count;
 #[derive(Debug, Clone, PartialEq)]
 pub struct Loaded {
     plan: Plan,
+    /// The form's fields the plan was expanded over: when they change, it is loaded again.
+    defaults: Defaults,
+    /// Being loaded again over the form's fields as they are now.
+    refreshing: bool,
     /// Every submission to send, each copy apart (for the budget guard and the figures).
     to_send: Vec<ValidSubmission>,
     billed: String,
@@ -64,6 +68,11 @@ impl Loaded {
     pub fn sending(&self) -> bool {
         self.sending
     }
+
+    /// Being loaded again over the form's changed fields.
+    pub fn refreshing(&self) -> bool {
+        self.refreshing
+    }
 }
 
 /// What Ctrl-S sends for a loaded plan: one submission of parts, one batch.
@@ -88,6 +97,8 @@ pub enum Refusal {
     AllSent { file: String, tasks: usize },
     /// The plan is being sent now.
     Sending { file: String },
+    /// The form's fields changed and the plan is being expanded over them again.
+    Refreshing { file: String },
 }
 
 /// After the first of `n` row errors, how many more there are: `` (none), ` (and 2 more row
@@ -109,6 +120,9 @@ impl fmt::Display for Refusal {
                 write!(f, "every task of {file} ({}) was already sent by an earlier run", count(*tasks, "task"))
             }
             Refusal::Sending { file } => write!(f, "{file} is being sent; wait for the engine's answer"),
+            Refusal::Refreshing { file } => {
+                write!(f, "{file} is being expanded again over the changed form; Ctrl-S again in a moment")
+            }
         }
     }
 }
@@ -149,11 +163,25 @@ impl Form {
         Defaults { fields: given.into_iter().filter_map(|(k, v)| v.map(|v| (k.to_string(), v))).collect(), media }
     }
 
-    /// Holds `plan` in the form (in place of one loaded before); the typed fields stay.
-    pub fn load_batch(&mut self, plan: Plan) {
+    /// Holds `plan`, expanded over `defaults`, in the form (in place of one loaded before);
+    /// the typed fields stay.
+    pub fn load_batch(&mut self, plan: Plan, defaults: Defaults) {
         let to_send = plan.to_send();
         let (billed, cost) = super::billed_and_cost(&to_send, 1, &self.pricing);
-        self.batch = Some(Loaded { plan, to_send, billed, cost, sending: false });
+        self.batch = Some(Loaded { plan, defaults, refreshing: false, to_send, billed, cost, sending: false });
+    }
+
+    /// When the form's fields are no longer those the loaded plan was expanded over (and it
+    /// is neither being sent nor loaded again already): the file and the defaults to load it
+    /// with again. The plan is marked as being loaded again.
+    pub fn batch_refresh(&mut self) -> Option<(String, Defaults)> {
+        let now = self.batch.as_ref().filter(|b| !b.sending && !b.refreshing).map(|_| self.batch_defaults())?;
+        let b = self.batch.as_mut()?;
+        if b.defaults == now {
+            return None;
+        }
+        b.refreshing = true;
+        Some((b.plan.file.clone(), now))
     }
 
     /// Lets the plan go: the form is as it was before. Returns whether one was loaded.
@@ -180,6 +208,8 @@ impl Form {
             Err(Refusal::Rows { first: first.clone(), count: b.plan.problems.len() })
         } else if b.sending {
             Err(Refusal::Sending { file })
+        } else if b.refreshing {
+            Err(Refusal::Refreshing { file })
         } else if b.plan.tasks.is_empty() {
             Err(Refusal::Empty { file })
         } else if b.to_send.is_empty() {
@@ -341,7 +371,8 @@ mod tests {
             let mut f = form();
             let mut p = plan_of(&f, file, text);
             p.sent = sent.iter().map(|i| p.keys[*i].clone()).collect();
-            f.load_batch(p);
+            let d = f.batch_defaults();
+            f.load_batch(p, d);
             f.batch_sending(sending);
             match (f.batch_send().expect("a plan is loaded"), want) {
                 (Ok(s), Ok((parts, count))) => {
@@ -358,7 +389,8 @@ mod tests {
     #[test]
     fn row_errors_name_the_first_and_the_count() {
         let mut f = form();
-        f.load_batch(plan_of(&f, "p.csv", "prompt,seconds\na fox,31\nan owl,99\na cat,5\n"));
+        let (p, d) = (plan_of(&f, "p.csv", "prompt,seconds\na fox,31\nan owl,99\na cat,5\n"), f.batch_defaults());
+        f.load_batch(p, d);
         let said = f.batch_send().expect("loaded").expect_err("refused").to_string();
         assert!(said.ends_with("(and 1 more row error; the form lists them)"), "{said}");
     }
@@ -369,12 +401,54 @@ mod tests {
         f.paste(Field::Prompt, "a {red|blue} fox");
         let before = (f.prompt_text(), f.check().clone());
         assert!(f.batch_send().is_none(), "no plan: Ctrl-S sends the form");
-        f.load_batch(plan_of(&f, "p.txt", "an owl\n"));
+        let (p, d) = (plan_of(&f, "p.txt", "an owl\n"), f.batch_defaults());
+        f.load_batch(p, d);
         assert_eq!(f.batch().map(|b| (b.rows(), b.tasks(), b.count(), b.left_out())), Some((1, 1, 1, 0)));
         assert_eq!(f.prompt_text(), before.0);
         assert!(f.unload_batch());
         assert!(!f.unload_batch(), "only once");
         assert_eq!((f.prompt_text(), f.check().clone()), before);
+    }
+
+    #[test]
+    fn a_change_of_the_fields_loads_the_plan_again_once() {
+        type Change = fn(&mut Form);
+        // (a change, whether the rows' defaults change with it)
+        let cases: [(Change, bool); 6] = [
+            (|_| {}, false),
+            (|f| f.paste(Field::Prompt, " at dawn"), true),
+            (|f| f.cycle(Field::Ratio, true), true),
+            (|f| f.cycle(Field::Watermark, true), true),
+            (
+                |f| {
+                    f.edit_line(Field::Grid, |g| g.push_str("5 10"));
+                },
+                true,
+            ),
+            (|f| f.show_cursor(None), false),
+        ];
+        for (i, (change, changes)) in cases.into_iter().enumerate() {
+            let mut f = form();
+            f.paste(Field::Prompt, "a fox");
+            let (p, d) = (plan_of(&f, "p.txt", "an owl\n"), f.batch_defaults());
+            f.load_batch(p, d);
+            change(&mut f);
+            let again = f.batch_refresh();
+            assert_eq!(
+                again.as_ref().map(|(file, d)| (file.as_str(), d)),
+                changes.then_some(("p.txt", &f.batch_defaults())),
+                "case {i}"
+            );
+            if changes {
+                assert_eq!(f.batch_refresh(), None, "case {i}: asked once");
+                let said = f.batch_send().expect("loaded").expect_err("refused meanwhile").to_string();
+                assert!(said.starts_with("p.txt is being expanded again"), "{said}");
+                let (p, d) = (plan_of(&f, "p.txt", "an owl\n"), f.batch_defaults());
+                f.load_batch(p, d);
+                assert_eq!(f.batch_refresh(), None, "case {i}: up to date");
+                assert!(f.batch_send().expect("loaded").is_ok(), "case {i}");
+            }
+        }
     }
 
     #[test]

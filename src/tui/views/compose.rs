@@ -215,6 +215,8 @@ fn batch<'a>(app: &App, b: &Loaded, w: u16) -> (Line<'a>, Vec<Line<'a>>) {
     let mut notes = vec![Line::styled(from, theme::label())];
     if b.sending() {
         notes.push(Line::styled("Sending…", theme::dim()));
+    } else if b.refreshing() {
+        notes.push(Line::styled("Expanding again over the changed form…", theme::dim()));
     }
     notes.push(Line::styled(
         format!("The form's fields are the defaults; {send} sends, {unload} unloads"),
