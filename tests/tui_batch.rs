@@ -3,36 +3,28 @@
 //! errors where the form shows its problems.
 #![allow(clippy::unwrap_used, clippy::expect_used, reason = "a test fails loudly on purpose")]
 
+mod common;
+
 use std::collections::BTreeMap;
 
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
-use ratatui::Terminal;
-use ratatui::backend::TestBackend;
 use reel::batch::plan::{Plan, expand_rows};
 use reel::batch::read;
-use reel::config::{Budget, Pricing};
-use reel::engine::ServiceState;
+use reel::config::Pricing;
 use reel::rules::Catalog;
-use reel::tui::app::{Action, App, BatchNews, Header};
-use reel::tui::prefs::Prefs;
-use reel::tui::views;
+use reel::tui::app::{Action, App, BatchNews};
+
+use common::{dashboard, screen};
 
 const NOW: i64 = 1_800_000_100_000;
 
 /// A dashboard on a priced provider, the prompt typed: it is the rows' default prompt.
 fn app() -> App {
-    let header = Header {
-        profile: None,
-        base_url: "http://127.0.0.1:8787/".into(),
-        demo: false,
-        service: ServiceState::default(),
-    };
     let pricing = Pricing {
         currency: "$".into(),
         per_second: [("acme/aurora-3.0/text-to-video".to_string(), 0.08)].into_iter().collect(),
     };
-    let mut a =
-        App::new(Catalog::builtin(), pricing, vec![], Budget::default(), header, Prefs::default(), NOW, (120, 32));
+    let mut a = dashboard(pricing, NOW);
     for c in "a {red|blue} fox at dawn".chars() {
         a.update(Action::Key(KeyEvent::new(KeyCode::Char(c), KeyModifiers::NONE)), NOW);
     }
@@ -48,16 +40,6 @@ fn load(a: &mut App, file: &str, text: &str, sent: &[usize]) {
     plan.sent = sent.iter().map(|i| plan.keys[*i].clone()).collect();
     let defaults = a.form().batch_defaults();
     a.update(Action::Batch(BatchNews::Loaded { defaults, refresh: false, result: Ok(plan) }), NOW);
-}
-
-fn screen(a: &App, w: u16, h: u16) -> String {
-    let mut t = Terminal::new(TestBackend::new(w, h)).expect("terminal");
-    t.draw(|f| views::draw(f, a)).expect("draws");
-    let buf = t.backend().buffer().clone();
-    (0..h)
-        .map(|y| (0..w).map(|x| buf[(x, y)].symbol().to_string()).collect::<String>().trim_end().to_string())
-        .collect::<Vec<_>>()
-        .join("\n")
 }
 
 /// Row 2 takes the typed prompt (2 prompts × 2 seconds), row 3 its own (2 prompts); the

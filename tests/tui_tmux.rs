@@ -541,12 +541,15 @@ async fn a_batch_file_loaded_in_the_form_goes_out_as_one_batch() {
     // Row 2: 2 prompts × 2 durations; row 3: the typed prompt (the form's text is the default).
     std::fs::write(&file, "prompt,seconds\na {red|blue} fox,\"5,8\"\n,6\n").expect("the batch file");
     let path = file.display().to_string();
+    let load = || {
+        tmux.keys(&["C-o"]);
+        tmux.wait_for("Load a batch file");
+        tmux.keys(&["-l", &path]);
+        tmux.keys(&["Enter"]);
+    };
     tmux.wait_for("Compose");
     tmux.keys(&["-l", "an owl at dusk"]);
-    tmux.keys(&["C-o"]);
-    tmux.wait_for("Load a batch file");
-    tmux.keys(&["-l", &path]);
-    tmux.keys(&["Enter"]);
+    load();
     let screen = tmux.wait_for("2 rows → 5 tasks");
     // 5 + 8 + 5 + 8 + 6 s.
     assert!(screen.contains("5 tasks · billed 32 s"), "{screen}");
@@ -569,10 +572,7 @@ async fn a_batch_file_loaded_in_the_form_goes_out_as_one_batch() {
     assert!(!batches.contains("null"), "{saved:?}");
 
     // Loaded again, the file's tasks were all sent.
-    tmux.keys(&["C-o"]);
-    tmux.wait_for("Load a batch file");
-    tmux.keys(&["-l", &path]);
-    tmux.keys(&["Enter"]);
+    load();
     let screen = tmux.wait_for("were already sent");
     assert!(screen.contains("(5 sent before, left out)"), "{screen}");
     tmux.keys(&["C-s"]);
