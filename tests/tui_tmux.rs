@@ -541,15 +541,12 @@ async fn a_batch_file_loaded_in_the_form_goes_out_as_one_batch() {
     // Row 2: 2 prompts × 2 durations; row 3: the typed prompt (the form's text is the default).
     std::fs::write(&file, "prompt,seconds\na {red|blue} fox,\"5,8\"\n,6\n").expect("the batch file");
     let path = file.display().to_string();
-    let load = || {
-        tmux.keys(&["C-o"]);
-        tmux.wait_for("Load a batch file");
-        tmux.keys(&["-l", &path]);
-        tmux.keys(&["Enter"]);
-    };
     tmux.wait_for("Compose");
     tmux.keys(&["-l", "an owl at dusk"]);
-    load();
+    tmux.keys(&["C-o"]);
+    tmux.wait_for("Load a batch file");
+    tmux.keys(&["-l", &path]);
+    tmux.keys(&["Enter"]);
     let screen = tmux.wait_for("2 rows → 5 tasks");
     // 5 + 8 + 5 + 8 + 6 s.
     assert!(screen.contains("5 tasks · billed 32 s"), "{screen}");
@@ -571,8 +568,13 @@ async fn a_batch_file_loaded_in_the_form_goes_out_as_one_batch() {
     assert_eq!(batches.len(), 1, "one batch: {saved:?}");
     assert!(!batches.contains("null"), "{saved:?}");
 
-    // Loaded again, the file's tasks were all sent.
-    load();
+    // Loaded again (its name completed with Tab), the file's tasks were all sent.
+    tmux.keys(&["C-o"]);
+    tmux.wait_for("Load a batch file");
+    tmux.keys(&["-l", path.trim_end_matches("pts.csv")]);
+    tmux.keys(&["Tab"]);
+    tmux.wait_for(&format!("{path}▏"));
+    tmux.keys(&["Enter"]);
     let screen = tmux.wait_for("were already sent");
     assert!(screen.contains("(5 sent before, left out)"), "{screen}");
     tmux.keys(&["C-s"]);

@@ -211,6 +211,21 @@ async fn send_parts(
     Ok(engine.submit_parts(ready).await?)
 }
 
+/// Tab in the path input: the typed path's folder listed (`~` and relative paths resolved as
+/// a load resolves them), and the completion of what was typed.
+fn complete_path(typed: &str, home: Option<&Path>) -> crate::tui::form::Completion {
+    let (dir, _) = crate::tui::form::split_typed(typed);
+    let folder = if dir.is_empty() { PathBuf::from(".") } else { crate::batch::plan::resolve(dir, home) };
+    // A folder that cannot be read has nothing to offer.
+    let entries: Vec<(String, bool)> = std::fs::read_dir(folder)
+        .into_iter()
+        .flatten()
+        .flatten()
+        .filter_map(|e| Some((e.file_name().into_string().ok()?, e.path().is_dir())))
+        .collect();
+    crate::tui::form::complete(typed, &entries)
+}
+
 /// A batch file read and expanded over the form's fields (`defaults`), with the tasks an
 /// earlier run journaled marked as sent. Rows that cannot be read are the plan's problems.
 fn load_batch(
@@ -276,6 +291,13 @@ pub async fn perform(effect: Effect, cx: &Context, console: &mut impl Console) -
             tokio::spawn(async move {
                 let result = send_parts(&engine, &media, &tx, parts).await;
                 let _ = tx.send(Action::Submitted { again: true, result });
+            });
+        }
+        Effect::CompletePath(typed) => {
+            let home = cx.media.home.clone();
+            blocking(tx, move || {
+                let completion = complete_path(&typed, home.as_deref());
+                Some(Action::Batch(BatchNews::Completed { typed, completion }))
             });
         }
         Effect::SubmitBatch { parts, .. } => {
@@ -466,6 +488,29 @@ pub async fn perform(effect: Effect, cx: &Context, console: &mut impl Console) -
 #[cfg(test)]
 mod file_tests {
     use super::*;
+    use crate::tui::form::Completion;
+
+    #[test]
+    fn tab_lists_the_typed_folder() {
+        let dir = tempfile::tempdir().expect("a temp dir");
+        for name in ["prompts.csv", "prompts.txt", "shots.jsonl"] {
+            std::fs::write(dir.path().join(name), "a fox\n").expect("write");
+        }
+        std::fs::create_dir(dir.path().join("older")).expect("mkdir");
+        let at = |name: &str| format!("{}/{name}", dir.path().display());
+        let cases = [
+            (at("sh"), Completion::To(at("shots.jsonl"))),
+            (at("ol"), Completion::To(at("older/"))),
+            (at("prompts."), Completion::Choices(vec!["prompts.csv".into(), "prompts.txt".into()])),
+            (at("x"), Completion::Nothing),
+            (at("none/x"), Completion::Nothing),
+        ];
+        for (typed, want) in cases {
+            assert_eq!(complete_path(&typed, None), want, "{typed}");
+        }
+        let home = Some(dir.path());
+        assert_eq!(complete_path("~/sh", home), Completion::To("~/shots.jsonl".into()), "the path stays as typed");
+    }
 
     #[test]
     fn kept_files_round_trip_and_their_failures_are_said() {

@@ -120,6 +120,7 @@ impl Action {
             Action::PlayFrame(..) => "play frame",
             Action::PlayFailed(..) => "play failed",
             Action::Batch(BatchNews::Loaded { .. }) => "batch loaded",
+            Action::Batch(BatchNews::Completed { .. }) => "path completed",
             Action::Batch(BatchNews::Submitted(_)) => "batch submitted",
         }
     }
@@ -131,6 +132,8 @@ pub enum BatchNews {
     /// The file read, expanded over `defaults` and checked against the journal; or why it
     /// could not be read. `refresh`: loaded again because the form's fields changed.
     Loaded { defaults: Defaults, refresh: bool, result: Result<crate::batch::plan::Plan, EffectError> },
+    /// What Tab found for the path `typed` in its folder.
+    Completed { typed: String, completion: crate::tui::form::Completion },
     /// The plan's tasks were journaled as one batch (or were not).
     Submitted(Result<Vec<TaskRecord>, EffectError>),
 }
@@ -170,6 +173,8 @@ pub enum Effect {
         defaults: Defaults,
         refresh: bool,
     },
+    /// Complete a typed path from the names in its folder.
+    CompletePath(String),
     /// Send a batch file's plan: its parts as one submission, one batch.
     SubmitBatch {
         file: String,

@@ -4,7 +4,7 @@
 
 use super::{Action, App, BatchNews, Effect, Focus, Level, Overlay, Question};
 use crate::batch::plan::Plan;
-use crate::tui::form::{Field, PathInput, more_row_errors};
+use crate::tui::form::{Completion, Field, PathInput, more_row_errors, split_typed};
 use crate::tui::keymap::{Cmd, Scope};
 use crate::tui::labels::count;
 
@@ -33,8 +33,44 @@ impl App {
         vec![Effect::LoadBatch { path, defaults: self.form.batch_defaults(), refresh: false }]
     }
 
+    /// Tab in the path input: the folder is listed by an effect.
+    pub(super) fn complete_path(&mut self) -> Vec<Effect> {
+        match &self.overlay {
+            Some(Overlay::BatchPath(p)) => vec![Effect::CompletePath(p.text().to_string())],
+            _ => Vec::new(),
+        }
+    }
+
     pub(super) fn batch_news(&mut self, news: BatchNews) -> Vec<Effect> {
         match news {
+            BatchNews::Completed { typed, completion } => {
+                // Only for the text still typed: a key typed meanwhile wins.
+                let Some(Overlay::BatchPath(p)) = &mut self.overlay else { return Vec::new() };
+                if p.text() != typed {
+                    return Vec::new();
+                }
+                match completion {
+                    Completion::To(text) => {
+                        p.complete(&text);
+                        self.status = None;
+                    }
+                    Completion::Choices(names) => {
+                        let shown: Vec<String> = names.iter().map(|n| crate::text::clean(n)).collect();
+                        self.say(Level::Info, format!("Matches: {}", shown.join("  ")));
+                    }
+                    Completion::Nothing => {
+                        let (dir, start) = split_typed(&typed);
+                        let dir = if dir.is_empty() { "the current folder" } else { dir };
+                        let text = format!(
+                            "Nothing in {} starts with \"{}\"",
+                            crate::text::clean(dir),
+                            crate::text::clean(start)
+                        );
+                        self.say(Level::Warn, text);
+                    }
+                }
+                Vec::new()
+            }
             BatchNews::Loaded { refresh: true, defaults, result } => {
                 // Loaded again over the changed form: only the file loaded now is replaced.
                 let Some(file) = self.form.batch().map(|b| b.file().to_string()) else { return Vec::new() };
@@ -50,7 +86,8 @@ impl App {
                 Vec::new()
             }
             BatchNews::Loaded { refresh: false, defaults, result: Ok(plan) } => {
-                let text = loaded_message(&plan, &self.keymap.key_for(Scope::Text, Cmd::Submit).unwrap_or_default());
+                let key = |cmd| self.keymap.key_for(Scope::Text, cmd).unwrap_or_default();
+                let text = loaded_message(&plan, &key(Cmd::Submit), &key(Cmd::LeaveForm));
                 let level = if plan.problems.is_empty() { Level::Info } else { Level::Warn };
                 self.form.load_batch(plan, defaults);
                 self.focus = Focus::Form(Field::Prompt);
@@ -110,7 +147,8 @@ impl App {
     pub(super) fn unload_batch(&mut self) -> bool {
         let Some(file) = self.form.batch().map(|b| b.file().to_string()) else { return false };
         self.form.unload_batch();
-        self.say(Level::Info, format!("Unloaded {}; Ctrl-S sends the form again", crate::text::clean(&file)));
+        let send = self.keymap.key_for(Scope::Text, Cmd::Submit).unwrap_or_default();
+        self.say(Level::Info, format!("Unloaded {}; {send} sends the form again", crate::text::clean(&file)));
         true
     }
 
@@ -129,7 +167,7 @@ impl App {
 }
 
 /// What the status line says of a plan just loaded.
-fn loaded_message(plan: &Plan, send_key: &str) -> String {
+fn loaded_message(plan: &Plan, send_key: &str, unload_key: &str) -> String {
     let file = crate::text::clean(&plan.file);
     if let Some(first) = plan.problems.first() {
         let first = crate::text::clean(&first.to_string());
@@ -139,5 +177,8 @@ fn loaded_message(plan: &Plan, send_key: &str) -> String {
     if to_send == 0 && !plan.tasks.is_empty() {
         return format!("Loaded {file}: all its {} were already sent", count(plan.tasks.len(), "task"));
     }
-    format!("Loaded {file}: {} to send; {send_key} sends them as one batch, Esc unloads it", count(to_send, "task"))
+    format!(
+        "Loaded {file}: {} to send; {send_key} sends them as one batch, {unload_key} unloads it",
+        count(to_send, "task")
+    )
 }

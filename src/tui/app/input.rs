@@ -73,6 +73,7 @@ impl App {
                 }
             }
             Cmd::LoadBatch => self.open_batch_path(),
+            Cmd::CompletePath => return self.complete_path(),
             Cmd::NewPrompt => self.new_prompt(),
             Cmd::Suspend => return vec![Effect::Suspend],
             Cmd::FieldUp | Cmd::FieldDown => self.field_step(cmd == Cmd::FieldDown),

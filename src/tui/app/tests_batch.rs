@@ -263,3 +263,37 @@ fn a_refresh_that_fails_unloads_and_one_for_an_unloaded_file_is_dropped() {
     a.update(Action::Batch(BatchNews::Loaded { defaults, refresh: true, result: Ok(p) }), NOW);
     assert!(a.form.batch().is_none(), "a late answer does not load it back");
 }
+
+#[test]
+fn tab_in_the_path_input_completes_what_is_still_typed() {
+    use crate::tui::form::Completion;
+    let text = |a: &App| match &a.overlay {
+        Some(Overlay::BatchPath(p)) => p.text().to_string(),
+        other => panic!("{other:?}"),
+    };
+    let mut a = app();
+    ctrl(&mut a, 'o');
+    typed(&mut a, "~/pro");
+    assert_eq!(acts(key(&mut a, KeyCode::Tab)), [Effect::CompletePath("~/pro".into())]);
+    assert_eq!(a.focus, Focus::Form(Field::Prompt), "Tab completes; the focus stays");
+    let completed = |typed: &str, completion| Action::Batch(BatchNews::Completed { typed: typed.into(), completion });
+    // (the answer, the text after it, the status after it)
+    let cases = [
+        (completed("~/pro", Completion::To("~/prompts.".into())), "~/prompts.", ""),
+        (
+            completed("~/prompts.", Completion::Choices(vec!["prompts.csv".into(), "prompts.txt".into()])),
+            "~/prompts.",
+            "Matches: prompts.csv  prompts.txt",
+        ),
+        (
+            completed("~/elsewhere", Completion::To("~/elsewhere/".into())),
+            "~/prompts.",
+            "Matches: prompts.csv  prompts.txt",
+        ),
+        (completed("~/prompts.", Completion::Nothing), "~/prompts.", "Nothing in ~/ starts with \"prompts.\""),
+    ];
+    for (answer, want, said) in cases {
+        a.update(answer, NOW);
+        assert_eq!((text(&a), status(&a)), (want.to_string(), said.to_string()));
+    }
+}

@@ -15,7 +15,7 @@ use crate::rules::{self, Catalog, Draft, MediaDraft, MediaKind, Mode, ModelId, R
 use crate::store::TaskRecord;
 use ratatui_textarea::TextArea;
 
-pub use batch::{BatchSend, Loaded, PathInput, Refusal, more_row_errors};
+pub use batch::{BatchSend, Completion, Loaded, PathInput, Refusal, complete, more_row_errors, split_typed};
 pub use check::{Check, MAX_COPIES, billed_and_cost};
 pub use field::Field;
 pub use grid::{BadGrid, Grid, parse_grid};

@@ -81,6 +81,8 @@ pub enum Cmd {
     Zoom,
     /// Load a batch file (JSON lines, CSV, text) into the form: its expansion, count and cost.
     LoadBatch,
+    /// Complete the path typed from the names in its folder.
+    CompletePath,
 }
 
 impl Cmd {

@@ -148,6 +148,7 @@ pub fn bindings() -> Vec<Binding> {
         b(MediaEditor, Key::ctrl('u'), ClearLine, "clear the URL or seconds", None),
         b(Path, Key::plain(K::Enter), Choose, "load the file into the form", Some("load")),
         b(Path, Key::plain(K::Esc), CloseOverlay, "cancel", Some("cancel")),
+        b(Path, Key::plain(K::Tab), CompletePath, "complete the name from its folder", Some("complete")),
         b(Path, Key::ctrl('u'), ClearLine, "clear the path", Some("clear")),
     ]);
     v

@@ -87,8 +87,13 @@ pub fn media(frame: &mut Frame, app: &App, m: &MediaEditor) {
 pub fn batch_path(frame: &mut Frame, app: &App, p: &PathInput) {
     let area = centered(frame.area(), 72, 5);
     let key = |cmd| app.keymap().key_for(Scope::Path, cmd).unwrap_or_default();
-    let hint =
-        format!(" {} load   {} clear   {} cancel", key(Cmd::Choose), key(Cmd::ClearLine), key(Cmd::CloseOverlay));
+    let hint = format!(
+        " {} load   {} complete   {} clear   {} cancel",
+        key(Cmd::Choose),
+        key(Cmd::CompletePath),
+        key(Cmd::ClearLine),
+        key(Cmd::CloseOverlay)
+    );
     let shown = crate::text::clean(p.text());
     let room = usize::from(area.width.saturating_sub(5));
     let lines = vec![
