@@ -100,7 +100,8 @@ impl App {
             }
             BatchNews::Submitted(result) => {
                 let sent = result.as_ref().ok().map(Vec::len);
-                let file = self.form.batch().map(|b| b.file().to_string());
+                // The plan being sent: another file loaded meanwhile is not this answer's.
+                let file = self.form.batch().filter(|b| b.sending()).map(|b| b.file().to_string());
                 // The table, the history and the status line take the tasks as any sent.
                 let effects = self.news(Action::Submitted { again: false, result });
                 match (sent, file) {
@@ -113,9 +114,9 @@ impl App {
                         );
                         self.say(Level::Info, text);
                     }
-                    (Some(_), None) => {}
+                    (Some(_), None) | (None, None) => {}
                     // Not sent: the plan stays, to send again.
-                    (None, _) => self.form.batch_sending(false),
+                    (None, Some(_)) => self.form.batch_sending(false),
                 }
                 effects
             }
@@ -174,7 +175,10 @@ fn loaded_message(plan: &Plan, send_key: &str, unload_key: &str) -> String {
         return format!("Loaded {file}, not sendable: {first}{}", more_row_errors(plan.problems.len()));
     }
     let to_send = plan.to_send().len();
-    if to_send == 0 && !plan.tasks.is_empty() {
+    if plan.tasks.is_empty() {
+        return format!("Loaded {file}: it has no task to send");
+    }
+    if to_send == 0 {
         return format!("Loaded {file}: all its {} were already sent", count(plan.tasks.len(), "task"));
     }
     format!(

@@ -297,3 +297,17 @@ fn tab_in_the_path_input_completes_what_is_still_typed() {
         assert_eq!((text(&a), status(&a)), (want.to_string(), said.to_string()));
     }
 }
+
+#[test]
+fn an_answer_for_a_plan_replaced_meanwhile_leaves_the_new_one() {
+    let mut a = app();
+    let first = plan(&a, "a.csv", "prompt\nan owl\n", &[]);
+    load(&mut a, first);
+    ctrl(&mut a, 's');
+    let second = plan(&a, "b.txt", "# nothing yet\n", &[]);
+    load(&mut a, second);
+    assert_eq!(status(&a), "Loaded b.txt: it has no task to send");
+    a.update(Action::Batch(BatchNews::Submitted(Ok(vec![rec(3, LocalState::Waiting)]))), NOW);
+    assert_eq!(a.form.batch().map(|b| b.file()), Some("b.txt"), "the answer was a.csv's");
+    assert!(a.table.row(3).is_some());
+}

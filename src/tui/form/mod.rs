@@ -6,6 +6,7 @@ mod check;
 mod field;
 mod grid;
 mod media_editor;
+mod path_input;
 mod text;
 
 use serde::{Deserialize, Serialize};
@@ -15,11 +16,12 @@ use crate::rules::{self, Catalog, Draft, MediaDraft, MediaKind, Mode, ModelId, R
 use crate::store::TaskRecord;
 use ratatui_textarea::TextArea;
 
-pub use batch::{BatchSend, Completion, Loaded, PathInput, Refusal, complete, more_row_errors, split_typed};
+pub use batch::{BatchSend, Loaded, Refusal, more_row_errors};
 pub use check::{Check, MAX_COPIES, billed_and_cost};
 pub use field::Field;
 pub use grid::{BadGrid, Grid, parse_grid};
 pub use media_editor::MediaEditor;
+pub use path_input::{Completion, PathInput, complete, split_typed};
 pub use text::{MAX_TEXT, TextOp, clean_paste};
 use text::{replace, text_area};
 
