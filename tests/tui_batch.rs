@@ -95,3 +95,14 @@ fn the_path_input_120x32() {
     a.update(Action::Paste("~/prompts/today.csv".into()), NOW);
     insta::assert_snapshot!(screen(&a, 120, 32));
 }
+
+#[test]
+fn thousands_of_row_errors_are_counted_past_the_first_fifty() {
+    let mut a = app();
+    let rows: String = (0..60).map(|i| format!("cat {i},{}\n", 31 + i)).collect();
+    load(&mut a, "many.csv", &format!("prompt,seconds\n{rows}"), &[]);
+    let s = screen(&a, 200, 400);
+    assert!(s.contains("✗ many.csv:51: seconds:"), "{s}");
+    assert!(!s.contains("✗ many.csv:52: seconds:"), "{s}");
+    assert!(s.contains("… and 10 more row errors"), "{s}");
+}

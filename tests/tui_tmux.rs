@@ -530,12 +530,16 @@ async fn a_large_upload_is_one_bar_on_a_terminal() {
 }
 
 /// Issue 23: a batch file with a template loaded into the form shows its count and cost
-/// before Ctrl-S, goes out as one batch (the table's bracket), and loaded again says its
-/// tasks were already sent.
+/// before Ctrl-S, asks past `[batch] confirm_over`, goes out as one batch (the table's
+/// bracket), and loaded again (its name completed with Tab) says its tasks were already sent.
 #[tokio::test(flavor = "multi_thread")]
 async fn a_batch_file_loaded_in_the_form_goes_out_as_one_batch() {
     let sim = common::start(fast_config()).await;
-    let session = open(&sim, "");
+    // Past 4 tasks, sending a batch asks first.
+    let dir = tempfile::tempdir().expect("tempdir");
+    let (data, config) = (dir.path().join("data"), dir.path().join("config.toml"));
+    std::fs::write(&config, format!("{FAST}[batch]\nconfirm_over = 4\n")).expect("config");
+    let session = Session { tmux: start(&sim, &data, &config, ""), data, config, _dir: dir };
     let tmux = &session.tmux;
     let file = session.data.with_file_name("prompts.csv");
     // Row 2: 2 prompts × 2 durations; row 3: the typed prompt (the form's text is the default).
@@ -554,6 +558,8 @@ async fn a_batch_file_loaded_in_the_form_goes_out_as_one_batch() {
     assert!(sim.requests().is_empty(), "loading sends nothing: {:?}", sim.requests());
 
     tmux.keys(&["C-s"]);
+    tmux.wait_for("Send 5 tasks (32 s billed");
+    tmux.keys(&["y"]);
     tmux.wait_for("Sent 5 tasks of");
     let screen = tmux.wait_for("Compose ─");
     assert!(!screen.contains("2 rows → 5 tasks"), "the plan is unloaded once sent: {screen}");

@@ -193,6 +193,9 @@ pub fn draw(frame: &mut Frame, a: &Areas, app: &App) {
     frame.render_widget(Paragraph::new(notes).wrap(Wrap { trim: true }), a.problems);
 }
 
+/// Row errors listed below the form; the rest are counted.
+const MAX_ROW_ERRORS: usize = 50;
+
 /// A loaded batch file in place of the form's check: what Ctrl-S sends (the same figures as
 /// `reel submit --from`), where it comes from, and every row error.
 fn batch<'a>(app: &App, b: &Loaded, w: u16) -> (Line<'a>, Vec<Line<'a>>) {
@@ -222,6 +225,15 @@ fn batch<'a>(app: &App, b: &Loaded, w: u16) -> (Line<'a>, Vec<Line<'a>>) {
         format!("The form's fields are the defaults; {send} sends, {unload} unloads"),
         theme::dim(),
     ));
-    notes.extend(b.problems().iter().map(|p| Line::styled(format!("✗ {}", clean(&p.to_string())), theme::error())));
+    // A pane shows a few dozen lines at most: a file of thousands of bad rows is not drawn whole.
+    let shown = b.problems().len().min(MAX_ROW_ERRORS);
+    notes.extend(
+        b.problems()[..shown].iter().map(|p| Line::styled(format!("✗ {}", clean(&p.to_string())), theme::error())),
+    );
+    if b.problems().len() > shown {
+        let n = b.problems().len() - shown;
+        let more = format!("… and {n} more row error{}", if n == 1 { "" } else { "s" });
+        notes.push(Line::styled(more, theme::error()));
+    }
     (summary, notes)
 }
