@@ -300,7 +300,7 @@ pub async fn perform(effect: Effect, cx: &Context, console: &mut impl Console) -
                 Some(Action::Batch(BatchNews::Completed { typed, completion }))
             });
         }
-        Effect::SubmitBatch { parts, .. } => {
+        Effect::SubmitBatch(parts) => {
             let (engine, media) = (cx.engine.get(), cx.media.clone());
             tokio::spawn(async move {
                 let result = send_parts(&engine, &media, &tx, parts).await;

@@ -176,10 +176,7 @@ pub enum Effect {
     /// Complete a typed path from the names in its folder.
     CompletePath(String),
     /// Send a batch file's plan: its parts as one submission, one batch.
-    SubmitBatch {
-        file: String,
-        parts: Vec<crate::engine::journal::Part>,
-    },
+    SubmitBatch(Vec<crate::engine::journal::Part>),
     /// One engine action on each task; `skipped` says what was not asked and why.
     Bulk {
         op: Op,

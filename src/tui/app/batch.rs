@@ -134,7 +134,7 @@ impl App {
             }
         };
         let (n, billed, cost) = (send.count, send.billed.clone(), send.cost.clone());
-        let then = Effect::SubmitBatch { file: send.file, parts: send.parts };
+        let then = Effect::SubmitBatch(send.parts);
         if n > self.batch_confirm_over {
             self.overlay = Some(Overlay::Confirm(Question::Batch { then: Box::new(then), count: n, billed, cost }));
             return Some(Vec::new());
@@ -161,7 +161,7 @@ impl App {
 
     /// The effects `update` gives out: a batch handed to the engine is being sent.
     pub(super) fn note_batch_sending(&mut self, effects: &[Effect]) {
-        if effects.iter().any(|e| matches!(e, Effect::SubmitBatch { .. })) {
+        if effects.iter().any(|e| matches!(e, Effect::SubmitBatch(_))) {
             self.form.batch_sending(true);
         }
     }

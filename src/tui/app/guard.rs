@@ -12,7 +12,7 @@ fn plan_of(effect: &Effect) -> (Vec<ValidSubmission>, u32) {
     match effect {
         Effect::Submit { plan, copies, .. } => (plan.clone(), *copies),
         Effect::SubmitAgain(items) => (items.iter().map(|(_, v)| v.clone()).collect(), 1),
-        Effect::SubmitBatch { parts, .. } => {
+        Effect::SubmitBatch(parts) => {
             (parts.iter().flat_map(|p| std::iter::repeat_n(p.submission.clone(), p.count as usize)).collect(), 1)
         }
         _ => (Vec::new(), 1),

@@ -31,7 +31,7 @@ fn load(a: &mut App, p: Plan) -> Vec<Effect> {
 
 fn sent_parts(effects: &[Effect]) -> Option<(usize, u32)> {
     effects.iter().find_map(|e| match e {
-        Effect::SubmitBatch { parts, .. } => Some((parts.len(), parts.iter().map(|p| p.count).sum())),
+        Effect::SubmitBatch(parts) => Some((parts.len(), parts.iter().map(|p| p.count).sum())),
         _ => None,
     })
 }
@@ -238,7 +238,7 @@ fn a_change_of_the_form_loads_the_file_again_over_it() {
     let prompts: Vec<String> = ctrl(&mut a, 's')
         .iter()
         .filter_map(|e| match e {
-            Effect::SubmitBatch { parts, .. } => Some(parts.iter().map(|p| p.submission.prompt.clone())),
+            Effect::SubmitBatch(parts) => Some(parts.iter().map(|p| p.submission.prompt.clone())),
             _ => None,
         })
         .flatten()

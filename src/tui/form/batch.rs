@@ -78,7 +78,6 @@ impl Loaded {
 /// What Ctrl-S sends for a loaded plan: one submission of parts, one batch.
 #[derive(Debug, Clone, PartialEq)]
 pub struct BatchSend {
-    pub file: String,
     pub parts: Vec<Part>,
     /// Tasks sent, every copy counted.
     pub count: usize,
@@ -220,7 +219,7 @@ impl Form {
                 .fresh()
                 .map(|c| Part { submission: c.submission.clone(), count: c.copies, parent: None })
                 .collect();
-            Ok(BatchSend { file, parts, count: b.to_send.len(), billed: b.billed.clone(), cost: b.cost.clone() })
+            Ok(BatchSend { parts, count: b.to_send.len(), billed: b.billed.clone(), cost: b.cost.clone() })
         })
     }
 }
@@ -339,7 +338,7 @@ mod tests {
             f.batch_sending(sending);
             match (f.batch_send().expect("a plan is loaded"), want) {
                 (Ok(s), Ok((parts, count))) => {
-                    assert_eq!((s.parts.len(), s.count, s.file.as_str()), (parts, count, file), "{text}");
+                    assert_eq!((s.parts.len(), s.count), (parts, count), "{text}");
                     assert_eq!(s.parts.iter().map(|p| p.count as usize).sum::<usize>(), count, "{text}");
                     assert!(s.parts.iter().all(|p| p.parent.is_none()));
                 }
