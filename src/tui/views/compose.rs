@@ -202,7 +202,8 @@ fn batch<'a>(app: &App, b: &Loaded, w: u16) -> (Line<'a>, Vec<Line<'a>>) {
     let send = key(app, Scope::Text, Cmd::Submit);
     let unload = key(app, Scope::Text, Cmd::LeaveForm);
     let summary = if !b.problems().is_empty() {
-        Line::styled(format!("{} · fix them to send", count(b.problems().len(), "row error")), theme::error())
+        let them = if b.problems().len() == 1 { "it" } else { "them" };
+        Line::styled(format!("{} · fix {them} to send", count(b.problems().len(), "row error")), theme::error())
     } else if b.count() == 0 {
         Line::styled("nothing left to send".to_string(), theme::dim())
     } else {
