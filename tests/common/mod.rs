@@ -112,3 +112,26 @@ pub async fn completed_task(client: &Client) -> VideoTask {
 pub fn no_faults() -> Faults {
     Faults::default()
 }
+
+/// The text the dashboard draws on a `w`x`h` TestBackend, each line's end trimmed.
+pub fn screen(app: &reel::tui::app::App, w: u16, h: u16) -> String {
+    let mut t = ratatui::Terminal::new(ratatui::backend::TestBackend::new(w, h)).expect("terminal");
+    t.draw(|f| reel::tui::views::draw(f, app)).expect("draws");
+    let buf = t.backend().buffer().clone();
+    (0..h)
+        .map(|y| (0..w).map(|x| buf[(x, y)].symbol().to_string()).collect::<String>().trim_end().to_string())
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+/// A dashboard on a real provider at 127.0.0.1 (not the demo), 120x32, at `now_ms`.
+pub fn dashboard(pricing: reel::config::Pricing, now_ms: i64) -> reel::tui::app::App {
+    let header = reel::tui::app::Header {
+        profile: None,
+        base_url: "http://127.0.0.1:8787/".into(),
+        demo: false,
+        service: reel::engine::ServiceState::default(),
+    };
+    let (budget, prefs) = (reel::config::Budget::default(), reel::tui::prefs::Prefs::default());
+    reel::tui::app::App::new(Catalog::builtin(), pricing, vec![], budget, header, prefs, now_ms, (120, 32))
+}

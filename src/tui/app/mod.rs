@@ -5,6 +5,7 @@
 //! screen, questions and the budget guard, quitting, the mouse, and news from the engine.
 
 mod action;
+mod batch;
 mod bulk;
 mod dispatch;
 mod events;
@@ -21,7 +22,7 @@ mod zoom;
 
 use std::collections::BTreeSet;
 
-pub use action::{Action, Effect, EffectError, Op, Reload};
+pub use action::{Action, BatchNews, Effect, EffectError, Op, Reload};
 pub use bulk::{bulk_message, eligible};
 pub use dispatch::{ROUTES, Route};
 pub use preview::{Subject, subject};
@@ -30,7 +31,7 @@ pub use tasks::resubmission;
 
 use crossterm::event::KeyEventKind;
 
-use super::form::{Field, Form, MediaEditor};
+use super::form::{Field, Form, MediaEditor, PathInput};
 use super::help::HelpState;
 use super::history::History;
 use super::keymap::{Keymap, Scope, UserAction};
@@ -69,6 +70,8 @@ pub enum Question {
     Quit { unfinished: usize, held: usize },
     /// Replace the unsent draft in the form with this task's parameters ("vary")?
     Vary(Box<crate::store::TaskRecord>),
+    /// Send a batch file's tasks, more than `[batch] confirm_over` of them?
+    Batch { then: Box<Effect>, count: usize, billed: String, cost: String },
 }
 
 /// What a picker chooses.
@@ -82,8 +85,13 @@ pub enum PickerKind {
 #[derive(Debug, Clone, PartialEq)]
 pub enum Overlay {
     Help(HelpState),
-    Picker { kind: PickerKind, cursor: usize },
+    Picker {
+        kind: PickerKind,
+        cursor: usize,
+    },
     Media(MediaEditor),
+    /// The path of a batch file to load into the form.
+    BatchPath(PathInput),
     Confirm(Question),
 }
 
@@ -155,6 +163,8 @@ pub struct App {
     draft_kept: bool,
     /// The form hidden (zoom) and a picker's filter: what the views show, owned by no part.
     on_screen: zoom::OnScreen,
+    /// Past this many tasks, sending a batch file asks first (`[batch] confirm_over`).
+    batch_confirm_over: usize,
 }
 
 impl App {
@@ -211,6 +221,7 @@ impl App {
             replace_on_type: false,
             draft_kept: false,
             on_screen: zoom::OnScreen::default(),
+            batch_confirm_over: crate::config::BatchSettings::default().confirm_over as usize,
         }
     }
 
@@ -353,6 +364,7 @@ impl App {
             (Some(Overlay::Help(_)), _) => Scope::HelpView,
             (Some(Overlay::Picker { .. }), _) => Scope::Picker,
             (Some(Overlay::Media(_)), _) => Scope::MediaEditor,
+            (Some(Overlay::BatchPath(_)), _) => Scope::Path,
             (Some(Overlay::Confirm(_)), _) => Scope::Confirm,
             (None, _) if history && self.history.typing() => Scope::HistorySearch,
             (None, _) if history && self.history.detail_focused() => Scope::Detail,
@@ -424,6 +436,7 @@ impl App {
                 let files = self.files_on_screen();
                 if files.is_empty() { Vec::new() } else { vec![Effect::CheckFiles(files)] }
             }
+            Action::Batch(news) => self.batch_news(news),
             other => self.news(other),
         };
         if self.focus != focus_before {
@@ -444,6 +457,8 @@ impl App {
             effects.extend(self.history_follow_ups());
         }
         effects.extend(self.sync_previews());
+        effects.extend(self.batch_refresh());
+        self.note_batch_sending(&effects);
         if self.link.attached() { effects } else { self.while_down(effects) }
     }
 
@@ -471,6 +486,8 @@ impl App {
 mod testkit;
 #[cfg(test)]
 mod tests;
+#[cfg(test)]
+mod tests_batch;
 #[cfg(test)]
 mod tests_dispatch;
 #[cfg(test)]
