@@ -262,11 +262,37 @@ fn migration_8_keeps_older_tasks_without_a_key_and_finds_new_keys() {
     let keys = ["a".to_string(), "b".to_string()];
     assert!(tasks::existing_row_keys(&conn, &keys).expect("a schema-7 database has no keys").is_empty());
     migrate(&mut conn).expect("migrates");
-    assert_eq!(version(&conn).expect("version"), 8);
+    assert_eq!(version(&conn).expect("version"), MIGRATIONS.len());
     let old: Option<String> = conn.query_row("SELECT row_key FROM tasks", [], |r| r.get(0)).expect("row");
     assert_eq!(old, None, "an older task has no key");
     let keyed = tasks::NewTask { row_key: Some("b".into()), ..fixtures::new_task("new") };
     tasks::insert_batch(&conn, &[keyed.clone(), keyed, fixtures::new_task("unkeyed")]).expect("insert");
     let found = tasks::existing_row_keys(&conn, &keys).expect("keys");
     assert_eq!(found.into_iter().collect::<Vec<_>>(), ["b"]);
+}
+
+#[test]
+fn migration_9_leaves_older_tasks_unmarked_and_marks_new_ones() {
+    let mut conn = at_version(8);
+    conn.execute(
+        "INSERT INTO tasks (idempotency_key, base_url_id, model_id, prompt, seconds, resolution_id, ratio_id, \
+         watermark, state_code, created_at, updated_at) VALUES ('k', 1, 1, 'old', 5, 1, 1, 0, 1, 1, 1)",
+        [],
+    )
+    .expect("a schema-8 task");
+    conn.execute("INSERT INTO labels (id, text) VALUES (1, 'x')", []).expect("label");
+    conn.pragma_update(None, "foreign_keys", true).expect("fk");
+    migrate(&mut conn).expect("migrates");
+    assert_eq!(version(&conn).expect("version"), 9);
+    let old = tasks::get(&conn, 1).expect("get").expect("kept");
+    assert_eq!(old.marks, super::Marks::default(), "an older task has no marks");
+    assert_eq!(old.prompt, "old");
+    let marked = super::marks::mark(&conn, 1, &super::marks::Change::Rate(Some(3)), 5).expect("rates an old task");
+    assert_eq!(marked.marks.rating, Some(3));
+    let out_of_range = conn.execute("UPDATE tasks SET rating = 6 WHERE id = 1", []);
+    assert!(out_of_range.is_err(), "the column holds 1 to 5 only");
+    let plan: String = conn
+        .query_row("EXPLAIN QUERY PLAN SELECT task_id FROM task_tags WHERE tag = ?1", ["keeper"], |r| r.get(3))
+        .expect("plan");
+    assert!(plan.contains("task_tags_by_tag"), "{plan}");
 }

@@ -4,6 +4,7 @@
 #[doc(hidden)]
 pub mod fixtures;
 pub mod history;
+pub mod marks;
 #[cfg(test)]
 mod migration_tests;
 pub mod schema;
@@ -18,6 +19,7 @@ use rusqlite::{Connection, OpenFlags};
 use thiserror::Error;
 use tokio::sync::oneshot;
 
+pub use marks::Marks;
 pub use state::LocalState;
 pub use tasks::{EventRecord, MediaRecord, NewTask, TaskRecord};
 
@@ -35,6 +37,8 @@ pub enum StoreError {
     Encode(String),
     #[error("the database writer has stopped")]
     Closed,
+    #[error(transparent)]
+    Mark(#[from] marks::BadMark),
 }
 
 type Job = Box<dyn FnOnce(&mut Connection) + Send>;

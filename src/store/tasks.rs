@@ -91,6 +91,9 @@ pub struct TaskRecord {
     pub download_attempts: i64,
     pub url_refreshes: i64,
     pub updated_at: i64,
+    /// Rating, pick and tags (see `marks`); a record from before marks has none.
+    #[serde(default)]
+    pub marks: super::Marks,
 }
 
 /// The key of a task's `error` that names the task holding the same service id: the service
@@ -143,6 +146,7 @@ impl TaskRecord {
             download_attempts: 0,
             url_refreshes: 0,
             updated_at: t.created_at,
+            marks: super::Marks::default(),
         }
     }
 }
@@ -165,7 +169,8 @@ pub(crate) const COLUMNS: &str = "t.id, t.parent_id, t.remote_id, t.idempotency_
     t.progress, t.created_at, t.submitted_at, t.remote_created_at, t.remote_completed_at, t.finished_at, t.url, \
     t.url_deadline, t.error, coalesce((SELECT text FROM labels WHERE id = t.file_dir_id), '') || t.file_name, \
     t.file_size, t.sha256, t.poll_count, t.poll_failures, t.last_polled_at, \
-    t.next_poll_at, t.download_attempts, t.url_refreshes, t.updated_at, t.batch_id";
+    t.next_poll_at, t.download_attempts, t.url_refreshes, t.updated_at, t.batch_id, t.rating, t.picked, \
+    (SELECT group_concat(tag, ' ' ORDER BY tag) FROM task_tags WHERE task_id = t.id)";
 
 /// A path as its folder (up to and including the last separator, kept as a label) and the
 /// rest: joined, they give the path back exactly.
@@ -235,6 +240,11 @@ pub(crate) fn from_row(r: &Row<'_>) -> rusqlite::Result<TaskRecord> {
         download_attempts: r.get(33)?,
         url_refreshes: r.get(34)?,
         updated_at: r.get(35)?,
+        marks: super::Marks {
+            rating: r.get(37)?,
+            picked: r.get(38)?,
+            tags: r.get::<_, Option<String>>(39)?.map(|t| t.split(' ').map(String::from).collect()).unwrap_or_default(),
+        },
     })
 }
 
