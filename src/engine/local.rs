@@ -81,6 +81,10 @@ impl LocalEngine {
         self.ask(|reply| Command::Delete { id, remove_file, reply }).await
     }
 
+    pub async fn mark(&self, id: i64, change: crate::store::marks::Change) -> Result<TaskRecord, EngineError> {
+        self.ask(|reply| Command::Mark { id, change, reply }).await
+    }
+
     /// What the engine is working on.
     pub async fn activity(&self) -> Result<Activity, EngineError> {
         self.ask(|reply| Command::Activity { reply }).await

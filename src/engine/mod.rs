@@ -133,6 +133,12 @@ pub enum Command {
         remove_file: bool,
         reply: Reply<TaskRecord>,
     },
+    /// Change a task's rating, pick or tags (any task, in any state).
+    Mark {
+        id: i64,
+        change: crate::store::marks::Change,
+        reply: Reply<TaskRecord>,
+    },
     /// What the engine is working on.
     Activity {
         reply: Reply<Activity>,
@@ -237,6 +243,14 @@ impl Engine {
         match self {
             Engine::Local(e) => e.delete(id, remove_file).await,
             Engine::Remote(e) => e.delete(id, remove_file).await,
+        }
+    }
+
+    /// Changes a task's rating, pick or tags; every client sees the task's update.
+    pub async fn mark(&self, id: i64, change: crate::store::marks::Change) -> Result<TaskRecord, EngineError> {
+        match self {
+            Engine::Local(e) => e.mark(id, change).await,
+            Engine::Remote(e) => e.mark(id, change).await,
         }
     }
 

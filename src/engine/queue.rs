@@ -190,6 +190,13 @@ impl Queue {
         self.tasks.get(&id).map(|t| &t.record)
     }
 
+    /// Keeps a tracked task's marks as the journal has them, so that its next update carries them.
+    pub fn remark(&mut self, id: i64, marks: &crate::store::Marks) {
+        if let Some(t) = self.tasks.get_mut(&id) {
+            t.record.marks = marks.clone();
+        }
+    }
+
     /// A request or transfer for the task is under way.
     pub fn is_busy(&self, id: i64) -> bool {
         self.tasks.get(&id).is_some_and(|t| t.busy)

@@ -227,9 +227,11 @@ mod tests {
                 Marks { tags: words(&["a", "keeper", "night"]), ..rated.clone() },
                 vec!["tagged night"],
             ),
-            (Change::Tag(words(&["0first"])), Marks { tags: words(&["0first", "a", "keeper"]), ..rated.clone() }, vec![
-                "tagged 0first",
-            ]),
+            (
+                Change::Tag(words(&["0first"])),
+                Marks { tags: words(&["0first", "a", "keeper"]), ..rated.clone() },
+                vec!["tagged 0first"],
+            ),
             (
                 Change::Untag(words(&["keeper", "absent"])),
                 Marks { tags: words(&["a"]), ..rated.clone() },

@@ -91,8 +91,9 @@ pub struct TaskRecord {
     pub download_attempts: i64,
     pub url_refreshes: i64,
     pub updated_at: i64,
-    /// Rating, pick and tags (see `marks`); a record from before marks has none.
-    #[serde(default)]
+    /// Rating, pick and tags (see `marks`), as fields of the record; a record from before
+    /// marks has none.
+    #[serde(flatten)]
     pub marks: super::Marks,
 }
 

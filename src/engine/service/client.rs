@@ -180,11 +180,20 @@ impl RemoteEngine {
         }
     }
 
-    pub async fn delete(&self, id: i64, remove_file: bool) -> Result<TaskRecord, EngineError> {
-        match self.ask(Request::Delete { id, remove_file }).await? {
+    /// A request answered with one task.
+    async fn task(&self, request: Request) -> Result<TaskRecord, EngineError> {
+        match self.ask(request).await? {
             Answer::Task(t) => Ok(*t),
             other => Err(Self::unexpected(&other)),
         }
+    }
+
+    pub async fn delete(&self, id: i64, remove_file: bool) -> Result<TaskRecord, EngineError> {
+        self.task(Request::Delete { id, remove_file }).await
+    }
+
+    pub async fn mark(&self, id: i64, change: crate::store::marks::Change) -> Result<TaskRecord, EngineError> {
+        self.task(Request::Mark { id, change }).await
     }
 
     pub async fn status(&self) -> Result<Status, EngineError> {

@@ -1,0 +1,37 @@
+//! `reel tag ID keeper [more…]`: tags on a task (one word each, kept lowercase); `--remove`
+//! takes them off.
+
+use std::io::Write;
+
+use clap::Args;
+
+use super::CliError;
+use super::output::Output;
+use crate::config::Settings;
+use crate::session::Reach;
+use crate::store::marks::Change;
+
+#[derive(Debug, Args)]
+pub struct TagArgs {
+    /// Task id: local id, remote id, or a unique prefix of either.
+    pub id: String,
+    /// Tags: one word each (no spaces or commas), up to 32 characters; kept lowercase.
+    #[arg(required = true, num_args = 1..)]
+    pub tags: Vec<String>,
+    /// Take these tags off instead.
+    #[arg(long)]
+    pub remove: bool,
+    /// Print the task as JSON.
+    #[arg(long)]
+    pub json: bool,
+}
+
+pub async fn run(
+    args: &TagArgs,
+    settings: &Settings,
+    reach: &Reach,
+    out: &mut Output<impl Write>,
+) -> Result<(), CliError> {
+    let change = if args.remove { Change::Untag(args.tags.clone()) } else { Change::Tag(args.tags.clone()) };
+    super::mark::run(&args.id, change, args.json, settings, reach, out).await
+}
