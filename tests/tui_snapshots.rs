@@ -321,6 +321,8 @@ fn ledger_app() -> App {
             lost: 1,
             billed_seconds: 20.0,
             unknown_billed: 1,
+            rated: 3,
+            rating_total: 11,
         },
     ];
     let times = [("acme/aurora-3.0/text-to-video".to_string(), vec![60.0, 90.0, 120.0])].into_iter().collect();

@@ -285,6 +285,9 @@ pub struct LedgerRow {
     pub billed_seconds: f64,
     /// Rendered tasks whose billed seconds are not known (a reference video of unstated length).
     pub unknown_billed: u64,
+    /// Tasks with a rating, and the sum of their ratings.
+    pub rated: u64,
+    pub rating_total: u64,
 }
 
 /// Render times in seconds, per model.
@@ -303,7 +306,7 @@ pub fn ledger_rows(conn: &Connection, since: Option<i64>) -> Result<(Vec<LedgerR
          sum(state_code = (SELECT code FROM states WHERE name = 'rejected')), \
          sum(state_code = (SELECT code FROM states WHERE name = 'lost')), \
          total(CASE WHEN remote_completed_at IS NOT NULL THEN billed_seconds END), \
-         sum(remote_completed_at IS NOT NULL AND billed_seconds IS NULL) \
+         sum(remote_completed_at IS NOT NULL AND billed_seconds IS NULL), count(rating), total(rating) \
          FROM tasks WHERE id >= ?1 GROUP BY day, model_id ORDER BY day, model",
     )?;
     let rows = stmt
@@ -318,6 +321,8 @@ pub fn ledger_rows(conn: &Connection, since: Option<i64>) -> Result<(Vec<LedgerR
                 lost: r.get::<_, i64>(6)? as u64,
                 billed_seconds: r.get(7)?,
                 unknown_billed: r.get::<_, i64>(8)? as u64,
+                rated: r.get::<_, i64>(9)? as u64,
+                rating_total: r.get::<_, f64>(10)? as u64,
             })
         })?
         .collect::<Result<Vec<_>, _>>()?;

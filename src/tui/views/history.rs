@@ -202,7 +202,8 @@ fn detail(frame: &mut Frame, area: Rect, app: &App) {
 }
 
 /// Ledger columns at full width; narrower screens fold failed, rejected and lost into one
-/// column and leave out the render times. Rendered tasks whose billed seconds are unknown are
+/// column and leave out the render times. The rating is the average of the rated tasks and
+/// their number. Rendered tasks whose billed seconds are unknown are
 /// counted in a column of their own, never added as 0; a cost too long for its column ends in "…".
 fn ledger_row(l: &LedgerLine, app: &App, wide: bool, cost_width: usize) -> Row<'static> {
     let pct = l.success_rate.map_or("-".into(), |r| format!("{:.0}%", r * 100.0));
@@ -220,7 +221,10 @@ fn ledger_row(l: &LedgerLine, app: &App, wide: bool, cost_width: usize) -> Row<'
         cells.push(Cell::from(format!("{:<4} {:<3} {}", l.failed, l.rejected, l.lost)));
     }
     let unknown = if l.unknown_billed == 0 { String::new() } else { count(l.unknown_billed as usize, "task") };
+    // Narrow: the average alone (the count is in the wide table and `reel history stats`).
+    let rating = if wide { l.rating_text() } else { l.rating.map_or_else(|| "-".into(), |r| format!("{r:.1}")) };
     cells.extend([
+        Cell::from(rating),
         Cell::from(format!("{:.0} s", l.billed_seconds)),
         Cell::from(unknown),
         Cell::from(excerpt(&l.cost.show(app.pricing_ref()), cost_width)),
@@ -246,11 +250,17 @@ fn ledger(frame: &mut Frame, area: Rect, app: &App) {
     let wide = table_area.width >= 110;
     let (fixed, header): (&[u16], Vec<&str>) = if wide {
         (
-            &[5, 7, 6, 8, 4, 6, 6, 8, 7],
-            vec!["model", "tasks", "success", "failed", "rejected", "lost", "p50", "p90", "billed", "unknown", "cost"],
+            &[5, 7, 6, 8, 4, 6, 6, 8, 8, 7],
+            vec![
+                "model", "tasks", "success", "failed", "rejected", "lost", "p50", "p90", "rating", "billed", "unknown",
+                "cost",
+            ],
         )
     } else {
-        (&[5, 7, 13, 8, 7], vec!["model", "tasks", "success", "fail rej lost", "billed", "unknown", "cost"])
+        (
+            &[5, 7, 13, 6, 8, 7],
+            vec!["model", "tasks", "success", "fail rej lost", "rating", "billed", "unknown", "cost"],
+        )
     };
     let model_width = 16u16;
     let used = model_width + fixed.iter().sum::<u16>() + fixed.len() as u16 + 1;
