@@ -8,7 +8,7 @@ use super::CliError;
 use super::output::Output;
 use crate::config::Settings;
 use crate::session::Reach;
-use crate::store::marks::Change;
+use crate::store::review::Change;
 
 #[derive(Debug, Args)]
 pub struct PickArgs {
@@ -28,5 +28,5 @@ pub async fn run(
     reach: &Reach,
     out: &mut Output<impl Write>,
 ) -> Result<(), CliError> {
-    super::mark::run(&args.id, Change::Pick(!args.clear), args.json, settings, reach, out).await
+    super::review::run(&args.id, Change::Pick(!args.clear), args.json, settings, reach, out).await
 }

@@ -109,9 +109,9 @@ impl<'a> From<&'a TaskRecord> for PublicTask<'a> {
             download_attempts: t.download_attempts,
             url_refreshes: t.url_refreshes,
             updated_at: time_ms(t.updated_at),
-            rating: t.marks.rating,
-            picked: t.marks.picked,
-            tags: &t.marks.tags,
+            rating: t.review.rating,
+            picked: t.review.picked,
+            tags: &t.review.tags,
         }
     }
 }

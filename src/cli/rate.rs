@@ -8,7 +8,7 @@ use super::CliError;
 use super::output::Output;
 use crate::config::Settings;
 use crate::session::Reach;
-use crate::store::marks::Change;
+use crate::store::review::Change;
 
 #[derive(Debug, Args)]
 pub struct RateArgs {
@@ -36,7 +36,7 @@ pub async fn run(
     reach: &Reach,
     out: &mut Output<impl Write>,
 ) -> Result<(), CliError> {
-    super::mark::run(&args.id, change(args), args.json, settings, reach, out).await
+    super::review::run(&args.id, change(args), args.json, settings, reach, out).await
 }
 
 #[cfg(test)]

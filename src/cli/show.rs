@@ -57,8 +57,8 @@ pub fn render(t: &TaskRecord, events: &[EventRecord]) -> String {
         field("media", format!("{} {}{secs}{from}", m.kind, one_line(&m.url)));
     }
     field("billed", crate::engine::ledger::billed_text(t));
-    if !t.marks.is_empty() {
-        field("marks", super::mark::summary(&t.marks));
+    if !t.review.is_empty() {
+        field("review", super::review::summary(&t.review));
     }
     if let Some(p) = t.parent_id {
         field("derived from", format!("task {p}"));

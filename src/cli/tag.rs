@@ -9,7 +9,7 @@ use super::CliError;
 use super::output::Output;
 use crate::config::Settings;
 use crate::session::Reach;
-use crate::store::marks::Change;
+use crate::store::review::Change;
 
 #[derive(Debug, Args)]
 pub struct TagArgs {
@@ -33,5 +33,5 @@ pub async fn run(
     out: &mut Output<impl Write>,
 ) -> Result<(), CliError> {
     let change = if args.remove { Change::Untag(args.tags.clone()) } else { Change::Tag(args.tags.clone()) };
-    super::mark::run(&args.id, change, args.json, settings, reach, out).await
+    super::review::run(&args.id, change, args.json, settings, reach, out).await
 }

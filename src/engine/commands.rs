@@ -1,5 +1,5 @@
 //! The engine's answers to commands: journal new submissions, send again, check again,
-//! download again, delete, mark. The decisions are in `manual.rs`; this is their I/O.
+//! download again, delete, review. The decisions are in `manual.rs`; this is their I/O.
 
 use std::path::PathBuf;
 
@@ -34,8 +34,8 @@ impl Runner {
             Command::Delete { id, remove_file, reply } => {
                 let _ = reply.send(self.delete(id, remove_file).await);
             }
-            Command::Mark { id, change, reply } => {
-                let _ = reply.send(self.mark(id, change).await);
+            Command::Review { id, change, reply } => {
+                let _ = reply.send(self.review(id, change).await);
             }
             Command::Activity { reply } => {
                 let _ = reply.send(Ok(self.activity()));
@@ -156,16 +156,16 @@ impl Runner {
         Ok(task)
     }
 
-    /// Journals a change of marks (with its timeline) and announces the task.
-    async fn mark(&mut self, id: i64, change: crate::store::marks::Change) -> Result<TaskRecord, EngineError> {
+    /// Journals a change of a task's review (rating, pick, tags; with its timeline) and announces the task.
+    async fn review(&mut self, id: i64, change: crate::store::review::Change) -> Result<TaskRecord, EngineError> {
         let at = now().ms;
         let task =
-            self.store.write(move |c| crate::store::marks::mark(c, id, &change, at)).await.map_err(|e| match e {
+            self.store.write(move |c| crate::store::review::write(c, id, &change, at)).await.map_err(|e| match e {
                 crate::store::StoreError::Missing(id) => EngineError::NoTask(id),
                 e => e.into(),
             })?;
-        self.queue.remark(id, &task.marks);
-        tracing::info!(task = id, marks = ?task.marks, "marked");
+        self.queue.reviewed(id, &task.review);
+        tracing::info!(task = id, review = ?task.review, "reviewed");
         self.emit(&task);
         Ok(task)
     }

@@ -81,8 +81,8 @@ impl LocalEngine {
         self.ask(|reply| Command::Delete { id, remove_file, reply }).await
     }
 
-    pub async fn mark(&self, id: i64, change: crate::store::marks::Change) -> Result<TaskRecord, EngineError> {
-        self.ask(|reply| Command::Mark { id, change, reply }).await
+    pub async fn review(&self, id: i64, change: crate::store::review::Change) -> Result<TaskRecord, EngineError> {
+        self.ask(|reply| Command::Review { id, change, reply }).await
     }
 
     /// What the engine is working on.

@@ -134,9 +134,9 @@ pub enum Command {
         reply: Reply<TaskRecord>,
     },
     /// Change a task's rating, pick or tags (any task, in any state).
-    Mark {
+    Review {
         id: i64,
-        change: crate::store::marks::Change,
+        change: crate::store::review::Change,
         reply: Reply<TaskRecord>,
     },
     /// What the engine is working on.
@@ -247,10 +247,10 @@ impl Engine {
     }
 
     /// Changes a task's rating, pick or tags; every client sees the task's update.
-    pub async fn mark(&self, id: i64, change: crate::store::marks::Change) -> Result<TaskRecord, EngineError> {
+    pub async fn review(&self, id: i64, change: crate::store::review::Change) -> Result<TaskRecord, EngineError> {
         match self {
-            Engine::Local(e) => e.mark(id, change).await,
-            Engine::Remote(e) => e.mark(id, change).await,
+            Engine::Local(e) => e.review(id, change).await,
+            Engine::Remote(e) => e.review(id, change).await,
         }
     }
 

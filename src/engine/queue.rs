@@ -190,10 +190,10 @@ impl Queue {
         self.tasks.get(&id).map(|t| &t.record)
     }
 
-    /// Keeps a tracked task's marks as the journal has them, so that its next update carries them.
-    pub fn remark(&mut self, id: i64, marks: &crate::store::Marks) {
+    /// Keeps a tracked task's review as the journal has it, so that its next update carries them.
+    pub fn reviewed(&mut self, id: i64, review: &crate::store::Review) {
         if let Some(t) = self.tasks.get_mut(&id) {
-            t.record.marks = marks.clone();
+            t.record.review = review.clone();
         }
     }
 

@@ -45,7 +45,7 @@ pub fn fts_query(text: &str) -> Option<String> {
 }
 
 /// A search as typed, split into the words matched against prompts and the terms about
-/// marks: `rating:>=4` (also `rating:5`, `rating:<3`, `rating:<=2`, `rating:>3`), `tag:WORD`,
+/// review: `rating:>=4` (also `rating:5`, `rating:<3`, `rating:<=2`, `rating:>3`), `tag:WORD`,
 /// `picked`. A term that does not read as one (`rating:high`) is searched as words.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Search {
@@ -69,7 +69,7 @@ impl Search {
             } else if let Some(range) = lower.strip_prefix("rating:").and_then(rating_range) {
                 let (low, high) = out.rating.unwrap_or((0, u8::MAX));
                 out.rating = Some((low.max(range.0), high.min(range.1)));
-            } else if let Some(tag) = lower.strip_prefix("tag:").and_then(|t| super::marks::tag(t).ok()) {
+            } else if let Some(tag) = lower.strip_prefix("tag:").and_then(|t| super::review::tag(t).ok()) {
                 if !out.tags.contains(&tag) {
                     out.tags.push(tag);
                 }
@@ -81,11 +81,11 @@ impl Search {
         out
     }
 
-    /// Whether `marks` meet every term about marks.
-    pub fn admits_marks(&self, marks: &super::Marks) -> bool {
-        self.rating.is_none_or(|(low, high)| marks.rating.is_some_and(|r| (low..=high).contains(&r)))
-            && (!self.picked || marks.picked)
-            && self.tags.iter().all(|t| marks.tags.contains(t))
+    /// Whether `review` meets every term about ratings, picks and tags.
+    pub fn admits_review(&self, review: &super::Review) -> bool {
+        self.rating.is_none_or(|(low, high)| review.rating.is_some_and(|r| (low..=high).contains(&r)))
+            && (!self.picked || review.picked)
+            && self.tags.iter().all(|t| review.tags.contains(t))
     }
 }
 
@@ -115,13 +115,13 @@ fn search_words(text: &str) -> impl Iterator<Item = String> + '_ {
 impl HistoryQuery {
     /// Whether the query would find `t`: the same rules as the SQL, for a task the engine
     /// reports while its results are on screen (every word a prefix of a word of the prompt
-    /// or negative prompt, ignoring case; the terms about marks, see [`Search`]).
+    /// or negative prompt, ignoring case; the terms about ratings, picks and tags, see [`Search`]).
     pub fn admits(&self, t: &TaskRecord) -> bool {
         let search = Search::parse(&self.text);
         let words: Vec<String> =
             search_words(&t.prompt).chain(search_words(t.negative_prompt.as_deref().unwrap_or(""))).collect();
         search_words(&search.words).all(|q| words.iter().any(|w| w.starts_with(&q)))
-            && search.admits_marks(&t.marks)
+            && search.admits_review(&t.review)
             && self.model.as_ref().is_none_or(|m| *m == t.model)
             && self.state.is_none_or(|s| s == t.state)
             && (self.states.is_empty() || self.states.contains(&t.state))
@@ -407,7 +407,7 @@ mod tests {
         t.prompt = "A red Fox, jumping".into();
         t.negative_prompt = Some("blurry".into());
         t.created_at = 1_000;
-        t.marks = crate::store::Marks { rating: Some(4), picked: true, tags: vec!["keeper".into(), "night".into()] };
+        t.review = crate::store::Review { rating: Some(4), picked: true, tags: vec!["keeper".into(), "night".into()] };
         let q = |text: &str| HistoryQuery { text: text.into(), ..HistoryQuery::default() };
         let cases = [
             (q(""), true),
@@ -424,7 +424,7 @@ mod tests {
             (HistoryQuery { since: Some(1_000), ..q("") }, true),
             (HistoryQuery { since: Some(1_001), ..q("") }, false),
             (HistoryQuery { until: Some(1_000), ..q("") }, false),
-            // Marks: this task is rated 4, picked and tagged keeper and night.
+            // Review: this task is rated 4, picked and tagged keeper and night.
             (q("rating:4"), true),
             (q("rating:>=4"), true),
             (q("rating:>4"), false),
@@ -444,13 +444,13 @@ mod tests {
         }
         let plain = record(8, LocalState::Queued);
         for text in ["rating:>=1", "rating:<6", "picked", "tag:keeper"] {
-            assert!(!q(text).admits(&plain), "{text}: a task without marks");
+            assert!(!q(text).admits(&plain), "{text}: a task without a review");
         }
         assert!(q("red").admits(&plain));
     }
 
     #[test]
-    fn a_search_splits_words_from_terms_about_marks() {
+    fn a_search_splits_words_from_terms_about_ratings_picks_and_tags() {
         let s = |words: &str, rating: Option<(u8, u8)>, tags: &[&str], picked: bool| Search {
             words: words.into(),
             rating,

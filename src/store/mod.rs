@@ -4,9 +4,9 @@
 #[doc(hidden)]
 pub mod fixtures;
 pub mod history;
-pub mod marks;
 #[cfg(test)]
 mod migration_tests;
+pub mod review;
 pub mod schema;
 pub mod state;
 pub mod tasks;
@@ -19,7 +19,7 @@ use rusqlite::{Connection, OpenFlags};
 use thiserror::Error;
 use tokio::sync::oneshot;
 
-pub use marks::Marks;
+pub use review::Review;
 pub use state::LocalState;
 pub use tasks::{EventRecord, MediaRecord, NewTask, TaskRecord};
 
@@ -38,7 +38,7 @@ pub enum StoreError {
     #[error("the database writer has stopped")]
     Closed,
     #[error(transparent)]
-    Mark(#[from] marks::BadMark),
+    Review(#[from] review::BadReview),
 }
 
 type Job = Box<dyn FnOnce(&mut Connection) + Send>;

@@ -91,10 +91,10 @@ pub struct TaskRecord {
     pub download_attempts: i64,
     pub url_refreshes: i64,
     pub updated_at: i64,
-    /// Rating, pick and tags (see `marks`), as fields of the record; a record from before
-    /// marks has none.
+    /// Rating, pick and tags (see `review`), as fields of the record; a record from before
+    /// reviews has none.
     #[serde(flatten)]
-    pub marks: super::Marks,
+    pub review: super::Review,
 }
 
 /// The key of a task's `error` that names the task holding the same service id: the service
@@ -147,7 +147,7 @@ impl TaskRecord {
             download_attempts: 0,
             url_refreshes: 0,
             updated_at: t.created_at,
-            marks: super::Marks::default(),
+            review: super::Review::default(),
         }
     }
 }
@@ -241,7 +241,7 @@ pub(crate) fn from_row(r: &Row<'_>) -> rusqlite::Result<TaskRecord> {
         download_attempts: r.get(33)?,
         url_refreshes: r.get(34)?,
         updated_at: r.get(35)?,
-        marks: super::Marks {
+        review: super::Review {
             rating: r.get(37)?,
             picked: r.get(38)?,
             tags: r.get::<_, Option<String>>(39)?.map(|t| t.split(' ').map(String::from).collect()).unwrap_or_default(),

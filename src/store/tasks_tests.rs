@@ -229,7 +229,7 @@ fn a_batch_of_a_thousand_returns_exactly_the_rows_it_journaled() {
 
 #[test]
 fn marks_are_journaled_with_their_timeline_and_read_by_every_reader() {
-    use crate::store::marks::{Change, mark};
+    use crate::store::review::{Change, write as mark};
     let conn = db();
     let t = insert(&conn, &new_task("a fox")).expect("insert");
     let other = insert(&conn, &new_task("a cat")).expect("insert");
@@ -238,23 +238,23 @@ fn marks_are_journaled_with_their_timeline_and_read_by_every_reader() {
     mark(&conn, t.id, &Change::Rate(Some(4)), 2_001).expect("the same rating again");
     mark(&conn, t.id, &Change::Tag(words(&["Keeper", "night"])), 2_002).expect("tag");
     let now = mark(&conn, t.id, &Change::Pick(true), 2_003).expect("pick");
-    let want = crate::store::Marks { rating: Some(4), picked: true, tags: words(&["keeper", "night"]) };
-    assert_eq!(now.marks, want, "the answer");
-    assert_eq!(get(&conn, t.id).expect("get").map(|r| r.marks), Some(want.clone()), "a reader");
-    assert_eq!(list(&conn, None, None, 10).expect("list")[1].marks, want, "the list, newest first");
-    assert_eq!(get(&conn, other.id).expect("get").map(|r| r.marks), Some(crate::store::Marks::default()));
+    let want = crate::store::Review { rating: Some(4), picked: true, tags: words(&["keeper", "night"]) };
+    assert_eq!(now.review, want, "the answer");
+    assert_eq!(get(&conn, t.id).expect("get").map(|r| r.review), Some(want.clone()), "a reader");
+    assert_eq!(list(&conn, None, None, 10).expect("list")[1].review, want, "the list, newest first");
+    assert_eq!(get(&conn, other.id).expect("get").map(|r| r.review), Some(crate::store::Review::default()));
     let timeline: Vec<String> = events(&conn, t.id).expect("events").into_iter().map(|e| e.state).collect();
     assert_eq!(timeline, ["waiting", "rated 4", "tagged keeper", "tagged night", "picked"]);
-    assert_eq!(crate::store::marks::tag_counts(&conn).expect("tags"), [("keeper".into(), 1), ("night".into(), 1)]);
+    assert_eq!(crate::store::review::tag_counts(&conn).expect("tags"), [("keeper".into(), 1), ("night".into(), 1)]);
 
     mark(&conn, t.id, &Change::Untag(words(&["keeper"])), 3_000).expect("untag");
     mark(&conn, t.id, &Change::Rate(None), 3_001).expect("unrate");
     let back = get(&conn, t.id).expect("get").expect("kept");
-    assert_eq!(back.marks, crate::store::Marks { rating: None, picked: true, tags: words(&["night"]) });
+    assert_eq!(back.review, crate::store::Review { rating: None, picked: true, tags: words(&["night"]) });
     assert!(matches!(mark(&conn, 999, &Change::Pick(true), 1), Err(StoreError::Missing(999))));
     assert!(matches!(
         mark(&conn, t.id, &Change::Rate(Some(7)), 1),
-        Err(StoreError::Mark(crate::store::marks::BadMark::Rating(7)))
+        Err(StoreError::Review(crate::store::review::BadReview::Rating(7)))
     ));
     conn.execute("DELETE FROM tasks WHERE id = ?1", [t.id]).expect("delete");
     let tags: i64 = conn.query_row("SELECT count(*) FROM task_tags", [], |r| r.get(0)).expect("count");
@@ -264,7 +264,7 @@ fn marks_are_journaled_with_their_timeline_and_read_by_every_reader() {
 #[test]
 fn a_history_search_on_marks_finds_what_admits_admits() {
     use crate::store::history::{HistoryQuery, page};
-    use crate::store::marks::{Change, mark};
+    use crate::store::review::{Change, write as mark};
     let conn = db();
     let words = |w: &[&str]| w.iter().map(|s| s.to_string()).collect::<Vec<_>>();
     let prompts = ["red fox", "red owl", "blue fox", "blue owl", "green fox"];

@@ -192,8 +192,8 @@ impl RemoteEngine {
         self.task(Request::Delete { id, remove_file }).await
     }
 
-    pub async fn mark(&self, id: i64, change: crate::store::marks::Change) -> Result<TaskRecord, EngineError> {
-        self.task(Request::Mark { id, change }).await
+    pub async fn review(&self, id: i64, change: crate::store::review::Change) -> Result<TaskRecord, EngineError> {
+        self.task(Request::Review { id, change }).await
     }
 
     pub async fn status(&self) -> Result<Status, EngineError> {

@@ -11,7 +11,7 @@ use crate::store::TaskRecord;
 
 /// Bumped whenever a message changes shape; a client and an engine must agree on it.
 /// 3: a submission is a list of parts, journaled as one batch.
-/// 5: `Mark` (rating, pick, tags) and the marks on every task record.
+/// 5: `Review` (rating, pick, tags) and the review on every task record.
 pub const PROTOCOL: u32 = 5;
 /// Longest line either side reads: a task row is a few kilobytes, and the answer to a
 /// submission carries every row of the batch (10,000 rows are about 8 MiB).
@@ -92,9 +92,9 @@ pub enum Request {
         remove_file: bool,
     },
     /// Change a task's rating, pick or tags; answered with the task as it is now.
-    Mark {
+    Review {
         id: i64,
-        change: crate::store::marks::Change,
+        change: crate::store::review::Change,
     },
     Status,
     /// Stop the engine; without `force` it refuses while tasks are unfinished.
@@ -205,11 +205,11 @@ mod tests {
             ToEngine::Request { seq: 2, request: Request::Stop { force: true } },
             ToEngine::Request {
                 seq: 3,
-                request: Request::Mark { id: 4, change: crate::store::marks::Change::Tag(vec!["keeper".into()]) },
+                request: Request::Review { id: 4, change: crate::store::review::Change::Tag(vec!["keeper".into()]) },
             },
             ToEngine::Request {
                 seq: 4,
-                request: Request::Mark { id: 4, change: crate::store::marks::Change::Rate(None) },
+                request: Request::Review { id: 4, change: crate::store::review::Change::Rate(None) },
             },
         ];
         for m in to {
@@ -233,7 +233,7 @@ mod tests {
             FromEngine::Reply {
                 seq: 6,
                 result: Ok(Answer::Task(Box::new(TaskRecord {
-                    marks: crate::store::Marks { rating: Some(4), picked: true, tags: vec!["keeper".into()] },
+                    review: crate::store::Review { rating: Some(4), picked: true, tags: vec!["keeper".into()] },
                     ..record(3, LocalState::Downloaded)
                 }))),
             },
@@ -260,13 +260,13 @@ mod tests {
         old.as_object_mut().expect("object").remove("batch_id");
         let read: TaskRecord = serde_json::from_value(old).expect("reads without the field");
         assert_eq!(read.batch_id, None);
-        // And as a reel before marks wrote it.
+        // And as a reel before reviews wrote it.
         let mut old = serde_json::to_value(record(3, LocalState::Queued)).expect("json");
         for field in ["rating", "picked", "tags"] {
             old.as_object_mut().expect("object").remove(field).expect("a field of the record");
         }
-        let read: TaskRecord = serde_json::from_value(old).expect("reads without marks");
-        assert_eq!(read.marks, crate::store::Marks::default());
+        let read: TaskRecord = serde_json::from_value(old).expect("reads without a review");
+        assert_eq!(read.review, crate::store::Review::default());
     }
 
     #[test]

@@ -96,7 +96,7 @@ impl Shared {
             Request::Recheck { id } => self.engine.recheck(id).await.map(|()| Answer::Done)?,
             Request::Download { id } => self.engine.download(id).await.map(|()| Answer::Done)?,
             Request::Delete { id, remove_file } => Answer::Task(Box::new(self.engine.delete(id, remove_file).await?)),
-            Request::Mark { id, change } => Answer::Task(Box::new(self.engine.mark(id, change).await?)),
+            Request::Review { id, change } => Answer::Task(Box::new(self.engine.review(id, change).await?)),
             Request::Status => Answer::Status(Box::new(self.status().await?)),
             Request::Stop { force } => {
                 let unfinished = self.engine.activity().await?.unfinished;
