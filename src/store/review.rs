@@ -30,6 +30,11 @@ impl Review {
     pub fn is_empty(&self) -> bool {
         *self == Review::default()
     }
+
+    /// Rated or picked: what the tables' narrow review column shows (tags are in the detail).
+    pub fn has_mark(&self) -> bool {
+        self.rating.is_some() || self.picked
+    }
 }
 
 /// A change of a task's review, as a client asks for it (the engine checks it again).

@@ -7,6 +7,8 @@ pub enum Col {
     /// Group line, mark and spinner.
     Marks,
     State,
+    /// The rating and the pick (`★4✓`); only when a task on the list has either.
+    Review,
     Prompt,
     Model,
     Seconds,
@@ -26,13 +28,14 @@ enum Pick {
     PromptMore,
 }
 
-const PRIORITY: [Pick; 11] = [
+const PRIORITY: [Pick; 12] = [
     Pick::Col(Col::Marks),
     Pick::Col(Col::State),
     Pick::Col(Col::Prompt),
     Pick::Col(Col::Seconds),
     Pick::Col(Col::Ratio),
     Pick::Col(Col::File),
+    Pick::Col(Col::Review),
     Pick::PromptMore,
     Pick::Col(Col::Model),
     Pick::Col(Col::Elapsed),
@@ -51,6 +54,7 @@ impl Col {
         match self {
             Col::Marks => 3,
             Col::State => 15,
+            Col::Review => 3,
             Col::Prompt => PROMPT_MIN,
             Col::Model => 16,
             Col::Seconds => 4,
@@ -66,6 +70,7 @@ impl Col {
         match self {
             Col::Marks => "",
             Col::State => "state",
+            Col::Review => "★",
             Col::Prompt => "prompt",
             Col::Model => "model",
             Col::Seconds => "sec",
@@ -78,13 +83,15 @@ impl Col {
     }
 }
 
-/// The columns that fit `width` cells, in drawing order, and the prompt's width.
-pub fn fit(width: u16) -> (Vec<Col>, u16) {
+/// The columns that fit `width` cells, in drawing order, and the prompt's width; the review
+/// column only when `reviews` (some task on the list is rated or picked).
+pub fn fit(width: u16, reviews: bool) -> (Vec<Col>, u16) {
     let mut cols: Vec<Col> = Vec::new();
     let mut used = 0u16;
     let mut prompt = 0u16;
     for pick in PRIORITY {
         let need = match pick {
+            Pick::Col(Col::Review) if !reviews => continue,
             Pick::Col(c) => c.width() + if cols.is_empty() { 0 } else { SPACING },
             Pick::PromptMore if cols.contains(&Col::Prompt) => PROMPT_MORE,
             Pick::PromptMore => continue,
@@ -126,12 +133,29 @@ mod tests {
             (140, &[Marks, State, Prompt, Model, Seconds, Ratio, Resolution, Elapsed, Progress, File], 59),
         ];
         for (width, want, prompt) in cases {
-            let (cols, p) = fit(width);
+            let (cols, p) = fit(width, false);
             assert_eq!((cols.as_slice(), p), (want, prompt), "{width}");
             let total: u16 = cols.iter().map(|c| if *c == Prompt { p } else { c.width() }).sum::<u16>()
                 + SPACING * (cols.len() as u16).saturating_sub(1);
             assert!(total <= width, "{width}: {total}");
             assert!(cols.contains(&State), "never the state");
+        }
+    }
+
+    #[test]
+    fn the_review_column_comes_after_the_file_and_only_with_reviews() {
+        let cases: [(u16, &[Col], u16); 4] = [
+            (44, &[Marks, State, Prompt, Seconds, Ratio], 13),
+            (70, &[Marks, State, Review, Prompt, Seconds, Ratio, File], 26),
+            (78, &[Marks, State, Review, Prompt, Seconds, Ratio, Elapsed, File], 26),
+            (102, &[Marks, State, Review, Prompt, Model, Seconds, Ratio, Resolution, Elapsed, File], 27),
+        ];
+        for (width, want, prompt) in cases {
+            let (cols, p) = fit(width, true);
+            assert_eq!((cols.as_slice(), p), (want, prompt), "{width}");
+            let total: u16 = cols.iter().map(|c| if *c == Prompt { p } else { c.width() }).sum::<u16>()
+                + SPACING * (cols.len() as u16).saturating_sub(1);
+            assert!(total <= width, "{width}: {total}");
         }
     }
 }

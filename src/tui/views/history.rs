@@ -79,6 +79,8 @@ fn draw_list(frame: &mut Frame, area: Rect, app: &App) {
         ));
     }
     let wide = area.width >= 110;
+    // The rating and pick get a column once a loaded task has either.
+    let reviews = h.rows().iter().any(|r| r.record.review.has_mark());
     let rows: Vec<Row> = h.rows()[start..]
         .iter()
         .take(visible)
@@ -100,6 +102,9 @@ fn draw_list(frame: &mut Frame, area: Rect, app: &App) {
             if wide {
                 cells.insert(1, Cell::from(r.model.as_str()));
             }
+            if reviews {
+                cells.push(Cell::from(Span::styled(super::field::review_mark(&t.review), theme::warn())));
+            }
             cells.push(Cell::from(r.prompt.as_str()));
             cells.push(Cell::from(file));
             Row::new(cells)
@@ -115,6 +120,10 @@ fn draw_list(frame: &mut Frame, area: Rect, app: &App) {
     if wide {
         widths.insert(1, Constraint::Length(16));
         header.insert(1, "model");
+    }
+    if reviews {
+        widths.push(Constraint::Length(3));
+        header.push("★");
     }
     widths.extend([Constraint::Min(10), Constraint::Length(7)]);
     header.extend(["prompt", "file"]);
