@@ -58,7 +58,7 @@ pub fn render(t: &TaskRecord, events: &[EventRecord]) -> String {
     }
     field("billed", crate::engine::ledger::billed_text(t));
     if !t.review.is_empty() {
-        field("review", super::review::summary(&t.review));
+        field("review", t.review.summary());
     }
     if let Some(p) = t.parent_id {
         field("derived from", format!("task {p}"));

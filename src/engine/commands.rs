@@ -159,11 +159,12 @@ impl Runner {
     /// Journals a change of a task's review (rating, pick, tags; with its timeline) and announces the task.
     async fn review(&mut self, id: i64, change: crate::store::review::Change) -> Result<TaskRecord, EngineError> {
         let at = now().ms;
-        let task =
-            self.store.write(move |c| crate::store::review::write(c, id, &change, at)).await.map_err(|e| match e {
+        let task = self.store.write(move |c| crate::store::tasks::write_review(c, id, &change, at)).await.map_err(
+            |e| match e {
                 crate::store::StoreError::Missing(id) => EngineError::NoTask(id),
                 e => e.into(),
-            })?;
+            },
+        )?;
         self.queue.reviewed(id, &task.review);
         tracing::info!(task = id, review = ?task.review, "reviewed");
         self.emit(&task);

@@ -287,7 +287,7 @@ fn migration_9_leaves_older_tasks_unmarked_and_marks_new_ones() {
     let old = tasks::get(&conn, 1).expect("get").expect("kept");
     assert_eq!(old.review, super::Review::default(), "an older task has no review");
     assert_eq!(old.prompt, "old");
-    let marked = super::review::write(&conn, 1, &super::review::Change::Rate(Some(3)), 5).expect("rates an old task");
+    let marked = tasks::write_review(&conn, 1, &super::review::Change::Rate(Some(3)), 5).expect("rates an old task");
     assert_eq!(marked.review.rating, Some(3));
     let out_of_range = conn.execute("UPDATE tasks SET rating = 6 WHERE id = 1", []);
     assert!(out_of_range.is_err(), "the column holds 1 to 5 only");

@@ -1,13 +1,9 @@
 //! A task's review, what a person says of a take: a rating (1 to 5), a pick (the winner of a
 //! batch or a comparison) and tags. The rules (what a tag may be, what a change does and what
-//! the timeline says of it) are pure functions; `write` journals a change.
+//! the timeline says of it) are pure functions; `tasks::write_review` journals a change.
 
-use rusqlite::{Connection, params};
 use serde::{Deserialize, Serialize};
 use thiserror::Error;
-
-use super::StoreError;
-use super::tasks::{self, TaskRecord};
 
 /// The longest tag, in characters: a tag is a short word shown in a narrow column.
 pub const MAX_TAG: usize = 32;
@@ -29,6 +25,21 @@ pub struct Review {
 impl Review {
     pub fn is_empty(&self) -> bool {
         *self == Review::default()
+    }
+
+    /// The review in a few words: `rated 4, picked, tagged keeper night`.
+    pub fn summary(&self) -> String {
+        let mut parts = Vec::new();
+        if let Some(r) = self.rating {
+            parts.push(format!("rated {r}"));
+        }
+        if self.picked {
+            parts.push("picked".to_string());
+        }
+        if !self.tags.is_empty() {
+            parts.push(format!("tagged {}", self.tags.join(" ")));
+        }
+        if parts.is_empty() { "no rating, pick or tag".to_string() } else { parts.join(", ") }
     }
 
     /// Rated or picked: what the tables' narrow review column shows (tags are in the detail).
@@ -133,44 +144,6 @@ pub fn apply(review: &Review, change: &Change) -> (Review, Vec<String>) {
     (out, said)
 }
 
-/// Changes task `id`'s review at `at` (Unix ms) and adds the lines of its timeline; returns
-/// the task as it is now. A change that changes nothing writes nothing.
-pub fn write(conn: &Connection, id: i64, change: &Change, at: i64) -> Result<TaskRecord, StoreError> {
-    let change = checked(change)?;
-    let mut task = tasks::get(conn, id)?.ok_or(StoreError::Missing(id))?;
-    let (review, said) = apply(&task.review, &change);
-    if said.is_empty() {
-        return Ok(task);
-    }
-    conn.prepare_cached("UPDATE tasks SET rating = ?2, picked = ?3 WHERE id = ?1")?.execute(params![
-        id,
-        review.rating,
-        review.picked
-    ])?;
-    let mut add = conn.prepare_cached("INSERT OR IGNORE INTO task_tags (task_id, tag) VALUES (?1, ?2)")?;
-    for t in review.tags.iter().filter(|t| !task.review.tags.contains(t)) {
-        add.execute(params![id, t])?;
-    }
-    let mut remove = conn.prepare_cached("DELETE FROM task_tags WHERE task_id = ?1 AND tag = ?2")?;
-    for t in task.review.tags.iter().filter(|t| !review.tags.contains(t)) {
-        remove.execute(params![id, t])?;
-    }
-    // The timeline keeps the words as the event's state: "rated 4" reads as it is.
-    for line in &said {
-        tasks::add_event(conn, id, at, line, None)?;
-    }
-    task.review = review;
-    Ok(task)
-}
-
-/// Every tag in the journal with the number of tasks that carry it, most used first.
-pub fn tag_counts(conn: &Connection) -> Result<Vec<(String, u64)>, StoreError> {
-    let mut stmt =
-        conn.prepare_cached("SELECT tag, count(*) AS n FROM task_tags GROUP BY tag ORDER BY n DESC, tag LIMIT 1000")?;
-    let rows = stmt.query_map([], |r| Ok((r.get(0)?, r.get::<_, i64>(1)? as u64)))?.collect::<Result<Vec<_>, _>>()?;
-    Ok(rows)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -195,6 +168,24 @@ mod tests {
             assert_eq!(tag(text), want.clone().map(String::from), "{text:?}");
         }
         assert_eq!(tag(&"é".repeat(MAX_TAG)).map(|t| t.chars().count()), Ok(MAX_TAG), "counted in characters");
+    }
+
+    #[test]
+    fn a_review_reads_as_a_few_words() {
+        let tags = |t: &[&str]| t.iter().map(|s| s.to_string()).collect::<Vec<_>>();
+        let cases = [
+            (Review::default(), "no rating, pick or tag"),
+            (Review { rating: Some(4), ..Review::default() }, "rated 4"),
+            (Review { picked: true, ..Review::default() }, "picked"),
+            (
+                Review { rating: Some(2), picked: true, tags: tags(&["keeper", "night"]) },
+                "rated 2, picked, tagged keeper night",
+            ),
+            (Review { tags: tags(&["x"]), ..Review::default() }, "tagged x"),
+        ];
+        for (review, want) in cases {
+            assert_eq!(review.summary(), want, "{review:?}");
+        }
     }
 
     #[test]

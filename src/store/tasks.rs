@@ -526,6 +526,41 @@ pub fn resolve(conn: &Connection, text: &str) -> Result<Vec<i64>, StoreError> {
     Ok(found)
 }
 
+/// Changes task `id`'s review at `at` (Unix ms) and adds the lines of its timeline; returns
+/// the task as it is now. A change that changes nothing writes nothing.
+pub fn write_review(
+    conn: &Connection,
+    id: i64,
+    change: &super::review::Change,
+    at: i64,
+) -> Result<TaskRecord, StoreError> {
+    let change = super::review::checked(change)?;
+    let mut task = get(conn, id)?.ok_or(StoreError::Missing(id))?;
+    let (review, said) = super::review::apply(&task.review, &change);
+    if said.is_empty() {
+        return Ok(task);
+    }
+    conn.prepare_cached("UPDATE tasks SET rating = ?2, picked = ?3 WHERE id = ?1")?.execute(params![
+        id,
+        review.rating,
+        review.picked
+    ])?;
+    let mut add = conn.prepare_cached("INSERT OR IGNORE INTO task_tags (task_id, tag) VALUES (?1, ?2)")?;
+    for t in review.tags.iter().filter(|t| !task.review.tags.contains(t)) {
+        add.execute(params![id, t])?;
+    }
+    let mut remove = conn.prepare_cached("DELETE FROM task_tags WHERE task_id = ?1 AND tag = ?2")?;
+    for t in task.review.tags.iter().filter(|t| !review.tags.contains(t)) {
+        remove.execute(params![id, t])?;
+    }
+    // The timeline keeps the words as the event's state: "rated 4" reads as it is.
+    for line in &said {
+        add_event(conn, id, at, line, None)?;
+    }
+    task.review = review;
+    Ok(task)
+}
+
 /// Render times in seconds per model (remote completion minus remote creation), newest first.
 pub fn render_times(conn: &Connection, per_model: usize) -> Result<HashMap<String, Vec<f64>>, StoreError> {
     let mut stmt = conn.prepare_cached(

@@ -7,7 +7,8 @@ pub enum Col {
     /// Group line, mark and spinner.
     Marks,
     State,
-    /// The rating and the pick (`★4✓`); only when a task on the list has either.
+    /// The rating and the pick (`★4✓`); only when a task on the list has either, and then
+    /// before the seconds and the ratio, so that it shows at 80 columns.
     Review,
     Prompt,
     Model,
@@ -32,10 +33,10 @@ const PRIORITY: [Pick; 12] = [
     Pick::Col(Col::Marks),
     Pick::Col(Col::State),
     Pick::Col(Col::Prompt),
+    Pick::Col(Col::Review),
     Pick::Col(Col::Seconds),
     Pick::Col(Col::Ratio),
     Pick::Col(Col::File),
-    Pick::Col(Col::Review),
     Pick::PromptMore,
     Pick::Col(Col::Model),
     Pick::Col(Col::Elapsed),
@@ -143,9 +144,9 @@ mod tests {
     }
 
     #[test]
-    fn the_review_column_comes_after_the_file_and_only_with_reviews() {
+    fn the_review_column_comes_after_the_prompt_and_only_with_reviews() {
         let cases: [(u16, &[Col], u16); 4] = [
-            (44, &[Marks, State, Prompt, Seconds, Ratio], 13),
+            (44, &[Marks, State, Review, Prompt, Seconds], 15),
             (70, &[Marks, State, Review, Prompt, Seconds, Ratio, File], 26),
             (78, &[Marks, State, Review, Prompt, Seconds, Ratio, Elapsed, File], 26),
             (102, &[Marks, State, Review, Prompt, Model, Seconds, Ratio, Resolution, Elapsed, File], 27),

@@ -126,6 +126,9 @@ impl App {
             Event::Task(update) => {
                 let id = update.record.id;
                 let before = self.table.row(id).map(|r| r.record.state);
+                // A review adds lines to the timeline but changes no state: read it again.
+                let reviewed = self.table.row(id).is_some_and(|r| r.record.review != update.record.review)
+                    && self.table.timeline(id).is_some();
                 let after = update.record.state;
                 // A file saved (again) may preview where an earlier attempt could not.
                 if after == LocalState::Downloaded
@@ -139,6 +142,9 @@ impl App {
                 self.table.upsert(*update);
                 self.welcome = None;
                 let mut effects = Vec::new();
+                if reviewed {
+                    effects.push(Effect::LoadTimeline(id));
+                }
                 if before.is_some_and(is_running) && !is_running(after) {
                     effects.push(Effect::Bell);
                     effects.push(Effect::Notify(format!("Task {id} {after}")));

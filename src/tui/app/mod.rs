@@ -16,6 +16,7 @@ mod mouse;
 mod overlays;
 mod preview;
 mod quit;
+mod review;
 mod tasks;
 mod zoom;
 
@@ -26,6 +27,7 @@ pub use bulk::{bulk_message, eligible};
 pub use dispatch::{ROUTES, Route};
 pub use preview::{Subject, subject};
 pub use quit::{AfterQuit, Summary, quit_question};
+pub use review::{TagInput, rate_step, tag_changes};
 pub use tasks::resubmission;
 
 use crossterm::event::KeyEventKind;
@@ -82,9 +84,14 @@ pub enum PickerKind {
 #[derive(Debug, Clone, PartialEq)]
 pub enum Overlay {
     Help(HelpState),
-    Picker { kind: PickerKind, cursor: usize },
+    Picker {
+        kind: PickerKind,
+        cursor: usize,
+    },
     Media(MediaEditor),
     Confirm(Question),
+    /// The line where tags are typed for a task.
+    Tags(TagInput),
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -354,6 +361,7 @@ impl App {
             (Some(Overlay::Picker { .. }), _) => Scope::Picker,
             (Some(Overlay::Media(_)), _) => Scope::MediaEditor,
             (Some(Overlay::Confirm(_)), _) => Scope::Confirm,
+            (Some(Overlay::Tags(_)), _) => Scope::Tagging,
             (None, _) if history && self.history.typing() => Scope::HistorySearch,
             (None, _) if history && self.history.detail_focused() => Scope::Detail,
             (None, _) if history => Scope::History,
@@ -481,6 +489,8 @@ mod tests_keys;
 mod tests_link;
 #[cfg(test)]
 mod tests_preview;
+#[cfg(test)]
+mod tests_review;
 #[cfg(test)]
 mod tests_rows;
 #[cfg(test)]

@@ -79,6 +79,15 @@ pub enum Cmd {
     ToggleGrid,
     /// Hide the form pane (or bring it back): the tasks and detail take the whole width.
     Zoom,
+    /// Rate the selected task one step up (unrated: 1) or down (from 1: unrated).
+    RateUp,
+    RateDown,
+    /// Pick the selected task as the winner of its batch or comparison, or take the pick back.
+    #[strum(serialize = "pick")]
+    TogglePick,
+    /// Type tags for the selected task (`-word` takes one off).
+    #[strum(serialize = "tag")]
+    EditTags,
 }
 
 impl Cmd {

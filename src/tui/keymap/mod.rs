@@ -93,7 +93,12 @@ fn typed_in(scope: Scope, key: Key) -> bool {
     );
     match scope {
         Scope::Global | Scope::Text => typed || cursor,
-        Scope::Line | Scope::Searching | Scope::HistorySearch | Scope::HelpFilter | Scope::MediaEditor => typed,
+        Scope::Line
+        | Scope::Searching
+        | Scope::HistorySearch
+        | Scope::HelpFilter
+        | Scope::MediaEditor
+        | Scope::Tagging => typed,
         _ => false,
     }
 }
@@ -279,8 +284,10 @@ impl Keymap {
         let mut out = Vec::new();
         let own = self.bindings.iter().filter(|b| b.scope == scope);
         let hidden: Vec<Key> = own.clone().map(|b| b.key).collect();
-        let overlay =
-            matches!(scope, Scope::HelpView | Scope::HelpFilter | Scope::Picker | Scope::MediaEditor | Scope::Confirm);
+        let overlay = matches!(
+            scope,
+            Scope::HelpView | Scope::HelpFilter | Scope::Picker | Scope::MediaEditor | Scope::Confirm | Scope::Tagging
+        );
         let global = self.bindings.iter().filter(|b| b.scope == Scope::Global && !overlay && !hidden.contains(&b.key));
         for b in own.chain(global) {
             if let Some(word) = &b.footer

@@ -48,6 +48,7 @@ pub fn draw(frame: &mut Frame, app: &App) {
         Some(Overlay::Picker { kind, cursor }) => overlays::picker(frame, app, *kind, *cursor),
         Some(Overlay::Media(m)) => overlays::media(frame, app, m),
         Some(Overlay::Confirm(q)) => overlays::confirm(frame, app, q),
+        Some(Overlay::Tags(input)) => overlays::tags(frame, app, input),
         None => {}
     }
 }

@@ -1,0 +1,100 @@
+//! Rating, picking and tagging from the keyboard: the effects the keys ask for, the tag line,
+//! and the rows once the engine reports the task reviewed.
+
+use crossterm::event::KeyCode;
+
+use super::testkit::*;
+use super::*;
+use crate::store::review::Change;
+use crate::store::{LocalState, Review};
+use crate::tui::keymap::Scope;
+
+fn reviewed(id: i64, review: Review) -> crate::store::TaskRecord {
+    crate::store::TaskRecord { review, ..rec(id, LocalState::Downloaded) }
+}
+
+#[test]
+fn plus_minus_and_star_ask_the_engine_from_the_rating_shown() {
+    let mut a = app();
+    task(&mut a, 1, LocalState::Downloaded);
+    select(&mut a, 1);
+    assert_eq!(ch(&mut a, '+'), vec![Effect::Review { id: 1, change: Change::Rate(Some(1)) }]);
+    assert_eq!(ch(&mut a, '*'), vec![Effect::Review { id: 1, change: Change::Pick(true) }]);
+    assert!(ch(&mut a, '-').is_empty(), "nothing to take off");
+    assert!(status(&a).contains("has no rating"), "{}", status(&a));
+    // The engine's news of the task is what the next key counts from.
+    put(&mut a, reviewed(1, Review { rating: Some(4), picked: true, tags: vec![] }));
+    assert_eq!(ch(&mut a, '+'), vec![Effect::Review { id: 1, change: Change::Rate(Some(5)) }]);
+    assert_eq!(ch(&mut a, '-'), vec![Effect::Review { id: 1, change: Change::Rate(Some(3)) }]);
+    assert_eq!(ch(&mut a, '*'), vec![Effect::Review { id: 1, change: Change::Pick(false) }]);
+    put(&mut a, reviewed(1, Review { rating: Some(5), ..Review::default() }));
+    assert!(ch(&mut a, '+').is_empty(), "5 is the most");
+}
+
+#[test]
+fn the_history_reviews_its_selected_row() {
+    let mut a = app();
+    task(&mut a, 1, LocalState::Downloaded);
+    select(&mut a, 1);
+    ch(&mut a, 'H');
+    let page = vec![crate::engine::query::HistoryRow { record: rec(7, LocalState::Downloaded), file_present: None }];
+    let ticket = a.history.ticket();
+    a.update(Action::HistoryPage(ticket, Ok(page)), NOW);
+    assert_eq!(a.history.selected_row().map(|r| r.record.id), Some(7));
+    assert_eq!(acts(ch(&mut a, '+')), vec![Effect::Review { id: 7, change: Change::Rate(Some(1)) }]);
+    ch(&mut a, 'T');
+    assert_eq!(a.scope(), Scope::Tagging);
+    typed(&mut a, "keeper");
+    assert_eq!(key(&mut a, KeyCode::Enter), vec![Effect::Review { id: 7, change: Change::Tag(vec!["keeper".into()]) }]);
+}
+
+#[test]
+fn the_tag_line_adds_takes_off_and_keeps_a_bad_line_open() {
+    let mut a = app();
+    put(&mut a, reviewed(1, Review { tags: vec!["draft".into()], ..Review::default() }));
+    select(&mut a, 1);
+    assert!(ch(&mut a, 't').is_empty());
+    assert_eq!(a.scope(), Scope::Tagging);
+    assert!(matches!(&a.overlay, Some(Overlay::Tags(t)) if t.tags == ["draft"]), "shows the tags it has");
+    typed(&mut a, "Keeper -draft");
+    let want = vec![
+        Effect::Review { id: 1, change: Change::Tag(vec!["keeper".into()]) },
+        Effect::Review { id: 1, change: Change::Untag(vec!["draft".into()]) },
+    ];
+    assert_eq!(key(&mut a, KeyCode::Enter), want);
+    assert!(a.overlay.is_none());
+
+    ch(&mut a, 't');
+    typed(&mut a, "-");
+    assert!(key(&mut a, KeyCode::Enter).is_empty(), "an empty tag is not sent");
+    assert_eq!(a.scope(), Scope::Tagging, "the line stays open to be corrected");
+    assert!(status(&a).contains("empty"), "{}", status(&a));
+    ctrl(&mut a, 'u');
+    assert!(matches!(&a.overlay, Some(Overlay::Tags(t)) if t.text.is_empty()));
+    typed(&mut a, "q");
+    assert!(matches!(&a.overlay, Some(Overlay::Tags(t)) if t.text == "q"), "q is typed, it does not quit");
+    assert!(key(&mut a, KeyCode::Esc).is_empty());
+    assert!(a.overlay.is_none(), "Esc leaves the tags as they were");
+}
+
+#[test]
+fn a_review_reported_by_the_engine_reloads_the_timeline_shown() {
+    let mut a = app();
+    task(&mut a, 1, LocalState::Downloaded);
+    select(&mut a, 1);
+    a.update(Action::Timeline(1, vec![]), NOW);
+    let e = put(&mut a, reviewed(1, Review { rating: Some(3), ..Review::default() }));
+    assert!(e.contains(&Effect::LoadTimeline(1)), "{e:?}");
+    let e = put(&mut a, reviewed(1, Review { rating: Some(3), ..Review::default() }));
+    assert!(!e.contains(&Effect::LoadTimeline(1)), "nothing changed: {e:?}");
+}
+
+#[test]
+fn review_keys_wait_for_an_engine() {
+    let mut a = app();
+    task(&mut a, 1, LocalState::Downloaded);
+    select(&mut a, 1);
+    a.update(Action::LinkLost, NOW);
+    let e = ch(&mut a, '+');
+    assert!(!e.iter().any(|x| matches!(x, Effect::Review { .. })), "{e:?}");
+}
