@@ -295,4 +295,12 @@ fn migration_9_leaves_older_tasks_unmarked_and_marks_new_ones() {
         .query_row("EXPLAIN QUERY PLAN SELECT task_id FROM task_tags WHERE tag = ?1", ["keeper"], |r| r.get(3))
         .expect("plan");
     assert!(plan.contains("task_tags_by_tag"), "{plan}");
+    let plan: Vec<String> = conn
+        .prepare(
+            "EXPLAIN QUERY PLAN SELECT * FROM tasks t WHERE t.rating BETWEEN ?1 AND ?2 ORDER BY t.id DESC LIMIT 200",
+        )
+        .and_then(|mut s| s.query_map([4, 255], |r| r.get(3))?.collect())
+        .expect("plan");
+    assert!(plan.iter().any(|p| p.contains("tasks_by_rating")), "{plan:?}");
+    assert!(!plan.iter().any(|p| p.contains("TEMP B-TREE")), "read in order, not sorted: {plan:?}");
 }

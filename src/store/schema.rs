@@ -341,8 +341,9 @@ pub const MIGRATIONS: &[&str] = &[
     ) WITHOUT ROWID;
     -- `tag:WORD` in the history: the tasks that carry a tag.
     CREATE INDEX task_tags_by_tag ON task_tags(tag, task_id);
-    -- `rating:>=N` in the history. Only rated tasks are kept.
-    CREATE INDEX tasks_by_rating ON tasks(rating) WHERE rating IS NOT NULL;
+    -- `rating:>=N` in the history, newest first: rated tasks in id order with their rating, so a
+    -- range is read in order without sorting every rated task. Only rated tasks are kept.
+    CREATE INDEX tasks_by_rating ON tasks(id, rating) WHERE rating IS NOT NULL;
     -- `picked` in the history. Only picked tasks are kept.
     CREATE INDEX tasks_by_picked ON tasks(picked) WHERE picked = 1;
     "#,
