@@ -25,7 +25,8 @@ pub struct HistoryArgs {
 
 #[derive(Debug, Subcommand)]
 pub enum HistoryCommand {
-    /// Find past tasks: words match prompts and negative prompts by prefix.
+    /// Find past tasks: words match prompts and negative prompts by prefix; `rating:>=4`,
+    /// `tag:WORD` and `picked` match reviews.
     Search(SearchArgs),
     /// The ledger: tasks per day, success rate, render times, billed seconds and cost.
     Stats(StatsArgs),
@@ -35,7 +36,8 @@ pub enum HistoryCommand {
 
 #[derive(Debug, Args)]
 pub struct SearchArgs {
-    /// Words to find (all must match); empty lists everything.
+    /// Words to find (all must match, each by prefix), and terms on reviews: `rating:>=4`
+    /// (also `rating:5`, `rating:<3`), `tag:keeper`, `picked`; empty lists everything.
     #[arg(default_value = "")]
     pub text: String,
     /// Only tasks of this model id.
