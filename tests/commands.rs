@@ -68,15 +68,19 @@ fn reel_with(env: &Env, sim: &SimHandle, var: (&str, &str), args: &[&str]) -> Co
 
 const MODEL: &str = "acme/aurora-3.0/text-to-video";
 
+/// Two copies of "a red fox", sent and waited for: their records as `--json` prints them.
+async fn two_foxes(env: &Env, sim: &SimHandle) -> Value {
+    let (code, out, err) =
+        run(env, sim, &["submit", "--model", MODEL, "--prompt", "a red fox", "--count", "2", "--wait", "--json"]).await;
+    assert_eq!(code, 0, "{err}");
+    serde_json::from_str(&out).expect("json")
+}
+
 #[tokio::test(flavor = "multi_thread")]
 async fn submit_wait_list_show_and_download() {
     let sim = start(fast_config()).await;
     let env = env();
-    let (code, out, err) =
-        run(&env, &sim, &["submit", "--model", MODEL, "--prompt", "a red fox", "--count", "2", "--wait", "--json"])
-            .await;
-    assert_eq!(code, 0, "{err}");
-    let tasks: Value = serde_json::from_str(&out).expect("json");
+    let tasks = two_foxes(&env, &sim).await;
     assert_eq!(tasks.as_array().map(Vec::len), Some(2));
     for t in tasks.as_array().expect("array") {
         assert_eq!(t["state"], "downloaded");
@@ -589,11 +593,7 @@ async fn a_bad_keys_or_actions_entry_stops_headless_commands_naming_it() {
 async fn rate_tag_and_pick_show_in_list_show_and_history_search() {
     let sim = start(fast_config()).await;
     let env = env();
-    let (code, out, err) =
-        run(&env, &sim, &["submit", "--model", MODEL, "--prompt", "a red fox", "--count", "2", "--wait", "--json"])
-            .await;
-    assert_eq!(code, 0, "{err}");
-    let tasks: Value = serde_json::from_str(&out).expect("json");
+    let tasks = two_foxes(&env, &sim).await;
     let (ia, ib) = (tasks[0]["id"].as_i64().expect("id"), tasks[1]["id"].as_i64().expect("id"));
     let (a, b) = (ia.to_string(), ib.to_string());
 

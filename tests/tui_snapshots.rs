@@ -838,6 +838,6 @@ fn history_rows_with_a_rating_and_a_pick() {
     a.update(Action::HistoryPage(ticket, Ok(rows)), NOW);
     a.update(Action::Key(KeyEvent::new(KeyCode::Down, KeyModifiers::NONE)), NOW);
     let s = screen(&a, 120, 32);
-    assert!(s.contains("★4✓") && s.contains("#keeper"), "{s}");
+    assert!(s.contains("★4✓") && s.contains("rated 4, picked, tagged keeper"), "{s}");
     insta::assert_snapshot!(s);
 }

@@ -150,9 +150,15 @@ async fn dispatch(
         Command::Vary(args) => vary::run(&args, settings, reach, out).await,
         Command::Resend(args) => resend::run(&args, settings, reach, out).await,
         Command::Rm(args) => rm::run(&args, settings, reach, out).await.map(done),
-        Command::Rate(args) => rate::run(&args, settings, reach, out).await.map(done),
-        Command::Tag(args) => tag::run(&args, settings, reach, out).await.map(done),
-        Command::Pick(args) => pick::run(&args, settings, reach, out).await.map(done),
+        Command::Rate(args) => {
+            review::run(&args.id, rate::change(&args), args.json, settings, reach, out).await.map(done)
+        }
+        Command::Tag(args) => {
+            review::run(&args.id, tag::change(&args), args.json, settings, reach, out).await.map(done)
+        }
+        Command::Pick(args) => {
+            review::run(&args.id, pick::change(&args), args.json, settings, reach, out).await.map(done)
+        }
         Command::Open(args) => open::run(&args, settings, out),
         Command::Completions(args) => completions::completions(&args, out).map(done),
         Command::Man(args) => completions::man(&args, out).map(done),

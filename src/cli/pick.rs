@@ -1,13 +1,7 @@
 //! `reel pick ID`: the task is the winner of its batch or comparison; `--clear` takes it back.
 
-use std::io::Write;
-
 use clap::Args;
 
-use super::CliError;
-use super::output::Output;
-use crate::config::Settings;
-use crate::session::Reach;
 use crate::store::review::Change;
 
 #[derive(Debug, Args)]
@@ -22,11 +16,7 @@ pub struct PickArgs {
     pub json: bool,
 }
 
-pub async fn run(
-    args: &PickArgs,
-    settings: &Settings,
-    reach: &Reach,
-    out: &mut Output<impl Write>,
-) -> Result<(), CliError> {
-    super::review::run(&args.id, Change::Pick(!args.clear), args.json, settings, reach, out).await
+/// The change the arguments ask for.
+pub fn change(args: &PickArgs) -> Change {
+    Change::Pick(!args.clear)
 }

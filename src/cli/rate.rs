@@ -1,13 +1,7 @@
 //! `reel rate ID 4`: a task's rating, 1 to 5; `0` or `--clear` removes it.
 
-use std::io::Write;
-
 use clap::Args;
 
-use super::CliError;
-use super::output::Output;
-use crate::config::Settings;
-use crate::session::Reach;
 use crate::store::review::Change;
 
 #[derive(Debug, Args)]
@@ -28,15 +22,6 @@ pub struct RateArgs {
 /// The change the arguments ask for: 0 and `--clear` remove the rating.
 pub fn change(args: &RateArgs) -> Change {
     Change::Rate(args.rating.filter(|r| *r != 0 && !args.clear))
-}
-
-pub async fn run(
-    args: &RateArgs,
-    settings: &Settings,
-    reach: &Reach,
-    out: &mut Output<impl Write>,
-) -> Result<(), CliError> {
-    super::review::run(&args.id, change(args), args.json, settings, reach, out).await
 }
 
 #[cfg(test)]

@@ -1,14 +1,8 @@
 //! `reel tag ID keeper [more…]`: tags on a task (one word each, kept lowercase); `--remove`
 //! takes them off.
 
-use std::io::Write;
-
 use clap::Args;
 
-use super::CliError;
-use super::output::Output;
-use crate::config::Settings;
-use crate::session::Reach;
 use crate::store::review::Change;
 
 #[derive(Debug, Args)]
@@ -26,12 +20,7 @@ pub struct TagArgs {
     pub json: bool,
 }
 
-pub async fn run(
-    args: &TagArgs,
-    settings: &Settings,
-    reach: &Reach,
-    out: &mut Output<impl Write>,
-) -> Result<(), CliError> {
-    let change = if args.remove { Change::Untag(args.tags.clone()) } else { Change::Tag(args.tags.clone()) };
-    super::review::run(&args.id, change, args.json, settings, reach, out).await
+/// The change the arguments ask for.
+pub fn change(args: &TagArgs) -> Change {
+    if args.remove { Change::Untag(args.tags.clone()) } else { Change::Tag(args.tags.clone()) }
 }

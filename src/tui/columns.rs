@@ -125,38 +125,26 @@ mod tests {
 
     #[test]
     fn columns_by_width() {
-        // Inner widths of the table at 80x24, 120x32 and 160x48, and a very narrow one.
-        let cases: [(u16, &[Col], u16); 5] = [
-            (20, &[Marks, State], 0),
-            (44, &[Marks, State, Prompt, Seconds, Ratio], 13),
-            (70, &[Marks, State, Prompt, Seconds, Ratio, Resolution, File], 24),
-            (102, &[Marks, State, Prompt, Model, Seconds, Ratio, Resolution, Elapsed, File], 31),
-            (140, &[Marks, State, Prompt, Model, Seconds, Ratio, Resolution, Elapsed, Progress, File], 59),
+        // Inner widths of the table at 80x24, 120x32 and 160x48, and a very narrow one; with a
+        // rated or picked task on the list, and without.
+        let cases: [(u16, bool, &[Col], u16); 9] = [
+            (20, false, &[Marks, State], 0),
+            (44, false, &[Marks, State, Prompt, Seconds, Ratio], 13),
+            (70, false, &[Marks, State, Prompt, Seconds, Ratio, Resolution, File], 24),
+            (102, false, &[Marks, State, Prompt, Model, Seconds, Ratio, Resolution, Elapsed, File], 31),
+            (140, false, &[Marks, State, Prompt, Model, Seconds, Ratio, Resolution, Elapsed, Progress, File], 59),
+            (44, true, &[Marks, State, Review, Prompt, Seconds], 15),
+            (70, true, &[Marks, State, Review, Prompt, Seconds, Ratio, File], 26),
+            (78, true, &[Marks, State, Review, Prompt, Seconds, Ratio, Elapsed, File], 26),
+            (102, true, &[Marks, State, Review, Prompt, Model, Seconds, Ratio, Resolution, Elapsed, File], 27),
         ];
-        for (width, want, prompt) in cases {
-            let (cols, p) = fit(width, false);
-            assert_eq!((cols.as_slice(), p), (want, prompt), "{width}");
+        for (width, reviews, want, prompt) in cases {
+            let (cols, p) = fit(width, reviews);
+            assert_eq!((cols.as_slice(), p), (want, prompt), "{width} {reviews}");
             let total: u16 = cols.iter().map(|c| if *c == Prompt { p } else { c.width() }).sum::<u16>()
                 + SPACING * (cols.len() as u16).saturating_sub(1);
             assert!(total <= width, "{width}: {total}");
             assert!(cols.contains(&State), "never the state");
-        }
-    }
-
-    #[test]
-    fn the_review_column_comes_after_the_prompt_and_only_with_reviews() {
-        let cases: [(u16, &[Col], u16); 4] = [
-            (44, &[Marks, State, Review, Prompt, Seconds], 15),
-            (70, &[Marks, State, Review, Prompt, Seconds, Ratio, File], 26),
-            (78, &[Marks, State, Review, Prompt, Seconds, Ratio, Elapsed, File], 26),
-            (102, &[Marks, State, Review, Prompt, Model, Seconds, Ratio, Resolution, Elapsed, File], 27),
-        ];
-        for (width, want, prompt) in cases {
-            let (cols, p) = fit(width, true);
-            assert_eq!((cols.as_slice(), p), (want, prompt), "{width}");
-            let total: u16 = cols.iter().map(|c| if *c == Prompt { p } else { c.width() }).sum::<u16>()
-                + SPACING * (cols.len() as u16).saturating_sub(1);
-            assert!(total <= width, "{width}: {total}");
         }
     }
 }

@@ -37,7 +37,7 @@ pub fn parameters<'a>(t: &TaskRecord) -> Vec<Line<'a>> {
         lines.push(field("Media", format!("{} {n}: {}{secs}{from}", clean(&m.kind), clean(&m.url))));
     }
     if !t.review.is_empty() {
-        lines.push(field("Review", super::field::review_text(&t.review)));
+        lines.push(field("Review", clean(&t.review.summary())));
     }
     lines
 }
