@@ -126,8 +126,10 @@ impl App {
             Event::Task(update) => {
                 let id = update.record.id;
                 let before = self.table.row(id).map(|r| r.record.state);
-                // A review adds lines to the timeline but changes no state: read it again.
-                let reviewed = self.table.row(id).is_some_and(|r| r.record.review != update.record.review)
+                // A review (from here, or another client) adds lines to the timeline but changes
+                // no state: read it again.
+                let reviewed = (self.reviewing.remove(&id)
+                    || self.table.row(id).is_some_and(|r| r.record.review != update.record.review))
                     && self.table.timeline(id).is_some();
                 let after = update.record.state;
                 // A file saved (again) may preview where an earlier attempt could not.

@@ -148,6 +148,9 @@ pub struct App {
     sent: BTreeSet<i64>,
     /// Tasks sent in this run whose records were deleted since.
     sent_deleted: usize,
+    /// Tasks whose review was sent to the engine and is shown already: their timeline is read
+    /// again when the engine's news of them comes.
+    reviewing: BTreeSet<i64>,
     catalog: Catalog,
     pricing: Pricing,
     actions: Vec<UserAction>,
@@ -208,6 +211,7 @@ impl App {
             previews: Previews::default(),
             sent: BTreeSet::new(),
             sent_deleted: 0,
+            reviewing: BTreeSet::new(),
             catalog,
             pricing,
             actions,

@@ -1,13 +1,14 @@
 //! Reviewing the selected task from the keyboard: `+` and `-` rate it a step up or down, `*`
 //! picks it (or takes the pick back), `t` opens a line for tags (`-word` takes one off). Each
-//! change goes to the engine, the journal's one writer; the row changes when the engine's
-//! news of the task comes back, in this dashboard and in every other one attached.
+//! change goes to the engine, the journal's one writer, and is shown at once (so `+` pressed
+//! three times quickly rates 3); the engine's news of the task confirms it, here and in every
+//! other dashboard attached.
 
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 
 use super::{App, Effect, Level, Overlay, Screen};
-use crate::store::TaskRecord;
-use crate::store::review::{BadReview, Change, checked};
+use crate::store::review::{BadReview, Change, apply, checked};
+use crate::store::{Review, TaskRecord};
 use crate::tui::keymap::Cmd;
 
 /// The line where tags are typed for a task.
@@ -103,18 +104,38 @@ impl App {
                 return Vec::new();
             }
         };
-        vec![Effect::Review { id, change }]
+        self.ask_review(id, review, vec![change])
+    }
+
+    /// The engine asked to record `changes` to a task's review, shown at once while an engine is
+    /// attached (without one the effects are refused, and nothing changes on screen).
+    fn ask_review(&mut self, id: i64, review: Review, changes: Vec<Change>) -> Vec<Effect> {
+        if self.link.attached() && !changes.is_empty() {
+            let shown = changes.iter().fold(review, |r, c| apply(&r, c).0);
+            self.table.set_review(id, &shown);
+            self.history.set_review(id, &shown);
+            self.reviewing.insert(id);
+        }
+        changes.into_iter().map(|change| Effect::Review { id, change }).collect()
     }
 
     /// Enter on the tag line: the changes it asks for, or why not (the line stays open to be
     /// corrected).
     fn apply_tags(&mut self) -> Vec<Effect> {
         let Some(Overlay::Tags(input)) = &self.overlay else { return Vec::new() };
-        let id = input.id;
+        let (id, tags) = (input.id, input.tags.clone());
         match tag_changes(&input.text) {
             Ok(changes) => {
                 self.overlay = None;
-                changes.into_iter().map(|change| Effect::Review { id, change }).collect()
+                // The task the line was opened for, wherever it is shown (the selection may
+                // have moved under the line).
+                let review = self
+                    .table
+                    .row(id)
+                    .map(|r| r.record.review.clone())
+                    .or_else(|| self.history.rows().iter().find(|r| r.record.id == id).map(|r| r.record.review.clone()))
+                    .unwrap_or(Review { tags, ..Review::default() });
+                self.ask_review(id, review, changes)
             }
             Err(e) => {
                 self.say(Level::Warn, crate::tui::labels::sentence(&e.to_string()));

@@ -13,22 +13,32 @@ fn reviewed(id: i64, review: Review) -> crate::store::TaskRecord {
     crate::store::TaskRecord { review, ..rec(id, LocalState::Downloaded) }
 }
 
+fn shown(a: &App, id: i64) -> Review {
+    a.table.row(id).map(|r| r.record.review.clone()).unwrap_or_default()
+}
+
 #[test]
-fn plus_minus_and_star_ask_the_engine_from_the_rating_shown() {
+fn plus_minus_and_star_ask_the_engine_and_count_from_what_is_shown() {
     let mut a = app();
     task(&mut a, 1, LocalState::Downloaded);
     select(&mut a, 1);
     assert_eq!(ch(&mut a, '+'), vec![Effect::Review { id: 1, change: Change::Rate(Some(1)) }]);
+    // Before the engine's news: the next key counts from what is shown.
+    assert_eq!(ch(&mut a, '+'), vec![Effect::Review { id: 1, change: Change::Rate(Some(2)) }]);
     assert_eq!(ch(&mut a, '*'), vec![Effect::Review { id: 1, change: Change::Pick(true) }]);
-    assert!(ch(&mut a, '-').is_empty(), "nothing to take off");
-    assert!(status(&a).contains("has no rating"), "{}", status(&a));
-    // The engine's news of the task is what the next key counts from.
+    assert_eq!(shown(&a, 1), Review { rating: Some(2), picked: true, tags: vec![] });
+    // The engine's news (another dashboard rated it 4) is what the next key counts from.
     put(&mut a, reviewed(1, Review { rating: Some(4), picked: true, tags: vec![] }));
     assert_eq!(ch(&mut a, '+'), vec![Effect::Review { id: 1, change: Change::Rate(Some(5)) }]);
-    assert_eq!(ch(&mut a, '-'), vec![Effect::Review { id: 1, change: Change::Rate(Some(3)) }]);
+    assert_eq!(ch(&mut a, '+'), vec![], "5 is the most");
+    assert!(status(&a).contains("the most"), "{}", status(&a));
+    assert_eq!(ch(&mut a, '-'), vec![Effect::Review { id: 1, change: Change::Rate(Some(4)) }]);
     assert_eq!(ch(&mut a, '*'), vec![Effect::Review { id: 1, change: Change::Pick(false) }]);
-    put(&mut a, reviewed(1, Review { rating: Some(5), ..Review::default() }));
-    assert!(ch(&mut a, '+').is_empty(), "5 is the most");
+    task(&mut a, 2, LocalState::Failed);
+    select(&mut a, 2);
+    let e = acts(ch(&mut a, '-'));
+    assert!(e.is_empty(), "nothing to take off: {e:?}");
+    assert!(status(&a).contains("Task 2 has no rating"), "{}", status(&a));
 }
 
 #[test]
@@ -83,10 +93,15 @@ fn a_review_reported_by_the_engine_reloads_the_timeline_shown() {
     task(&mut a, 1, LocalState::Downloaded);
     select(&mut a, 1);
     a.update(Action::Timeline(1, vec![]), NOW);
+    // Another client's review.
     let e = put(&mut a, reviewed(1, Review { rating: Some(3), ..Review::default() }));
     assert!(e.contains(&Effect::LoadTimeline(1)), "{e:?}");
     let e = put(&mut a, reviewed(1, Review { rating: Some(3), ..Review::default() }));
     assert!(!e.contains(&Effect::LoadTimeline(1)), "nothing changed: {e:?}");
+    // This dashboard's own, shown before the news that confirms it.
+    ch(&mut a, '+');
+    let e = put(&mut a, reviewed(1, Review { rating: Some(4), ..Review::default() }));
+    assert!(e.contains(&Effect::LoadTimeline(1)), "{e:?}");
 }
 
 #[test]
@@ -97,4 +112,5 @@ fn review_keys_wait_for_an_engine() {
     a.update(Action::LinkLost, NOW);
     let e = ch(&mut a, '+');
     assert!(!e.iter().any(|x| matches!(x, Effect::Review { .. })), "{e:?}");
+    assert_eq!(shown(&a, 1), Review::default(), "nothing shown that was not asked");
 }
