@@ -588,3 +588,38 @@ async fn a_batch_file_loaded_in_the_form_goes_out_as_one_batch() {
     tmux.keys(&["C-s"]);
     tmux.wait_for("Not sent: every task of");
 }
+
+/// Reviewing takes in the running dashboard: `+` rates the selected task, `*` picks it, `t`
+/// tags it; the table shows the mark, the detail the review, and the journal has all of it
+/// (read by `reel list --json` from another terminal).
+#[tokio::test(flavor = "multi_thread")]
+async fn rate_pick_and_tag_a_take_in_the_dashboard() {
+    let sim = common::start(fast_config()).await;
+    let session = open(&sim, "");
+    let (tmux, data, config) = (&session.tmux, session.data.clone(), session.config.clone());
+    tmux.wait_for("Compose");
+    tmux.keys(&["-l", "a red fox at dusk"]);
+    tmux.keys(&["C-s"]);
+    tmux.wait_for("downloaded");
+    tmux.keys(&["Escape"]);
+    tmux.wait_for("o open");
+    tmux.keys(&["+"]);
+    tmux.wait_for("★1");
+    tmux.keys(&["+"]);
+    tmux.keys(&["+"]);
+    tmux.keys(&["*"]);
+    tmux.wait_for("★3✓");
+    tmux.keys(&["t"]);
+    tmux.wait_for("Tags for task 1");
+    tmux.keys(&["-l", "Keeper dusk"]);
+    tmux.keys(&["Enter"]);
+    let screen = tmux.wait_for("rated 3, picked, tagged dusk keeper");
+    assert!(!screen.contains("Tags for task 1"), "the tag line closed: {screen}");
+    let tasks = listed(&sim, &data, &config);
+    assert_eq!(
+        (&tasks[0]["rating"], &tasks[0]["picked"], &tasks[0]["tags"]),
+        (&serde_json::json!(3), &serde_json::json!(true), &serde_json::json!(["dusk", "keeper"]))
+    );
+    tmux.keys(&["q"]);
+    tmux.wait_for("reel-exited-0");
+}

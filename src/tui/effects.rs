@@ -474,6 +474,13 @@ pub async fn perform(effect: Effect, cx: &Context, console: &mut impl Console) -
                 let _ = tx.send(Action::Deleted(engine.delete(id, remove_file).await.map_err(Into::into)));
             });
         }
+        Effect::Review { id, change } => {
+            let engine = cx.engine.get();
+            tokio::spawn(async move {
+                let said = engine.review(id, change).await.map(|t| format!("Task {}: {}", t.id, t.review.summary()));
+                let _ = tx.send(Action::Report(said.map_err(Into::into)));
+            });
+        }
         Effect::Reveal(dir) => {
             let result = spawn(&with_arg(&cx.programs.opener, &dir)).map_err(|e| match e {
                 EffectError::Spawn { program, source } => EffectError::Opener { program, source },

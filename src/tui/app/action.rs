@@ -223,6 +223,11 @@ pub enum Effect {
         id: i64,
         remove_file: bool,
     },
+    /// Change a task's rating, pick or tags (through the engine).
+    Review {
+        id: i64,
+        change: crate::store::review::Change,
+    },
     Reveal(String),
     LoadSpent,
     /// Check these form media items (by their key) off the UI thread.

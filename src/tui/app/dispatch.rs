@@ -21,6 +21,8 @@ pub enum Route {
     Player,
     /// The detail pane with the keys: the movement keys scroll it.
     DetailScroll,
+    /// Rating, picking and tagging the selected task, and the tag line (`review.rs`).
+    Review,
     /// The history screen's own commands, with no overlay open.
     History,
     /// Everything else: the form, the pickers, the media editor, the task table, quitting.
@@ -28,8 +30,8 @@ pub enum Route {
 }
 
 /// The routes in the order they are asked; the first that takes a command handles it.
-pub const ROUTES: [Route; 6] =
-    [Route::Question, Route::Help, Route::Player, Route::DetailScroll, Route::History, Route::Dashboard];
+pub const ROUTES: [Route; 7] =
+    [Route::Question, Route::Help, Route::Player, Route::DetailScroll, Route::Review, Route::History, Route::Dashboard];
 
 fn moves(cmd: Cmd) -> bool {
     matches!(cmd, Cmd::Up | Cmd::Down | Cmd::PageUp | Cmd::PageDown | Cmd::Top | Cmd::Bottom)
@@ -56,6 +58,7 @@ impl App {
                 _ => false,
             },
             Route::DetailScroll => self.detail_focused() && moves(cmd),
+            Route::Review => self.takes_review(cmd),
             Route::History => {
                 history
                     && self.overlay.is_none()
@@ -108,6 +111,7 @@ impl App {
                 self.scroll_detail(cmd);
                 Vec::new()
             }
+            Route::Review => self.review_command(cmd),
             Route::History => self.history_command(cmd).unwrap_or_default(),
             Route::Dashboard => self.dashboard_command(cmd),
         }

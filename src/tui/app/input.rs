@@ -26,6 +26,10 @@ impl App {
                 self.search_typed(ev);
                 Vec::new()
             }
+            None if scope == Scope::Tagging => {
+                self.tags_typed(ev);
+                Vec::new()
+            }
             None if scope == Scope::Picker => {
                 self.picker_typed(ev);
                 Vec::new()
@@ -120,7 +124,11 @@ impl App {
             | Cmd::Play
             | Cmd::PlayPause
             | Cmd::PlayStop
-            | Cmd::ToggleGrid => {}
+            | Cmd::ToggleGrid
+            | Cmd::RateUp
+            | Cmd::RateDown
+            | Cmd::TogglePick
+            | Cmd::EditTags => {}
         }
         Vec::new()
     }

@@ -17,6 +17,7 @@ mod mouse;
 mod overlays;
 mod preview;
 mod quit;
+mod review;
 mod tasks;
 mod zoom;
 
@@ -27,6 +28,7 @@ pub use bulk::{bulk_message, eligible};
 pub use dispatch::{ROUTES, Route};
 pub use preview::{Subject, subject};
 pub use quit::{AfterQuit, Summary, quit_question};
+pub use review::{TagInput, rate_step, tag_changes};
 pub use tasks::resubmission;
 
 use crossterm::event::KeyEventKind;
@@ -93,6 +95,8 @@ pub enum Overlay {
     /// The path of a batch file to load into the form.
     BatchPath(PathInput),
     Confirm(Question),
+    /// The line where tags are typed for a task.
+    Tags(TagInput),
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -149,6 +153,9 @@ pub struct App {
     sent: BTreeSet<i64>,
     /// Tasks sent in this run whose records were deleted since.
     sent_deleted: usize,
+    /// Tasks whose review was sent to the engine and is shown already: their timeline is read
+    /// again when the engine's news of them comes.
+    reviewing: BTreeSet<i64>,
     catalog: Catalog,
     pricing: Pricing,
     actions: Vec<UserAction>,
@@ -211,6 +218,7 @@ impl App {
             previews: Previews::default(),
             sent: BTreeSet::new(),
             sent_deleted: 0,
+            reviewing: BTreeSet::new(),
             catalog,
             pricing,
             actions,
@@ -366,6 +374,7 @@ impl App {
             (Some(Overlay::Media(_)), _) => Scope::MediaEditor,
             (Some(Overlay::BatchPath(_)), _) => Scope::Path,
             (Some(Overlay::Confirm(_)), _) => Scope::Confirm,
+            (Some(Overlay::Tags(_)), _) => Scope::Tagging,
             (None, _) if history && self.history.typing() => Scope::HistorySearch,
             (None, _) if history && self.history.detail_focused() => Scope::Detail,
             (None, _) if history => Scope::History,
@@ -498,6 +507,8 @@ mod tests_keys;
 mod tests_link;
 #[cfg(test)]
 mod tests_preview;
+#[cfg(test)]
+mod tests_review;
 #[cfg(test)]
 mod tests_rows;
 #[cfg(test)]

@@ -53,7 +53,7 @@ fn in_state(state: State) -> App {
 #[test]
 fn the_routes_are_asked_in_the_documented_order() {
     use Route::*;
-    assert_eq!(ROUTES, [Question, Help, Player, DetailScroll, History, Dashboard]);
+    assert_eq!(ROUTES, [Question, Help, Player, DetailScroll, Review, History, Dashboard]);
 }
 
 #[test]
@@ -81,6 +81,13 @@ fn each_command_reaches_the_part_the_table_names() {
         (S::Question, Cmd::Down, R::Question),
         (S::Question, Cmd::Yes, R::Question),
         (S::Question, Cmd::Quit, R::Question),
+        (S::Table, Cmd::RateUp, R::Review),
+        (S::Table, Cmd::TogglePick, R::Review),
+        (S::History, Cmd::EditTags, R::Review),
+        (S::History, Cmd::RateDown, R::Review),
+        (S::Help, Cmd::RateUp, R::Dashboard),
+        (S::Question, Cmd::TogglePick, R::Question),
+        (S::Table, Cmd::Choose, R::Dashboard),
     ];
     for (state, cmd, want) in cases {
         let a = in_state(state);

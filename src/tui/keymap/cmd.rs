@@ -83,6 +83,15 @@ pub enum Cmd {
     LoadBatch,
     /// Complete the path typed from the names in its folder.
     CompletePath,
+    /// Rate the selected task one step up (unrated: 1) or down (from 1: unrated).
+    RateUp,
+    RateDown,
+    /// Pick the selected task as the winner of its batch or comparison, or take the pick back.
+    #[strum(serialize = "pick")]
+    TogglePick,
+    /// Type tags for the selected task (`-word` takes one off).
+    #[strum(serialize = "tag")]
+    EditTags,
 }
 
 impl Cmd {

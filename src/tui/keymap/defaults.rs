@@ -65,6 +65,10 @@ pub fn bindings() -> Vec<Binding> {
         b(Table, Key::ch('n'), NewPrompt, "write a new prompt", Some("new")),
         b(Table, Key::ch('s'), Sort, "change the sort order", Some("sort")),
         b(Table, Key::ch('z'), Zoom, "hide or show the form: the tasks take its width", Some("zoom")),
+        b(Table, Key::ch('+'), RateUp, "rate one step up (1 to 5)", Some("rate")),
+        b(Table, Key::ch('-'), RateDown, "rate one step down (below 1: no rating)", None),
+        b(Table, Key::ch('*'), TogglePick, "pick it as the winner, or take the pick back", None),
+        b(Table, Key::ch('t'), EditTags, "add tags (-word takes one off)", None),
         b(Table, Key::ch('d'), Download, "download the file again", None),
         b(Table, Key::ch('c'), Recheck, "check a stalled, expired, lost or failed download again", None),
         b(Table, Key::ch('y'), CopyPath, "copy the file path", None),
@@ -105,6 +109,10 @@ pub fn bindings() -> Vec<Binding> {
         b(History, Key::ch('v'), Reveal, "reveal the video's folder", None),
         b(History, Key::ch('y'), CopyPrompt, "copy the prompt", None),
         b(History, Key::ch('d'), Download, "download the file again", None),
+        b(History, Key::ch('+'), RateUp, "rate one step up (1 to 5)", None),
+        b(History, Key::ch('-'), RateDown, "rate one step down (below 1: no rating)", None),
+        b(History, Key::ch('*'), TogglePick, "pick it as the winner, or take the pick back", None),
+        b(History, Key::ch('T'), EditTags, "add tags (-word takes one off)", None),
         b(History, Key::plain(K::Tab), NextFocus, "move between the list and the detail", None),
         b(History, Key::plain(K::BackTab), PrevFocus, "move between the list and the detail", None),
         b(History, Key::ch('H'), ShowHistory, "back to the dashboard", Some("back")),
@@ -132,6 +140,9 @@ pub fn bindings() -> Vec<Binding> {
     ]);
     movement(HelpView, "scroll", &mut v);
     v.extend([
+        b(Tagging, Key::plain(K::Enter), Choose, "add the tags (-word takes one off)", Some("apply")),
+        b(Tagging, Key::plain(K::Esc), CloseOverlay, "leave the tags as they are", Some("cancel")),
+        b(Tagging, Key::ctrl('u'), ClearLine, "clear the line", None),
         b(HelpFilter, Key::plain(K::Enter), CloseOverlay, "keep the filter", Some("keep")),
         b(HelpFilter, Key::plain(K::Esc), ClearSelection, "drop the filter", Some("drop")),
         b(HelpFilter, Key::ctrl('u'), ClearLine, "clear the filter text", None),

@@ -30,10 +30,12 @@ pub enum Scope {
     Playing,
     /// Typing the path of a batch file to load into the form.
     Path,
+    /// Typing tags for a task.
+    Tagging,
 }
 
 impl Scope {
-    pub const ALL: [Scope; 16] = [
+    pub const ALL: [Scope; 17] = [
         Scope::Global,
         Scope::Text,
         Scope::Line,
@@ -50,6 +52,7 @@ impl Scope {
         Scope::Confirm,
         Scope::Playing,
         Scope::Path,
+        Scope::Tagging,
     ];
 
     pub fn title(self) -> &'static str {
@@ -70,6 +73,7 @@ impl Scope {
             Scope::Confirm => "Questions",
             Scope::Playing => "Playing a preview",
             Scope::Path => "Batch file path",
+            Scope::Tagging => "Tags",
         }
     }
 
@@ -92,6 +96,7 @@ impl Scope {
             Scope::Confirm => "question",
             Scope::Playing => "playing",
             Scope::Path => "path",
+            Scope::Tagging => "tags",
         }
     }
 }

@@ -49,6 +49,7 @@ pub fn draw(frame: &mut Frame, app: &App) {
         Some(Overlay::Media(m)) => overlays::media(frame, app, m),
         Some(Overlay::BatchPath(p)) => overlays::batch_path(frame, app, p),
         Some(Overlay::Confirm(q)) => overlays::confirm(frame, app, q),
+        Some(Overlay::Tags(input)) => overlays::tags(frame, app, input),
         None => {}
     }
 }
