@@ -14,6 +14,8 @@
 //! (`REEL_BENCH_ROUNDS=N`, default 3).
 #![allow(clippy::unwrap_used, clippy::expect_used, reason = "a test or benchmark fails loudly on purpose")]
 
+#[path = "support/app.rs"]
+mod app;
 #[path = "support/engine.rs"]
 mod engine_process;
 #[path = "support/sim.rs"]
@@ -137,22 +139,7 @@ fn over_socket(rt: &Runtime, base_url: &str, parts: u32) {
 }
 
 fn dashboard() -> App {
-    let header = Header {
-        profile: None,
-        base_url: "http://127.0.0.1:8787/".into(),
-        demo: false,
-        service: ServiceState::default(),
-    };
-    let mut app = App::new(
-        Catalog::builtin(),
-        Pricing::default(),
-        vec![],
-        Default::default(),
-        header,
-        Prefs::default(),
-        NOW,
-        (160, 48),
-    );
+    let mut app = app::empty(NOW);
     let shown = (1..=1_000).map(|id| record(id, LocalState::Downloaded)).collect();
     app.update(Action::Loaded(shown), NOW);
     app

@@ -3,6 +3,9 @@
 //! history screen with 10,000 rows loaded.
 #![allow(clippy::unwrap_used, clippy::expect_used, reason = "a test or benchmark fails loudly on purpose")]
 
+#[path = "support/app.rs"]
+mod app;
+
 use std::hint::black_box;
 
 use criterion::{Criterion, criterion_group, criterion_main};
@@ -38,22 +41,7 @@ fn task(id: i64) -> TaskRecord {
 }
 
 fn loaded_app() -> App {
-    let header = Header {
-        profile: None,
-        base_url: "http://127.0.0.1:8787/".into(),
-        demo: false,
-        service: ServiceState::default(),
-    };
-    let mut app = App::new(
-        Catalog::builtin(),
-        Pricing::default(),
-        vec![],
-        Default::default(),
-        header,
-        Prefs::default(),
-        NOW,
-        (160, 48),
-    );
+    let mut app = app::empty(NOW);
     app.update(Action::Loaded((1..=TASKS).map(task).collect()), NOW);
     app.focus_on(Focus::Table);
     app.select_row(50_000);
