@@ -12,6 +12,7 @@ use image::RgbImage;
 
 pub mod background;
 pub mod cache;
+pub mod clip;
 pub mod detect;
 mod extract;
 pub mod frames;

@@ -211,7 +211,11 @@ pub async fn perform(effect: Effect, cx: &Context, console: &mut impl Console) -
         | Effect::LoadThumbs { .. }
         | Effect::Play { .. }
         | Effect::PlayPause(_)
-        | Effect::PlayStop) => cx.previews.perform(e, &tx),
+        | Effect::PlayStop
+        | Effect::LoadClips { .. }) => cx.previews.perform(e, &tx),
+        // The seam to the journal's ratings and picks (issue 24, item 2, built beside this):
+        // the compare view keeps them meanwhile.
+        e @ (Effect::Rate { .. } | Effect::Pick { .. }) => tracing::info!(effect = ?e, "review from the compare view"),
         Effect::Submit { plan, copies, parent } => {
             let (engine, media) = (cx.engine.get(), cx.media.clone());
             tokio::spawn(async move {

@@ -80,6 +80,9 @@ pub enum Action {
     PlayFrame(Ticket, image::RgbImage),
     /// The inline player of the given start could not go on.
     PlayFailed(Ticket, String),
+    /// A take's clip for playing a comparison together (by its index there), of the given
+    /// start, or why it could not be decoded.
+    Clip(Ticket, usize, Result<Vec<image::RgbImage>, crate::tui::preview::PreviewFailure>),
 }
 
 impl Action {
@@ -116,6 +119,7 @@ impl Action {
             Action::Thumb(..) => "thumb",
             Action::PlayFrame(..) => "play frame",
             Action::PlayFailed(..) => "play failed",
+            Action::Clip(..) => "clip",
         }
     }
 }
@@ -220,6 +224,26 @@ pub enum Effect {
     /// Hold the player's frames back, or let them come again.
     PlayPause(bool),
     PlayStop,
+    /// Decode each file of a comparison, (take index, path), whole, to frames fitted to
+    /// `width`x`height` pixels at `fps`, at most `frames` of each, for playing them together.
+    LoadClips {
+        ticket: Ticket,
+        files: Vec<(usize, String)>,
+        width: u32,
+        height: u32,
+        fps: u32,
+        frames: usize,
+    },
+    /// Give a task a rating, 1 to 5, from the compare view. The seam to the journal's ratings
+    /// (issue 24, item 2): joined to the engine's review at merge.
+    Rate {
+        id: i64,
+        rating: u8,
+    },
+    /// Pick a task as the winner of a comparison (the same seam).
+    Pick {
+        id: i64,
+    },
 }
 
 /// Why an effect failed; `Display` is the message the status line shows.

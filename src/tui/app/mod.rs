@@ -6,6 +6,7 @@
 
 mod action;
 mod bulk;
+mod compare;
 mod dispatch;
 mod events;
 mod guard;
@@ -23,6 +24,7 @@ use std::collections::BTreeSet;
 
 pub use action::{Action, Effect, EffectError, Op, Reload};
 pub use bulk::{bulk_message, eligible};
+pub use compare::{CLIP_FRAMES, CompareAreas, TakeArea};
 pub use dispatch::{ROUTES, Route};
 pub use preview::{Subject, subject};
 pub use quit::{AfterQuit, Summary, quit_question};
@@ -30,6 +32,7 @@ pub use tasks::resubmission;
 
 use crossterm::event::KeyEventKind;
 
+use super::compare::Compare;
 use super::form::{Field, Form, MediaEditor};
 use super::help::HelpState;
 use super::history::History;
@@ -155,6 +158,8 @@ pub struct App {
     draft_kept: bool,
     /// The form hidden (zoom) and a picker's filter: what the views show, owned by no part.
     on_screen: zoom::OnScreen,
+    /// Takes side by side (`C`), over the screen it was opened from.
+    compare: Option<Compare>,
 }
 
 impl App {
@@ -211,6 +216,7 @@ impl App {
             replace_on_type: false,
             draft_kept: false,
             on_screen: zoom::OnScreen::default(),
+            compare: None,
         }
     }
 
@@ -354,6 +360,7 @@ impl App {
             (Some(Overlay::Picker { .. }), _) => Scope::Picker,
             (Some(Overlay::Media(_)), _) => Scope::MediaEditor,
             (Some(Overlay::Confirm(_)), _) => Scope::Confirm,
+            (None, _) if self.compare.is_some() => Scope::Comparing,
             (None, _) if history && self.history.typing() => Scope::HistorySearch,
             (None, _) if history && self.history.detail_focused() => Scope::Detail,
             (None, _) if history => Scope::History,
@@ -372,6 +379,7 @@ impl App {
             || self.history.search_pending()
             || self.header.service.paused_until_ms.is_some_and(|t| t > self.now_ms)
             || !self.link.attached()
+            || self.compare.as_ref().is_some_and(Compare::running)
     }
 
     /// Whether a saved file is on screen, so the loop looks at the disk every few seconds.
@@ -405,6 +413,8 @@ impl App {
                 self.paste(&text);
                 Vec::new()
             }
+            // The compare view takes no clicks: its keys say what they do.
+            Action::Mouse(_) if self.compare.is_some() => Vec::new(),
             Action::Mouse(ev) => {
                 self.mouse(ev);
                 Vec::new()
@@ -444,6 +454,7 @@ impl App {
             effects.extend(self.history_follow_ups());
         }
         effects.extend(self.sync_previews());
+        effects.extend(self.sync_compare());
         if self.link.attached() { effects } else { self.while_down(effects) }
     }
 
@@ -471,6 +482,8 @@ impl App {
 mod testkit;
 #[cfg(test)]
 mod tests;
+#[cfg(test)]
+mod tests_compare;
 #[cfg(test)]
 mod tests_dispatch;
 #[cfg(test)]

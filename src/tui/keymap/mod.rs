@@ -279,8 +279,15 @@ impl Keymap {
         let mut out = Vec::new();
         let own = self.bindings.iter().filter(|b| b.scope == scope);
         let hidden: Vec<Key> = own.clone().map(|b| b.key).collect();
-        let overlay =
-            matches!(scope, Scope::HelpView | Scope::HelpFilter | Scope::Picker | Scope::MediaEditor | Scope::Confirm);
+        let overlay = matches!(
+            scope,
+            Scope::HelpView
+                | Scope::HelpFilter
+                | Scope::Picker
+                | Scope::MediaEditor
+                | Scope::Confirm
+                | Scope::Comparing
+        );
         let global = self.bindings.iter().filter(|b| b.scope == Scope::Global && !overlay && !hidden.contains(&b.key));
         for b in own.chain(global) {
             if let Some(word) = &b.footer

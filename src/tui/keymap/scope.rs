@@ -28,10 +28,12 @@ pub enum Scope {
     Confirm,
     /// A video playing in the detail pane: its keys come before the pane's own.
     Playing,
+    /// Takes side by side (`C`).
+    Comparing,
 }
 
 impl Scope {
-    pub const ALL: [Scope; 15] = [
+    pub const ALL: [Scope; 16] = [
         Scope::Global,
         Scope::Text,
         Scope::Line,
@@ -47,6 +49,7 @@ impl Scope {
         Scope::HistorySearch,
         Scope::Confirm,
         Scope::Playing,
+        Scope::Comparing,
     ];
 
     pub fn title(self) -> &'static str {
@@ -66,6 +69,7 @@ impl Scope {
             Scope::HistorySearch => "History search",
             Scope::Confirm => "Questions",
             Scope::Playing => "Playing a preview",
+            Scope::Comparing => "Comparing takes",
         }
     }
 
@@ -87,6 +91,7 @@ impl Scope {
             Scope::HistorySearch => "history_search",
             Scope::Confirm => "question",
             Scope::Playing => "playing",
+            Scope::Comparing => "compare",
         }
     }
 }

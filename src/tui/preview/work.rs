@@ -9,6 +9,7 @@ use image::imageops::FilterType;
 use tokio::sync::mpsc::UnboundedSender;
 
 use super::PreviewFailure;
+use crate::preview::clip;
 use crate::preview::play::Player;
 use crate::preview::{PreviewError, Previewer};
 use crate::tui::app::{Action, Effect};
@@ -131,6 +132,19 @@ impl PreviewWork {
                         }
                         Err(e) => {
                             let _ = tx.send(Action::PlayFailed(ticket, e.to_string()));
+                        }
+                    }
+                });
+            }
+            Effect::LoadClips { ticket, files, width, height, fps, frames } => {
+                let (previewer, tx) = (self.previewer.clone(), tx.clone());
+                // One after another: the machine's cores are the engine's and the terminal's too.
+                tokio::task::spawn_blocking(move || {
+                    for (take, path) in files {
+                        let clip = clip::decode(&previewer.ffmpeg, Path::new(&path), width, height, fps, frames)
+                            .map_err(|e| failure(&e));
+                        if tx.send(Action::Clip(ticket, take, clip)).is_err() {
+                            return;
                         }
                     }
                 });
