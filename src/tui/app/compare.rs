@@ -74,8 +74,8 @@ impl App {
         let n = takes.len();
         self.compare = Some(Compare::new(takes));
         let per_page = self.compare_areas().map_or(1, |a| a.grid.per_page());
-        let more = if n > per_page { "; PgDn shows the others" } else { "" };
-        self.say(Level::Info, format!("Comparing {n} takes: ← → choose one, 1-5 rate it, Enter picks it{more}"));
+        let more = if n > per_page { " (PgDn shows the others)" } else { "" };
+        self.say(Level::Info, format!("Comparing {n} takes{more}: 1-5 rates one, Enter picks it"));
         // The inline player's pane is out of sight now.
         if self.previews.stop() { vec![Effect::PlayStop] } else { Vec::new() }
     }

@@ -134,20 +134,16 @@ fn text<'a>(app: &App, c: &Compare, index: usize, revealed: bool) -> Vec<Line<'a
     } else {
         lines.push(Line::styled("Model and settings hidden until every take is rated", theme::dim()));
     }
+    // The whole prompt, the words no other take has marked: the difference in its place.
     let other_prompts: Vec<&str> = others.iter().map(|o| o.prompt.as_str()).collect();
-    let w = words(&clean(&t.prompt), &other_prompts);
-    if w.iter().any(|w| w.only_here) || others.is_empty() {
-        let mut spans = vec![Span::styled(format!("{:<9}", "Prompt"), theme::label())];
-        for (i, word) in w.into_iter().enumerate() {
-            if i > 0 {
-                spans.push(Span::raw(" "));
-            }
-            spans.push(if word.only_here { Span::styled(word.text, only_here()) } else { Span::raw(word.text) });
+    let mut spans = vec![Span::styled(format!("{:<9}", "Prompt"), theme::label())];
+    for (i, word) in words(&clean(&t.prompt), &other_prompts).into_iter().enumerate() {
+        if i > 0 {
+            spans.push(Span::raw(" "));
         }
-        lines.push(Line::from(spans));
-    } else {
-        lines.push(field("Prompt", "the same words as the others".into()));
+        spans.push(if word.only_here { Span::styled(word.text, only_here()) } else { Span::raw(word.text) });
     }
+    lines.push(Line::from(spans));
     lines
 }
 
