@@ -528,3 +528,69 @@ async fn a_large_upload_is_one_bar_on_a_terminal() {
     assert_eq!(results.len(), 1, "{screen}");
     assert!(results[0].contains("downloaded"), "{screen}");
 }
+
+/// Two saved takes marked and compared: both side by side with their posters in half blocks
+/// (tmux has no image protocol) and the words only one has, played together, paused, stopped,
+/// rated and closed.
+#[tokio::test(flavor = "multi_thread")]
+async fn two_marked_takes_are_compared_side_by_side() {
+    if !have_tools(&["ffmpeg"]) {
+        return;
+    }
+    let sim = common::start(fast_config()).await;
+    let session = open(&sim, "");
+    let (tmux, data, config) = (&session.tmux, &session.data, &session.config);
+    tmux.wait_for("Compose");
+    tmux.keys(&["-l", "a lighthouse at dusk"]);
+    tmux.keys(&["C-s"]);
+    tmux.wait_for("Sent 1 task");
+    tmux.keys(&["Escape"]);
+    tmux.wait_for("o open");
+    tmux.keys(&["n"]);
+    tmux.wait_for("New prompt");
+    tmux.keys(&["-l", "a lighthouse at dawn with gulls"]);
+    tmux.keys(&["C-s"]);
+    until_saved(&sim, data, config, 2);
+    tmux.keys(&["Escape"]);
+    tmux.wait_for("o open");
+
+    // Mark both, then C.
+    tmux.keys(&["Space"]);
+    tmux.keys(&["Down"]);
+    tmux.keys(&["Space"]);
+    tmux.keys(&["C"]);
+    let screen = tmux.wait_for("Comparing 2 takes");
+    let (first, second) = (screen.find("┌ #1 "), screen.find("┌ #2 "));
+    assert!(first.is_some() && first < second, "both takes, oldest first: {screen}");
+    assert!(screen.contains("with gulls") && screen.contains("at dusk"), "{screen}");
+    let deadline = Instant::now() + PATIENCE;
+    loop {
+        let s = tmux.screen();
+        let cells = tmux.run(&["capture-pane", "-p", "-e", "-t", "reel"]).matches("48;2;").count();
+        if !s.contains("preview…") && cells >= 40 {
+            break;
+        }
+        assert!(Instant::now() < deadline, "no posters ({cells} coloured cells):\n{s}");
+        std::thread::sleep(Duration::from_millis(100));
+    }
+
+    // p plays both on one clock, Space pauses, Esc stops (the comparison stays).
+    tmux.keys(&["p"]);
+    tmux.wait_for("▶ playing together");
+    tmux.keys(&["Space"]);
+    tmux.wait_for("❚❚ paused");
+    tmux.keys(&["Escape"]);
+    let deadline = Instant::now() + PATIENCE;
+    while tmux.screen().contains("paused") {
+        assert!(Instant::now() < deadline, "Esc did not stop playing:\n{}", tmux.screen());
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    assert!(tmux.screen().contains("Comparing 2 takes"));
+    tmux.keys(&["4"]);
+    tmux.wait_for("Rated #1 4 of 5");
+    tmux.wait_for("★★★★☆");
+    tmux.keys(&["Escape"]);
+    tmux.wait_for("o open");
+    tmux.keys(&["q"]);
+    tmux.wait_for("reel-exited-0");
+}

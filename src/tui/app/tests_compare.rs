@@ -49,9 +49,7 @@ fn c_compares_the_marked_tasks() {
     }
     let effects: Vec<Effect> =
         ch(&mut a, 'C').into_iter().filter(|e| !matches!(e, Effect::LoadStills { .. })).collect();
-    let mut got = ids(&a);
-    got.sort_unstable();
-    assert_eq!(got, [2, 4]);
+    assert_eq!(ids(&a), [2, 4], "oldest first");
     assert_eq!(a.scope(), Scope::Comparing);
     assert!(effects.is_empty(), "{effects:?}");
     for id in [2, 4] {

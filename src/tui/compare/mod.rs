@@ -97,8 +97,8 @@ fn plural(n: usize) -> &'static str {
     if n == 1 { "" } else { "s" }
 }
 
-/// The takes to compare: the marked tasks (in the order given) when two or more are marked;
-/// else the saved takes of the selected task's batch, oldest first. Each record comes with
+/// The takes to compare, oldest first: the marked tasks when two or more are marked; else the
+/// saved takes of the selected task's batch. Each record comes with
 /// whether its file was last seen on disk.
 pub fn choose_takes<'a>(
     marked: Vec<(&'a TaskRecord, Option<bool>)>,
@@ -106,7 +106,9 @@ pub fn choose_takes<'a>(
     rows: impl Iterator<Item = (&'a TaskRecord, Option<bool>)>,
 ) -> Result<Vec<Take>, Refusal> {
     if marked.len() >= 2 {
-        return Ok(marked.into_iter().map(|(t, p)| Take::new(t.clone(), p)).collect());
+        let mut takes: Vec<Take> = marked.into_iter().map(|(t, p)| Take::new(t.clone(), p)).collect();
+        takes.sort_by_key(|t| t.record.id);
+        return Ok(takes);
     }
     let batch = selected.and_then(|s| s.batch_id);
     let Some(batch) = batch else {

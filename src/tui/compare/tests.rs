@@ -33,7 +33,7 @@ fn the_takes_are_the_marks_or_the_selected_batch() {
     // (marked, selected, what is compared)
     type Case = (Vec<usize>, Option<usize>, Result<Vec<i64>, Refusal>);
     let cases: Vec<Case> = vec![
-        (vec![4, 0], None, Ok(vec![5, 1])),
+        (vec![4, 0], None, Ok(vec![1, 5])),
         (vec![0, 3, 5], Some(1), Ok(vec![1, 4, 6])),
         (vec![], Some(1), Ok(vec![1, 2, 3])),
         (vec![4], Some(2), Ok(vec![1, 2, 3])),
