@@ -49,6 +49,32 @@ impl Tmux {
             std::thread::sleep(Duration::from_millis(100));
         }
     }
+
+    /// Waits until the screen no longer shows `text`.
+    fn wait_gone(&self, text: &str) {
+        let deadline = Instant::now() + PATIENCE;
+        while self.screen().contains(text) {
+            assert!(Instant::now() < deadline, "\"{text}\" stayed; the screen:\n{}", self.screen());
+            std::thread::sleep(Duration::from_millis(100));
+        }
+    }
+
+    /// Waits until pictures are drawn: no stand-in saying "preview…" and at least `cells`
+    /// cells in 24-bit colour (half blocks; tmux has no image protocol). The screen with its
+    /// escapes.
+    fn wait_for_pictures(&self, cells: usize) -> String {
+        let deadline = Instant::now() + PATIENCE;
+        loop {
+            let s = self.screen();
+            let with_escapes = self.run(&["capture-pane", "-p", "-e", "-t", "reel"]);
+            let coloured = with_escapes.matches("48;2;").count();
+            if !s.contains("preview…") && coloured >= cells {
+                return with_escapes;
+            }
+            assert!(Instant::now() < deadline, "no pictures ({coloured} coloured cells):\n{s}");
+            std::thread::sleep(Duration::from_millis(100));
+        }
+    }
 }
 
 impl Drop for Tmux {
@@ -185,17 +211,7 @@ async fn a_finished_task_shows_its_poster_and_plays_inline() {
     tmux.wait_for("p play");
 
     // The poster is drawn in colour half blocks beside the text (tmux has no image protocol).
-    let deadline = Instant::now() + PATIENCE;
-    let coloured = loop {
-        let s = tmux.screen();
-        let with_escapes = tmux.run(&["capture-pane", "-p", "-e", "-t", "reel"]);
-        let cells = with_escapes.matches("48;2;").count();
-        if !s.contains("preview…") && cells >= 20 {
-            break with_escapes;
-        }
-        assert!(Instant::now() < deadline, "no poster appeared ({cells} coloured cells):\n{s}");
-        std::thread::sleep(Duration::from_millis(100));
-    };
+    let coloured = tmux.wait_for_pictures(20);
     assert!(coloured.contains('▀') || coloured.contains('▄') || coloured.matches("48;2;").count() > 40, "{coloured}");
     let cached = walk(&data.join("previews"));
     assert!(cached.iter().any(|p| p.ends_with("poster.jpg")), "the frames are cached: {cached:?}");
@@ -206,11 +222,7 @@ async fn a_finished_task_shows_its_poster_and_plays_inline() {
     tmux.keys(&["Space"]);
     tmux.wait_for("❚❚ paused");
     tmux.keys(&["Escape"]);
-    let deadline = Instant::now() + PATIENCE;
-    while tmux.screen().contains("paused") {
-        assert!(Instant::now() < deadline, "Esc did not stop the player:\n{}", tmux.screen());
-        std::thread::sleep(Duration::from_millis(100));
-    }
+    tmux.wait_gone("paused");
     tmux.keys(&["q"]);
     tmux.wait_for("reel-exited-0");
 }
@@ -563,16 +575,7 @@ async fn two_marked_takes_are_compared_side_by_side() {
     let (first, second) = (screen.find("┌ #1 "), screen.find("┌ #2 "));
     assert!(first.is_some() && first < second, "both takes, oldest first: {screen}");
     assert!(screen.contains("with gulls") && screen.contains("at dusk"), "{screen}");
-    let deadline = Instant::now() + PATIENCE;
-    loop {
-        let s = tmux.screen();
-        let cells = tmux.run(&["capture-pane", "-p", "-e", "-t", "reel"]).matches("48;2;").count();
-        if !s.contains("preview…") && cells >= 40 {
-            break;
-        }
-        assert!(Instant::now() < deadline, "no posters ({cells} coloured cells):\n{s}");
-        std::thread::sleep(Duration::from_millis(100));
-    }
+    tmux.wait_for_pictures(40);
 
     // p plays both on one clock, Space pauses, Esc stops (the comparison stays).
     tmux.keys(&["p"]);
@@ -580,11 +583,7 @@ async fn two_marked_takes_are_compared_side_by_side() {
     tmux.keys(&["Space"]);
     tmux.wait_for("❚❚ paused");
     tmux.keys(&["Escape"]);
-    let deadline = Instant::now() + PATIENCE;
-    while tmux.screen().contains("paused") {
-        assert!(Instant::now() < deadline, "Esc did not stop playing:\n{}", tmux.screen());
-        std::thread::sleep(Duration::from_millis(100));
-    }
+    tmux.wait_gone("paused");
     assert!(tmux.screen().contains("Comparing 2 takes"));
     tmux.keys(&["4"]);
     tmux.wait_for("Rated #1 4 of 5");

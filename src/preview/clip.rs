@@ -57,24 +57,15 @@ pub fn decode(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::sim::video::{VideoSpec, render_mp4};
-
-    fn have_ffmpeg() -> bool {
-        let ok = std::process::Command::new("ffmpeg").arg("-version").output().is_ok_and(|o| o.status.success());
-        assert!(ok || std::env::var_os("CI").is_none(), "CI must install ffmpeg (see .ci/run)");
-        ok
-    }
+    use crate::preview::testing::{have_ffmpeg, video as sample};
 
     #[test]
     fn a_clip_is_every_frame_at_the_rate_asked_up_to_the_most() {
         if !have_ffmpeg() {
-            eprintln!("skipped: ffmpeg is not installed");
             return;
         }
         let dir = tempfile::tempdir().expect("tempdir");
-        let video = dir.path().join("v.mp4");
-        let spec = VideoSpec { width: 320, height: 180, seconds: 2, seed: 1, label: "t".into() };
-        std::fs::write(&video, render_mp4(&spec)).expect("video");
+        let video = sample(dir.path());
         let all = decode("ffmpeg", &video, 160, 160, 10, 1000).expect("decoded");
         assert!((19..=21).contains(&all.len()), "2 s at 10 fps: {} frames", all.len());
         assert_eq!((all[0].width(), all[0].height()), (160, 90), "fitted, aspect kept");
