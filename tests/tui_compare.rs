@@ -3,10 +3,11 @@
 //! at 80x24 (two takes, the others a page away) and 160x48 (four).
 #![allow(clippy::unwrap_used, clippy::expect_used, reason = "a test or benchmark fails loudly on purpose")]
 
+mod common;
+
+use common::screen::{draw, text};
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use image::{Rgb, RgbImage};
-use ratatui::Terminal;
-use ratatui::backend::TestBackend;
 use ratatui::buffer::Buffer;
 use ratatui::style::{Color, Modifier};
 use reel::config::{Budget, Pricing};
@@ -17,7 +18,6 @@ use reel::store::fixtures::record;
 use reel::store::{LocalState, TaskRecord};
 use reel::tui::app::{Action, App, Focus, Header};
 use reel::tui::prefs::Prefs;
-use reel::tui::views;
 
 const NOW: i64 = 1_800_000_100_000;
 const MODEL: &str = "acme/aurora-3.0/text-to-video";
@@ -112,28 +112,6 @@ fn comparing(width: u16, height: u16, with_posters: &[i64]) -> App {
         a.update(Action::Stills(sha(*id), Ok(stills(*id))), NOW);
     }
     a
-}
-
-fn draw(app: &App) -> Buffer {
-    let mut t = Terminal::new(TestBackend::new(app.size().0, app.size().1)).expect("terminal");
-    t.draw(|f| views::draw(f, app)).expect("draw");
-    t.backend().buffer().clone()
-}
-
-fn text(b: &Buffer) -> String {
-    let mut out = String::new();
-    for y in 0..b.area.height {
-        let mut line = String::new();
-        let mut x = 0;
-        while x < b.area.width {
-            let symbol = b[(x, y)].symbol();
-            line.push_str(symbol);
-            x += unicode_width::UnicodeWidthStr::width(symbol).max(1) as u16;
-        }
-        out.push_str(line.trim_end());
-        out.push('\n');
-    }
-    out
 }
 
 /// The colour a quarter of the way down take `index`'s poster, in the middle: the upper half
