@@ -14,10 +14,10 @@ use crate::tui::latest::Ticket;
 use crate::tui::preview::{PLAY_FPS, PreviewFailure, picture};
 
 /// Largest frame decoded for playing together, in pixels: up to four clips are held in memory
-/// whole (about 0.2 MB a frame, 10 a second), and the posters are small.
-const CLIP_BOUND: (u32, u32) = (320, 320);
-/// Frames kept of each clip: the first 30 seconds.
-pub const CLIP_FRAMES: usize = 30 * PLAY_FPS as usize;
+/// whole (at most 0.1 MB a frame, 10 a second), and the posters are small.
+const CLIP_BOUND: (u32, u32) = (256, 256);
+/// Frames kept of each clip: the first 20 seconds.
+pub const CLIP_FRAMES: usize = 20 * PLAY_FPS as usize;
 
 /// Where one take on the page goes.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -148,10 +148,12 @@ impl App {
             self.say(Level::Info, "None of these takes has a saved video to play");
             return Vec::new();
         }
+        // Half blocks show two pixels a cell: twice that is plenty (a tenth of the memory).
+        let cell = if self.previews.half_blocks() { (2, 4) } else { self.previews.cell() };
         let (px_w, px_h) = self
             .compare_areas()
             .and_then(|a| a.takes.iter().find_map(|t| t.poster))
-            .map(|p| pixels(p, self.previews.cell()))
+            .map(|p| pixels(p, cell))
             .unwrap_or(CLIP_BOUND);
         let Some(c) = self.compare.as_mut() else { return Vec::new() };
         let ticket = c.play();

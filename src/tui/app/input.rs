@@ -23,6 +23,8 @@ impl App {
         }
         match self.keymap.lookup(scope, &ev) {
             Some(cmd) => self.command(cmd),
+            // Nothing is typed under the comparison (the table's search waits below it).
+            None if scope == Scope::Comparing => Vec::new(),
             None if scope == Scope::HistorySearch => {
                 self.search_typed(ev);
                 Vec::new()

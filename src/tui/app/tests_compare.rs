@@ -145,9 +145,13 @@ fn p_plays_every_take_on_one_clock() {
     ch(&mut a, 'l');
     ch(&mut a, 'l');
     let effects = ch(&mut a, 'p');
-    let Some(Effect::LoadClips { ticket, files, fps, .. }) = effects.first().cloned() else {
+    let Some(Effect::LoadClips { ticket, files, fps, width, height, frames }) = effects.first().cloned() else {
         panic!("clips asked for: {effects:?}")
     };
+    let poster = a.compare_areas().and_then(|c| c.takes[0].poster).expect("a poster");
+    let (w, h) = (u32::from(poster.width), u32::from(poster.height));
+    assert_eq!((width, height), (w * 2, h * 4), "half blocks: two pixels a cell, decoded at twice that");
+    assert_eq!(frames, CLIP_FRAMES);
     assert_eq!(files.iter().map(|(i, _)| *i).collect::<Vec<_>>(), [0, 1, 2]);
     assert_eq!(fps, crate::tui::preview::PLAY_FPS);
     assert!(!a.animating(), "nothing runs until every clip is in");
