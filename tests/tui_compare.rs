@@ -188,3 +188,37 @@ fn blind_mode_hides_the_models_until_every_take_is_rated() {
     insta::assert_snapshot!("compare_blind_revealed_160x48", shown);
     assert!(shown.contains("nimbus"), "revealed");
 }
+
+#[test]
+fn playing_together_shows_each_takes_frame_of_one_clock() {
+    use reel::tui::app::Effect;
+    let mut a = comparing(80, 24, &[1, 2]);
+    let effects = a.update(Action::Key(KeyEvent::new(KeyCode::Char('p'), KeyModifiers::NONE)), NOW);
+    let Some(Effect::LoadClips { ticket, files, .. }) =
+        effects.into_iter().find(|e| matches!(e, Effect::LoadClips { .. }))
+    else {
+        panic!("no clips asked for")
+    };
+    assert_eq!(files.len(), 4, "every take");
+    insta::assert_snapshot!("compare_decoding_80x24", text(&draw(&a)).lines().nth(1).unwrap_or_default());
+    // Take 1 lasts 3 frames, take 2 ten: frame n of each is a shade of its own colour.
+    let clip = |n: u8, base: [u8; 3]| {
+        let frames = (0..n).map(|i| RgbImage::from_pixel(64, 36, Rgb([base[0], base[1] + i * 10, base[2]]))).collect();
+        Ok(frames)
+    };
+    a.update(Action::Clip(ticket, 0, clip(3, [200, 0, 0])), NOW);
+    a.update(Action::Clip(ticket, 1, clip(10, [0, 0, 200])), NOW);
+    a.update(Action::Clip(ticket, 2, clip(10, [0, 100, 0])), NOW);
+    a.update(Action::Clip(ticket, 3, clip(10, [0, 100, 100])), NOW);
+    a.update(Action::Tick, NOW + 550);
+    let b = draw(&a);
+    assert!(text(&b).contains("▶ playing together"), "{}", text(&b));
+    // 0.55 s at 10 frames a second: frame 5; take 1 has ended and holds its last frame (2).
+    assert_eq!(poster_colour(&a, &b, 0), Some(Color::Rgb(200, 20, 0)));
+    assert_eq!(poster_colour(&a, &b, 1), Some(Color::Rgb(0, 50, 200)));
+    a.update(Action::Key(KeyEvent::new(KeyCode::Char(' '), KeyModifiers::NONE)), NOW + 550);
+    a.update(Action::Tick, NOW + 5_000);
+    let b = draw(&a);
+    assert!(text(&b).contains("❚❚ paused"));
+    assert_eq!(poster_colour(&a, &b, 1), Some(Color::Rgb(0, 50, 200)), "the clock stands still");
+}
