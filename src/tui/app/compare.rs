@@ -89,7 +89,11 @@ impl App {
         let now = self.now_ms;
         let Some(c) = self.compare.as_mut() else { return Vec::new() };
         match cmd {
-            Cmd::CloseOverlay | Cmd::Compare => self.compare = None,
+            Cmd::CloseOverlay | Cmd::Compare => {
+                self.compare = None;
+                // What it said was about the comparison.
+                self.status = None;
+            }
             Cmd::ValuePrev | Cmd::ValueNext => c.step(cmd == Cmd::ValueNext),
             Cmd::PageUp | Cmd::PageDown => c.page(cmd == Cmd::PageDown, per_page),
             Cmd::Pick => {
@@ -116,11 +120,12 @@ impl App {
                 c.stop();
             }
             cmd => {
+                let hidden = !c.revealed();
                 if let Some(rating) = cmd.rating()
                     && let Some(id) = c.rate(rating)
                 {
-                    let (name, was_hidden) = (c.name(c.focus()), c.blind());
-                    let text = if was_hidden && c.revealed() {
+                    let name = c.name(c.focus());
+                    let text = if hidden && c.revealed() {
                         format!("Rated {name} {rating} of 5: every take is rated, so here is which is which")
                     } else {
                         format!("Rated {name} {rating} of 5")

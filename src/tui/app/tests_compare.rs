@@ -135,6 +135,10 @@ fn blind_mode_hides_until_every_take_is_rated() {
     }
     assert!(a.compare().is_some_and(Compare::revealed));
     assert!(status(&a).contains("which is which"), "{}", status(&a));
+    ch(&mut a, '2');
+    assert!(!status(&a).contains("which is which"), "said once: {}", status(&a));
+    key(&mut a, KeyCode::Esc);
+    assert!(a.status().is_none(), "closing takes the comparison's words away");
 }
 
 #[test]
