@@ -194,3 +194,27 @@ fn posters_come_from_the_previews_stills() {
     assert!(a.compare().and_then(|c| c.picture(0, poster.as_size())).is_some(), "take 1's poster made");
     assert!(a.compare().and_then(|c| c.picture(1, poster.as_size())).is_none(), "take 2's still loading");
 }
+
+#[test]
+fn c_in_the_history_compares_the_selected_tasks_batch() {
+    use crate::engine::query::HistoryRow;
+    let mut a = app();
+    a.focus = Focus::Table;
+    ch(&mut a, 'H');
+    let ticket = a.history.ticket();
+    let rows: Vec<HistoryRow> = [(3, Some(9)), (2, Some(9)), (1, None)]
+        .into_iter()
+        .map(|(id, batch)| {
+            let mut r = rec(id, LocalState::Downloaded);
+            r.sha256 = Some(sha(id));
+            r.batch_id = batch;
+            HistoryRow { record: r, file_present: Some(true) }
+        })
+        .collect();
+    a.update(Action::HistoryPage(ticket, Ok(rows)), NOW);
+    ch(&mut a, 'C');
+    assert_eq!(ids(&a), [2, 3], "the batch of the selected (newest) task");
+    assert_eq!(a.scope(), Scope::Comparing);
+    key(&mut a, KeyCode::Esc);
+    assert_eq!((a.screen(), a.scope()), (Screen::History, Scope::History), "back where it was opened");
+}
