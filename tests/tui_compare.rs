@@ -161,6 +161,10 @@ fn two_takes_side_by_side_at_80x24() {
     let mut a = a;
     a.update(Action::Key(KeyEvent::new(KeyCode::PageDown, KeyModifiers::NONE)), NOW);
     insta::assert_snapshot!("compare_80x24_page_2", text(&draw(&a)));
+    // The smallest terminal reel draws in: one take, text only.
+    a.update(Action::Resize(40, 10), NOW);
+    let small = text(&draw(&a));
+    assert!(small.contains("┌ #3 ") && !small.contains("┌ #4 "), "{small}");
 }
 
 #[test]
