@@ -228,7 +228,8 @@ fn run_reel(plan: &[Planned], stats: RenderStats, policy: PollPolicy, progress: 
                     q.polled(id, &task, now);
                 }
                 Start::Download { .. } => {
-                    let saved = Saved { path: format!("/v/{id}.mp4").into(), size: 1, sha256: "00".into() };
+                    let saved =
+                        Saved { path: format!("/v/{id}.mp4").into(), size: 1, sha256: "00".into(), tagged: None };
                     q.fetched(id, &Ok(saved), now);
                 }
             }

@@ -39,6 +39,8 @@ pub struct ConfigFile {
     pub budget: Budget,
     #[serde(default)]
     pub batch: BatchSettings,
+    #[serde(default)]
+    pub files: FilesSettings,
     /// Dashboard keys by command: `open = "p"`, `down = ["j", "Down"]`, `"history.open" = "p"`.
     #[serde(default)]
     pub keys: BTreeMap<String, KeyList>,
@@ -68,6 +70,21 @@ pub struct BatchSettings {
 impl Default for BatchSettings {
     fn default() -> Self {
         BatchSettings { confirm_over: 20 }
+    }
+}
+
+/// `[files]`: what reel does to the videos it saves.
+#[derive(Debug, Clone, Copy, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct FilesSettings {
+    /// Write each video's provenance (prompt, model, settings, ids) into the file as MP4
+    /// metadata, with ffmpeg; the sidecar .json keeps it either way.
+    pub provenance: bool,
+}
+
+impl Default for FilesSettings {
+    fn default() -> Self {
+        FilesSettings { provenance: true }
     }
 }
 
@@ -330,6 +347,7 @@ pub struct Settings {
     pub actions: Vec<UserAction>,
     pub budget: Budget,
     pub batch: BatchSettings,
+    pub files: FilesSettings,
     /// `[keys]`, each command with its keys; the keymap checks them (with `actions`) when any
     /// command starts.
     pub keys: BTreeMap<String, Vec<String>>,
@@ -433,6 +451,7 @@ pub fn resolve(
         actions: file.actions.clone(),
         budget: file.budget,
         batch: file.batch,
+        files: file.files,
         keys: file.keys.iter().map(|(k, v)| (k.clone(), v.keys())).collect(),
         storage: file.storage.clone(),
         default_model: file.defaults.model.clone(),

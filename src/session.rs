@@ -75,6 +75,10 @@ pub async fn open(settings: &Settings) -> Result<Session, SessionError> {
     let mut engine = EngineConfig::new(settings.data_dir.join("videos"));
     engine.profile = profile;
     engine.previews = Some(crate::preview::Previewer::from_settings(settings));
+    engine.provenance = settings
+        .files
+        .provenance
+        .then(|| crate::engine::provenance::Tagger { ffmpeg: settings.programs.ffmpeg.clone() });
     let e = settings.engine;
     let secs = Duration::from_secs_f64;
     engine.policy.budget_per_sec = e.requests_per_second;

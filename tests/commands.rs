@@ -104,9 +104,11 @@ async fn submit_wait_list_show_and_download() {
 
     let path = PathBuf::from(tasks[0]["file_path"].as_str().expect("path"));
     std::fs::remove_file(&path).expect("the user deletes the file");
-    let (code, _, err) = run(&env, &sim, &["download", &remote]).await;
+    let (code, out, err) = run(&env, &sim, &["download", &remote, "--json"]).await;
     assert_eq!(code, 0, "{err}");
-    assert_eq!(std::fs::read(&path).expect("fetched again"), sim.video_bytes(&remote).expect("served").to_vec());
+    let again: Vec<Value> = serde_json::from_str(&out).expect("json");
+    assert_eq!(again[0]["file_path"].as_str(), path.to_str(), "fetched again to the same place");
+    assert_whole_json(&again[0], &sim.video_bytes(&remote).expect("served"));
 }
 
 #[tokio::test(flavor = "multi_thread")]
@@ -220,9 +222,8 @@ async fn submit_wait_against_a_gateway_saves_every_video() {
         let tasks: Value = serde_json::from_str(&out).expect("json");
         for t in tasks.as_array().expect("array") {
             assert_eq!(t["state"], "downloaded", "{name}");
-            let path = t["file_path"].as_str().expect("path");
             let remote = t["remote_id"].as_str().expect("remote id");
-            assert_eq!(std::fs::read(path).expect("saved"), sim.video_bytes(remote).expect("served").to_vec());
+            assert_whole_json(t, &sim.video_bytes(remote).expect("served"));
         }
     }
 }
@@ -297,8 +298,7 @@ async fn kill_9_at_any_moment_loses_no_task_and_leaves_no_corrupt_file() {
         match t["state"].as_str() {
             Some("downloaded") => {
                 let remote = t["remote_id"].as_str().expect("remote id");
-                let bytes = std::fs::read(t["file_path"].as_str().expect("path")).expect("file");
-                assert_eq!(bytes, sim.video_bytes(remote).expect("served").to_vec(), "task {} is whole", t["id"]);
+                assert_whole_json(t, &sim.video_bytes(remote).expect("served"));
                 remote_ids.push(remote.to_string());
             }
             Some("submit_unknown") => unknown += 1,

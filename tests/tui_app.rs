@@ -165,9 +165,13 @@ async fn type_a_prompt_send_it_see_it_downloaded_and_find_it_in_the_history() {
     let videos: Vec<_> =
         walk(&data.join("videos")).into_iter().filter(|p| p.extension().is_some_and(|e| e == "mp4")).collect();
     assert_eq!(videos.len(), 2, "the deleted record's file stays (y deletes the record only): {videos:?}");
-    let remote = sim.requests().iter().find_map(|r| r.task_id.clone()).expect("a task");
-    let served = sim.video_bytes(&remote).expect("served").to_vec();
-    assert!(videos.iter().any(|v| std::fs::read(v).expect("read") == served));
+    // The task still journaled saved its file whole.
+    let saved = reel::engine::query::list(&data.join("reel.db"), None, None, 10).expect("journal");
+    let [t] = &saved[..] else { panic!("one task is journaled: {saved:?}") };
+    let served = sim.video_bytes(t.remote_id.as_deref().expect("sent")).expect("served");
+    let path = std::path::Path::new(t.file_path.as_deref().expect("saved"));
+    assert!(videos.iter().any(|v| v == path), "{videos:?}");
+    common::assert_whole(t.sha256.as_deref(), t.file_sha256.as_deref(), path, &served);
 }
 
 /// A gateway's answers (each place it puts the URL), then an outage under the open dashboard:

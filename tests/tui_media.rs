@@ -2,38 +2,22 @@
 //! preview placeholder, and a failing check shown beside the item and blocking Ctrl-S.
 #![allow(clippy::unwrap_used, clippy::expect_used, reason = "a test fails loudly on purpose")]
 
+mod common;
+
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
-use ratatui::Terminal;
-use ratatui::backend::TestBackend;
-use reel::config::{Budget, Pricing};
-use reel::engine::ServiceState;
-use reel::rules::{Catalog, MediaDraft};
-use reel::tui::app::{Action, App, Effect, Focus, Header};
+use reel::config::Pricing;
+use reel::rules::MediaDraft;
+use reel::tui::app::{Action, App, Effect, Focus};
 use reel::tui::form::Field;
 use reel::tui::media::{MediaStatus, item_key};
-use reel::tui::prefs::Prefs;
-use reel::tui::views;
+
+use common::{dashboard, screen};
 
 const NOW: i64 = 1_800_000_100_000;
 const MODEL: &str = "acme/aurora-3.0/reference-to-video-global";
 
 fn app() -> App {
-    let header = Header {
-        profile: None,
-        base_url: "http://127.0.0.1:8787/".into(),
-        demo: false,
-        service: ServiceState::default(),
-    };
-    let mut a = App::new(
-        Catalog::builtin(),
-        Pricing::default(),
-        vec![],
-        Budget::default(),
-        header,
-        Prefs::default(),
-        NOW,
-        (120, 32),
-    );
+    let mut a = dashboard(Pricing::default(), NOW);
     // The model as a user picks it: → on the model field until it shows.
     a.focus_on(Focus::Form(Field::Model));
     for _ in 0..a.form().models().len() {
@@ -80,16 +64,6 @@ fn checked(failing: bool) -> App {
         NOW,
     );
     a
-}
-
-fn screen(a: &App, w: u16, h: u16) -> String {
-    let mut t = Terminal::new(TestBackend::new(w, h)).expect("terminal");
-    t.draw(|f| views::draw(f, a)).expect("draws");
-    let buf = t.backend().buffer().clone();
-    (0..h)
-        .map(|y| (0..w).map(|x| buf[(x, y)].symbol().to_string()).collect::<String>().trim_end().to_string())
-        .collect::<Vec<_>>()
-        .join("\n")
 }
 
 fn ctrl_s(a: &mut App) -> Vec<Effect> {

@@ -146,7 +146,7 @@ async fn type_submit_watch_it_finish_and_find_the_file() {
         walk(&data.join("videos")).into_iter().filter(|p| p.extension().is_some_and(|e| e == "mp4")).collect();
     assert_eq!(videos.len(), 1, "{videos:?}");
     let remote = sim.requests().iter().find_map(|r| r.task_id.clone()).expect("a task");
-    assert_eq!(std::fs::read(&videos[0]).expect("read"), sim.video_bytes(&remote).expect("served").to_vec());
+    assert_saved_file(data, &videos[0], &sim.video_bytes(&remote).expect("served"));
 
     // Vary the task, delete it in the history, then send a new prompt: the deleted parent
     // never breaks a later submission.
@@ -166,7 +166,9 @@ async fn type_submit_watch_it_finish_and_find_the_file() {
     tmux.keys(&["y"]);
     tmux.wait_for("no longer records it as parent");
     tmux.keys(&["Escape"]);
-    tmux.wait_for("No tasks yet");
+    // The table's title: the history, emptied, says "No tasks yet" too, and an Escape read
+    // together with the next key would be Alt and that key.
+    tmux.wait_for("Tasks · all");
     // `n` starts a fresh form: a new prompt goes out, recording no parent.
     tmux.keys(&["n"]);
     tmux.wait_for("New prompt");
@@ -592,4 +594,62 @@ async fn two_marked_takes_are_compared_side_by_side() {
     tmux.wait_for("o open");
     tmux.keys(&["q"]);
     tmux.wait_for("reel-exited-0");
+}
+
+/// Issue 23: a batch file with a template loaded into the form shows its count and cost
+/// before Ctrl-S, asks past `[batch] confirm_over`, goes out as one batch (the table's
+/// bracket), and loaded again (its name completed with Tab) says its tasks were already sent.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_batch_file_loaded_in_the_form_goes_out_as_one_batch() {
+    let sim = common::start(fast_config()).await;
+    // Past 4 tasks, sending a batch asks first.
+    let dir = tempfile::tempdir().expect("tempdir");
+    let (data, config) = (dir.path().join("data"), dir.path().join("config.toml"));
+    std::fs::write(&config, format!("{FAST}[batch]\nconfirm_over = 4\n")).expect("config");
+    let session = Session { tmux: start(&sim, &data, &config, ""), data, config, _dir: dir };
+    let tmux = &session.tmux;
+    let file = session.data.with_file_name("prompts.csv");
+    // Row 2: 2 prompts × 2 durations; row 3: the typed prompt (the form's text is the default).
+    std::fs::write(&file, "prompt,seconds\na {red|blue} fox,\"5,8\"\n,6\n").expect("the batch file");
+    let path = file.display().to_string();
+    tmux.wait_for("Compose");
+    tmux.keys(&["-l", "an owl at dusk"]);
+    tmux.keys(&["C-o"]);
+    tmux.wait_for("Load a batch file");
+    tmux.keys(&["-l", &path]);
+    tmux.keys(&["Enter"]);
+    let screen = tmux.wait_for("2 rows → 5 tasks");
+    // 5 + 8 + 5 + 8 + 6 s.
+    assert!(screen.contains("5 tasks · billed 32 s"), "{screen}");
+    assert!(screen.contains("an owl at dusk"), "the typed prompt stays: {screen}");
+    assert!(sim.requests().is_empty(), "loading sends nothing: {:?}", sim.requests());
+
+    tmux.keys(&["C-s"]);
+    tmux.wait_for("Send 5 tasks (32 s billed");
+    tmux.keys(&["y"]);
+    tmux.wait_for("Sent 5 tasks of");
+    let screen = tmux.wait_for("Compose ─");
+    assert!(!screen.contains("2 rows → 5 tasks"), "the plan is unloaded once sent: {screen}");
+    for prompt in ["a red fox", "a blue fox", "an owl at dusk"] {
+        assert!(screen.contains(prompt), "{prompt}: {screen}");
+    }
+    // One batch: the table brackets its five rows.
+    let bracketed = |l: &&str| ["││┌ ", "│││ ", "││└ "].iter().any(|g| l.contains(g)) && l.contains(" 720P");
+    assert_eq!(screen.lines().filter(bracketed).count(), 5, "{screen}");
+    let saved = until_saved(&sim, &session.data, &session.config, 5);
+    let batches: std::collections::BTreeSet<String> = saved.iter().map(|t| t["batch_id"].to_string()).collect();
+    assert_eq!(batches.len(), 1, "one batch: {saved:?}");
+    assert!(!batches.contains("null"), "{saved:?}");
+
+    // Loaded again (its name completed with Tab), the file's tasks were all sent.
+    tmux.keys(&["C-o"]);
+    tmux.wait_for("Load a batch file");
+    tmux.keys(&["-l", path.trim_end_matches("pts.csv")]);
+    tmux.keys(&["Tab"]);
+    tmux.wait_for(&format!("{path}▏"));
+    tmux.keys(&["Enter"]);
+    let screen = tmux.wait_for("were already sent");
+    assert!(screen.contains("(5 sent before, left out)"), "{screen}");
+    tmux.keys(&["C-s"]);
+    tmux.wait_for("Not sent: every task of");
 }

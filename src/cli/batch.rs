@@ -11,16 +11,17 @@ use serde::Serialize;
 use super::CliError;
 use super::output::{Output, allow_closed, note};
 use super::submit::{SubmitArgs, checked_media, deliver, model_of, over_budget, parse_media, uploaded};
-use crate::batch::expand::{self, Checked, Defaults};
-use crate::batch::key::{Content, content_key};
+use crate::batch::RowError;
+use crate::batch::expand::{Checked, Defaults};
+use crate::batch::journaled;
+use crate::batch::key::Content;
+use crate::batch::plan::{self, Plan};
 use crate::batch::read::{self, Row};
 use crate::batch::template::{self, VarSource};
-use crate::batch::{RowError, expand::Task};
 use crate::config::Settings;
 use crate::engine::journal::Part;
 use crate::rules::{Draft, MediaDraft, UnknownModels, ValidSubmission, validate};
 use crate::session::Reach;
-use crate::store::{open_reader, tasks};
 
 /// One task of the expansion, as `--dry-run` prints it.
 #[derive(Debug, Serialize)]
@@ -88,28 +89,13 @@ fn rows(args: &SubmitArgs) -> Result<Vec<Row>, Vec<String>> {
     read::rows(&name, &text).map_err(|errors| errors.iter().map(ToString::to_string).collect())
 }
 
-/// Every task of every row, validated; the problems of the rest.
-fn expansion(args: &SubmitArgs, settings: &Settings) -> Result<(Vec<Checked>, Vec<RowError>), Vec<String>> {
+/// Every task of every row, validated; the problems of the rest; and how many rows there were.
+fn expansion(args: &SubmitArgs, settings: &Settings) -> Result<(usize, Vec<Checked>, Vec<RowError>), Vec<String>> {
     let vars = vars(args)?;
     let rows = rows(args)?;
-    let defaults = defaults(args, settings);
-    let mut all: Vec<Task> = Vec::new();
-    let mut problems = Vec::new();
     let media = |text: &str| parse_media(text).map_err(|e| e.to_string());
-    for row in &rows {
-        match expand::row_tasks(row, &defaults, &vars, media) {
-            Ok(tasks) => all.extend(tasks),
-            Err(errors) => problems.extend(errors),
-        }
-    }
-    let (good, invalid) = expand::check(all, &settings.catalog);
-    // The tasks of one row often break the same rule: each is said once.
-    for p in invalid {
-        if !problems.contains(&p) {
-            problems.push(p);
-        }
-    }
-    Ok((good, problems))
+    let (good, problems) = plan::expand_rows(&rows, &defaults(args, settings), &vars, &settings.catalog, media);
+    Ok((rows.len(), good, problems))
 }
 
 pub async fn run(
@@ -118,7 +104,7 @@ pub async fn run(
     reach: &Reach,
     out: &mut Output<impl Write>,
 ) -> Result<ExitCode, CliError> {
-    let (mut good, problems) = match expansion(args, settings) {
+    let (rows, mut good, problems) = match expansion(args, settings) {
         Ok(found) => found,
         Err(problems) => {
             problems.iter().for_each(|p| note(p));
@@ -145,22 +131,24 @@ pub async fn run(
     if !args.dry_run && !prepared_media(&mut good, args.delivery.no_preflight, settings).await {
         return Ok(ExitCode::from(2));
     }
-    let keys: Vec<String> = good.iter().map(|c| content_key(&c.submission)).collect();
-    let sent = if args.again { HashSet::new() } else { already_sent(settings, &keys)? };
-    if args.dry_run {
-        return dry_run(&good, &keys, &sent, settings, args.delivery.json, out);
+    // Keyed once the media are ready: an uploaded file counts by its absolute path.
+    let name = args.from.as_ref().map_or_else(|| "command line".to_string(), |p| p.display().to_string());
+    let mut batch = Plan::new(&name, rows, good, problems);
+    if !args.again {
+        batch.sent = journaled::already_sent(&crate::session::db_path(settings), &batch.keys)?;
     }
-    let fresh: Vec<&Checked> = good.iter().zip(&keys).filter(|(_, k)| !sent.contains(*k)).map(|(c, _)| c).collect();
-    let left_out = good.len() - fresh.len();
+    if args.dry_run {
+        return dry_run(&batch, settings, args.delivery.json, out);
+    }
+    let left_out = batch.left_out();
     if left_out > 0 {
         note(&format!("{left_out} of the tasks were sent by an earlier run and are left out (--again sends them)"));
     }
-    if fresh.is_empty() {
+    let plan = batch.to_send();
+    if plan.is_empty() {
         note("every task was already sent; nothing to send");
         return Ok(ExitCode::SUCCESS);
     }
-    let plan: Vec<ValidSubmission> =
-        fresh.iter().flat_map(|c| std::iter::repeat_n(c.submission.clone(), c.copies as usize)).collect();
     note(&summary(&plan, settings));
     if plan.len() > settings.batch.confirm_over as usize && !args.delivery.yes {
         let question = format!("reel: send {} tasks?", plan.len());
@@ -181,7 +169,7 @@ pub async fn run(
         return Ok(ExitCode::from(2));
     }
     let parts =
-        fresh.into_iter().map(|c| Part { submission: c.submission.clone(), count: c.copies, parent: None }).collect();
+        batch.fresh().map(|c| Part { submission: c.submission.clone(), count: c.copies, parent: None }).collect();
     deliver(parts, args.sending(), settings, reach, out).await
 }
 
@@ -227,42 +215,21 @@ fn summary(plan: &[ValidSubmission], settings: &Settings) -> String {
     format!("{} {tasks}, billed {billed}, cost {cost}", plan.len())
 }
 
-/// The keys an earlier run journaled; none before the first run.
-fn already_sent(settings: &Settings, keys: &[String]) -> Result<HashSet<String>, CliError> {
-    let db = crate::session::db_path(settings);
-    if !db.exists() {
-        return Ok(HashSet::new());
-    }
-    let conn = open_reader(&db).map_err(crate::engine::query::QueryError::from)?;
-    Ok(tasks::existing_row_keys(&conn, keys).map_err(crate::engine::query::QueryError::from)?)
-}
-
-fn dry_run(
-    good: &[Checked],
-    keys: &[String],
-    sent: &HashSet<String>,
-    settings: &Settings,
-    json: bool,
-    out: &mut Output<impl Write>,
-) -> Result<ExitCode, CliError> {
-    let planned: Vec<Planned> = good
+fn dry_run(batch: &Plan, settings: &Settings, json: bool, out: &mut Output<impl Write>) -> Result<ExitCode, CliError> {
+    let planned: Vec<Planned> = batch
+        .tasks
         .iter()
-        .zip(keys)
+        .zip(&batch.keys)
         .map(|(c, key)| Planned {
             at: &c.at,
             content: Content::of(&c.submission),
             copies: c.copies,
             billed_seconds: c.submission.billing.total(),
             key,
-            already_sent: sent.contains(key),
+            already_sent: batch.sent.contains(key),
         })
         .collect();
-    let to_send: Vec<ValidSubmission> = good
-        .iter()
-        .zip(keys)
-        .filter(|(_, k)| !sent.contains(*k))
-        .flat_map(|(c, _)| std::iter::repeat_n(c.submission.clone(), c.copies as usize))
-        .collect();
+    let to_send = batch.to_send();
     if json {
         allow_closed(out.json(&planned))?;
     } else {

@@ -7,6 +7,7 @@ pub mod engine;
 pub mod error;
 pub mod follow;
 pub mod history;
+pub mod import;
 pub mod list;
 pub mod models;
 pub mod open;
@@ -105,6 +106,9 @@ pub enum Command {
     Rm(rm::RmArgs),
     /// Play a task's saved video with $REEL_PLAYER (else xdg-open or open).
     Open(open::OpenArgs),
+    /// Rebuild history entries from a folder of videos and their sidecars or embedded
+    /// provenance (no network request; files already in the history are left out).
+    Import(import::ImportArgs),
     /// Print a completion script for bash, zsh, fish, elvish or powershell (see README).
     Completions(completions::CompletionsArgs),
     /// Print the manual page (roff), or with --dir write one per command.
@@ -140,6 +144,7 @@ async fn dispatch(
         Command::Resend(args) => resend::run(&args, settings, reach, out).await,
         Command::Rm(args) => rm::run(&args, settings, reach, out).await.map(done),
         Command::Open(args) => open::run(&args, settings, out),
+        Command::Import(args) => import::run(&args, settings, reach, out).await,
         Command::Completions(args) => completions::completions(&args, out).map(done),
         Command::Man(args) => completions::man(&args, out).map(done),
         Command::Sim(args) => sim::run(&args, settings.catalog.clone(), out).await.map(done),

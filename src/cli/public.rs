@@ -50,7 +50,12 @@ pub struct PublicTask<'a> {
     pub error: Option<&'a Value>,
     pub file_path: Option<&'a str>,
     pub file_size: Option<i64>,
+    /// Of the bytes the service sent.
     pub sha256: Option<&'a str>,
+    /// Of the file as saved, when its provenance was written into it.
+    pub file_sha256: Option<&'a str>,
+    /// Where `reel import` found it; null for a task this history sent.
+    pub imported_from: Option<&'a str>,
     pub profile: Option<&'a str>,
     pub base_url: &'a str,
     pub idempotency_key: &'a str,
@@ -94,6 +99,8 @@ impl<'a> From<&'a TaskRecord> for PublicTask<'a> {
             file_path: t.file_path.as_deref(),
             file_size: t.file_size,
             sha256: t.sha256.as_deref(),
+            file_sha256: t.file_sha256.as_deref(),
+            imported_from: t.imported_from.as_deref(),
             profile: t.profile.as_deref(),
             base_url: &t.base_url,
             idempotency_key: &t.idempotency_key,

@@ -71,6 +71,12 @@ pub fn render(t: &TaskRecord, events: &[EventRecord]) -> String {
         if let Some(sha) = &t.sha256 {
             field("sha256", sha.clone());
         }
+        if let Some(sha) = &t.file_sha256 {
+            field("file sha256", format!("{sha} (with its provenance written into it)"));
+        }
+    }
+    if let Some(from) = &t.imported_from {
+        field("imported", format!("from {}", one_line(from)));
     }
     if let Some(url) = &t.url {
         let until = t.url_deadline.map(|d| format!(" (valid until about {})", local_time(d))).unwrap_or_default();

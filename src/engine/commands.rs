@@ -34,6 +34,9 @@ impl Runner {
             Command::Delete { id, remove_file, reply } => {
                 let _ = reply.send(self.delete(id, remove_file).await);
             }
+            Command::Import { entries, reply } => {
+                let _ = reply.send(self.import(entries).await);
+            }
             Command::Tasks { ids, reply } => {
                 let _ = reply.send(self.tasks(ids).await);
             }
@@ -90,6 +93,26 @@ impl Runner {
         for r in &records {
             self.queue.track(r.clone(), Job::Send, now.at);
         }
+        Ok(records)
+    }
+
+    /// Journals imported entries in one transaction, leaving out files already known (and a
+    /// file given twice), then announces them. They are settled: nothing is sent or polled.
+    async fn import(&mut self, entries: Vec<(TaskRecord, String)>) -> Result<Vec<TaskRecord>, EngineError> {
+        let records = self
+            .store
+            .write(move |c| {
+                let tx = c.transaction()?;
+                let mut out = Vec::new();
+                for (record, origin) in &entries {
+                    out.extend(tasks::insert_imported(&tx, record, origin)?);
+                }
+                tx.commit()?;
+                Ok(out)
+            })
+            .await?;
+        tracing::info!(count = records.len(), "imported tasks");
+        self.emit_all(&records);
         Ok(records)
     }
 

@@ -41,7 +41,10 @@ pub enum FetchError {
 pub struct Saved {
     pub path: PathBuf,
     pub size: u64,
+    /// Of the bytes the service sent, verified as they came.
     pub sha256: String,
+    /// What became of the file after: tagged with its provenance, or why not (`None`: not asked).
+    pub tagged: Option<Result<String, String>>,
 }
 
 pub use super::stall::StallRule;
@@ -382,7 +385,7 @@ async fn finish(part: &Path, path: &Path, size: u64, hasher: Sha256) -> Result<S
         sync_dir(dir).await;
     }
     let sha256 = crate::text::hex(&hasher.finalize());
-    Ok(Saved { path: path.to_path_buf(), size, sha256 })
+    Ok(Saved { path: path.to_path_buf(), size, sha256, tagged: None })
 }
 
 #[cfg(test)]

@@ -68,6 +68,8 @@ pub fn sidecar(task: &TaskRecord) -> Value {
         "url": task.url,
         "file_size": task.file_size,
         "sha256": task.sha256,
+        "file_sha256": task.file_sha256,
+        "reel_version": env!("CARGO_PKG_VERSION"),
     })
 }
 

@@ -81,6 +81,10 @@ impl LocalEngine {
         self.ask(|reply| Command::Delete { id, remove_file, reply }).await
     }
 
+    pub async fn import(&self, entries: Vec<(TaskRecord, String)>) -> Result<Vec<TaskRecord>, EngineError> {
+        self.ask(|reply| Command::Import { entries, reply }).await
+    }
+
     pub async fn tasks(&self, ids: Vec<i64>) -> Result<Vec<TaskRecord>, EngineError> {
         self.ask(|reply| Command::Tasks { ids, reply }).await
     }

@@ -14,9 +14,11 @@ mod local;
 pub use local::LocalEngine;
 pub mod files;
 pub mod health;
+pub mod import;
 pub mod journal;
 pub mod ledger;
 pub mod manual;
+pub mod provenance;
 pub mod query;
 pub mod queue;
 pub mod recover;
@@ -60,6 +62,9 @@ pub struct EngineConfig {
     pub profile: Option<String>,
     /// Makes the preview stills of each saved file (off the async threads); `None`: no stills.
     pub previews: Option<crate::preview::Previewer>,
+    /// Writes each saved file's provenance into it; `None`: files are kept as the service sent
+    /// them (the sidecar has it all either way).
+    pub provenance: Option<provenance::Tagger>,
 }
 
 impl EngineConfig {
@@ -74,6 +79,7 @@ impl EngineConfig {
             videos_dir,
             profile: None,
             previews: None,
+            provenance: None,
         }
     }
 }
@@ -132,6 +138,12 @@ pub enum Command {
         id: i64,
         remove_file: bool,
         reply: Reply<TaskRecord>,
+    },
+    /// Journals entries `reel import` rebuilt from files, each with what its timeline says of
+    /// where it came from; those whose file is in the history already are left out.
+    Import {
+        entries: Vec<(TaskRecord, String)>,
+        reply: Reply<Vec<TaskRecord>>,
     },
     /// The tasks as they stand now (a client that missed events catches up); unknown ids
     /// are left out.
@@ -249,6 +261,14 @@ impl Engine {
         match self {
             Engine::Local(e) => e.delete(id, remove_file).await,
             Engine::Remote(e) => e.delete(id, remove_file).await,
+        }
+    }
+
+    /// Journals entries rebuilt from files (see [`Command::Import`]); the ones journaled.
+    pub async fn import(&self, entries: Vec<(TaskRecord, String)>) -> Result<Vec<TaskRecord>, EngineError> {
+        match self {
+            Engine::Local(e) => e.import(entries).await,
+            Engine::Remote(e) => e.import(entries).await,
         }
     }
 

@@ -98,7 +98,7 @@ fn kinds(plan: &Plan) -> Vec<&'static str> {
 }
 
 fn saved(id: i64) -> Result<Saved, FetchError> {
-    Ok(Saved { path: PathBuf::from(format!("/v/{id}.mp4")), size: 10, sha256: "ab".into() })
+    Ok(Saved { path: PathBuf::from(format!("/v/{id}.mp4")), size: 10, sha256: "ab".into(), tagged: None })
 }
 
 #[test]

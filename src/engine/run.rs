@@ -7,6 +7,7 @@ use std::time::{Instant, SystemTime, UNIX_EPOCH};
 use tokio::sync::mpsc;
 
 use super::download::{self, FetchError, Saved};
+use super::provenance;
 use super::queue::{Limits, Now, Plan, Queue, Start, Write};
 use super::schedule::RenderStats;
 use super::timeline::Entry;
@@ -276,6 +277,7 @@ impl Runner {
                 }
                 let path = self.cfg.videos_dir.join(rel);
                 let (events, stall) = (self.events.clone(), self.cfg.stall);
+                let tagging = self.cfg.provenance.clone().map(|t| (t, provenance::fields(&record)));
                 tokio::spawn(async move {
                     let started = Instant::now();
                     let first: Mutex<Option<u64>> = Mutex::new(None);
@@ -285,7 +287,15 @@ impl Runner {
                         let rate = if secs > 0.0 { (bytes - base.min(bytes)) as f64 / secs } else { 0.0 };
                         let _ = events.send(Event::Transfer { id, bytes, total, rate });
                     };
-                    let result = download::fetch(&client, &url, &path, stall, &progress).await;
+                    let mut result = download::fetch(&client, &url, &path, stall, &progress).await;
+                    if let (Ok(saved), Some((tagger, fields))) = (&mut result, tagging) {
+                        let file = saved.path.clone();
+                        let tagged = tokio::task::spawn_blocking(move || tagger.tag(&file, &fields)).await;
+                        saved.tagged = Some(match tagged {
+                            Ok(result) => result.map_err(|e| e.to_string()),
+                            Err(e) => Err(e.to_string()),
+                        });
+                    }
                     match &result {
                         Ok(saved) => tracing::info!(task = id, bytes = saved.size, "download saved"),
                         Err(e) => {

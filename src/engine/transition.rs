@@ -366,9 +366,15 @@ fn download_step(r: &TaskRecord, result: &Result<Saved, FetchError>, max_attempt
             r.file_path = Some(saved.path.to_string_lossy().into_owned());
             r.file_size = Some(saved.size as i64);
             r.sha256 = Some(saved.sha256.clone());
+            r.file_sha256 = saved.tagged.as_ref().and_then(|t| t.as_ref().ok()).cloned();
             r.finished_at = Some(ctx.now_ms);
             r.progress = Some(100.0);
-            let detail = format!("saved {} ({} bytes)", saved.path.display(), saved.size);
+            let mut detail = format!("saved {} ({} bytes)", saved.path.display(), saved.size);
+            match &saved.tagged {
+                Some(Ok(_)) => detail.push_str("; its provenance is written into it"),
+                Some(Err(why)) => detail.push_str(&format!("; without provenance in it: {why}")),
+                None => {}
+            }
             Step { record: r, event: Some(Entry::said(detail)), next: Next::Stop }
         }
         Err(FetchError::Gone(e)) if r.url_refreshes == 0 => {

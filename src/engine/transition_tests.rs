@@ -301,7 +301,7 @@ fn submission_answers_table() {
 #[test]
 fn download_outcomes_table() {
     use std::path::PathBuf;
-    let saved = || Ok(Saved { path: PathBuf::from("/v/1.mp4"), size: 3, sha256: "abc".into() });
+    let saved = || Ok(Saved { path: PathBuf::from("/v/1.mp4"), size: 3, sha256: "abc".into(), tagged: None });
     let gone = || Err(FetchError::Gone(ApiError::UrlGone { status: 410 }));
     let retry = || Err(FetchError::Retry("reset".into()));
     // (name, url refreshes so far, attempts so far, outcome, state after, next)
@@ -473,4 +473,25 @@ fn gateway_answers_table() {
     assert_eq!(done.record.url.as_deref(), Some(url));
     let running = after_poll(&young, &gateway("in_progress", json!({"url": ""})), &ctx());
     assert_eq!(running.record.remote_completed_at, None, "completed_at means nothing before completed");
+}
+
+#[test]
+fn a_saved_file_keeps_the_service_sum_and_records_its_own_once_tagged() {
+    use std::path::PathBuf;
+    let saved = |tagged| Ok(Saved { path: PathBuf::from("/v/1.mp4"), size: 3, sha256: "abc".into(), tagged });
+    let cases = [
+        (None, None, "saved /v/1.mp4 (3 bytes)"),
+        (Some(Ok("def".to_string())), Some("def"), "saved /v/1.mp4 (3 bytes); its provenance is written into it"),
+        (
+            Some(Err("ffmpeg is not installed".to_string())),
+            None,
+            "saved /v/1.mp4 (3 bytes); without provenance in it: ffmpeg is not installed",
+        ),
+    ];
+    for (tagged, file_sha, detail) in cases {
+        let step = after_download(&record(LocalState::Downloading), &saved(tagged), 3, &ctx());
+        assert_eq!(step.record.sha256.as_deref(), Some("abc"), "the service's bytes");
+        assert_eq!(step.record.file_sha256.as_deref(), file_sha);
+        assert_eq!(step.event.and_then(|e| e.detail().map(str::to_string)).as_deref(), Some(detail));
+    }
 }

@@ -22,6 +22,8 @@ mod process;
 pub mod term;
 
 pub use cache::StillPaths;
+/// ffmpeg as the previews run it (a time limit, standard error kept), for other jobs of it.
+pub use process::{last_line, run as run_program};
 
 /// Frames in the strip under the poster.
 pub const STRIP: usize = 5;

@@ -262,11 +262,32 @@ fn migration_8_keeps_older_tasks_without_a_key_and_finds_new_keys() {
     let keys = ["a".to_string(), "b".to_string()];
     assert!(tasks::existing_row_keys(&conn, &keys).expect("a schema-7 database has no keys").is_empty());
     migrate(&mut conn).expect("migrates");
-    assert_eq!(version(&conn).expect("version"), 8);
+    assert_eq!(version(&conn).expect("version"), MIGRATIONS.len());
     let old: Option<String> = conn.query_row("SELECT row_key FROM tasks", [], |r| r.get(0)).expect("row");
     assert_eq!(old, None, "an older task has no key");
     let keyed = tasks::NewTask { row_key: Some("b".into()), ..fixtures::new_task("new") };
     tasks::insert_batch(&conn, &[keyed.clone(), keyed, fixtures::new_task("unkeyed")]).expect("insert");
     let found = tasks::existing_row_keys(&conn, &keys).expect("keys");
     assert_eq!(found.into_iter().collect::<Vec<_>>(), ["b"]);
+}
+
+#[test]
+fn migration_9_leaves_older_tasks_untagged_and_not_imported() {
+    let mut conn = at_version(8);
+    conn.execute(
+        "INSERT INTO tasks (idempotency_key, base_url_id, model_id, prompt, seconds, resolution_id, ratio_id, \
+         watermark, state_code, created_at, updated_at, sha256) VALUES ('k', 1, 1, 'old', 5, 1, 1, 0, 1, 1, 1, 'ab')",
+        [],
+    )
+    .expect("a schema-8 task");
+    conn.execute("INSERT INTO labels (id, text) VALUES (1, 'x')", []).expect("its labels");
+    migrate(&mut conn).expect("migrates");
+    let mut old = tasks::get(&conn, 1).expect("get").expect("kept");
+    assert_eq!((old.file_sha256.as_deref(), old.imported_from.as_deref()), (None, None));
+    assert_eq!(tasks::known_files(&conn, &["ab".into(), "cd".into()]).expect("known"), ["ab".to_string()].into());
+    old.file_sha256 = Some("cd".into());
+    tasks::save(&conn, &old).expect("save");
+    assert_eq!(tasks::get(&conn, 1).expect("get").expect("kept").file_sha256.as_deref(), Some("cd"));
+    let both = tasks::known_files(&conn, &["ab".into(), "cd".into(), "ef".into()]).expect("known");
+    assert_eq!(both, ["ab".to_string(), "cd".to_string()].into(), "the service's bytes and the tagged file");
 }

@@ -329,6 +329,17 @@ pub const MIGRATIONS: &[&str] = &[
     -- `reel submit --from FILE`: which of a batch's tasks were sent already. Only keyed tasks are kept.
     CREATE INDEX tasks_by_row_key ON tasks(row_key) WHERE row_key IS NOT NULL;
     "#,
+    // 9: the saved file may carry its provenance (MP4 metadata) and so differ from the bytes
+    // the service sent: its own sha256 is kept beside theirs. A task rebuilt by `reel import`
+    // says where it came from. Older rows have neither (NULL).
+    r#"
+    ALTER TABLE tasks ADD COLUMN file_sha256 TEXT;
+    ALTER TABLE tasks ADD COLUMN imported_from TEXT;
+    -- `reel import`: a file already in the history (as saved, tagged) is not imported again.
+    CREATE INDEX tasks_by_file_sha256 ON tasks(file_sha256) WHERE file_sha256 IS NOT NULL;
+    -- `reel import`: nor one whose bytes are those the service sent for a task.
+    CREATE INDEX tasks_by_sha256 ON tasks(sha256) WHERE sha256 IS NOT NULL;
+    "#,
 ];
 
 pub fn version(conn: &Connection) -> Result<usize, StoreError> {

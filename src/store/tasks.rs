@@ -91,6 +91,14 @@ pub struct TaskRecord {
     pub download_attempts: i64,
     pub url_refreshes: i64,
     pub updated_at: i64,
+    /// The sha256 of the saved file when it is not the service's bytes (`sha256`): the file
+    /// was tagged with its provenance after those were verified.
+    #[serde(default)]
+    pub file_sha256: Option<String>,
+    /// Where `reel import` found the file this entry was rebuilt from; `None` for a task this
+    /// history sent itself.
+    #[serde(default)]
+    pub imported_from: Option<String>,
 }
 
 /// The key of a task's `error` that names the task holding the same service id: the service
@@ -143,6 +151,8 @@ impl TaskRecord {
             download_attempts: 0,
             url_refreshes: 0,
             updated_at: t.created_at,
+            file_sha256: None,
+            imported_from: None,
         }
     }
 }
@@ -165,7 +175,7 @@ pub(crate) const COLUMNS: &str = "t.id, t.parent_id, t.remote_id, t.idempotency_
     t.progress, t.created_at, t.submitted_at, t.remote_created_at, t.remote_completed_at, t.finished_at, t.url, \
     t.url_deadline, t.error, coalesce((SELECT text FROM labels WHERE id = t.file_dir_id), '') || t.file_name, \
     t.file_size, t.sha256, t.poll_count, t.poll_failures, t.last_polled_at, \
-    t.next_poll_at, t.download_attempts, t.url_refreshes, t.updated_at, t.batch_id";
+    t.next_poll_at, t.download_attempts, t.url_refreshes, t.updated_at, t.batch_id, t.file_sha256, t.imported_from";
 
 /// A path as its folder (up to and including the last separator, kept as a label) and the
 /// rest: joined, they give the path back exactly.
@@ -235,6 +245,8 @@ pub(crate) fn from_row(r: &Row<'_>) -> rusqlite::Result<TaskRecord> {
         download_attempts: r.get(33)?,
         url_refreshes: r.get(34)?,
         updated_at: r.get(35)?,
+        file_sha256: r.get(37)?,
+        imported_from: r.get(38)?,
     })
 }
 
@@ -324,6 +336,55 @@ pub fn existing_row_keys(conn: &Connection, keys: &[String]) -> Result<HashSet<S
     Ok(found)
 }
 
+/// Journals an entry rebuilt by `reel import` (`record`'s id is not used) unless a task
+/// already has its file (by either sum); its timeline is one event saying where it came from.
+/// `None` when it was known.
+pub fn insert_imported(conn: &Connection, record: &TaskRecord, origin: &str) -> Result<Option<TaskRecord>, StoreError> {
+    let sums: Vec<String> = record.sha256.iter().chain(&record.file_sha256).cloned().collect();
+    if !known_files(conn, &sums)?.is_empty() {
+        return Ok(None);
+    }
+    let new = NewTask {
+        parent_id: None,
+        batch_id: None,
+        idempotency_key: record.idempotency_key.clone(),
+        profile: record.profile.clone(),
+        base_url: record.base_url.clone(),
+        model: record.model.clone(),
+        prompt: record.prompt.clone(),
+        negative_prompt: record.negative_prompt.clone(),
+        seconds: record.seconds,
+        resolution: record.resolution.clone(),
+        ratio: record.ratio.clone(),
+        watermark: record.watermark,
+        media: record.media.clone(),
+        billed_seconds: record.billed_seconds,
+        created_at: record.created_at,
+        row_key: None,
+    };
+    let id = insert(conn, &new)?.id;
+    // It never waited to be sent here: its timeline is its import.
+    conn.prepare_cached("DELETE FROM events WHERE task_id = ?1")?.execute([id])?;
+    let imported = TaskRecord { id, ..record.clone() };
+    save(conn, &imported)?;
+    conn.prepare_cached("UPDATE tasks SET imported_from = ?2 WHERE id = ?1")?
+        .execute(params![id, imported.imported_from])?;
+    add_event(conn, id, imported.updated_at, imported.state.as_str(), Some(origin))?;
+    Ok(Some(imported))
+}
+
+/// Which of `shas` a task's file has: the service's bytes or the file as saved (tagged).
+pub fn known_files(conn: &Connection, shas: &[String]) -> Result<HashSet<String>, StoreError> {
+    let mut by_sha = conn.prepare_cached("SELECT 1 FROM tasks WHERE sha256 = ?1 OR file_sha256 = ?1 LIMIT 1")?;
+    let mut out = HashSet::new();
+    for sha in shas {
+        if by_sha.exists([sha])? {
+            out.insert(sha.clone());
+        }
+    }
+    Ok(out)
+}
+
 /// Writes every mutable column of a task.
 pub fn save(conn: &Connection, t: &TaskRecord) -> Result<(), StoreError> {
     let error = t.error.as_ref().map(Value::to_string);
@@ -335,8 +396,8 @@ pub fn save(conn: &Connection, t: &TaskRecord) -> Result<(), StoreError> {
         "UPDATE tasks SET remote_id = ?2, state_code = (SELECT code FROM states WHERE name = ?3), remote_status = ?4, progress = ?5, submitted_at = ?6, \
          remote_created_at = ?7, remote_completed_at = ?8, finished_at = ?9, url = ?10, url_deadline = ?11, \
          error = ?12, file_dir_id = ?13, file_name = ?23, file_size = ?14, sha256 = ?15, poll_count = ?16, poll_failures = ?17, \
-         last_polled_at = ?18, next_poll_at = ?19, download_attempts = ?20, url_refreshes = ?21, updated_at = ?22 \
-         WHERE id = ?1",
+         last_polled_at = ?18, next_poll_at = ?19, download_attempts = ?20, url_refreshes = ?21, updated_at = ?22, \
+         file_sha256 = ?24 WHERE id = ?1",
     )?
     .execute(params![
             t.id,
@@ -362,6 +423,7 @@ pub fn save(conn: &Connection, t: &TaskRecord) -> Result<(), StoreError> {
             t.url_refreshes,
             t.updated_at,
             name,
+            t.file_sha256,
         ])?;
     if changed == 0 {
         return Err(StoreError::Missing(t.id));

@@ -10,7 +10,7 @@ use base64::Engine as _;
 use tokio::sync::mpsc::UnboundedSender;
 use tokio::task::JoinHandle;
 
-use super::app::{Action, Effect, EffectError, Op, Reload};
+use super::app::{Action, BatchNews, Effect, EffectError, Op, Reload};
 use super::form::Field;
 use super::media::{MediaContext, prepare};
 use super::prefs::Prefs;
@@ -194,6 +194,68 @@ fn reload(db: &Path, since_ms: i64, check: &[i64]) -> Result<Reload, EffectError
     Ok(Reload { records, gone })
 }
 
+/// Every part's media made ready (local files uploaded, URLs re-signed) before the first is
+/// sent, then the parts handed to the engine as one submission: one batch when there are
+/// several tasks.
+async fn send_parts(
+    engine: &Engine,
+    media: &MediaContext,
+    tx: &UnboundedSender<Action>,
+    parts: Vec<Part>,
+) -> Result<Vec<crate::store::TaskRecord>, EffectError> {
+    let mut ready = Vec::with_capacity(parts.len());
+    for part in parts {
+        let submission = prepare(part.submission, media, |line| drop(tx.send(Action::Report(Ok(line))))).await?;
+        ready.push(Part { submission, ..part });
+    }
+    Ok(engine.submit_parts(ready).await?)
+}
+
+/// Tab in the path input: the typed path's folder listed (`~` and relative paths resolved as
+/// a load resolves them), and the completion of what was typed.
+fn complete_path(typed: &str, home: Option<&Path>) -> crate::tui::form::Completion {
+    let (dir, _) = crate::tui::form::split_typed(typed);
+    let folder = if dir.is_empty() { PathBuf::from(".") } else { crate::batch::plan::resolve(dir, home) };
+    // A folder that cannot be read has nothing to offer.
+    let entries: Vec<(String, bool)> = std::fs::read_dir(folder)
+        .into_iter()
+        .flatten()
+        .flatten()
+        .filter_map(|e| Some((e.file_name().into_string().ok()?, e.path().is_dir())))
+        .collect();
+    crate::tui::form::complete(typed, &entries)
+}
+
+/// A batch file read and expanded over the form's fields (`defaults`), with the tasks an
+/// earlier run journaled marked as sent. Rows that cannot be read are the plan's problems.
+fn load_batch(
+    typed: &str,
+    defaults: &crate::batch::expand::Defaults,
+    home: Option<&Path>,
+    catalog: &crate::rules::Catalog,
+    db: &Path,
+) -> Result<crate::batch::plan::Plan, EffectError> {
+    use crate::batch::{journaled, plan, read};
+    let path = plan::resolve(typed, home);
+    let text = std::fs::read_to_string(&path)
+        .map_err(|source| EffectError::BatchFile { path: path.display().to_string(), source })?;
+    // Messages name the file as the user typed it: `prompts.csv:14: seconds: …`.
+    let name = typed.trim();
+    let (rows, good, problems) = match read::rows(name, &text) {
+        Ok(rows) => {
+            // Media items as `reel submit --media` takes them, by the same parser.
+            let media = |t: &str| crate::cli::submit::parse_media(t).map_err(|e| e.to_string());
+            let (good, problems) = plan::expand_rows(&rows, defaults, &Default::default(), catalog, media);
+            (rows.len(), good, problems)
+        }
+        Err(problems) => (0, Vec::new(), problems),
+    };
+    let mut plan = plan::Plan::new(name, rows, good, problems);
+    plan.sent = journaled::already_sent(db, &plan.keys)
+        .map_err(|source| EffectError::Read { what: format!("which tasks of {name} were already sent"), source })?;
+    Ok(plan)
+}
+
 /// Runs `job` on the blocking pool and sends what it returns (SQLite reads stay off the loop).
 fn blocking(tx: UnboundedSender<Action>, job: impl FnOnce() -> Option<Action> + Send + 'static) {
     tokio::task::spawn_blocking(move || {
@@ -217,42 +279,43 @@ pub async fn perform(effect: Effect, cx: &Context, console: &mut impl Console) -
         // the compare view keeps them meanwhile.
         e @ (Effect::Rate { .. } | Effect::Pick { .. }) => tracing::info!(effect = ?e, "review from the compare view"),
         Effect::Submit { plan, copies, parent } => {
+            let parts = plan.into_iter().map(|submission| Part { submission, count: copies, parent }).collect();
             let (engine, media) = (cx.engine.get(), cx.media.clone());
             tokio::spawn(async move {
-                // Every submission's media is ready before the first is sent.
-                let mut ready = Vec::new();
-                for v in plan {
-                    match prepare(v, &media, |line| drop(tx.send(Action::Report(Ok(line))))).await {
-                        Ok(v) => ready.push(v),
-                        Err(e) => {
-                            let _ = tx.send(Action::Submitted { again: false, result: Err(EffectError::Media(e)) });
-                            return;
-                        }
-                    }
-                }
-                // One submission, one batch: the engine journals every part together.
-                let parts = ready.into_iter().map(|submission| Part { submission, count: copies, parent }).collect();
-                let result = engine.submit_parts(parts).await.map_err(Into::into);
+                let result = send_parts(&engine, &media, &tx, parts).await;
                 let _ = tx.send(Action::Submitted { again: false, result });
             });
         }
         Effect::SubmitAgain(items) => {
+            let parts = items
+                .into_iter()
+                .map(|(parent, submission)| Part { submission, count: 1, parent: Some(parent) })
+                .collect();
             let (engine, media) = (cx.engine.get(), cx.media.clone());
             tokio::spawn(async move {
-                let mut parts = Vec::new();
-                for (parent, v) in items {
-                    // A re-run's uploaded files: re-signed when their URLs expire too soon.
-                    match prepare(v, &media, |line| drop(tx.send(Action::Report(Ok(line))))).await {
-                        Ok(submission) => parts.push(Part { submission, count: 1, parent: Some(parent) }),
-                        Err(e) => {
-                            let _ = tx.send(Action::Submitted { again: true, result: Err(EffectError::Media(e)) });
-                            return;
-                        }
-                    }
-                }
-                // Sent again together: one batch.
-                let result = engine.submit_parts(parts).await.map_err(Into::into);
+                let result = send_parts(&engine, &media, &tx, parts).await;
                 let _ = tx.send(Action::Submitted { again: true, result });
+            });
+        }
+        Effect::CompletePath(typed) => {
+            let home = cx.media.home.clone();
+            blocking(tx, move || {
+                let completion = complete_path(&typed, home.as_deref());
+                Some(Action::Batch(BatchNews::Completed { typed, completion }))
+            });
+        }
+        Effect::SubmitBatch(parts) => {
+            let (engine, media) = (cx.engine.get(), cx.media.clone());
+            tokio::spawn(async move {
+                let result = send_parts(&engine, &media, &tx, parts).await;
+                let _ = tx.send(Action::Batch(BatchNews::Submitted(result)));
+            });
+        }
+        Effect::LoadBatch { path, defaults, refresh } => {
+            let (db, home, catalog) = (cx.db.clone(), cx.media.home.clone(), cx.media.catalog.clone());
+            blocking(tx, move || {
+                let result = load_batch(&path, &defaults, home.as_deref(), &catalog, &db);
+                Some(Action::Batch(BatchNews::Loaded { defaults, refresh, result }))
             });
         }
         Effect::CheckMedia(items) => {
@@ -429,6 +492,29 @@ pub async fn perform(effect: Effect, cx: &Context, console: &mut impl Console) -
 #[cfg(test)]
 mod file_tests {
     use super::*;
+    use crate::tui::form::Completion;
+
+    #[test]
+    fn tab_lists_the_typed_folder() {
+        let dir = tempfile::tempdir().expect("a temp dir");
+        for name in ["prompts.csv", "prompts.txt", "shots.jsonl"] {
+            std::fs::write(dir.path().join(name), "a fox\n").expect("write");
+        }
+        std::fs::create_dir(dir.path().join("older")).expect("mkdir");
+        let at = |name: &str| format!("{}/{name}", dir.path().display());
+        let cases = [
+            (at("sh"), Completion::To(at("shots.jsonl"))),
+            (at("ol"), Completion::To(at("older/"))),
+            (at("prompts."), Completion::Choices(vec!["prompts.csv".into(), "prompts.txt".into()])),
+            (at("x"), Completion::Nothing),
+            (at("none/x"), Completion::Nothing),
+        ];
+        for (typed, want) in cases {
+            assert_eq!(complete_path(&typed, None), want, "{typed}");
+        }
+        let home = Some(dir.path());
+        assert_eq!(complete_path("~/sh", home), Completion::To("~/shots.jsonl".into()), "the path stays as typed");
+    }
 
     #[test]
     fn kept_files_round_trip_and_their_failures_are_said() {

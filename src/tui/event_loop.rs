@@ -150,6 +150,7 @@ impl Dashboard {
                 console.size()?,
             );
             app.started(keymap, Previews::new(picker), after);
+            app.set_batch_confirm_over(settings.batch.confirm_over);
             match draft {
                 Ok(Some(saved)) => app.restore_draft(&saved),
                 Ok(None) => {}

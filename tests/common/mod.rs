@@ -16,6 +16,27 @@ pub fn sha256_hex(bytes: &[u8]) -> String {
     reel::text::hex(&sha2::Sha256::digest(bytes))
 }
 
+/// A saved file is whole: the bytes the service sent were verified (`sha256`), and the file on
+/// disk is those bytes or their copy tagged with its provenance (`file_sha256`).
+pub fn assert_whole(sha256: Option<&str>, file_sha256: Option<&str>, path: &std::path::Path, served: &[u8]) {
+    let on_disk = sha256_hex(&std::fs::read(path).expect("the saved file"));
+    assert_eq!(sha256, Some(sha256_hex(served).as_str()), "{}: the service's bytes", path.display());
+    assert_eq!(Some(on_disk.as_str()), file_sha256.or(sha256), "{}: the file on disk", path.display());
+}
+
+/// [`assert_whole`] for the task of `data`'s journal that saved `path`.
+pub fn assert_saved_file(data: &std::path::Path, path: &std::path::Path, served: &[u8]) {
+    let tasks = reel::engine::query::list(&data.join("reel.db"), None, None, 10_000).expect("journal");
+    let t = tasks.iter().find(|t| t.file_path.as_deref() == path.to_str()).expect("the task that saved it");
+    assert_whole(t.sha256.as_deref(), t.file_sha256.as_deref(), path, served);
+}
+
+/// A task printed as JSON (`--json`) saved whole (see [`assert_whole`]).
+pub fn assert_whole_json(task: &serde_json::Value, served: &[u8]) {
+    let path = std::path::Path::new(task["file_path"].as_str().expect("a file path"));
+    assert_whole(task["sha256"].as_str(), task["file_sha256"].as_str(), path, served);
+}
+
 /// Whether `tools` (ffmpeg, ffprobe) run here. Without them a test says so and is skipped,
 /// except in CI, which must install them (see .ci/run).
 pub fn have_tools(tools: &[&str]) -> bool {
@@ -91,4 +112,27 @@ pub async fn completed_task(client: &Client) -> VideoTask {
 
 pub fn no_faults() -> Faults {
     Faults::default()
+}
+
+/// The text the dashboard draws on a `w`x`h` TestBackend, each line's end trimmed.
+pub fn screen(app: &reel::tui::app::App, w: u16, h: u16) -> String {
+    let mut t = ratatui::Terminal::new(ratatui::backend::TestBackend::new(w, h)).expect("terminal");
+    t.draw(|f| reel::tui::views::draw(f, app)).expect("draws");
+    let buf = t.backend().buffer().clone();
+    (0..h)
+        .map(|y| (0..w).map(|x| buf[(x, y)].symbol().to_string()).collect::<String>().trim_end().to_string())
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+/// A dashboard on a real provider at 127.0.0.1 (not the demo), 120x32, at `now_ms`.
+pub fn dashboard(pricing: reel::config::Pricing, now_ms: i64) -> reel::tui::app::App {
+    let header = reel::tui::app::Header {
+        profile: None,
+        base_url: "http://127.0.0.1:8787/".into(),
+        demo: false,
+        service: reel::engine::ServiceState::default(),
+    };
+    let (budget, prefs) = (reel::config::Budget::default(), reel::tui::prefs::Prefs::default());
+    reel::tui::app::App::new(Catalog::builtin(), pricing, vec![], budget, header, prefs, now_ms, (120, 32))
 }

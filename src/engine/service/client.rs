@@ -187,6 +187,13 @@ impl RemoteEngine {
         }
     }
 
+    pub async fn import(&self, entries: Vec<(TaskRecord, String)>) -> Result<Vec<TaskRecord>, EngineError> {
+        match self.ask(Request::Import { entries }).await? {
+            Answer::Tasks(t) => Ok(t),
+            other => Err(Self::unexpected(&other)),
+        }
+    }
+
     pub async fn tasks(&self, ids: Vec<i64>) -> Result<Vec<TaskRecord>, EngineError> {
         match self.ask(Request::Tasks { ids }).await? {
             Answer::Tasks(t) => Ok(t),

@@ -11,7 +11,8 @@ use crate::store::TaskRecord;
 
 /// Bumped whenever a message changes shape; a client and an engine must agree on it.
 /// 3: a submission is a list of parts, journaled as one batch.
-/// 4: a batch is announced as one `tasks` event; `tasks` asks for tasks as they stand.
+/// 4: a batch is announced as one `tasks` event; `tasks` asks for tasks as they stand;
+/// `import` journals entries rebuilt from files.
 pub const PROTOCOL: u32 = 4;
 /// Longest line either side reads: a task row is a few kilobytes, and the answer to a
 /// submission carries every row of the batch (10,000 rows are about 8 MiB).
@@ -90,6 +91,10 @@ pub enum Request {
     Delete {
         id: i64,
         remove_file: bool,
+    },
+    /// Journal entries rebuilt from files, each with its timeline's words (`reel import`).
+    Import {
+        entries: Vec<(TaskRecord, String)>,
     },
     /// The tasks with these ids as they stand now (for a client that missed events).
     Tasks {

@@ -96,6 +96,7 @@ impl Shared {
             Request::Recheck { id } => self.engine.recheck(id).await.map(|()| Answer::Done)?,
             Request::Download { id } => self.engine.download(id).await.map(|()| Answer::Done)?,
             Request::Delete { id, remove_file } => Answer::Task(Box::new(self.engine.delete(id, remove_file).await?)),
+            Request::Import { entries } => Answer::Tasks(self.engine.import(entries).await?),
             Request::Tasks { ids } => Answer::Tasks(self.engine.tasks(ids).await?),
             Request::Status => Answer::Status(Box::new(self.status().await?)),
             Request::Stop { force } => {

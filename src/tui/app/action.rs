@@ -4,6 +4,7 @@
 use crossterm::event::{KeyEvent, MouseEvent};
 use thiserror::Error;
 
+use crate::batch::expand::Defaults;
 use crate::engine::ledger::Ledger;
 use crate::engine::query::{HistoryRow, QueryError};
 use crate::engine::{Activity, EngineError, Event};
@@ -80,6 +81,8 @@ pub enum Action {
     PlayFrame(Ticket, image::RgbImage),
     /// The inline player of the given start could not go on.
     PlayFailed(Ticket, String),
+    /// A batch file loaded into the form, or its tasks sent.
+    Batch(BatchNews),
     /// A take's clip for playing a comparison together (by its index there), of the given
     /// start, or why it could not be decoded.
     Clip(Ticket, usize, Result<Vec<image::RgbImage>, crate::tui::preview::PreviewFailure>),
@@ -119,9 +122,24 @@ impl Action {
             Action::Thumb(..) => "thumb",
             Action::PlayFrame(..) => "play frame",
             Action::PlayFailed(..) => "play failed",
+            Action::Batch(BatchNews::Loaded { .. }) => "batch loaded",
+            Action::Batch(BatchNews::Completed { .. }) => "path completed",
+            Action::Batch(BatchNews::Submitted(_)) => "batch submitted",
             Action::Clip(..) => "clip",
         }
     }
+}
+
+/// What the effects of a batch file report back.
+#[derive(Debug)]
+pub enum BatchNews {
+    /// The file read, expanded over `defaults` and checked against the journal; or why it
+    /// could not be read. `refresh`: loaded again because the form's fields changed.
+    Loaded { defaults: Defaults, refresh: bool, result: Result<crate::batch::plan::Plan, EffectError> },
+    /// What Tab found for the path `typed` in its folder.
+    Completed { typed: String, completion: crate::tui::form::Completion },
+    /// The plan's tasks were journaled as one batch (or were not).
+    Submitted(Result<Vec<TaskRecord>, EffectError>),
 }
 
 /// What a read of the store found for the rows to show.
@@ -151,6 +169,18 @@ pub enum Effect {
     },
     /// Send tasks again as they were, each recording the task it came from.
     SubmitAgain(Vec<(i64, ValidSubmission)>),
+    /// Read a batch file (`~` and relative paths resolved), expand it over `defaults` (the
+    /// form's fields) and learn which of its tasks an earlier run sent; `refresh` when the
+    /// file is loaded already and the form's fields changed.
+    LoadBatch {
+        path: String,
+        defaults: Defaults,
+        refresh: bool,
+    },
+    /// Complete a typed path from the names in its folder.
+    CompletePath(String),
+    /// Send a batch file's plan: its parts as one submission, one batch.
+    SubmitBatch(Vec<crate::engine::journal::Part>),
     /// One engine action on each task; `skipped` says what was not asked and why.
     Bulk {
         op: Op,
@@ -282,6 +312,8 @@ pub enum EffectError {
     Read { what: String, source: QueryError },
     #[error("cannot save {what} to {path}: {source}")]
     Save { what: &'static str, path: String, source: std::io::Error },
+    #[error("cannot read {path}: {source}")]
+    BatchFile { path: String, source: std::io::Error },
     /// A media item could not be uploaded or failed its check.
     #[error("{0}; nothing was sent")]
     Media(#[from] crate::tui::media::NotReady),

@@ -117,7 +117,8 @@ impl App {
             | Action::Mouse(_)
             | Action::Resize(..)
             | Action::Tick
-            | Action::CheckFiles => {}
+            | Action::CheckFiles
+            | Action::Batch(_) => {}
         }
         Vec::new()
     }

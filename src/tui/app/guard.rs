@@ -12,6 +12,9 @@ fn plan_of(effect: &Effect) -> (Vec<ValidSubmission>, u32) {
     match effect {
         Effect::Submit { plan, copies, .. } => (plan.clone(), *copies),
         Effect::SubmitAgain(items) => (items.iter().map(|(_, v)| v.clone()).collect(), 1),
+        Effect::SubmitBatch(parts) => {
+            (parts.iter().flat_map(|p| std::iter::repeat_n(p.submission.clone(), p.count as usize)).collect(), 1)
+        }
         _ => (Vec::new(), 1),
     }
 }
@@ -28,6 +31,10 @@ impl App {
                 vec![*then]
             }
             (Question::Again { then, .. }, Cmd::Yes) => self.guarded(*then),
+            (Question::Batch { then, count: n, .. }, Cmd::Yes) => {
+                self.say(Level::Info, format!("Sending {}…", crate::tui::labels::count(n, "task")));
+                self.guarded(*then)
+            }
             // A second Ctrl-C (or q) says yes to quitting.
             (Question::Quit { .. }, Cmd::Yes | Cmd::ForceQuit | Cmd::Quit) => self.quit_effects(),
             (Question::Vary(t), Cmd::Yes) => {

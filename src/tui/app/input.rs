@@ -69,7 +69,14 @@ impl App {
                 }
             }
             Cmd::Undo | Cmd::Redo | Cmd::ClearLine => self.edit_line(cmd),
-            Cmd::LeaveForm => self.focus = Focus::Table,
+            // Esc in the form unloads a batch file first; the next one leaves the form.
+            Cmd::LeaveForm => {
+                if !(matches!(self.focus, Focus::Form(_)) && self.unload_batch()) {
+                    self.focus = Focus::Table;
+                }
+            }
+            Cmd::LoadBatch => self.open_batch_path(),
+            Cmd::CompletePath => return self.complete_path(),
             Cmd::NewPrompt => self.new_prompt(),
             Cmd::Suspend => return vec![Effect::Suspend],
             Cmd::FieldUp | Cmd::FieldDown => self.field_step(cmd == Cmd::FieldDown),
@@ -132,9 +139,10 @@ impl App {
 
     /// Undo, redo and a shell's Ctrl-U in the focused text, line or media part.
     fn edit_line(&mut self, cmd: Cmd) {
-        if let Some(Overlay::Media(m)) = &mut self.overlay {
-            m.clear_part();
-            return;
+        match &mut self.overlay {
+            Some(Overlay::Media(m)) => return m.clear_part(),
+            Some(Overlay::BatchPath(p)) => return p.clear(),
+            _ => {}
         }
         let op = match cmd {
             Cmd::Undo => TextOp::Undo,
@@ -152,6 +160,9 @@ impl App {
     }
 
     fn submit(&mut self) -> Vec<Effect> {
+        if let Some(effects) = self.submit_batch() {
+            return effects;
+        }
         self.form.touch();
         let check = self.form.check();
         if let Some((field, problem)) = check.problems.first().cloned() {
@@ -178,6 +189,11 @@ impl App {
             (Some(Overlay::Media(m)), _) => match ev.code {
                 KeyCode::Char(c) if plain => m.typed(Some(c)),
                 KeyCode::Backspace => m.typed(None),
+                _ => {}
+            },
+            (Some(Overlay::BatchPath(p)), _) => match ev.code {
+                KeyCode::Char(c) if plain => p.typed(Some(c)),
+                KeyCode::Backspace => p.typed(None),
                 _ => {}
             },
             (Some(_), _) => {}
@@ -215,6 +231,7 @@ impl App {
         let one_line: String = text.split_whitespace().collect::<Vec<_>>().join(" ");
         match (&mut self.overlay, self.focus) {
             (Some(Overlay::Media(m)), _) => m.paste(&one_line),
+            (Some(Overlay::BatchPath(p)), _) => p.paste(&one_line),
             (None, Focus::Table) if self.table.search().1 => self.table.edit_search(|s| s.push_str(&one_line)),
             (None, Focus::Form(field)) => self.form.paste(field, &text),
             _ => {}
@@ -257,6 +274,7 @@ impl App {
     fn choose(&mut self) -> Vec<Effect> {
         match self.overlay.take() {
             Some(Overlay::Picker { kind, cursor }) => return self.picked(kind, cursor),
+            Some(Overlay::BatchPath(p)) => return self.batch_path_chosen(p),
             Some(Overlay::Media(m)) => {
                 let item = m.item();
                 let key = self.form.put_media(m.index(), item.clone());

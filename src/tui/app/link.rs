@@ -20,7 +20,7 @@ enum WhileDown {
 
 fn while_down(effect: &Effect) -> WhileDown {
     match effect {
-        Effect::Submit { .. } | Effect::SubmitAgain(_) => WhileDown::Hold,
+        Effect::Submit { .. } | Effect::SubmitAgain(_) | Effect::SubmitBatch(_) => WhileDown::Hold,
         Effect::Bulk { .. } | Effect::Delete { .. } => WhileDown::Refuse,
         _ => WhileDown::Go,
     }

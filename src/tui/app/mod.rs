@@ -5,6 +5,7 @@
 //! screen, questions and the budget guard, quitting, the mouse, and news from the engine.
 
 mod action;
+mod batch;
 mod bulk;
 mod compare;
 mod dispatch;
@@ -22,7 +23,7 @@ mod zoom;
 
 use std::collections::BTreeSet;
 
-pub use action::{Action, Effect, EffectError, Op, Reload};
+pub use action::{Action, BatchNews, Effect, EffectError, Op, Reload};
 pub use bulk::{bulk_message, eligible};
 pub use compare::{CLIP_FRAMES, CompareAreas, TakeArea};
 pub use dispatch::{ROUTES, Route};
@@ -33,7 +34,7 @@ pub use tasks::resubmission;
 use crossterm::event::KeyEventKind;
 
 use super::compare::Compare;
-use super::form::{Field, Form, MediaEditor};
+use super::form::{Field, Form, MediaEditor, PathInput};
 use super::help::HelpState;
 use super::history::History;
 use super::keymap::{Keymap, Scope, UserAction};
@@ -72,6 +73,8 @@ pub enum Question {
     Quit { unfinished: usize, held: usize },
     /// Replace the unsent draft in the form with this task's parameters ("vary")?
     Vary(Box<crate::store::TaskRecord>),
+    /// Send a batch file's tasks, more than `[batch] confirm_over` of them?
+    Batch { then: Box<Effect>, count: usize, billed: String, cost: String },
 }
 
 /// What a picker chooses.
@@ -85,8 +88,13 @@ pub enum PickerKind {
 #[derive(Debug, Clone, PartialEq)]
 pub enum Overlay {
     Help(HelpState),
-    Picker { kind: PickerKind, cursor: usize },
+    Picker {
+        kind: PickerKind,
+        cursor: usize,
+    },
     Media(MediaEditor),
+    /// The path of a batch file to load into the form.
+    BatchPath(PathInput),
     Confirm(Question),
 }
 
@@ -158,6 +166,8 @@ pub struct App {
     draft_kept: bool,
     /// The form hidden (zoom) and a picker's filter: what the views show, owned by no part.
     on_screen: zoom::OnScreen,
+    /// Past this many tasks, sending a batch file asks first (`[batch] confirm_over`).
+    batch_confirm_over: usize,
     /// Takes side by side (`C`), over the screen it was opened from.
     compare: Option<Compare>,
 }
@@ -216,6 +226,7 @@ impl App {
             replace_on_type: false,
             draft_kept: false,
             on_screen: zoom::OnScreen::default(),
+            batch_confirm_over: crate::config::BatchSettings::default().confirm_over as usize,
             compare: None,
         }
     }
@@ -359,6 +370,7 @@ impl App {
             (Some(Overlay::Help(_)), _) => Scope::HelpView,
             (Some(Overlay::Picker { .. }), _) => Scope::Picker,
             (Some(Overlay::Media(_)), _) => Scope::MediaEditor,
+            (Some(Overlay::BatchPath(_)), _) => Scope::Path,
             (Some(Overlay::Confirm(_)), _) => Scope::Confirm,
             (None, _) if self.compare.is_some() => Scope::Comparing,
             (None, _) if history && self.history.typing() => Scope::HistorySearch,
@@ -434,6 +446,7 @@ impl App {
                 let files = self.files_on_screen();
                 if files.is_empty() { Vec::new() } else { vec![Effect::CheckFiles(files)] }
             }
+            Action::Batch(news) => self.batch_news(news),
             other => self.news(other),
         };
         if self.focus != focus_before {
@@ -454,6 +467,8 @@ impl App {
             effects.extend(self.history_follow_ups());
         }
         effects.extend(self.sync_previews());
+        effects.extend(self.batch_refresh());
+        self.note_batch_sending(&effects);
         effects.extend(self.sync_compare());
         if self.link.attached() { effects } else { self.while_down(effects) }
     }
@@ -482,6 +497,8 @@ impl App {
 mod testkit;
 #[cfg(test)]
 mod tests;
+#[cfg(test)]
+mod tests_batch;
 #[cfg(test)]
 mod tests_compare;
 #[cfg(test)]

@@ -1,10 +1,12 @@
 //! The compose form: its fields, and its live check against the shared rules (every variant
 //! of a grid), with billed seconds and cost. Here the form itself; its parts by job beside it.
 
+mod batch;
 mod check;
 mod field;
 mod grid;
 mod media_editor;
+mod path_input;
 mod text;
 
 use serde::{Deserialize, Serialize};
@@ -14,10 +16,12 @@ use crate::rules::{self, Catalog, Draft, MediaDraft, MediaKind, Mode, ModelId, R
 use crate::store::TaskRecord;
 use ratatui_textarea::TextArea;
 
+pub use batch::{BatchSend, Loaded, Refusal, more_row_errors};
 pub use check::{Check, MAX_COPIES, billed_and_cost};
 pub use field::Field;
 pub use grid::{BadGrid, Grid, parse_grid};
 pub use media_editor::MediaEditor;
+pub use path_input::{Completion, PathInput, complete, split_typed};
 pub use text::{MAX_TEXT, TextOp, clean_paste};
 use text::{replace, text_area};
 
@@ -49,6 +53,8 @@ pub struct Form {
     dirty: bool,
     catalog: Catalog,
     pricing: Pricing,
+    /// A batch file loaded into the form: Ctrl-S sends its plan instead of the form.
+    batch: Option<batch::Loaded>,
 }
 
 /// What the form holds, to keep across a restart or set aside for a variation.
@@ -82,6 +88,7 @@ impl Form {
             dirty: false,
             catalog: catalog.clone(),
             pricing: pricing.clone(),
+            batch: None,
         };
         f.recheck();
         f

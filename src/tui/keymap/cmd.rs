@@ -79,6 +79,10 @@ pub enum Cmd {
     ToggleGrid,
     /// Hide the form pane (or bring it back): the tasks and detail take the whole width.
     Zoom,
+    /// Load a batch file (JSON lines, CSV, text) into the form: its expansion, count and cost.
+    LoadBatch,
+    /// Complete the path typed from the names in its folder.
+    CompletePath,
     /// Compare the marked tasks (or the selected task's batch) side by side.
     Compare,
     /// Blind comparison: models and settings hidden, takes shuffled, until all are rated.

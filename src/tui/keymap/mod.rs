@@ -93,7 +93,12 @@ fn typed_in(scope: Scope, key: Key) -> bool {
     );
     match scope {
         Scope::Global | Scope::Text => typed || cursor,
-        Scope::Line | Scope::Searching | Scope::HistorySearch | Scope::HelpFilter | Scope::MediaEditor => typed,
+        Scope::Line
+        | Scope::Searching
+        | Scope::HistorySearch
+        | Scope::HelpFilter
+        | Scope::MediaEditor
+        | Scope::Path => typed,
         _ => false,
     }
 }
@@ -286,6 +291,7 @@ impl Keymap {
                 | Scope::Picker
                 | Scope::MediaEditor
                 | Scope::Confirm
+                | Scope::Path
                 | Scope::Comparing
         );
         let global = self.bindings.iter().filter(|b| b.scope == Scope::Global && !overlay && !hidden.contains(&b.key));

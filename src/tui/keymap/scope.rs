@@ -28,12 +28,14 @@ pub enum Scope {
     Confirm,
     /// A video playing in the detail pane: its keys come before the pane's own.
     Playing,
+    /// Typing the path of a batch file to load into the form.
+    Path,
     /// Takes side by side (`C`).
     Comparing,
 }
 
 impl Scope {
-    pub const ALL: [Scope; 16] = [
+    pub const ALL: [Scope; 17] = [
         Scope::Global,
         Scope::Text,
         Scope::Line,
@@ -49,6 +51,7 @@ impl Scope {
         Scope::HistorySearch,
         Scope::Confirm,
         Scope::Playing,
+        Scope::Path,
         Scope::Comparing,
     ];
 
@@ -69,6 +72,7 @@ impl Scope {
             Scope::HistorySearch => "History search",
             Scope::Confirm => "Questions",
             Scope::Playing => "Playing a preview",
+            Scope::Path => "Batch file path",
             Scope::Comparing => "Comparing takes",
         }
     }
@@ -91,6 +95,7 @@ impl Scope {
             Scope::HistorySearch => "history_search",
             Scope::Confirm => "question",
             Scope::Playing => "playing",
+            Scope::Path => "path",
             Scope::Comparing => "compare",
         }
     }

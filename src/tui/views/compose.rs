@@ -5,7 +5,7 @@ use ratatui::widgets::{Block, Borders, Paragraph, Wrap};
 
 use crate::text::{clean, excerpt};
 use crate::tui::app::{App, Focus};
-use crate::tui::form::Field;
+use crate::tui::form::{Field, Loaded};
 use crate::tui::keymap::{Cmd, Scope};
 use crate::tui::labels::count;
 use crate::tui::labels::short_model;
@@ -13,7 +13,7 @@ use crate::tui::layout::{Areas, MEDIA_ROWS};
 use crate::tui::theme;
 
 /// The last `max` characters of a line being typed, so its end (and the cursor) stays in view.
-fn tail(text: &str, max: usize) -> String {
+pub(super) fn tail(text: &str, max: usize) -> String {
     let n = text.chars().count();
     if n <= max { text.to_string() } else { format!("…{}", text.chars().skip(n + 1 - max).collect::<String>()) }
 }
@@ -65,9 +65,10 @@ fn text_block<'a>(app: &App, field: Field, title: &'a str, width: u16) -> Block<
 
 pub fn draw(frame: &mut Frame, a: &Areas, app: &App) {
     let in_form = matches!(app.focus(), Focus::Form(_));
-    let title = match app.form().parent() {
-        Some(p) => format!(" Compose (varying task {p}) "),
-        None => " Compose ".to_string(),
+    let title = match (app.form().batch(), app.form().parent()) {
+        (Some(b), _) => format!(" Compose · batch {} ", excerpt(&clean(b.file()), 40)),
+        (None, Some(p)) => format!(" Compose (varying task {p}) "),
+        (None, None) => " Compose ".to_string(),
     };
     let block = Block::default()
         .borders(Borders::ALL)
@@ -156,6 +157,12 @@ pub fn draw(frame: &mut Frame, a: &Areas, app: &App) {
     }
     frame.render_widget(Paragraph::new(lines), media_area);
 
+    if let Some(b) = f.batch() {
+        let (summary, notes) = batch(app, b, w);
+        frame.render_widget(Paragraph::new(summary), a.summary);
+        frame.render_widget(Paragraph::new(notes).wrap(Wrap { trim: true }), a.problems);
+        return;
+    }
     let c = f.check();
     let summary = if !f.touched() {
         Line::styled(format!("Type a prompt; {} sends it", key(app, Scope::Text, Cmd::Submit)), theme::dim())
@@ -184,4 +191,50 @@ pub fn draw(frame: &mut Frame, a: &Areas, app: &App) {
         .collect();
     notes.extend(c.warnings.iter().map(|w| Line::styled(format!("! {w}"), theme::warn())));
     frame.render_widget(Paragraph::new(notes).wrap(Wrap { trim: true }), a.problems);
+}
+
+/// Row errors listed below the form; the rest are counted.
+const MAX_ROW_ERRORS: usize = 50;
+
+/// A loaded batch file in place of the form's check: what Ctrl-S sends (the same figures as
+/// `reel submit --from`), where it comes from, and every row error.
+fn batch<'a>(app: &App, b: &Loaded, w: u16) -> (Line<'a>, Vec<Line<'a>>) {
+    let send = key(app, Scope::Text, Cmd::Submit);
+    let unload = key(app, Scope::Text, Cmd::LeaveForm);
+    let summary = if !b.problems().is_empty() {
+        let them = if b.problems().len() == 1 { "it" } else { "them" };
+        Line::styled(format!("{} · fix {them} to send", count(b.problems().len(), "row error")), theme::error())
+    } else if b.count() == 0 {
+        Line::styled("nothing left to send".to_string(), theme::dim())
+    } else {
+        let tasks = count(b.count(), "task");
+        let room = (w as usize).saturating_sub(tasks.chars().count() + 1);
+        let rest = excerpt(&format!("· billed {} · cost {}", b.billed(), b.cost()), room);
+        Line::from(vec![Span::styled(tasks, theme::title()), Span::raw(format!(" {rest}"))])
+    };
+    let mut from = format!("{}: {} → {}", clean(b.file()), count(b.rows(), "row"), count(b.tasks(), "task"));
+    if b.left_out() > 0 {
+        from.push_str(&format!(" ({} sent before, left out)", b.left_out()));
+    }
+    let mut notes = vec![Line::styled(from, theme::label())];
+    if b.sending() {
+        notes.push(Line::styled("Sending…", theme::dim()));
+    } else if b.refreshing() {
+        notes.push(Line::styled("Expanding again over the changed form…", theme::dim()));
+    }
+    notes.push(Line::styled(
+        format!("The form's fields are the defaults; {send} sends, {unload} unloads"),
+        theme::dim(),
+    ));
+    // A pane shows a few dozen lines at most: a file of thousands of bad rows is not drawn whole.
+    let shown = b.problems().len().min(MAX_ROW_ERRORS);
+    notes.extend(
+        b.problems()[..shown].iter().map(|p| Line::styled(format!("✗ {}", clean(&p.to_string())), theme::error())),
+    );
+    if b.problems().len() > shown {
+        let n = b.problems().len() - shown;
+        let more = format!("… and {n} more row error{}", if n == 1 { "" } else { "s" });
+        notes.push(Line::styled(more, theme::error()));
+    }
+    (summary, notes)
 }

@@ -115,6 +115,9 @@ fn lines<'a>(app: &App, row: &Row) -> Vec<Line<'a>> {
             _ => field("File", format!("{}{bytes}", clean(p))),
         });
     }
+    if let Some(from) = &t.imported_from {
+        lines.push(field("Imported", format!("from {}", clean(from))));
+    }
     if let Some(e) = &t.error {
         lines.push(error_line(e, t.state));
     }

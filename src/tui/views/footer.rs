@@ -40,7 +40,7 @@ fn answers(app: &App, q: &Question) -> Vec<(String, String)> {
             vec![pair(Cmd::Yes, "record"), pair(Cmd::YesWithFile, "record and file"), pair(Cmd::No, "keep")]
         }
         Question::Budget { .. } => vec![pair(Cmd::Yes, "send anyway"), pair(Cmd::No, "do not send")],
-        Question::Again { .. } => vec![pair(Cmd::Yes, "send them"), pair(Cmd::No, "keep")],
+        Question::Again { .. } | Question::Batch { .. } => vec![pair(Cmd::Yes, "send them"), pair(Cmd::No, "keep")],
         Question::Quit { .. } => vec![pair(Cmd::Yes, "quit"), pair(Cmd::No, "stay")],
         Question::Vary(_) => vec![pair(Cmd::Yes, "replace"), pair(Cmd::No, "keep my draft")],
     }

@@ -50,6 +50,7 @@ pub fn draw(frame: &mut Frame, app: &App) {
         Some(Overlay::Help(h)) => help::draw(frame, h),
         Some(Overlay::Picker { kind, cursor }) => overlays::picker(frame, app, *kind, *cursor),
         Some(Overlay::Media(m)) => overlays::media(frame, app, m),
+        Some(Overlay::BatchPath(p)) => overlays::batch_path(frame, app, p),
         Some(Overlay::Confirm(q)) => overlays::confirm(frame, app, q),
         None => {}
     }

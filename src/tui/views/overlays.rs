@@ -7,7 +7,7 @@ use ratatui::widgets::{Block, Borders, Clear, Paragraph, Wrap};
 
 use crate::text::excerpt;
 use crate::tui::app::{App, PickerKind, Question, Screen};
-use crate::tui::form::MediaEditor;
+use crate::tui::form::{MediaEditor, PathInput};
 use crate::tui::keymap::{Cmd, Scope};
 use crate::tui::labels::count;
 use crate::tui::layout::centered;
@@ -83,6 +83,33 @@ pub fn media(frame: &mut Frame, app: &App, m: &MediaEditor) {
     frame.render_widget(Paragraph::new(lines).block(block), area);
 }
 
+/// The path of a batch file to load into the form.
+pub fn batch_path(frame: &mut Frame, app: &App, p: &PathInput) {
+    let area = centered(frame.area(), 72, 5);
+    let key = |cmd| app.keymap().key_for(Scope::Path, cmd).unwrap_or_default();
+    let hint = format!(
+        " {} load   {} complete   {} clear   {} cancel",
+        key(Cmd::Choose),
+        key(Cmd::CompletePath),
+        key(Cmd::ClearLine),
+        key(Cmd::CloseOverlay)
+    );
+    let shown = crate::text::clean(p.text());
+    let room = usize::from(area.width.saturating_sub(5));
+    let lines = vec![
+        Line::from(vec![
+            Span::styled(" File ", theme::focused_label()),
+            Span::raw(format!(" {}▏", super::compose::tail(&shown, room))),
+        ]),
+        Line::styled(" ~ is your home; a relative path starts where reel was started", theme::dim()),
+        Line::styled(hint, theme::dim()),
+    ];
+    let title = " Load a batch file (JSON lines, CSV, text) ";
+    let block = Block::default().borders(Borders::ALL).border_style(theme::focused_border()).title(title);
+    frame.render_widget(Clear, area);
+    frame.render_widget(Paragraph::new(lines).block(block), area);
+}
+
 /// The question's text and its answers (`key`, what it does).
 fn question(app: &App, q: &Question) -> (String, Vec<(Cmd, String)>) {
     match q {
@@ -100,6 +127,10 @@ fn question(app: &App, q: &Question) -> (String, Vec<(Cmd, String)>) {
         Question::Again { count: n, billed, cost, .. } => (
             format!("Send {} again? Billed {billed} · cost {cost}.", count(*n, "task")),
             vec![(Cmd::Yes, format!("send {}", count(*n, "task"))), (Cmd::No, "keep them as they are".into())],
+        ),
+        Question::Batch { count: n, billed, cost, .. } => (
+            format!("Send {} ({billed} billed, {cost})? One batch.", count(*n, "task")),
+            vec![(Cmd::Yes, format!("send {}", count(*n, "task"))), (Cmd::No, "do not send".into())],
         ),
         Question::Vary(t) => (
             format!("Replace the unsent prompt in the form with task {}'s? (undo in the prompt brings it back)", t.id),
