@@ -10,14 +10,12 @@ use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use image::{Rgb, RgbImage};
 use ratatui::buffer::Buffer;
 use ratatui::style::{Color, Modifier};
-use reel::config::{Budget, Pricing};
-use reel::engine::{Event, ServiceState, TaskUpdate};
+use reel::config::Pricing;
+use reel::engine::{Event, TaskUpdate};
 use reel::preview::Stills;
-use reel::rules::Catalog;
 use reel::store::fixtures::record;
 use reel::store::{LocalState, TaskRecord};
-use reel::tui::app::{Action, App, Focus, Header};
-use reel::tui::prefs::Prefs;
+use reel::tui::app::{Action, App, Focus};
 
 const NOW: i64 = 1_800_000_100_000;
 const MODEL: &str = "acme/aurora-3.0/text-to-video";
@@ -29,23 +27,9 @@ fn sha(id: i64) -> String {
 fn app(width: u16, height: u16) -> App {
     // SAFETY: set before any thread of this test binary formats a time; every test sets the same value.
     unsafe { std::env::set_var("TZ", "UTC") };
-    let header = Header {
-        profile: Some("work".into()),
-        base_url: "http://127.0.0.1:8787/".into(),
-        demo: false,
-        service: ServiceState::default(),
-    };
     let pricing = Pricing { currency: "$".into(), per_second: [(MODEL.to_string(), 0.08)].into_iter().collect() };
-    let mut a = App::new(
-        Catalog::builtin(),
-        pricing,
-        vec![],
-        Budget::default(),
-        header,
-        Prefs::default(),
-        NOW,
-        (width, height),
-    );
+    let mut a = common::dashboard(pricing, NOW);
+    a.update(Action::Resize(width, height), NOW);
     a.focus_on(Focus::Table);
     a
 }
