@@ -26,15 +26,13 @@ use std::time::{Duration, Instant};
 use ratatui::Terminal;
 use ratatui::backend::TestBackend;
 use reel::api::{ApiKey, Client, ClientOptions};
-use reel::config::Pricing;
 use reel::engine::journal::Part;
 use reel::engine::service::{attach_if_running, socket_path};
-use reel::engine::{Engine, EngineConfig, Event, ServiceState, TaskUpdate};
+use reel::engine::{Engine, EngineConfig, Event, TaskUpdate};
 use reel::rules::{Catalog, Draft, UnknownModels, ValidSubmission, validate};
 use reel::store::fixtures::record;
 use reel::store::{LocalState, Store};
-use reel::tui::app::{Action, App, Header};
-use reel::tui::prefs::Prefs;
+use reel::tui::app::{Action, App};
 use reel::tui::views;
 use tokio::runtime::Runtime;
 

@@ -12,14 +12,11 @@ use criterion::{Criterion, criterion_group, criterion_main};
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use ratatui::Terminal;
 use ratatui::backend::TestBackend;
-use reel::config::Pricing;
 use reel::engine::query::HistoryRow;
-use reel::engine::{Event, ServiceState, TaskUpdate};
-use reel::rules::Catalog;
+use reel::engine::{Event, TaskUpdate};
 use reel::store::fixtures::record;
 use reel::store::{LocalState, TaskRecord};
-use reel::tui::app::{Action, App, Focus, Header};
-use reel::tui::prefs::Prefs;
+use reel::tui::app::{Action, App, Focus};
 use reel::tui::views;
 
 const TASKS: i64 = 100_000;

@@ -35,6 +35,7 @@ pub fn order(origin: Scope) -> Vec<Scope> {
             &[origin, Scope::Text, Scope::Line, Scope::Form, Scope::Picker, Scope::MediaEditor]
         }
         Scope::History | Scope::HistorySearch => &[Scope::History, Scope::HistorySearch, Scope::Detail],
+        Scope::Comparing => &[Scope::Comparing, Scope::Playing],
         _ => &[],
     };
     let last = [Scope::HelpView, Scope::HelpFilter];

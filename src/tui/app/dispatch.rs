@@ -17,6 +17,9 @@ pub enum Route {
     Question,
     /// The open help: scrolling, its filter, closing it.
     Help,
+    /// The compare view (`C` opens it): its takes, ratings, pick, blind mode and playing
+    /// them together; the help, suspending and Ctrl-C stay the dashboard's.
+    Compare,
     /// The inline player (`p`, Space, Esc) and the history's grid of posters (`g`).
     Player,
     /// The detail pane with the keys: the movement keys scroll it.
@@ -30,8 +33,16 @@ pub enum Route {
 }
 
 /// The routes in the order they are asked; the first that takes a command handles it.
-pub const ROUTES: [Route; 7] =
-    [Route::Question, Route::Help, Route::Player, Route::DetailScroll, Route::Review, Route::History, Route::Dashboard];
+pub const ROUTES: [Route; 8] = [
+    Route::Question,
+    Route::Help,
+    Route::Compare,
+    Route::Player,
+    Route::DetailScroll,
+    Route::Review,
+    Route::History,
+    Route::Dashboard,
+];
 
 fn moves(cmd: Cmd) -> bool {
     matches!(cmd, Cmd::Up | Cmd::Down | Cmd::PageUp | Cmd::PageDown | Cmd::Top | Cmd::Bottom)
@@ -50,6 +61,12 @@ impl App {
                             cmd,
                             Cmd::Search | Cmd::CloseOverlay | Cmd::ClearSelection | Cmd::ClearLine | Cmd::Help
                         ))
+            }
+            Route::Compare => {
+                cmd == Cmd::Compare
+                    || (self.compare.is_some()
+                        && self.overlay.is_none()
+                        && !matches!(cmd, Cmd::Help | Cmd::ForceQuit | Cmd::Suspend))
             }
             Route::Player => match cmd {
                 Cmd::Play | Cmd::PlayStop => true,
@@ -106,6 +123,7 @@ impl App {
         match self.route(cmd) {
             Route::Question => self.answer(cmd),
             Route::Help => self.help_command(cmd).unwrap_or_default(),
+            Route::Compare => self.compare_command(cmd),
             Route::Player => self.preview_command(cmd).unwrap_or_default(),
             Route::DetailScroll => {
                 self.scroll_detail(cmd);

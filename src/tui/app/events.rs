@@ -28,6 +28,7 @@ impl App {
             Action::Thumb(sha, result) => self.thumb_arrived(sha, result),
             Action::PlayFrame(ticket, frame) => self.play_frame(ticket, frame),
             Action::PlayFailed(ticket, message) => self.play_failed(ticket, message),
+            Action::Clip(ticket, take, result) => self.clip_arrived(ticket, take, result),
             Action::Timeline(id, events) => {
                 self.table.set_timeline(id, events);
             }

@@ -7,6 +7,7 @@
 mod action;
 mod batch;
 mod bulk;
+mod compare;
 mod dispatch;
 mod events;
 mod guard;
@@ -25,6 +26,7 @@ use std::collections::BTreeSet;
 
 pub use action::{Action, BatchNews, Effect, EffectError, Op, Reload};
 pub use bulk::{bulk_message, eligible};
+pub use compare::{CLIP_FRAMES, CompareAreas, TakeArea};
 pub use dispatch::{ROUTES, Route};
 pub use preview::{Subject, subject};
 pub use quit::{AfterQuit, Summary, quit_question};
@@ -33,6 +35,7 @@ pub use tasks::resubmission;
 
 use crossterm::event::KeyEventKind;
 
+use super::compare::Compare;
 use super::form::{Field, Form, MediaEditor, PathInput};
 use super::help::HelpState;
 use super::history::History;
@@ -172,6 +175,8 @@ pub struct App {
     on_screen: zoom::OnScreen,
     /// Past this many tasks, sending a batch file asks first (`[batch] confirm_over`).
     batch_confirm_over: usize,
+    /// Takes side by side (`C`), over the screen it was opened from.
+    compare: Option<Compare>,
 }
 
 impl App {
@@ -230,6 +235,7 @@ impl App {
             draft_kept: false,
             on_screen: zoom::OnScreen::default(),
             batch_confirm_over: crate::config::BatchSettings::default().confirm_over as usize,
+            compare: None,
         }
     }
 
@@ -375,6 +381,7 @@ impl App {
             (Some(Overlay::BatchPath(_)), _) => Scope::Path,
             (Some(Overlay::Confirm(_)), _) => Scope::Confirm,
             (Some(Overlay::Tags(_)), _) => Scope::Tagging,
+            (None, _) if self.compare.is_some() => Scope::Comparing,
             (None, _) if history && self.history.typing() => Scope::HistorySearch,
             (None, _) if history && self.history.detail_focused() => Scope::Detail,
             (None, _) if history => Scope::History,
@@ -393,6 +400,7 @@ impl App {
             || self.history.search_pending()
             || self.header.service.paused_until_ms.is_some_and(|t| t > self.now_ms)
             || !self.link.attached()
+            || self.compare.as_ref().is_some_and(Compare::running)
     }
 
     /// Whether a saved file is on screen, so the loop looks at the disk every few seconds.
@@ -426,6 +434,8 @@ impl App {
                 self.paste(&text);
                 Vec::new()
             }
+            // The compare view takes no clicks: its keys say what they do.
+            Action::Mouse(_) if self.compare.is_some() => Vec::new(),
             Action::Mouse(ev) => {
                 self.mouse(ev);
                 Vec::new()
@@ -468,6 +478,7 @@ impl App {
         effects.extend(self.sync_previews());
         effects.extend(self.batch_refresh());
         self.note_batch_sending(&effects);
+        effects.extend(self.sync_compare());
         if self.link.attached() { effects } else { self.while_down(effects) }
     }
 
@@ -497,6 +508,8 @@ mod testkit;
 mod tests;
 #[cfg(test)]
 mod tests_batch;
+#[cfg(test)]
+mod tests_compare;
 #[cfg(test)]
 mod tests_dispatch;
 #[cfg(test)]

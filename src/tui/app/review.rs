@@ -107,6 +107,18 @@ impl App {
         self.ask_review(id, review, vec![change])
     }
 
+    /// A review given elsewhere than on the selected row (the compare view): the task's review
+    /// as the table or the history has it, changed.
+    pub(super) fn review_task(&mut self, id: i64, change: Change) -> Vec<Effect> {
+        let review = self
+            .table
+            .row(id)
+            .map(|r| r.record.review.clone())
+            .or_else(|| self.history.rows().iter().find(|r| r.record.id == id).map(|r| r.record.review.clone()))
+            .unwrap_or_default();
+        self.ask_review(id, review, vec![change])
+    }
+
     /// The engine asked to record `changes` to a task's review, shown at once while an engine is
     /// attached (without one the effects are refused, and nothing changes on screen).
     fn ask_review(&mut self, id: i64, review: Review, changes: Vec<Change>) -> Vec<Effect> {

@@ -294,6 +294,7 @@ impl Keymap {
                 | Scope::Confirm
                 | Scope::Path
                 | Scope::Tagging
+                | Scope::Comparing
         );
         let global = self.bindings.iter().filter(|b| b.scope == Scope::Global && !overlay && !hidden.contains(&b.key));
         for b in own.chain(global) {

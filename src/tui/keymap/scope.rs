@@ -32,10 +32,12 @@ pub enum Scope {
     Path,
     /// Typing tags for a task.
     Tagging,
+    /// Takes side by side (`C`).
+    Comparing,
 }
 
 impl Scope {
-    pub const ALL: [Scope; 17] = [
+    pub const ALL: [Scope; 18] = [
         Scope::Global,
         Scope::Text,
         Scope::Line,
@@ -53,6 +55,7 @@ impl Scope {
         Scope::Playing,
         Scope::Path,
         Scope::Tagging,
+        Scope::Comparing,
     ];
 
     pub fn title(self) -> &'static str {
@@ -74,6 +77,7 @@ impl Scope {
             Scope::Playing => "Playing a preview",
             Scope::Path => "Batch file path",
             Scope::Tagging => "Tags",
+            Scope::Comparing => "Comparing takes",
         }
     }
 
@@ -97,6 +101,7 @@ impl Scope {
             Scope::Playing => "playing",
             Scope::Path => "path",
             Scope::Tagging => "tags",
+            Scope::Comparing => "compare",
         }
     }
 }
