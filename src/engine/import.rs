@@ -155,10 +155,10 @@ mod tests {
         assert_eq!((b.sha256.as_deref(), b.file_sha256.as_deref()), (Some("tagged"), None), "no other sum known");
         assert_eq!((a.state, a.imported_from.as_deref()), (LocalState::Downloaded, Some("/shared/takes")));
         assert_eq!(a.file_path.as_deref(), Some("/shared/takes/7-a-fox.mp4"));
-        assert_eq!(
-            origin(&sidecar, &found("x")),
-            "imported from /shared/takes/7-a-fox.mp4 (task 7 of the history it came from)"
-        );
+        let said =
+            "imported from /shared/takes/7-a-fox.mp4 (task 7 of the history it came from, made 2023-11-14T22:13:20Z)";
+        assert_eq!(origin(&sidecar, &found("x")), said);
+        assert_eq!(origin(&embedded, &found("x")), said);
     }
 
     #[test]
