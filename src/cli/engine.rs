@@ -141,9 +141,7 @@ async fn status(args: &StatusArgs, settings: &Settings, out: &mut Output<impl Wr
     let s = engine.status().await?;
     engine.detach().await;
     if args.json {
-        let mut value = serde_json::to_value(&s).unwrap_or_default();
-        value["running"] = serde_json::Value::Bool(true);
-        out.json(&value)?;
+        out.json(&super::public::engine_status(&s))?;
     } else {
         for line in describe(&s, now_ms()) {
             out.line(&line)?;

@@ -180,6 +180,31 @@ impl<'de> Deserialize<'de> for Ordered {
     }
 }
 
+/// `reel engine status --json`: the engine process as scripts read it, times in RFC 3339 like
+/// every other `--json`.
+pub fn engine_status(s: &crate::engine::service::Status) -> Value {
+    let service = &s.service;
+    serde_json::json!({
+        "running": true,
+        "pid": s.pid,
+        "version": s.version,
+        "started_at": time_ms(s.started_at_ms),
+        "socket": s.socket,
+        "clients": s.clients,
+        "unfinished": s.unfinished,
+        "requests_in_flight": s.requests_in_flight,
+        "downloads": s.downloads,
+        "service": {
+            "health": service.health.to_string(),
+            "since": service.since_ms.and_then(time_ms),
+            "paused_until": service.paused_until_ms.and_then(time_ms),
+            "retry_after": service.retry_after,
+            "detail": service.detail,
+        },
+        "serves": s.serves,
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -235,5 +260,34 @@ mod tests {
             t.remote_completed_at = rendered.then_some(100);
             assert_eq!(PublicTask::from(&t).billed_seconds, want, "{state} rendered {rendered}");
         }
+    }
+
+    #[test]
+    fn the_engine_status_has_no_millisecond_field() {
+        use crate::engine::service::{Served, Status};
+        let status = Status {
+            pid: 7,
+            version: "0.1.0".into(),
+            started_at_ms: 1_800_000_000_000,
+            socket: "/d/engine.sock".into(),
+            clients: 2,
+            unfinished: 3,
+            requests_in_flight: 1,
+            downloads: 0,
+            service: crate::engine::ServiceState {
+                health: crate::engine::Health::RateLimited,
+                since_ms: Some(1_800_000_000_000),
+                paused_until_ms: Some(1_800_000_005_000),
+                retry_after: true,
+                detail: Some("429".into()),
+            },
+            serves: Served { profile: None, base_url: None, key_id: None },
+        };
+        let v = engine_status(&status);
+        let text = v.to_string();
+        assert!(!text.contains("_ms"), "{text}");
+        assert_eq!(v["started_at"], "2027-01-15T08:00:00Z");
+        assert_eq!(v["service"]["paused_until"], "2027-01-15T08:00:05Z");
+        assert_eq!((v["running"].as_bool(), v["pid"].as_u64()), (Some(true), Some(7)));
     }
 }
