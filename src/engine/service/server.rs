@@ -177,6 +177,12 @@ pub async fn serve(
             }
             _ = tokio::signal::ctrl_c() => break,
             _ = tick.tick() => {
+                // Nothing can reach an engine whose socket is gone (its data folder deleted, as
+                // test folders are): its work resumes with the next engine from the journal.
+                if !shared.opts.socket.exists() {
+                    tracing::warn!(socket = %shared.opts.socket.display(), "the engine's socket is gone; exiting");
+                    break;
+                }
                 let busy = shared.engine.activity().await.map_or(true, |a| a.unfinished > 0);
                 if busy || shared.clients.load(Ordering::Relaxed) > 0 {
                     idle_since = None;
