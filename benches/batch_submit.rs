@@ -14,6 +14,8 @@
 //! (`REEL_BENCH_ROUNDS=N`, default 3).
 #![allow(clippy::unwrap_used, clippy::expect_used, reason = "a test or benchmark fails loudly on purpose")]
 
+#[path = "support/app.rs"]
+mod app;
 #[path = "support/engine.rs"]
 mod engine_process;
 #[path = "support/sim.rs"]
@@ -24,15 +26,13 @@ use std::time::{Duration, Instant};
 use ratatui::Terminal;
 use ratatui::backend::TestBackend;
 use reel::api::{ApiKey, Client, ClientOptions};
-use reel::config::Pricing;
 use reel::engine::journal::Part;
 use reel::engine::service::{attach_if_running, socket_path};
-use reel::engine::{Engine, EngineConfig, Event, ServiceState, TaskUpdate};
+use reel::engine::{Engine, EngineConfig, Event, TaskUpdate};
 use reel::rules::{Catalog, Draft, UnknownModels, ValidSubmission, validate};
 use reel::store::fixtures::record;
 use reel::store::{LocalState, Store};
-use reel::tui::app::{Action, App, Header};
-use reel::tui::prefs::Prefs;
+use reel::tui::app::{Action, App};
 use reel::tui::views;
 use tokio::runtime::Runtime;
 
@@ -137,22 +137,7 @@ fn over_socket(rt: &Runtime, base_url: &str, parts: u32) {
 }
 
 fn dashboard() -> App {
-    let header = Header {
-        profile: None,
-        base_url: "http://127.0.0.1:8787/".into(),
-        demo: false,
-        service: ServiceState::default(),
-    };
-    let mut app = App::new(
-        Catalog::builtin(),
-        Pricing::default(),
-        vec![],
-        Default::default(),
-        header,
-        Prefs::default(),
-        NOW,
-        (160, 48),
-    );
+    let mut app = app::empty(NOW);
     let shown = (1..=1_000).map(|id| record(id, LocalState::Downloaded)).collect();
     app.update(Action::Loaded(shown), NOW);
     app

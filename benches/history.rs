@@ -1,5 +1,5 @@
 //! History with 1,000,000 tasks: time to the first frame of the history view, one-word search
-//! latency, frame time while scrolling, database size.
+//! latency, searches on ratings, picks and tags, frame time while scrolling, database size.
 //!
 //! Run: `cargo bench --bench history`. The first run builds the database it measures, at
 //! `target/bench-history/reel.db` (1,000,000 tasks over a year, prompts of 8 to 15 words from a
@@ -112,6 +112,28 @@ fn build(db: &Path) {
     eprintln!("built {} tasks in {:.0} s", TASKS, started.elapsed().as_secs_f64());
 }
 
+/// Reviews as a person leaves them on a year of takes: one task in 50 rated (1 to 5), one in 500
+/// picked, one in 200 tagged `keeper` and one in 1,000 `night`. Added once to a database built
+/// without them (an older bench's, migrated), through the same SQL on every run's data.
+fn review(db: &Path) {
+    let conn = open_writer(db).expect("db");
+    let tagged: i64 = conn.query_row("SELECT count(*) FROM task_tags", [], |r| r.get(0)).expect("count");
+    if tagged > 0 {
+        return;
+    }
+    let started = Instant::now();
+    conn.execute_batch(
+        "BEGIN; \
+         UPDATE tasks SET rating = 1 + (id / 50) % 5 WHERE id % 50 = 0; \
+         UPDATE tasks SET picked = 1 WHERE id % 500 = 0; \
+         INSERT INTO task_tags (task_id, tag) SELECT id, 'keeper' FROM tasks WHERE id % 200 = 0; \
+         INSERT INTO task_tags (task_id, tag) SELECT id, 'night' FROM tasks WHERE id % 1000 = 0; \
+         COMMIT; PRAGMA wal_checkpoint(TRUNCATE);",
+    )
+    .expect("reviews");
+    eprintln!("reviewed in {:.1} s", started.elapsed().as_secs_f64());
+}
+
 fn quantile(mut v: Vec<Duration>, q: f64) -> Duration {
     v.sort();
     v[((v.len() as f64 - 1.0) * q).round() as usize]
@@ -146,6 +168,7 @@ fn main() {
         eprintln!("building {} (once)…", db.display());
         build(&db);
     }
+    review(&db);
     let size: u64 = ["", "-wal", "-shm"]
         .iter()
         .filter_map(|s| std::fs::metadata(format!("{}{s}", db.display())).ok())
@@ -213,6 +236,28 @@ fn main() {
         rare.push(t.elapsed());
     }
 
+    // Searches on reviews, alone and with words: the first page of each.
+    let reviewed = [
+        "rating:>=4",
+        "rating:5",
+        "rating:<2",
+        "tag:keeper",
+        "picked",
+        "tag:night picked",
+        "fox rating:>=4",
+        "tag:keeper river",
+    ];
+    let mut reviews: Vec<(&str, Vec<Duration>)> = reviewed.iter().map(|t| (*t, Vec::new())).collect();
+    for _ in 0..10 {
+        for (text, times) in &mut reviews {
+            let q = HistoryQuery { text: text.to_string(), ..Default::default() };
+            let t = Instant::now();
+            let rows = query::history(&db, &q, None, reel::tui::history::PAGE).expect("search");
+            times.push(t.elapsed());
+            assert!(!rows.is_empty(), "{text}");
+        }
+    }
+
     // Scrolling one row at a time through 2,000 rows: frame time, and the frames that waited
     // for a page (which the real loop reads on another thread).
     let mut app = open();
@@ -250,6 +295,14 @@ fn main() {
         ms(quantile(rare.clone(), 0.5)),
         ms(quantile(rare, 0.95))
     );
+    for (text, times) in reviews {
+        println!(
+            "search {:<28} median {}  p95 {}",
+            format!("{text:?}:"),
+            ms(quantile(times.clone(), 0.5)),
+            ms(quantile(times, 0.95))
+        );
+    }
     println!(
         "frame while scrolling (160x48):     median {}  p95 {}",
         ms(quantile(frames.clone(), 0.5)),

@@ -3,20 +3,20 @@
 //! history screen with 10,000 rows loaded.
 #![allow(clippy::unwrap_used, clippy::expect_used, reason = "a test or benchmark fails loudly on purpose")]
 
+#[path = "support/app.rs"]
+mod app;
+
 use std::hint::black_box;
 
 use criterion::{Criterion, criterion_group, criterion_main};
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use ratatui::Terminal;
 use ratatui::backend::TestBackend;
-use reel::config::Pricing;
 use reel::engine::query::HistoryRow;
-use reel::engine::{Event, ServiceState, TaskUpdate};
-use reel::rules::Catalog;
+use reel::engine::{Event, TaskUpdate};
 use reel::store::fixtures::record;
 use reel::store::{LocalState, TaskRecord};
-use reel::tui::app::{Action, App, Focus, Header};
-use reel::tui::prefs::Prefs;
+use reel::tui::app::{Action, App, Focus};
 use reel::tui::views;
 
 const TASKS: i64 = 100_000;
@@ -38,22 +38,7 @@ fn task(id: i64) -> TaskRecord {
 }
 
 fn loaded_app() -> App {
-    let header = Header {
-        profile: None,
-        base_url: "http://127.0.0.1:8787/".into(),
-        demo: false,
-        service: ServiceState::default(),
-    };
-    let mut app = App::new(
-        Catalog::builtin(),
-        Pricing::default(),
-        vec![],
-        Default::default(),
-        header,
-        Prefs::default(),
-        NOW,
-        (160, 48),
-    );
+    let mut app = app::empty(NOW);
     app.update(Action::Loaded((1..=TASKS).map(task).collect()), NOW);
     app.focus_on(Focus::Table);
     app.select_row(50_000);

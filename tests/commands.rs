@@ -68,15 +68,19 @@ fn reel_with(env: &Env, sim: &SimHandle, var: (&str, &str), args: &[&str]) -> Co
 
 const MODEL: &str = "acme/aurora-3.0/text-to-video";
 
+/// Two copies of "a red fox", sent and waited for: their records as `--json` prints them.
+async fn two_foxes(env: &Env, sim: &SimHandle) -> Value {
+    let (code, out, err) =
+        run(env, sim, &["submit", "--model", MODEL, "--prompt", "a red fox", "--count", "2", "--wait", "--json"]).await;
+    assert_eq!(code, 0, "{err}");
+    serde_json::from_str(&out).expect("json")
+}
+
 #[tokio::test(flavor = "multi_thread")]
 async fn submit_wait_list_show_and_download() {
     let sim = start(fast_config()).await;
     let env = env();
-    let (code, out, err) =
-        run(&env, &sim, &["submit", "--model", MODEL, "--prompt", "a red fox", "--count", "2", "--wait", "--json"])
-            .await;
-    assert_eq!(code, 0, "{err}");
-    let tasks: Value = serde_json::from_str(&out).expect("json");
+    let tasks = two_foxes(&env, &sim).await;
     assert_eq!(tasks.as_array().map(Vec::len), Some(2));
     for t in tasks.as_array().expect("array") {
         assert_eq!(t["state"], "downloaded");
@@ -583,4 +587,73 @@ async fn a_bad_keys_or_actions_entry_stops_headless_commands_naming_it() {
     std::fs::write(&env.config, good).expect("config");
     let (code, _, stderr) = output(list()).await;
     assert_eq!(code, 0, "{stderr}");
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn rate_tag_and_pick_show_in_list_show_and_history_search() {
+    let sim = start(fast_config()).await;
+    let env = env();
+    let tasks = two_foxes(&env, &sim).await;
+    let (ia, ib) = (tasks[0]["id"].as_i64().expect("id"), tasks[1]["id"].as_i64().expect("id"));
+    let (a, b) = (ia.to_string(), ib.to_string());
+
+    let (code, out, err) = run(&env, &sim, &["rate", &a, "4"]).await;
+    assert_eq!((code, out.trim()), (0, format!("Task {a}: rated 4").as_str()), "{err}");
+    let (code, _, err) = run(&env, &sim, &["tag", &a, "Keeper", "night"]).await;
+    assert_eq!(code, 0, "{err}");
+    let (code, out, err) = run(&env, &sim, &["pick", &a, "--json"]).await;
+    assert_eq!(code, 0, "{err}");
+    let picked: Value = serde_json::from_str(&out).expect("json");
+    assert_eq!(
+        (&picked["rating"], &picked["picked"], &picked["tags"]),
+        (&4.into(), &true.into(), &serde_json::json!(["keeper", "night"]))
+    );
+    let (code, _, err) = run(&env, &sim, &["rate", &b, "2"]).await;
+    assert_eq!(code, 0, "{err}");
+
+    let (code, _, err) = run(&env, &sim, &["tag", &a, "two words"]).await;
+    assert_eq!(code, 2, "a tag of two words is refused: {err}");
+    assert!(err.contains("no spaces or commas"), "{err}");
+    let (code, _, err) = run(&env, &sim, &["rate", &a, "6"]).await;
+    assert_eq!(code, 2, "{err}");
+
+    let (code, out, _) = run(&env, &sim, &["list", "--json"]).await;
+    assert_eq!(code, 0);
+    let listed: Value = serde_json::from_str(&out).expect("json");
+    let row = |id: i64| listed.as_array().expect("array").iter().find(|t| t["id"] == id).cloned().expect("listed");
+    assert_eq!((row(ia)["rating"].clone(), row(ia)["picked"].clone()), (4.into(), true.into()));
+    assert_eq!(
+        (row(ib)["rating"].clone(), row(ib)["picked"].clone(), row(ib)["tags"].clone()),
+        (2.into(), false.into(), serde_json::json!([]))
+    );
+
+    let (code, out, _) = run(&env, &sim, &["show", &a]).await;
+    assert_eq!(code, 0);
+    assert!(out.contains("rated 4, picked, tagged keeper night"), "{out}");
+    for line in ["rated 4", "tagged keeper", "tagged night", "picked"] {
+        assert!(out.lines().any(|l| l.trim_end().ends_with(line)), "the timeline has {line:?}: {out}");
+    }
+
+    let search = |q: &'static str| {
+        let (env, sim) = (&env, &sim);
+        async move {
+            let (code, out, err) = run(env, sim, &["history", "search", q, "--json"]).await;
+            assert_eq!(code, 0, "{err}");
+            let rows: Value = serde_json::from_str(&out).expect("json");
+            rows.as_array().expect("array").iter().filter_map(|r| r["id"].as_i64()).collect::<Vec<_>>()
+        }
+    };
+    assert_eq!(search("rating:>=4").await, [ia]);
+    assert_eq!(search("rating:<3 fox").await, [ib]);
+    assert_eq!(search("tag:keeper picked red").await, [ia]);
+    assert_eq!(search("tag:keeper wolf").await, Vec::<i64>::new());
+
+    let (code, _, _) = run(&env, &sim, &["rate", &a, "--clear"]).await;
+    assert_eq!(code, 0);
+    let (code, out, _) = run(&env, &sim, &["tag", &a, "keeper", "--remove"]).await;
+    assert_eq!((code, out.trim()), (0, format!("Task {a}: picked, tagged night").as_str()));
+    let (code, _, _) = run(&env, &sim, &["pick", &a, "--clear"]).await;
+    assert_eq!(code, 0);
+    assert_eq!(search("rating:>=1").await, [ib]);
+    assert_eq!(search("picked").await, Vec::<i64>::new());
 }

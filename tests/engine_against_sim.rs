@@ -552,3 +552,31 @@ async fn a_refused_key_keeps_tasks_waiting_until_a_working_key_is_in_use() {
         assert_saved(&sim, &rig.tasks[id], &rig.data);
     }
 }
+
+/// A review of a task the engine is still working on: the engine journals it, and every later
+/// news of the task (sent, rendering, saved) carries it, so no dashboard shows it taken back.
+#[tokio::test]
+async fn a_task_reviewed_while_it_renders_keeps_its_review_to_the_end() {
+    use reel::store::review::Change;
+    let mut config = fast_config();
+    config.lifecycle.render_min = Duration::from_millis(800);
+    config.lifecycle.render_max = Duration::from_millis(900);
+    let sim = start(config).await;
+    let mut rig = rig(&sim, 50).await;
+    let id = rig.submit("a red fox", 1).await[0];
+    let rated = rig.engine().review(id, Change::Rate(Some(4))).await.expect("reviewed");
+    assert_eq!(rated.review.rating, Some(4));
+    assert!(!rated.state.is_settled(), "reviewed while the engine works on it: {}", rated.state);
+    rig.engine().review(id, Change::Tag(vec!["Keeper".into()])).await.expect("tagged");
+    rig.settle(&[id], Duration::from_secs(20)).await;
+    let last = &rig.tasks[&id];
+    assert_eq!(last.state, LocalState::Downloaded);
+    assert_eq!((last.review.rating, last.review.tags.clone()), (Some(4), vec!["keeper".to_string()]));
+    let stored = reel::engine::query::show(&rig.data.join("reel.db"), id).expect("read");
+    assert_eq!(stored.0.review, last.review, "the journal agrees");
+    let timeline: Vec<&str> = stored.1.iter().map(|e| e.state.as_str()).collect();
+    assert!(timeline.contains(&"rated 4") && timeline.contains(&"tagged keeper"), "{timeline:?}");
+    let missing = rig.engine().review(id + 100, Change::Pick(true)).await;
+    assert!(matches!(missing, Err(EngineError::NoTask(n)) if n == id + 100), "{missing:?}");
+    rig.engine.take().expect("engine").shutdown().await;
+}

@@ -345,7 +345,10 @@ async fn the_dashboard_outlives_its_engine_and_attaches_to_the_next() {
     frame_where(&mut frames, "the form", |s| s.contains("Compose")).await;
     type_text("a fox before the crash");
     key(KeyCode::Char('s'), KeyModifiers::CONTROL);
-    frame_where(&mut frames, "the task", |s| s.contains("a fox before the crash") && s.contains("service ok")).await;
+    // Sent and accepted, not just typed (the form shows the prompt at once): the kill must
+    // not land while the POST is in flight.
+    let sent = |s: &str| s.contains("queued") || s.contains("in_progress");
+    frame_where(&mut frames, "the task sent", |s| sent(s) && s.contains("service ok")).await;
 
     // kill -9 while the task renders; no engine can start until the gate opens again.
     let pid = f.status(&sim).await["pid"].as_u64().expect("running") as i32;

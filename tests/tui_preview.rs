@@ -4,9 +4,10 @@
 //! is too narrow for a poster), 100x30 and 160x48.
 #![allow(clippy::unwrap_used, clippy::expect_used, reason = "a test or benchmark fails loudly on purpose")]
 
+mod common;
+
+use common::screen::{draw, text};
 use image::{Rgb, RgbImage};
-use ratatui::Terminal;
-use ratatui::backend::TestBackend;
 use ratatui::buffer::Buffer;
 use ratatui::layout::{Margin, Rect};
 use ratatui::style::Color;
@@ -21,7 +22,6 @@ use reel::tui::app::{Action, App, Focus, Header};
 use reel::tui::layout;
 use reel::tui::prefs::Prefs;
 use reel::tui::preview::PreviewFailure;
-use reel::tui::views;
 
 const NOW: i64 = 1_800_000_100_000;
 const SHA: &str = "5ca1ab1e00000000000000000000000000000000000000000000000000000001";
@@ -78,22 +78,6 @@ fn quadrants(w: u32, h: u32) -> RgbImage {
 fn stills() -> Stills {
     let frame = |c: [u8; 3]| RgbImage::from_pixel(160, 90, Rgb(c));
     Stills { poster: quadrants(480, 270), strip: vec![frame(RED), frame(BLUE), frame(WHITE), frame(GREEN), frame(RED)] }
-}
-
-fn draw(app: &App) -> Buffer {
-    let mut t = Terminal::new(TestBackend::new(app.size().0, app.size().1)).expect("terminal");
-    t.draw(|f| views::draw(f, app)).expect("draw");
-    t.backend().buffer().clone()
-}
-
-fn text(b: &Buffer) -> String {
-    let mut out = String::new();
-    for y in 0..b.area.height {
-        let line: String = (0..b.area.width).map(|x| b[(x, y)].symbol().to_string()).collect();
-        out.push_str(line.trim_end());
-        out.push('\n');
-    }
-    out
 }
 
 /// One letter per colour, `.` for anything else (the edges a scaler blends).

@@ -321,6 +321,8 @@ fn ledger_app() -> App {
             lost: 1,
             billed_seconds: 20.0,
             unknown_billed: 1,
+            rated: 3,
+            rating_total: 11,
         },
     ];
     let times = [("acme/aurora-3.0/text-to-video".to_string(), vec![60.0, 90.0, 120.0])].into_iter().collect();
@@ -780,4 +782,62 @@ fn the_model_list_narrows_as_you_type() {
     typed(&mut a, "a fox");
     let check = a.form().check();
     assert!(check.is_clean() && !check.warnings.is_empty(), "sendable, with a warning: {check:?}");
+}
+
+/// Rated, picked and tagged takes: the table's review column, the detail's review line.
+fn reviewed_app() -> App {
+    use reel::store::Review;
+    let mut a = busy_app();
+    let mut best = task(7, LocalState::Downloaded, "a red fox in fresh snow, golden hour", 400);
+    best.file_path = Some("/videos/7-a-red-fox.mp4".into());
+    best.review = Review { rating: Some(5), picked: true, tags: vec!["keeper".into(), "night".into()] };
+    put(&mut a, best, None);
+    let mut other = task(8, LocalState::Downloaded, "a red fox in fresh snow, blue hour", 390);
+    other.file_path = Some("/videos/8-a-red-fox.mp4".into());
+    other.review = Review { rating: Some(2), ..Review::default() };
+    put(&mut a, other, None);
+    a.focus_on(Focus::Table);
+    a.select_row(a.table().view().iter().position(|id| *id == 7).expect("shown"));
+    a
+}
+
+#[test]
+fn the_table_with_ratings_and_a_pick() {
+    let a = reviewed_app();
+    for (w, h) in [(80, 24), (120, 32)] {
+        let s = screen(&a, w, h);
+        assert!(s.lines().all(|l| l.chars().count() <= w as usize), "a line is wider than the terminal");
+        assert!(s.contains("★5✓") && s.contains("★2"), "the review column at {w}x{h}:\n{s}");
+        insta::assert_snapshot!(format!("reviewed_table_{w}x{h}"), s);
+    }
+}
+
+#[test]
+fn the_tag_line_over_the_table() {
+    let mut a = reviewed_app();
+    a.update(Action::Key(KeyEvent::new(KeyCode::Char('t'), KeyModifiers::NONE)), NOW);
+    typed(&mut a, "dusk -night");
+    insta::assert_snapshot!(screen(&a, 80, 24));
+}
+
+#[test]
+fn history_rows_with_a_rating_and_a_pick() {
+    use reel::engine::query::HistoryRow;
+    use reel::store::Review;
+    let mut a = app(false);
+    a.focus_on(Focus::Table);
+    a.update(Action::Key(KeyEvent::new(KeyCode::Char('H'), KeyModifiers::SHIFT)), NOW);
+    let ticket = a.history().ticket();
+    let mut best = task(10, LocalState::Downloaded, "a red fox in fresh snow", 3000);
+    best.review = Review { rating: Some(4), picked: true, tags: vec!["keeper".into()] };
+    let plain = task(11, LocalState::Downloaded, "a red fox in deep snow at dusk", 2000);
+    let rows = vec![
+        HistoryRow { record: plain, file_present: Some(true) },
+        HistoryRow { record: best, file_present: Some(true) },
+    ];
+    a.update(Action::HistoryPage(ticket, Ok(rows)), NOW);
+    a.update(Action::Key(KeyEvent::new(KeyCode::Down, KeyModifiers::NONE)), NOW);
+    let s = screen(&a, 120, 32);
+    assert!(s.contains("★4✓") && s.contains("rated 4, picked, tagged keeper"), "{s}");
+    insta::assert_snapshot!(s);
 }

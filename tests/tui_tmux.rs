@@ -49,6 +49,32 @@ impl Tmux {
             std::thread::sleep(Duration::from_millis(100));
         }
     }
+
+    /// Waits until the screen no longer shows `text`.
+    fn wait_gone(&self, text: &str) {
+        let deadline = Instant::now() + PATIENCE;
+        while self.screen().contains(text) {
+            assert!(Instant::now() < deadline, "\"{text}\" stayed; the screen:\n{}", self.screen());
+            std::thread::sleep(Duration::from_millis(100));
+        }
+    }
+
+    /// Waits until pictures are drawn: no stand-in saying "preview…" and at least `cells`
+    /// cells in 24-bit colour (half blocks; tmux has no image protocol). The screen with its
+    /// escapes.
+    fn wait_for_pictures(&self, cells: usize) -> String {
+        let deadline = Instant::now() + PATIENCE;
+        loop {
+            let s = self.screen();
+            let with_escapes = self.run(&["capture-pane", "-p", "-e", "-t", "reel"]);
+            let coloured = with_escapes.matches("48;2;").count();
+            if !s.contains("preview…") && coloured >= cells {
+                return with_escapes;
+            }
+            assert!(Instant::now() < deadline, "no pictures ({coloured} coloured cells):\n{s}");
+            std::thread::sleep(Duration::from_millis(100));
+        }
+    }
 }
 
 impl Drop for Tmux {
@@ -187,17 +213,7 @@ async fn a_finished_task_shows_its_poster_and_plays_inline() {
     tmux.wait_for("p play");
 
     // The poster is drawn in colour half blocks beside the text (tmux has no image protocol).
-    let deadline = Instant::now() + PATIENCE;
-    let coloured = loop {
-        let s = tmux.screen();
-        let with_escapes = tmux.run(&["capture-pane", "-p", "-e", "-t", "reel"]);
-        let cells = with_escapes.matches("48;2;").count();
-        if !s.contains("preview…") && cells >= 20 {
-            break with_escapes;
-        }
-        assert!(Instant::now() < deadline, "no poster appeared ({cells} coloured cells):\n{s}");
-        std::thread::sleep(Duration::from_millis(100));
-    };
+    let coloured = tmux.wait_for_pictures(20);
     assert!(coloured.contains('▀') || coloured.contains('▄') || coloured.matches("48;2;").count() > 40, "{coloured}");
     let cached = walk(&data.join("previews"));
     assert!(cached.iter().any(|p| p.ends_with("poster.jpg")), "the frames are cached: {cached:?}");
@@ -208,11 +224,7 @@ async fn a_finished_task_shows_its_poster_and_plays_inline() {
     tmux.keys(&["Space"]);
     tmux.wait_for("❚❚ paused");
     tmux.keys(&["Escape"]);
-    let deadline = Instant::now() + PATIENCE;
-    while tmux.screen().contains("paused") {
-        assert!(Instant::now() < deadline, "Esc did not stop the player:\n{}", tmux.screen());
-        std::thread::sleep(Duration::from_millis(100));
-    }
+    tmux.wait_gone("paused");
     tmux.keys(&["q"]);
     tmux.wait_for("reel-exited-0");
 }
@@ -531,6 +543,59 @@ async fn a_large_upload_is_one_bar_on_a_terminal() {
     assert!(results[0].contains("downloaded"), "{screen}");
 }
 
+/// Two saved takes marked and compared: both side by side with their posters in half blocks
+/// (tmux has no image protocol) and the words only one has, played together, paused, stopped,
+/// rated and closed.
+#[tokio::test(flavor = "multi_thread")]
+async fn two_marked_takes_are_compared_side_by_side() {
+    if !have_tools(&["ffmpeg"]) {
+        return;
+    }
+    let sim = common::start(fast_config()).await;
+    let session = open(&sim, "");
+    let (tmux, data, config) = (&session.tmux, &session.data, &session.config);
+    tmux.wait_for("Compose");
+    tmux.keys(&["-l", "a lighthouse at dusk"]);
+    tmux.keys(&["C-s"]);
+    tmux.wait_for("Sent 1 task");
+    tmux.keys(&["Escape"]);
+    tmux.wait_for("o open");
+    tmux.keys(&["n"]);
+    tmux.wait_for("New prompt");
+    tmux.keys(&["-l", "a lighthouse at dawn with gulls"]);
+    tmux.keys(&["C-s"]);
+    until_saved(&sim, data, config, 2);
+    tmux.keys(&["Escape"]);
+    tmux.wait_for("o open");
+
+    // Mark both, then C.
+    tmux.keys(&["Space"]);
+    tmux.keys(&["Down"]);
+    tmux.keys(&["Space"]);
+    tmux.keys(&["C"]);
+    let screen = tmux.wait_for("Comparing 2 takes");
+    let (first, second) = (screen.find("┌ #1 "), screen.find("┌ #2 "));
+    assert!(first.is_some() && first < second, "both takes, oldest first: {screen}");
+    assert!(screen.contains("with gulls") && screen.contains("at dusk"), "{screen}");
+    tmux.wait_for_pictures(40);
+
+    // p plays both on one clock, Space pauses, Esc stops (the comparison stays).
+    tmux.keys(&["p"]);
+    tmux.wait_for("▶ playing together");
+    tmux.keys(&["Space"]);
+    tmux.wait_for("❚❚ paused");
+    tmux.keys(&["Escape"]);
+    tmux.wait_gone("paused");
+    assert!(tmux.screen().contains("Comparing 2 takes"));
+    tmux.keys(&["4"]);
+    tmux.wait_for("Rated #1 4 of 5");
+    tmux.wait_for("★★★★☆");
+    tmux.keys(&["Escape"]);
+    tmux.wait_for("o open");
+    tmux.keys(&["q"]);
+    tmux.wait_for("reel-exited-0");
+}
+
 /// Issue 23: a batch file with a template loaded into the form shows its count and cost
 /// before Ctrl-S, asks past `[batch] confirm_over`, goes out as one batch (the table's
 /// bracket), and loaded again (its name completed with Tab) says its tasks were already sent.
@@ -587,4 +652,39 @@ async fn a_batch_file_loaded_in_the_form_goes_out_as_one_batch() {
     assert!(screen.contains("(5 sent before, left out)"), "{screen}");
     tmux.keys(&["C-s"]);
     tmux.wait_for("Not sent: every task of");
+}
+
+/// Reviewing takes in the running dashboard: `+` rates the selected task, `*` picks it, `t`
+/// tags it; the table shows the mark, the detail the review, and the journal has all of it
+/// (read by `reel list --json` from another terminal).
+#[tokio::test(flavor = "multi_thread")]
+async fn rate_pick_and_tag_a_take_in_the_dashboard() {
+    let sim = common::start(fast_config()).await;
+    let session = open(&sim, "");
+    let (tmux, data, config) = (&session.tmux, session.data.clone(), session.config.clone());
+    tmux.wait_for("Compose");
+    tmux.keys(&["-l", "a red fox at dusk"]);
+    tmux.keys(&["C-s"]);
+    tmux.wait_for("downloaded");
+    tmux.keys(&["Escape"]);
+    tmux.wait_for("o open");
+    tmux.keys(&["+"]);
+    tmux.wait_for("★1");
+    tmux.keys(&["+"]);
+    tmux.keys(&["+"]);
+    tmux.keys(&["*"]);
+    tmux.wait_for("★3✓");
+    tmux.keys(&["t"]);
+    tmux.wait_for("Tags for task 1");
+    tmux.keys(&["-l", "Keeper dusk"]);
+    tmux.keys(&["Enter"]);
+    let screen = tmux.wait_for("rated 3, picked, tagged dusk keeper");
+    assert!(!screen.contains("Tags for task 1"), "the tag line closed: {screen}");
+    let tasks = listed(&sim, &data, &config);
+    assert_eq!(
+        (&tasks[0]["rating"], &tasks[0]["picked"], &tasks[0]["tags"]),
+        (&serde_json::json!(3), &serde_json::json!(true), &serde_json::json!(["dusk", "keeper"]))
+    );
+    tmux.keys(&["q"]);
+    tmux.wait_for("reel-exited-0");
 }

@@ -25,7 +25,8 @@ pub struct HistoryArgs {
 
 #[derive(Debug, Subcommand)]
 pub enum HistoryCommand {
-    /// Find past tasks: words match prompts and negative prompts by prefix.
+    /// Find past tasks: words match prompts and negative prompts by prefix; `rating:>=4`,
+    /// `tag:WORD` and `picked` match reviews.
     Search(SearchArgs),
     /// The ledger: tasks per day, success rate, render times, billed seconds and cost.
     Stats(StatsArgs),
@@ -35,7 +36,8 @@ pub enum HistoryCommand {
 
 #[derive(Debug, Args)]
 pub struct SearchArgs {
-    /// Words to find (all must match); empty lists everything.
+    /// Words to find (all must match, each by prefix), and terms on reviews: `rating:>=4`
+    /// (also `rating:5`, `rating:<3`), `tag:keeper`, `picked`; empty lists everything.
     #[arg(default_value = "")]
     pub text: String,
     /// Only tasks of this model id.
@@ -133,7 +135,7 @@ fn stat_line(l: &Line, pricing: &crate::config::Pricing) -> String {
     let pct = l.success_rate.map_or("-".into(), |r| format!("{:.0}%", r * 100.0));
     let secs = |v: Option<f64>| v.map_or("-".into(), |s| format!("{s:.0} s"));
     format!(
-        "{:<36}  {:>6}  {:>7}  {:>6}  {:>8}  {:>4}  {:>7}  {:>7}  {:>9.0}  {}",
+        "{:<36}  {:>6}  {:>7}  {:>6}  {:>8}  {:>4}  {:>7}  {:>7}  {:>9.0}  {:>9}  {}",
         fit(&l.key, 36),
         l.tasks,
         pct,
@@ -143,14 +145,15 @@ fn stat_line(l: &Line, pricing: &crate::config::Pricing) -> String {
         secs(l.p50),
         secs(l.p90),
         l.billed_seconds,
+        l.rating_text(),
         l.cost.show(pricing)
     )
 }
 
 pub fn stats_text(ledger: &Ledger, pricing: &crate::config::Pricing) -> String {
     let header = format!(
-        "{:<36}  {:>6}  {:>7}  {:>6}  {:>8}  {:>4}  {:>7}  {:>7}  {:>9}  {}",
-        "", "TASKS", "SUCCESS", "FAILED", "REJECTED", "LOST", "P50", "P90", "BILLED S", "COST"
+        "{:<36}  {:>6}  {:>7}  {:>6}  {:>8}  {:>4}  {:>7}  {:>7}  {:>9}  {:>9}  {}",
+        "", "TASKS", "SUCCESS", "FAILED", "REJECTED", "LOST", "P50", "P90", "BILLED S", "RATING", "COST"
     );
     let mut out = format!("Per model\n{}\n", header.replacen(&" ".repeat(36), &format!("{:<36}", "MODEL"), 1));
     for l in &ledger.models {
@@ -292,6 +295,8 @@ mod tests {
             lost: 2,
             billed_seconds: 20.0,
             unknown_billed: 0,
+            rated: 2,
+            rating_total: 9,
         };
         let pricing = crate::config::Pricing::default();
         let text = stats_text(&crate::engine::ledger::compute(&[row], &Default::default(), &pricing), &pricing);
@@ -300,5 +305,7 @@ mod tests {
         let model = text.lines().nth(2).unwrap_or_default();
         let columns: Vec<&str> = model.split_whitespace().collect();
         assert_eq!(columns[1..6], ["10", "80%", "1", "3", "2"], "{text}");
+        assert!(header.contains("BILLED S     RATING  COST"), "{text}");
+        assert_eq!(columns[9..11], ["4.5", "(2)"], "the average rating of the rated tasks: {text}");
     }
 }

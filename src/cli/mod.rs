@@ -13,14 +13,18 @@ pub mod mcp;
 pub mod models;
 pub mod open;
 pub mod output;
+pub mod pick;
 pub mod progress;
 pub mod public;
+pub mod rate;
 pub mod rerun;
 pub mod resend;
+pub mod review;
 pub mod rm;
 pub mod show;
 pub mod sim;
 pub mod submit;
+pub mod tag;
 pub mod vary;
 pub mod wait;
 
@@ -50,6 +54,7 @@ Examples:
   reel submit -m aurora-3.0/t2v -s 10 -n 2 \"a red fox in snow\"
   echo \"a red fox in snow\" | reel submit -
   reel vary 12 --prompt \"a grey wolf in snow\" --ratio 16:9
+  reel rate 12 4 && reel tag 12 keeper && reel history search \"rating:>=4 tag:keeper fox\"
   reel history export --format csv --output tasks.csv";
 
 #[derive(Debug, Parser)]
@@ -105,6 +110,12 @@ pub enum Command {
     Resend(resend::ResendArgs),
     /// Delete a task from the journal (and with --file its saved video).
     Rm(rm::RmArgs),
+    /// Rate a task 1 to 5 (0 or --clear removes the rating).
+    Rate(rate::RateArgs),
+    /// Tag a task (--remove takes tags off); search them with `tag:WORD`.
+    Tag(tag::TagArgs),
+    /// Pick a task as the winner of its batch or comparison (--clear takes it back).
+    Pick(pick::PickArgs),
     /// Play a task's saved video with $REEL_PLAYER (else xdg-open or open).
     Open(open::OpenArgs),
     /// Rebuild history entries from a folder of videos and their sidecars or embedded
@@ -147,6 +158,15 @@ async fn dispatch(
         Command::Vary(args) => vary::run(&args, settings, reach, out).await,
         Command::Resend(args) => resend::run(&args, settings, reach, out).await,
         Command::Rm(args) => rm::run(&args, settings, reach, out).await.map(done),
+        Command::Rate(args) => {
+            review::run(&args.id, rate::change(&args), args.json, settings, reach, out).await.map(done)
+        }
+        Command::Tag(args) => {
+            review::run(&args.id, tag::change(&args), args.json, settings, reach, out).await.map(done)
+        }
+        Command::Pick(args) => {
+            review::run(&args.id, pick::change(&args), args.json, settings, reach, out).await.map(done)
+        }
         Command::Open(args) => open::run(&args, settings, out),
         Command::Import(args) => import::run(&args, settings, reach, out).await,
         Command::Mcp(args) => mcp::run(&args, settings, reach).await,

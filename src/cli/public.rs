@@ -66,6 +66,11 @@ pub struct PublicTask<'a> {
     pub download_attempts: i64,
     pub url_refreshes: i64,
     pub updated_at: Option<String>,
+    /// 1 to 5; null while not rated.
+    pub rating: Option<u8>,
+    /// Chosen as the winner of its batch or comparison.
+    pub picked: bool,
+    pub tags: &'a [String],
 }
 
 impl<'a> From<&'a TaskRecord> for PublicTask<'a> {
@@ -111,6 +116,9 @@ impl<'a> From<&'a TaskRecord> for PublicTask<'a> {
             download_attempts: t.download_attempts,
             url_refreshes: t.url_refreshes,
             updated_at: time_ms(t.updated_at),
+            rating: t.review.rating,
+            picked: t.review.picked,
+            tags: &t.review.tags,
         }
     }
 }

@@ -57,6 +57,9 @@ pub fn render(t: &TaskRecord, events: &[EventRecord]) -> String {
         field("media", format!("{} {}{secs}{from}", m.kind, one_line(&m.url)));
     }
     field("billed", crate::engine::ledger::billed_text(t));
+    if !t.review.is_empty() {
+        field("review", t.review.summary());
+    }
     if let Some(p) = t.parent_id {
         field("derived from", format!("task {p}"));
     }

@@ -1,5 +1,5 @@
 //! The engine's answers to commands: journal new submissions, send again, check again,
-//! download again, delete. The decisions are in `manual.rs`; this is their I/O.
+//! download again, delete, review. The decisions are in `manual.rs`; this is their I/O.
 
 use std::path::PathBuf;
 
@@ -39,6 +39,9 @@ impl Runner {
             }
             Command::Tasks { ids, reply } => {
                 let _ = reply.send(self.tasks(ids).await);
+            }
+            Command::Review { id, change, reply } => {
+                let _ = reply.send(self.review(id, change).await);
             }
             Command::Activity { reply } => {
                 let _ = reply.send(Ok(self.activity()));
@@ -198,6 +201,21 @@ impl Runner {
                 }
             }
         }
+        Ok(task)
+    }
+
+    /// Journals a change of a task's review (rating, pick, tags; with its timeline) and announces the task.
+    async fn review(&mut self, id: i64, change: crate::store::review::Change) -> Result<TaskRecord, EngineError> {
+        let at = now().ms;
+        let task = self.store.write(move |c| crate::store::tasks::write_review(c, id, &change, at)).await.map_err(
+            |e| match e {
+                crate::store::StoreError::Missing(id) => EngineError::NoTask(id),
+                e => e.into(),
+            },
+        )?;
+        self.queue.reviewed(id, &task.review);
+        tracing::info!(task = id, review = ?task.review, "reviewed");
+        self.emit(&task);
         Ok(task)
     }
 }

@@ -98,6 +98,7 @@ pub fn entry(record: &Value, found: &Found<'_>, now_ms: i64) -> Result<TaskRecor
         download_attempts: 0,
         url_refreshes: 0,
         updated_at: now_ms,
+        review: crate::store::Review::default(),
         file_sha256: file_sha,
         imported_from: Some(found.from.to_string()),
     })

@@ -127,12 +127,22 @@ pub struct Line {
     /// Rendered tasks whose billed seconds are not known: never counted as 0.
     pub unknown_billed: u64,
     pub cost: Cost,
+    /// Tasks with a rating, and their average rating (1 to 5) when there are any.
+    pub rated: u64,
+    pub rating: Option<f64>,
+    #[serde(skip)]
+    rating_total: u64,
 }
 
 impl Line {
     /// Billed seconds as every view shows them, the unknown kept apart.
     pub fn billed(&self) -> String {
         crate::rules::billing::total(self.billed_seconds, self.unknown_billed)
+    }
+
+    /// The average rating and how many tasks it is of, as every view shows it: `4.2 (5)`.
+    pub fn rating_text(&self) -> String {
+        self.rating.map_or_else(|| "-".into(), |r| format!("{r:.1} ({})", self.rated))
     }
 }
 
@@ -168,6 +178,9 @@ fn line(key: String) -> Line {
         billed_seconds: 0.0,
         unknown_billed: 0,
         cost: Cost::default(),
+        rated: 0,
+        rating: None,
+        rating_total: 0,
     }
 }
 
@@ -180,6 +193,9 @@ fn add(l: &mut Line, r: &LedgerRow, cost: Cost) {
     l.lost += r.lost;
     l.billed_seconds += r.billed_seconds;
     l.unknown_billed += r.unknown_billed;
+    l.rated += r.rated;
+    l.rating_total += r.rating_total;
+    l.rating = (l.rated > 0).then(|| l.rating_total as f64 / l.rated as f64);
     let finished = l.succeeded + l.failed;
     l.success_rate = (finished > 0).then(|| l.succeeded as f64 / finished as f64);
 }
@@ -360,6 +376,30 @@ mod tests {
     }
 
     #[test]
+    fn ratings_average_per_model_over_rated_tasks_only() {
+        let rated = |day: &str, model: &str, tasks: u64, rated: u64, rating_total: u64| LedgerRow {
+            rated,
+            rating_total,
+            ..row(day, model, tasks, tasks, 0, 0.0)
+        };
+        let rows = vec![
+            rated("2026-11-20", "a/x-3.0/text-to-video", 10, 2, 9),
+            rated("2026-11-21", "a/x-3.0/text-to-video", 3, 1, 2),
+            rated("2026-11-21", "b/y-2.7/text-to-video", 5, 0, 0),
+        ];
+        let l = compute(&rows, &BTreeMap::new(), &Pricing::default());
+        let cases = [
+            (&l.models[0], 3, Some(11.0 / 3.0), "3.7 (3)"),
+            (&l.models[1], 0, None, "-"),
+            (&l.days[1], 1, Some(2.0), "2.0 (1)"),
+            (&l.total, 3, Some(11.0 / 3.0), "3.7 (3)"),
+        ];
+        for (line, count, average, text) in cases {
+            assert_eq!((line.rated, line.rating, line.rating_text().as_str()), (count, average, text), "{}", line.key);
+        }
+    }
+
+    #[test]
     fn lost_rejected_and_unknown_billing_are_kept_apart() {
         let pricing = Pricing {
             currency: "$".into(),
@@ -375,6 +415,7 @@ mod tests {
             lost: 1,
             billed_seconds: 20.0,
             unknown_billed: 1,
+            ..LedgerRow::default()
         }];
         let l = compute(&rows, &BTreeMap::new(), &pricing);
         let t = &l.total;

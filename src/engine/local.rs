@@ -89,6 +89,10 @@ impl LocalEngine {
         self.ask(|reply| Command::Tasks { ids, reply }).await
     }
 
+    pub async fn review(&self, id: i64, change: crate::store::review::Change) -> Result<TaskRecord, EngineError> {
+        self.ask(|reply| Command::Review { id, change, reply }).await
+    }
+
     /// What the engine is working on.
     pub async fn activity(&self) -> Result<Activity, EngineError> {
         self.ask(|reply| Command::Activity { reply }).await

@@ -151,6 +151,12 @@ pub enum Command {
         ids: Vec<i64>,
         reply: Reply<Vec<TaskRecord>>,
     },
+    /// Change a task's rating, pick or tags (any task, in any state).
+    Review {
+        id: i64,
+        change: crate::store::review::Change,
+        reply: Reply<TaskRecord>,
+    },
     /// What the engine is working on.
     Activity {
         reply: Reply<Activity>,
@@ -277,6 +283,14 @@ impl Engine {
         match self {
             Engine::Local(e) => e.tasks(ids).await,
             Engine::Remote(e) => e.tasks(ids).await,
+        }
+    }
+
+    /// Changes a task's rating, pick or tags; every client sees the task's update.
+    pub async fn review(&self, id: i64, change: crate::store::review::Change) -> Result<TaskRecord, EngineError> {
+        match self {
+            Engine::Local(e) => e.review(id, change).await,
+            Engine::Remote(e) => e.review(id, change).await,
         }
     }
 

@@ -190,6 +190,13 @@ impl Queue {
         self.tasks.get(&id).map(|t| &t.record)
     }
 
+    /// Keeps a tracked task's review as the journal has it, so that its next update carries them.
+    pub fn reviewed(&mut self, id: i64, review: &crate::store::Review) {
+        if let Some(t) = self.tasks.get_mut(&id) {
+            t.record.review = review.clone();
+        }
+    }
+
     /// A request or transfer for the task is under way.
     pub fn is_busy(&self, id: i64) -> bool {
         self.tasks.get(&id).is_some_and(|t| t.busy)

@@ -12,6 +12,7 @@ use image::RgbImage;
 
 pub mod background;
 pub mod cache;
+pub mod clip;
 pub mod detect;
 mod extract;
 pub mod frames;
@@ -137,4 +138,30 @@ fn decode(path: &Path) -> Result<RgbImage, PreviewError> {
     image::load_from_memory_with_format(&bytes, image::ImageFormat::Jpeg)
         .map(|i| i.to_rgb8())
         .map_err(|e| PreviewError::Image { path: path.to_path_buf(), message: e.to_string() })
+}
+
+/// For the tests that run ffmpeg: whether it is here, and a short video to read.
+#[cfg(test)]
+pub(crate) mod testing {
+    use std::path::{Path, PathBuf};
+
+    use crate::sim::video::{VideoSpec, render_mp4};
+
+    /// Whether ffmpeg runs here; a test without it says so and is skipped (CI must have it).
+    pub fn have_ffmpeg() -> bool {
+        let ok = std::process::Command::new("ffmpeg").arg("-version").output().is_ok_and(|o| o.status.success());
+        assert!(ok || std::env::var_os("CI").is_none(), "CI must install ffmpeg (see .ci/run)");
+        if !ok {
+            eprintln!("skipped: ffmpeg is not installed");
+        }
+        ok
+    }
+
+    /// A 2 s 320x180 video of the simulator's, written in `dir`.
+    pub fn video(dir: &Path) -> PathBuf {
+        let video = dir.join("v.mp4");
+        let spec = VideoSpec { width: 320, height: 180, seconds: 2, seed: 1, label: "t".into() };
+        std::fs::write(&video, render_mp4(&spec)).expect("video");
+        video
+    }
 }

@@ -44,6 +44,69 @@ pub fn fts_query(text: &str) -> Option<String> {
     (!words.is_empty()).then(|| words.join(" "))
 }
 
+/// A search as typed, split into the words matched against prompts and the terms about
+/// review: `rating:>=4` (also `rating:5`, `rating:<3`, `rating:<=2`, `rating:>3`), `tag:WORD`,
+/// `picked`. A term that does not read as one (`rating:high`) is searched as words.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Search {
+    /// Everything else, matched by prefix against prompts and negative prompts.
+    pub words: String,
+    /// Ratings admitted, inclusive; several `rating:` terms narrow it. Unrated tasks never match.
+    pub rating: Option<(u8, u8)>,
+    /// Every one of these tags (normalised).
+    pub tags: Vec<String>,
+    pub picked: bool,
+}
+
+impl Search {
+    pub fn parse(text: &str) -> Search {
+        let mut out = Search::default();
+        let mut words: Vec<&str> = Vec::new();
+        for term in text.split_whitespace() {
+            let lower = term.to_lowercase();
+            if lower == "picked" {
+                out.picked = true;
+            } else if let Some(range) = lower.strip_prefix("rating:").and_then(rating_range) {
+                let (low, high) = out.rating.unwrap_or((0, u8::MAX));
+                out.rating = Some((low.max(range.0), high.min(range.1)));
+            } else if let Some(tag) = lower.strip_prefix("tag:").and_then(|t| super::review::tag(t).ok()) {
+                if !out.tags.contains(&tag) {
+                    out.tags.push(tag);
+                }
+            } else {
+                words.push(term);
+            }
+        }
+        out.words = words.join(" ");
+        out
+    }
+
+    /// Whether `review` meets every term about ratings, picks and tags.
+    pub fn admits_review(&self, review: &super::Review) -> bool {
+        self.rating.is_none_or(|(low, high)| review.rating.is_some_and(|r| (low..=high).contains(&r)))
+            && (!self.picked || review.picked)
+            && self.tags.iter().all(|t| review.tags.contains(t))
+    }
+}
+
+/// The ratings a `rating:` term admits, inclusive: `4` or `=4`, `>=4`, `>4`, `<=2`, `<2`.
+fn rating_range(bound: &str) -> Option<(u8, u8)> {
+    let (op, number) = match bound.find(|c: char| c.is_ascii_digit()) {
+        Some(i) => bound.split_at(i),
+        None => return None,
+    };
+    let n: u8 = number.parse().ok()?;
+    Some(match op {
+        "" | "=" => (n, n),
+        ">=" => (n, u8::MAX),
+        ">" => (n.saturating_add(1), u8::MAX),
+        "<=" => (0, n),
+        // `rating:<0` admits nothing: an empty range.
+        "<" => n.checked_sub(1).map_or((1, 0), |m| (0, m)),
+        _ => return None,
+    })
+}
+
 /// The words of a search, as the full-text index splits them.
 fn search_words(text: &str) -> impl Iterator<Item = String> + '_ {
     text.split(|c: char| !c.is_alphanumeric()).filter(|w| !w.is_empty()).map(str::to_lowercase)
@@ -52,11 +115,13 @@ fn search_words(text: &str) -> impl Iterator<Item = String> + '_ {
 impl HistoryQuery {
     /// Whether the query would find `t`: the same rules as the SQL, for a task the engine
     /// reports while its results are on screen (every word a prefix of a word of the prompt
-    /// or negative prompt, ignoring case).
+    /// or negative prompt, ignoring case; the terms about ratings, picks and tags, see [`Search`]).
     pub fn admits(&self, t: &TaskRecord) -> bool {
+        let search = Search::parse(&self.text);
         let words: Vec<String> =
             search_words(&t.prompt).chain(search_words(t.negative_prompt.as_deref().unwrap_or(""))).collect();
-        search_words(&self.text).all(|q| words.iter().any(|w| w.starts_with(&q)))
+        search_words(&search.words).all(|q| words.iter().any(|w| w.starts_with(&q)))
+            && search.admits_review(&t.review)
             && self.model.as_ref().is_none_or(|m| *m == t.model)
             && self.state.is_none_or(|s| s == t.state)
             && (self.states.is_empty() || self.states.contains(&t.state))
@@ -116,10 +181,22 @@ pub fn page(
     let (low, high) = id_bounds(conn, q)?;
     let mut conditions: Vec<&str> = Vec::new();
     let mut args: Vec<Sql> = Vec::new();
-    let fts = fts_query(&q.text);
+    let search = Search::parse(&q.text);
+    let fts = fts_query(&search.words);
     if let Some(m) = &fts {
         conditions.push("tasks_fts MATCH ?");
         args.push(Sql::Text(m.clone()));
+    }
+    if let Some((low, high)) = search.rating {
+        conditions.push("t.rating BETWEEN ? AND ?");
+        args.extend([Sql::Integer(low.into()), Sql::Integer(high.into())]);
+    }
+    if search.picked {
+        conditions.push("t.picked = 1");
+    }
+    for tag in &search.tags {
+        conditions.push("t.id IN (SELECT task_id FROM task_tags WHERE tag = ?)");
+        args.push(Sql::Text(tag.clone()));
     }
     if let Some(model) = &q.model {
         conditions.push("t.model_id = (SELECT id FROM labels WHERE text = ?)");
@@ -208,6 +285,9 @@ pub struct LedgerRow {
     pub billed_seconds: f64,
     /// Rendered tasks whose billed seconds are not known (a reference video of unstated length).
     pub unknown_billed: u64,
+    /// Tasks with a rating, and the sum of their ratings.
+    pub rated: u64,
+    pub rating_total: u64,
 }
 
 /// Render times in seconds, per model.
@@ -226,7 +306,7 @@ pub fn ledger_rows(conn: &Connection, since: Option<i64>) -> Result<(Vec<LedgerR
          sum(state_code = (SELECT code FROM states WHERE name = 'rejected')), \
          sum(state_code = (SELECT code FROM states WHERE name = 'lost')), \
          total(CASE WHEN remote_completed_at IS NOT NULL THEN billed_seconds END), \
-         sum(remote_completed_at IS NOT NULL AND billed_seconds IS NULL) \
+         sum(remote_completed_at IS NOT NULL AND billed_seconds IS NULL), count(rating), total(rating) \
          FROM tasks WHERE id >= ?1 GROUP BY day, model_id ORDER BY day, model",
     )?;
     let rows = stmt
@@ -241,6 +321,8 @@ pub fn ledger_rows(conn: &Connection, since: Option<i64>) -> Result<(Vec<LedgerR
                 lost: r.get::<_, i64>(6)? as u64,
                 billed_seconds: r.get(7)?,
                 unknown_billed: r.get::<_, i64>(8)? as u64,
+                rated: r.get::<_, i64>(9)? as u64,
+                rating_total: r.get::<_, f64>(10)? as u64,
             })
         })?
         .collect::<Result<Vec<_>, _>>()?;
@@ -325,6 +407,7 @@ mod tests {
         t.prompt = "A red Fox, jumping".into();
         t.negative_prompt = Some("blurry".into());
         t.created_at = 1_000;
+        t.review = crate::store::Review { rating: Some(4), picked: true, tags: vec!["keeper".into(), "night".into()] };
         let q = |text: &str| HistoryQuery { text: text.into(), ..HistoryQuery::default() };
         let cases = [
             (q(""), true),
@@ -341,9 +424,61 @@ mod tests {
             (HistoryQuery { since: Some(1_000), ..q("") }, true),
             (HistoryQuery { since: Some(1_001), ..q("") }, false),
             (HistoryQuery { until: Some(1_000), ..q("") }, false),
+            // Review: this task is rated 4, picked and tagged keeper and night.
+            (q("rating:4"), true),
+            (q("rating:>=4"), true),
+            (q("rating:>4"), false),
+            (q("rating:<3"), false),
+            (q("rating:<=4 rating:>=4"), true),
+            (q("tag:keeper"), true),
+            (q("tag:KEEPER tag:night"), true),
+            (q("tag:kee"), false),
+            (q("tag:keeper tag:day"), false),
+            (q("picked"), true),
+            (q("fox picked rating:>=4 tag:keeper"), true),
+            (q("cat picked"), false),
+            (q("rating:high"), false),
         ];
         for (query, want) in cases {
             assert_eq!(query.admits(&t), want, "{query:?}");
+        }
+        let plain = record(8, LocalState::Queued);
+        for text in ["rating:>=1", "rating:<6", "picked", "tag:keeper"] {
+            assert!(!q(text).admits(&plain), "{text}: a task without a review");
+        }
+        assert!(q("red").admits(&plain));
+    }
+
+    #[test]
+    fn a_search_splits_words_from_terms_about_ratings_picks_and_tags() {
+        let s = |words: &str, rating: Option<(u8, u8)>, tags: &[&str], picked: bool| Search {
+            words: words.into(),
+            rating,
+            tags: tags.iter().map(|t| t.to_string()).collect(),
+            picked,
+        };
+        let cases = [
+            ("red fox", s("red fox", None, &[], false)),
+            ("rating:5", s("", Some((5, 5)), &[], false)),
+            ("rating:=3", s("", Some((3, 3)), &[], false)),
+            ("rating:>=4 fox", s("fox", Some((4, 255)), &[], false)),
+            ("rating:>4", s("", Some((5, 255)), &[], false)),
+            ("rating:<3", s("", Some((0, 2)), &[], false)),
+            ("rating:<=3", s("", Some((0, 3)), &[], false)),
+            ("rating:<0", s("", Some((1, 0)), &[], false)),
+            ("rating:>=2 rating:<4", s("", Some((2, 3)), &[], false)),
+            ("Rating:>=4", s("", Some((4, 255)), &[], false)),
+            ("tag:Keeper fox tag:keeper", s("fox", None, &["keeper"], false)),
+            ("PICKED owl", s("owl", None, &[], true)),
+            ("picked-ish", s("picked-ish", None, &[], false)),
+            ("rating:high", s("rating:high", None, &[], false)),
+            ("rating:>>4", s("rating:>>4", None, &[], false)),
+            ("rating:", s("rating:", None, &[], false)),
+            ("tag:", s("tag:", None, &[], false)),
+            ("  fox   picked  ", s("fox", None, &[], true)),
+        ];
+        for (text, want) in cases {
+            assert_eq!(Search::parse(text), want, "{text:?}");
         }
     }
 }

@@ -250,15 +250,20 @@ fn migration_7_leaves_older_tasks_without_a_batch() {
     assert_eq!(tasks::list(&conn, None, Some(5), 10).expect("list").len(), 2);
 }
 
-#[test]
-fn migration_8_keeps_older_tasks_without_a_key_and_finds_new_keys() {
-    let mut conn = at_version(7);
+/// A task as a reel of schema 7 or 8 journals it, with labels and state by number.
+fn old_task(conn: &Connection) {
     conn.execute(
         "INSERT INTO tasks (idempotency_key, base_url_id, model_id, prompt, seconds, resolution_id, ratio_id, \
          watermark, state_code, created_at, updated_at) VALUES ('k', 1, 1, 'old', 5, 1, 1, 0, 1, 1, 1)",
         [],
     )
-    .expect("a schema-7 task");
+    .expect("an older task");
+}
+
+#[test]
+fn migration_8_keeps_older_tasks_without_a_key_and_finds_new_keys() {
+    let mut conn = at_version(7);
+    old_task(&conn);
     let keys = ["a".to_string(), "b".to_string()];
     assert!(tasks::existing_row_keys(&conn, &keys).expect("a schema-7 database has no keys").is_empty());
     migrate(&mut conn).expect("migrates");
@@ -272,14 +277,43 @@ fn migration_8_keeps_older_tasks_without_a_key_and_finds_new_keys() {
 }
 
 #[test]
-fn migration_9_leaves_older_tasks_untagged_and_not_imported() {
+fn migration_9_leaves_older_tasks_without_a_review_and_reviews_them() {
     let mut conn = at_version(8);
+    old_task(&conn);
+    conn.execute("INSERT INTO labels (id, text) VALUES (1, 'x')", []).expect("label");
+    conn.pragma_update(None, "foreign_keys", true).expect("fk");
+    migrate(&mut conn).expect("migrates");
+    assert_eq!(version(&conn).expect("version"), MIGRATIONS.len());
+    let old = tasks::get(&conn, 1).expect("get").expect("kept");
+    assert_eq!(old.review, super::Review::default(), "an older task has no review");
+    assert_eq!(old.prompt, "old");
+    let rated = tasks::write_review(&conn, 1, &super::review::Change::Rate(Some(3)), 5).expect("rates an old task");
+    assert_eq!(rated.review.rating, Some(3));
+    let out_of_range = conn.execute("UPDATE tasks SET rating = 6 WHERE id = 1", []);
+    assert!(out_of_range.is_err(), "the column holds 1 to 5 only");
+    let plan: String = conn
+        .query_row("EXPLAIN QUERY PLAN SELECT task_id FROM task_tags WHERE tag = ?1", ["keeper"], |r| r.get(3))
+        .expect("plan");
+    assert!(plan.contains("task_tags_by_tag"), "{plan}");
+    let plan: Vec<String> = conn
+        .prepare(
+            "EXPLAIN QUERY PLAN SELECT * FROM tasks t WHERE t.rating BETWEEN ?1 AND ?2 ORDER BY t.id DESC LIMIT 200",
+        )
+        .and_then(|mut s| s.query_map([4, 255], |r| r.get(3))?.collect())
+        .expect("plan");
+    assert!(plan.iter().any(|p| p.contains("tasks_by_rating")), "{plan:?}");
+    assert!(!plan.iter().any(|p| p.contains("TEMP B-TREE")), "read in order, not sorted: {plan:?}");
+}
+
+#[test]
+fn migration_10_leaves_older_tasks_untagged_and_not_imported() {
+    let mut conn = at_version(9);
     conn.execute(
         "INSERT INTO tasks (idempotency_key, base_url_id, model_id, prompt, seconds, resolution_id, ratio_id, \
          watermark, state_code, created_at, updated_at, sha256) VALUES ('k', 1, 1, 'old', 5, 1, 1, 0, 1, 1, 1, 'ab')",
         [],
     )
-    .expect("a schema-8 task");
+    .expect("a schema-9 task");
     conn.execute("INSERT INTO labels (id, text) VALUES (1, 'x')", []).expect("its labels");
     migrate(&mut conn).expect("migrates");
     let mut old = tasks::get(&conn, 1).expect("get").expect("kept");

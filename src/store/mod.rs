@@ -6,6 +6,7 @@ pub mod fixtures;
 pub mod history;
 #[cfg(test)]
 mod migration_tests;
+pub mod review;
 pub mod schema;
 pub mod state;
 pub mod tasks;
@@ -18,6 +19,7 @@ use rusqlite::{Connection, OpenFlags};
 use thiserror::Error;
 use tokio::sync::oneshot;
 
+pub use review::Review;
 pub use state::LocalState;
 pub use tasks::{EventRecord, MediaRecord, NewTask, TaskRecord};
 
@@ -35,6 +37,8 @@ pub enum StoreError {
     Encode(String),
     #[error("the database writer has stopped")]
     Closed,
+    #[error(transparent)]
+    Review(#[from] review::BadReview),
 }
 
 type Job = Box<dyn FnOnce(&mut Connection) + Send>;

@@ -329,7 +329,25 @@ pub const MIGRATIONS: &[&str] = &[
     -- `reel submit --from FILE`: which of a batch's tasks were sent already. Only keyed tasks are kept.
     CREATE INDEX tasks_by_row_key ON tasks(row_key) WHERE row_key IS NOT NULL;
     "#,
-    // 9: the saved file may carry its provenance (MP4 metadata) and so differ from the bytes
+    // 9: what a person says of a take: a rating of 1 to 5, a pick (the winner of a batch or a
+    // comparison) and tags, one row each. Older rows have none.
+    r#"
+    ALTER TABLE tasks ADD COLUMN rating INTEGER CHECK (rating BETWEEN 1 AND 5);
+    ALTER TABLE tasks ADD COLUMN picked INTEGER NOT NULL DEFAULT 0;
+    CREATE TABLE task_tags (
+        task_id INTEGER NOT NULL REFERENCES tasks(id) ON DELETE CASCADE,
+        tag     TEXT NOT NULL,                      -- normalised: lowercase, one word
+        PRIMARY KEY (task_id, tag)
+    ) WITHOUT ROWID;
+    -- `tag:WORD` in the history: the tasks that carry a tag.
+    CREATE INDEX task_tags_by_tag ON task_tags(tag, task_id);
+    -- `rating:>=N` in the history, newest first: rated tasks in id order with their rating, so a
+    -- range is read in order without sorting every rated task. Only rated tasks are kept.
+    CREATE INDEX tasks_by_rating ON tasks(id, rating) WHERE rating IS NOT NULL;
+    -- `picked` in the history. Only picked tasks are kept.
+    CREATE INDEX tasks_by_picked ON tasks(picked) WHERE picked = 1;
+    "#,
+    // 10: the saved file may carry its provenance (MP4 metadata) and so differ from the bytes
     // the service sent: its own sha256 is kept beside theirs. A task rebuilt by `reel import`
     // says where it came from. Older rows have neither (NULL).
     r#"

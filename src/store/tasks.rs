@@ -91,6 +91,10 @@ pub struct TaskRecord {
     pub download_attempts: i64,
     pub url_refreshes: i64,
     pub updated_at: i64,
+    /// Rating, pick and tags (see `review`), as fields of the record; a record from before
+    /// reviews has none.
+    #[serde(flatten)]
+    pub review: super::Review,
     /// The sha256 of the saved file when it is not the service's bytes (`sha256`): the file
     /// was tagged with its provenance after those were verified.
     #[serde(default)]
@@ -151,6 +155,7 @@ impl TaskRecord {
             download_attempts: 0,
             url_refreshes: 0,
             updated_at: t.created_at,
+            review: super::Review::default(),
             file_sha256: None,
             imported_from: None,
         }
@@ -175,7 +180,8 @@ pub(crate) const COLUMNS: &str = "t.id, t.parent_id, t.remote_id, t.idempotency_
     t.progress, t.created_at, t.submitted_at, t.remote_created_at, t.remote_completed_at, t.finished_at, t.url, \
     t.url_deadline, t.error, coalesce((SELECT text FROM labels WHERE id = t.file_dir_id), '') || t.file_name, \
     t.file_size, t.sha256, t.poll_count, t.poll_failures, t.last_polled_at, \
-    t.next_poll_at, t.download_attempts, t.url_refreshes, t.updated_at, t.batch_id, t.file_sha256, t.imported_from";
+    t.next_poll_at, t.download_attempts, t.url_refreshes, t.updated_at, t.batch_id, t.rating, t.picked, \
+    (SELECT group_concat(tag, ' ' ORDER BY tag) FROM task_tags WHERE task_id = t.id), t.file_sha256, t.imported_from";
 
 /// A path as its folder (up to and including the last separator, kept as a label) and the
 /// rest: joined, they give the path back exactly.
@@ -245,8 +251,13 @@ pub(crate) fn from_row(r: &Row<'_>) -> rusqlite::Result<TaskRecord> {
         download_attempts: r.get(33)?,
         url_refreshes: r.get(34)?,
         updated_at: r.get(35)?,
-        file_sha256: r.get(37)?,
-        imported_from: r.get(38)?,
+        review: super::Review {
+            rating: r.get(37)?,
+            picked: r.get(38)?,
+            tags: r.get::<_, Option<String>>(39)?.map(|t| t.split(' ').map(String::from).collect()).unwrap_or_default(),
+        },
+        file_sha256: r.get(40)?,
+        imported_from: r.get(41)?,
     })
 }
 
@@ -575,6 +586,41 @@ pub fn resolve(conn: &Connection, text: &str) -> Result<Vec<i64>, StoreError> {
     found.sort_unstable();
     found.dedup();
     Ok(found)
+}
+
+/// Changes task `id`'s review at `at` (Unix ms) and adds the lines of its timeline; returns
+/// the task as it is now. A change that changes nothing writes nothing.
+pub fn write_review(
+    conn: &Connection,
+    id: i64,
+    change: &super::review::Change,
+    at: i64,
+) -> Result<TaskRecord, StoreError> {
+    let change = super::review::checked(change)?;
+    let mut task = get(conn, id)?.ok_or(StoreError::Missing(id))?;
+    let (review, said) = super::review::apply(&task.review, &change);
+    if said.is_empty() {
+        return Ok(task);
+    }
+    conn.prepare_cached("UPDATE tasks SET rating = ?2, picked = ?3 WHERE id = ?1")?.execute(params![
+        id,
+        review.rating,
+        review.picked
+    ])?;
+    let mut add = conn.prepare_cached("INSERT OR IGNORE INTO task_tags (task_id, tag) VALUES (?1, ?2)")?;
+    for t in review.tags.iter().filter(|t| !task.review.tags.contains(t)) {
+        add.execute(params![id, t])?;
+    }
+    let mut remove = conn.prepare_cached("DELETE FROM task_tags WHERE task_id = ?1 AND tag = ?2")?;
+    for t in task.review.tags.iter().filter(|t| !review.tags.contains(t)) {
+        remove.execute(params![id, t])?;
+    }
+    // The timeline keeps the words as the event's state: "rated 4" reads as it is.
+    for line in &said {
+        add_event(conn, id, at, line, None)?;
+    }
+    task.review = review;
+    Ok(task)
 }
 
 /// Render times in seconds per model (remote completion minus remote creation), newest first.

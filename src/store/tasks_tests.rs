@@ -226,3 +226,79 @@ fn a_batch_of_a_thousand_returns_exactly_the_rows_it_journaled() {
     let first_events: i64 = conn.query_row("SELECT COUNT(*) FROM events", [], |r| r.get(0)).expect("events");
     assert_eq!(first_events, 1000, "every task has its first event");
 }
+
+#[test]
+fn marks_are_journaled_with_their_timeline_and_read_by_every_reader() {
+    use crate::store::review::Change;
+    let mark = write_review;
+    let conn = db();
+    let t = insert(&conn, &new_task("a fox")).expect("insert");
+    let other = insert(&conn, &new_task("a cat")).expect("insert");
+    let words = |w: &[&str]| w.iter().map(|s| s.to_string()).collect::<Vec<_>>();
+    mark(&conn, t.id, &Change::Rate(Some(4)), 2_000).expect("rate");
+    mark(&conn, t.id, &Change::Rate(Some(4)), 2_001).expect("the same rating again");
+    mark(&conn, t.id, &Change::Tag(words(&["Keeper", "night"])), 2_002).expect("tag");
+    let now = mark(&conn, t.id, &Change::Pick(true), 2_003).expect("pick");
+    let want = crate::store::Review { rating: Some(4), picked: true, tags: words(&["keeper", "night"]) };
+    assert_eq!(now.review, want, "the answer");
+    assert_eq!(get(&conn, t.id).expect("get").map(|r| r.review), Some(want.clone()), "a reader");
+    assert_eq!(list(&conn, None, None, 10).expect("list")[1].review, want, "the list, newest first");
+    assert_eq!(get(&conn, other.id).expect("get").map(|r| r.review), Some(crate::store::Review::default()));
+    let timeline: Vec<String> = events(&conn, t.id).expect("events").into_iter().map(|e| e.state).collect();
+    assert_eq!(timeline, ["waiting", "rated 4", "tagged keeper", "tagged night", "picked"]);
+
+    mark(&conn, t.id, &Change::Untag(words(&["keeper"])), 3_000).expect("untag");
+    mark(&conn, t.id, &Change::Rate(None), 3_001).expect("unrate");
+    let back = get(&conn, t.id).expect("get").expect("kept");
+    assert_eq!(back.review, crate::store::Review { rating: None, picked: true, tags: words(&["night"]) });
+    assert!(matches!(mark(&conn, 999, &Change::Pick(true), 1), Err(StoreError::Missing(999))));
+    assert!(matches!(
+        mark(&conn, t.id, &Change::Rate(Some(7)), 1),
+        Err(StoreError::Review(crate::store::review::BadReview::Rating(7)))
+    ));
+    conn.execute("DELETE FROM tasks WHERE id = ?1", [t.id]).expect("delete");
+    let tags: i64 = conn.query_row("SELECT count(*) FROM task_tags", [], |r| r.get(0)).expect("count");
+    assert_eq!(tags, 0, "a deleted task's tags go with it");
+}
+
+#[test]
+fn a_history_search_on_marks_finds_what_admits_admits() {
+    use crate::store::history::{HistoryQuery, page};
+    use crate::store::review::Change;
+    let mark = write_review;
+    let conn = db();
+    let words = |w: &[&str]| w.iter().map(|s| s.to_string()).collect::<Vec<_>>();
+    let prompts = ["red fox", "red owl", "blue fox", "blue owl", "green fox"];
+    let ids: Vec<i64> = prompts.iter().map(|p| insert(&conn, &new_task(p)).expect("insert").id).collect();
+    for (i, rating) in [(0, 5), (1, 4), (2, 2), (3, 1)] {
+        mark(&conn, ids[i], &Change::Rate(Some(rating)), 2_000).expect("rate");
+    }
+    mark(&conn, ids[0], &Change::Tag(words(&["keeper"])), 2_000).expect("tag");
+    mark(&conn, ids[2], &Change::Tag(words(&["keeper", "dusk"])), 2_000).expect("tag");
+    mark(&conn, ids[4], &Change::Tag(words(&["dusk"])), 2_000).expect("tag");
+    mark(&conn, ids[1], &Change::Pick(true), 2_000).expect("pick");
+    mark(&conn, ids[2], &Change::Pick(true), 2_000).expect("pick");
+    let all = list(&conn, None, None, 10).expect("all");
+    let cases: &[(&str, &[usize])] = &[
+        ("rating:>=4", &[1, 0]),
+        ("rating:5", &[0]),
+        ("rating:<3", &[3, 2]),
+        ("rating:>=1 fox", &[2, 0]),
+        ("tag:keeper", &[2, 0]),
+        ("tag:keeper tag:dusk", &[2]),
+        ("tag:dusk fox", &[4, 2]),
+        ("picked", &[2, 1]),
+        ("picked owl", &[1]),
+        ("picked rating:>=4 red", &[1]),
+        ("tag:none", &[]),
+        ("", &[4, 3, 2, 1, 0]),
+    ];
+    for (text, want) in cases {
+        let q = HistoryQuery { text: text.to_string(), ..HistoryQuery::default() };
+        let found: Vec<i64> = page(&conn, &q, None, 100).expect("page").iter().map(|t| t.id).collect();
+        let want: Vec<i64> = want.iter().map(|i| ids[*i]).collect();
+        assert_eq!(found, want, "{text}");
+        let admitted: Vec<i64> = all.iter().filter(|t| q.admits(t)).map(|t| t.id).collect();
+        assert_eq!(admitted, want, "admits agrees with the SQL: {text}");
+    }
+}

@@ -7,6 +7,9 @@ pub enum Col {
     /// Group line, mark and spinner.
     Marks,
     State,
+    /// The rating and the pick (`★4✓`); only when a task on the list has either, and then
+    /// before the seconds and the ratio, so that it shows at 80 columns.
+    Review,
     Prompt,
     Model,
     Seconds,
@@ -26,10 +29,11 @@ enum Pick {
     PromptMore,
 }
 
-const PRIORITY: [Pick; 11] = [
+const PRIORITY: [Pick; 12] = [
     Pick::Col(Col::Marks),
     Pick::Col(Col::State),
     Pick::Col(Col::Prompt),
+    Pick::Col(Col::Review),
     Pick::Col(Col::Seconds),
     Pick::Col(Col::Ratio),
     Pick::Col(Col::File),
@@ -51,6 +55,7 @@ impl Col {
         match self {
             Col::Marks => 3,
             Col::State => 15,
+            Col::Review => 3,
             Col::Prompt => PROMPT_MIN,
             Col::Model => 16,
             Col::Seconds => 4,
@@ -66,6 +71,7 @@ impl Col {
         match self {
             Col::Marks => "",
             Col::State => "state",
+            Col::Review => "★",
             Col::Prompt => "prompt",
             Col::Model => "model",
             Col::Seconds => "sec",
@@ -78,13 +84,15 @@ impl Col {
     }
 }
 
-/// The columns that fit `width` cells, in drawing order, and the prompt's width.
-pub fn fit(width: u16) -> (Vec<Col>, u16) {
+/// The columns that fit `width` cells, in drawing order, and the prompt's width; the review
+/// column only when `reviews` (some task on the list is rated or picked).
+pub fn fit(width: u16, reviews: bool) -> (Vec<Col>, u16) {
     let mut cols: Vec<Col> = Vec::new();
     let mut used = 0u16;
     let mut prompt = 0u16;
     for pick in PRIORITY {
         let need = match pick {
+            Pick::Col(Col::Review) if !reviews => continue,
             Pick::Col(c) => c.width() + if cols.is_empty() { 0 } else { SPACING },
             Pick::PromptMore if cols.contains(&Col::Prompt) => PROMPT_MORE,
             Pick::PromptMore => continue,
@@ -117,17 +125,22 @@ mod tests {
 
     #[test]
     fn columns_by_width() {
-        // Inner widths of the table at 80x24, 120x32 and 160x48, and a very narrow one.
-        let cases: [(u16, &[Col], u16); 5] = [
-            (20, &[Marks, State], 0),
-            (44, &[Marks, State, Prompt, Seconds, Ratio], 13),
-            (70, &[Marks, State, Prompt, Seconds, Ratio, Resolution, File], 24),
-            (102, &[Marks, State, Prompt, Model, Seconds, Ratio, Resolution, Elapsed, File], 31),
-            (140, &[Marks, State, Prompt, Model, Seconds, Ratio, Resolution, Elapsed, Progress, File], 59),
+        // Inner widths of the table at 80x24, 120x32 and 160x48, and a very narrow one; with a
+        // rated or picked task on the list, and without.
+        let cases: [(u16, bool, &[Col], u16); 9] = [
+            (20, false, &[Marks, State], 0),
+            (44, false, &[Marks, State, Prompt, Seconds, Ratio], 13),
+            (70, false, &[Marks, State, Prompt, Seconds, Ratio, Resolution, File], 24),
+            (102, false, &[Marks, State, Prompt, Model, Seconds, Ratio, Resolution, Elapsed, File], 31),
+            (140, false, &[Marks, State, Prompt, Model, Seconds, Ratio, Resolution, Elapsed, Progress, File], 59),
+            (44, true, &[Marks, State, Review, Prompt, Seconds], 15),
+            (70, true, &[Marks, State, Review, Prompt, Seconds, Ratio, File], 26),
+            (78, true, &[Marks, State, Review, Prompt, Seconds, Ratio, Elapsed, File], 26),
+            (102, true, &[Marks, State, Review, Prompt, Model, Seconds, Ratio, Resolution, Elapsed, File], 27),
         ];
-        for (width, want, prompt) in cases {
-            let (cols, p) = fit(width);
-            assert_eq!((cols.as_slice(), p), (want, prompt), "{width}");
+        for (width, reviews, want, prompt) in cases {
+            let (cols, p) = fit(width, reviews);
+            assert_eq!((cols.as_slice(), p), (want, prompt), "{width} {reviews}");
             let total: u16 = cols.iter().map(|c| if *c == Prompt { p } else { c.width() }).sum::<u16>()
                 + SPACING * (cols.len() as u16).saturating_sub(1);
             assert!(total <= width, "{width}: {total}");

@@ -273,7 +273,10 @@ pub async fn perform(effect: Effect, cx: &Context, console: &mut impl Console) -
         | Effect::LoadThumbs { .. }
         | Effect::Play { .. }
         | Effect::PlayPause(_)
-        | Effect::PlayStop) => cx.previews.perform(e, &tx),
+        | Effect::PlayStop
+        | Effect::LoadClips { .. }) => cx.previews.perform(e, &tx),
+        // The seam to the journal's ratings and picks (issue 24, item 2, built beside this):
+        // the compare view keeps them meanwhile.
         Effect::Submit { plan, copies, parent } => {
             let parts = plan.into_iter().map(|submission| Part { submission, count: copies, parent }).collect();
             let (engine, media) = (cx.engine.get(), cx.media.clone());
@@ -472,6 +475,13 @@ pub async fn perform(effect: Effect, cx: &Context, console: &mut impl Console) -
             let engine = cx.engine.get();
             tokio::spawn(async move {
                 let _ = tx.send(Action::Deleted(engine.delete(id, remove_file).await.map_err(Into::into)));
+            });
+        }
+        Effect::Review { id, change } => {
+            let engine = cx.engine.get();
+            tokio::spawn(async move {
+                let said = engine.review(id, change).await.map(|t| format!("Task {}: {}", t.id, t.review.summary()));
+                let _ = tx.send(Action::Report(said.map_err(Into::into)));
             });
         }
         Effect::Reveal(dir) => {

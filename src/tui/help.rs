@@ -28,11 +28,14 @@ pub struct HelpState {
 /// the rest, the help's own keys last.
 pub fn order(origin: Scope) -> Vec<Scope> {
     let first: &[Scope] = match origin {
-        Scope::Table | Scope::Searching | Scope::Detail => &[Scope::Table, Scope::Detail, Scope::Searching],
+        Scope::Table | Scope::Searching | Scope::Detail | Scope::Tagging => {
+            &[Scope::Table, Scope::Detail, Scope::Searching, Scope::Tagging]
+        }
         Scope::Text | Scope::Line | Scope::Form | Scope::Picker | Scope::MediaEditor => {
             &[origin, Scope::Text, Scope::Line, Scope::Form, Scope::Picker, Scope::MediaEditor]
         }
         Scope::History | Scope::HistorySearch => &[Scope::History, Scope::HistorySearch, Scope::Detail],
+        Scope::Comparing => &[Scope::Comparing, Scope::Playing],
         _ => &[],
     };
     let last = [Scope::HelpView, Scope::HelpFilter];

@@ -2,6 +2,7 @@
 
 pub mod app;
 pub mod columns;
+pub mod compare;
 pub mod effects;
 pub mod event_loop;
 pub mod form;

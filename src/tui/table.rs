@@ -385,6 +385,14 @@ impl Table {
         }
     }
 
+    /// Shows a review the engine was just asked to record, before its news comes back: keys
+    /// pressed meanwhile count from it.
+    pub fn set_review(&mut self, id: i64, review: &crate::store::Review) {
+        if let Some(r) = self.rows.get_mut(&id) {
+            r.record.review = review.clone();
+        }
+    }
+
     /// Selects a task if it is shown.
     pub fn select(&mut self, id: i64) {
         if let Some(i) = self.view.iter().position(|v| *v == id) {

@@ -2,6 +2,7 @@
 #![allow(dead_code)]
 
 pub mod folder;
+pub mod screen;
 
 use std::time::{Duration, Instant};
 

@@ -180,8 +180,9 @@ impl RemoteEngine {
         }
     }
 
-    pub async fn delete(&self, id: i64, remove_file: bool) -> Result<TaskRecord, EngineError> {
-        match self.ask(Request::Delete { id, remove_file }).await? {
+    /// A request answered with one task.
+    async fn task(&self, request: Request) -> Result<TaskRecord, EngineError> {
+        match self.ask(request).await? {
             Answer::Task(t) => Ok(*t),
             other => Err(Self::unexpected(&other)),
         }
@@ -199,6 +200,14 @@ impl RemoteEngine {
             Answer::Tasks(t) => Ok(t),
             other => Err(Self::unexpected(&other)),
         }
+    }
+
+    pub async fn delete(&self, id: i64, remove_file: bool) -> Result<TaskRecord, EngineError> {
+        self.task(Request::Delete { id, remove_file }).await
+    }
+
+    pub async fn review(&self, id: i64, change: crate::store::review::Change) -> Result<TaskRecord, EngineError> {
+        self.task(Request::Review { id, change }).await
     }
 
     pub async fn status(&self) -> Result<Status, EngineError> {

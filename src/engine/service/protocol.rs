@@ -13,7 +13,8 @@ use crate::store::TaskRecord;
 /// 3: a submission is a list of parts, journaled as one batch.
 /// 4: a batch is announced as one `tasks` event; `tasks` asks for tasks as they stand;
 /// `import` journals entries rebuilt from files.
-pub const PROTOCOL: u32 = 4;
+/// 5: `Review` (rating, pick, tags) and the review on every task record.
+pub const PROTOCOL: u32 = 5;
 /// Longest line either side reads: a task row is a few kilobytes, and the answer to a
 /// submission carries every row of the batch (10,000 rows are about 8 MiB).
 pub const MAX_LINE: usize = 64 << 20;
@@ -99,6 +100,11 @@ pub enum Request {
     /// The tasks with these ids as they stand now (for a client that missed events).
     Tasks {
         ids: Vec<i64>,
+    },
+    /// Change a task's rating, pick or tags; answered with the task as it is now.
+    Review {
+        id: i64,
+        change: crate::store::review::Change,
     },
     Status,
     /// Stop the engine; without `force` it refuses while tasks are unfinished.
@@ -208,6 +214,14 @@ mod tests {
             },
             ToEngine::Request { seq: 2, request: Request::Stop { force: true } },
             ToEngine::Request { seq: 3, request: Request::Tasks { ids: vec![4, 9] } },
+            ToEngine::Request {
+                seq: 3,
+                request: Request::Review { id: 4, change: crate::store::review::Change::Tag(vec!["keeper".into()]) },
+            },
+            ToEngine::Request {
+                seq: 4,
+                request: Request::Review { id: 4, change: crate::store::review::Change::Rate(None) },
+            },
         ];
         for m in to {
             assert_eq!(decode::<ToEngine>(&encode(&m).expect("encodes")).expect("decodes"), m);
@@ -233,6 +247,13 @@ mod tests {
                     TaskUpdate { record: record(4, LocalState::Waiting), eta_ms: Some(9) },
                 ]),
             },
+            FromEngine::Reply {
+                seq: 6,
+                result: Ok(Answer::Task(Box::new(TaskRecord {
+                    review: crate::store::Review { rating: Some(4), picked: true, tags: vec!["keeper".into()] },
+                    ..record(3, LocalState::Downloaded)
+                }))),
+            },
             FromEngine::Event { event: Event::Transfer { id: 1, bytes: 2, total: None, rate: 0.5 } },
             FromEngine::Lagged,
             FromEngine::Stopping,
@@ -256,6 +277,13 @@ mod tests {
         old.as_object_mut().expect("object").remove("batch_id");
         let read: TaskRecord = serde_json::from_value(old).expect("reads without the field");
         assert_eq!(read.batch_id, None);
+        // And as a reel before reviews wrote it.
+        let mut old = serde_json::to_value(record(3, LocalState::Queued)).expect("json");
+        for field in ["rating", "picked", "tags"] {
+            old.as_object_mut().expect("object").remove(field).expect("a field of the record");
+        }
+        let read: TaskRecord = serde_json::from_value(old).expect("reads without a review");
+        assert_eq!(read.review, crate::store::Review::default());
     }
 
     #[test]

@@ -98,6 +98,8 @@ impl Shared {
             Request::Delete { id, remove_file } => Answer::Task(Box::new(self.engine.delete(id, remove_file).await?)),
             Request::Import { entries } => Answer::Tasks(self.engine.import(entries).await?),
             Request::Tasks { ids } => Answer::Tasks(self.engine.tasks(ids).await?),
+
+            Request::Review { id, change } => Answer::Task(Box::new(self.engine.review(id, change).await?)),
             Request::Status => Answer::Status(Box::new(self.status().await?)),
             Request::Stop { force } => {
                 let unfinished = self.engine.activity().await?.unfinished;

@@ -83,6 +83,9 @@ pub enum Action {
     PlayFailed(Ticket, String),
     /// A batch file loaded into the form, or its tasks sent.
     Batch(BatchNews),
+    /// A take's clip for playing a comparison together (by its index there), of the given
+    /// start, or why it could not be decoded.
+    Clip(Ticket, usize, Result<Vec<image::RgbImage>, crate::tui::preview::PreviewFailure>),
 }
 
 impl Action {
@@ -122,6 +125,7 @@ impl Action {
             Action::Batch(BatchNews::Loaded { .. }) => "batch loaded",
             Action::Batch(BatchNews::Completed { .. }) => "path completed",
             Action::Batch(BatchNews::Submitted(_)) => "batch submitted",
+            Action::Clip(..) => "clip",
         }
     }
 }
@@ -223,6 +227,11 @@ pub enum Effect {
         id: i64,
         remove_file: bool,
     },
+    /// Change a task's rating, pick or tags (through the engine).
+    Review {
+        id: i64,
+        change: crate::store::review::Change,
+    },
     Reveal(String),
     LoadSpent,
     /// Check these form media items (by their key) off the UI thread.
@@ -250,6 +259,16 @@ pub enum Effect {
     /// Hold the player's frames back, or let them come again.
     PlayPause(bool),
     PlayStop,
+    /// Decode each file of a comparison, (take index, path), whole, to frames fitted to
+    /// `width`x`height` pixels at `fps`, at most `frames` of each, for playing them together.
+    LoadClips {
+        ticket: Ticket,
+        files: Vec<(usize, String)>,
+        width: u32,
+        height: u32,
+        fps: u32,
+        frames: usize,
+    },
 }
 
 /// Why an effect failed; `Display` is the message the status line shows.

@@ -17,10 +17,15 @@ pub enum Route {
     Question,
     /// The open help: scrolling, its filter, closing it.
     Help,
+    /// The compare view (`C` opens it): its takes, ratings, pick, blind mode and playing
+    /// them together; the help, suspending and Ctrl-C stay the dashboard's.
+    Compare,
     /// The inline player (`p`, Space, Esc) and the history's grid of posters (`g`).
     Player,
     /// The detail pane with the keys: the movement keys scroll it.
     DetailScroll,
+    /// Rating, picking and tagging the selected task, and the tag line (`review.rs`).
+    Review,
     /// The history screen's own commands, with no overlay open.
     History,
     /// Everything else: the form, the pickers, the media editor, the task table, quitting.
@@ -28,8 +33,16 @@ pub enum Route {
 }
 
 /// The routes in the order they are asked; the first that takes a command handles it.
-pub const ROUTES: [Route; 6] =
-    [Route::Question, Route::Help, Route::Player, Route::DetailScroll, Route::History, Route::Dashboard];
+pub const ROUTES: [Route; 8] = [
+    Route::Question,
+    Route::Help,
+    Route::Compare,
+    Route::Player,
+    Route::DetailScroll,
+    Route::Review,
+    Route::History,
+    Route::Dashboard,
+];
 
 fn moves(cmd: Cmd) -> bool {
     matches!(cmd, Cmd::Up | Cmd::Down | Cmd::PageUp | Cmd::PageDown | Cmd::Top | Cmd::Bottom)
@@ -49,6 +62,12 @@ impl App {
                             Cmd::Search | Cmd::CloseOverlay | Cmd::ClearSelection | Cmd::ClearLine | Cmd::Help
                         ))
             }
+            Route::Compare => {
+                cmd == Cmd::Compare
+                    || (self.compare.is_some()
+                        && self.overlay.is_none()
+                        && !matches!(cmd, Cmd::Help | Cmd::ForceQuit | Cmd::Suspend))
+            }
             Route::Player => match cmd {
                 Cmd::Play | Cmd::PlayStop => true,
                 Cmd::PlayPause => self.previews.playing().is_some(),
@@ -56,6 +75,7 @@ impl App {
                 _ => false,
             },
             Route::DetailScroll => self.detail_focused() && moves(cmd),
+            Route::Review => self.takes_review(cmd),
             Route::History => {
                 history
                     && self.overlay.is_none()
@@ -103,11 +123,13 @@ impl App {
         match self.route(cmd) {
             Route::Question => self.answer(cmd),
             Route::Help => self.help_command(cmd).unwrap_or_default(),
+            Route::Compare => self.compare_command(cmd),
             Route::Player => self.preview_command(cmd).unwrap_or_default(),
             Route::DetailScroll => {
                 self.scroll_detail(cmd);
                 Vec::new()
             }
+            Route::Review => self.review_command(cmd),
             Route::History => self.history_command(cmd).unwrap_or_default(),
             Route::Dashboard => self.dashboard_command(cmd),
         }

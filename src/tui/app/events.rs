@@ -28,6 +28,7 @@ impl App {
             Action::Thumb(sha, result) => self.thumb_arrived(sha, result),
             Action::PlayFrame(ticket, frame) => self.play_frame(ticket, frame),
             Action::PlayFailed(ticket, message) => self.play_failed(ticket, message),
+            Action::Clip(ticket, take, result) => self.clip_arrived(ticket, take, result),
             Action::Timeline(id, events) => {
                 self.table.set_timeline(id, events);
             }
@@ -140,10 +141,18 @@ impl App {
     fn tasks_news(&mut self, updates: Vec<TaskUpdate>) -> Vec<Effect> {
         let busy_before = self.table.running() > 0;
         let shown = self.screen == Screen::History;
-        let mut effects = Vec::new();
+        let (mut effects, mut ended) = (Vec::new(), Vec::new());
         for update in &updates {
             let id = update.record.id;
             let before = self.table.row(id).map(|r| r.record.state);
+            // A review (from here, or another client) adds lines to the timeline but changes
+            // no state: read it again.
+            let reviewed = (self.reviewing.remove(&id)
+                || self.table.row(id).is_some_and(|r| r.record.review != update.record.review))
+                && self.table.timeline(id).is_some();
+            if reviewed {
+                effects.push(Effect::LoadTimeline(id));
+            }
             let after = update.record.state;
             // A file saved (again) may preview where an earlier attempt could not.
             if after == LocalState::Downloaded
@@ -153,14 +162,15 @@ impl App {
                 self.previews.forget(sha);
             }
             if before.is_some_and(is_running) && !is_running(after) {
-                effects.push(Effect::Notify(format!("Task {id} {after}")));
+                ended.push(Effect::Notify(format!("Task {id} {after}")));
             }
             self.history.apply(&update.record, shown);
         }
         self.table.upsert_all(updates);
         self.welcome = None;
-        if !effects.is_empty() {
-            effects.insert(0, Effect::Bell);
+        if !ended.is_empty() {
+            effects.push(Effect::Bell);
+            effects.append(&mut ended);
             if busy_before && self.table.running() == 0 {
                 effects.push(Effect::Notify("All tasks are done".into()));
             }

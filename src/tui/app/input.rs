@@ -14,16 +14,23 @@ impl App {
         // A playing video's keys (Space, Esc) come first where its pane is the subject: the
         // task table, the detail pane and the history list (the form keeps its own).
         let beside = matches!(scope, Scope::Table | Scope::Detail | Scope::History);
-        if self.playing()
-            && beside
+        // So do takes playing together in the compare view.
+        let comparing = scope == Scope::Comparing && self.compare.as_ref().is_some_and(|c| c.playback().is_some());
+        if ((self.playing() && beside) || comparing)
             && let Some(cmd) = self.keymap.lookup_only(Scope::Playing, &ev)
         {
             return self.command(cmd);
         }
         match self.keymap.lookup(scope, &ev) {
             Some(cmd) => self.command(cmd),
+            // Nothing is typed under the comparison (the table's search waits below it).
+            None if scope == Scope::Comparing => Vec::new(),
             None if scope == Scope::HistorySearch => {
                 self.search_typed(ev);
+                Vec::new()
+            }
+            None if scope == Scope::Tagging => {
+                self.tags_typed(ev);
                 Vec::new()
             }
             None if scope == Scope::Picker => {
@@ -120,7 +127,20 @@ impl App {
             | Cmd::Play
             | Cmd::PlayPause
             | Cmd::PlayStop
-            | Cmd::ToggleGrid => {}
+            | Cmd::ToggleGrid
+            | Cmd::RateUp
+            | Cmd::RateDown
+            | Cmd::TogglePick
+            | Cmd::EditTags
+            | Cmd::Blind
+            | Cmd::Pick
+            | Cmd::Rate1
+            | Cmd::Rate2
+            | Cmd::Rate3
+            | Cmd::Rate4
+            | Cmd::Rate5 => {}
+            // Taken by the compare route before it comes here.
+            Cmd::Compare => return self.open_compare(),
         }
         Vec::new()
     }

@@ -7,6 +7,7 @@
 mod action;
 mod batch;
 mod bulk;
+mod compare;
 mod dispatch;
 mod events;
 mod guard;
@@ -17,6 +18,7 @@ mod mouse;
 mod overlays;
 mod preview;
 mod quit;
+mod review;
 mod tasks;
 mod zoom;
 
@@ -24,13 +26,16 @@ use std::collections::BTreeSet;
 
 pub use action::{Action, BatchNews, Effect, EffectError, Op, Reload};
 pub use bulk::{bulk_message, eligible};
+pub use compare::{CLIP_FRAMES, CompareAreas, TakeArea};
 pub use dispatch::{ROUTES, Route};
 pub use preview::{Subject, subject};
 pub use quit::{AfterQuit, Summary, quit_question};
+pub use review::{TagInput, rate_step, tag_changes};
 pub use tasks::resubmission;
 
 use crossterm::event::KeyEventKind;
 
+use super::compare::Compare;
 use super::form::{Field, Form, MediaEditor, PathInput};
 use super::help::HelpState;
 use super::history::History;
@@ -93,6 +98,8 @@ pub enum Overlay {
     /// The path of a batch file to load into the form.
     BatchPath(PathInput),
     Confirm(Question),
+    /// The line where tags are typed for a task.
+    Tags(TagInput),
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -149,6 +156,9 @@ pub struct App {
     sent: BTreeSet<i64>,
     /// Tasks sent in this run whose records were deleted since.
     sent_deleted: usize,
+    /// Tasks whose review was sent to the engine and is shown already: their timeline is read
+    /// again when the engine's news of them comes.
+    reviewing: BTreeSet<i64>,
     catalog: Catalog,
     pricing: Pricing,
     actions: Vec<UserAction>,
@@ -165,6 +175,8 @@ pub struct App {
     on_screen: zoom::OnScreen,
     /// Past this many tasks, sending a batch file asks first (`[batch] confirm_over`).
     batch_confirm_over: usize,
+    /// Takes side by side (`C`), over the screen it was opened from.
+    compare: Option<Compare>,
 }
 
 impl App {
@@ -211,6 +223,7 @@ impl App {
             previews: Previews::default(),
             sent: BTreeSet::new(),
             sent_deleted: 0,
+            reviewing: BTreeSet::new(),
             catalog,
             pricing,
             actions,
@@ -222,6 +235,7 @@ impl App {
             draft_kept: false,
             on_screen: zoom::OnScreen::default(),
             batch_confirm_over: crate::config::BatchSettings::default().confirm_over as usize,
+            compare: None,
         }
     }
 
@@ -366,6 +380,8 @@ impl App {
             (Some(Overlay::Media(_)), _) => Scope::MediaEditor,
             (Some(Overlay::BatchPath(_)), _) => Scope::Path,
             (Some(Overlay::Confirm(_)), _) => Scope::Confirm,
+            (Some(Overlay::Tags(_)), _) => Scope::Tagging,
+            (None, _) if self.compare.is_some() => Scope::Comparing,
             (None, _) if history && self.history.typing() => Scope::HistorySearch,
             (None, _) if history && self.history.detail_focused() => Scope::Detail,
             (None, _) if history => Scope::History,
@@ -384,6 +400,7 @@ impl App {
             || self.history.search_pending()
             || self.header.service.paused_until_ms.is_some_and(|t| t > self.now_ms)
             || !self.link.attached()
+            || self.compare.as_ref().is_some_and(Compare::running)
     }
 
     /// Whether a saved file is on screen, so the loop looks at the disk every few seconds.
@@ -417,6 +434,8 @@ impl App {
                 self.paste(&text);
                 Vec::new()
             }
+            // The compare view takes no clicks: its keys say what they do.
+            Action::Mouse(_) if self.compare.is_some() => Vec::new(),
             Action::Mouse(ev) => {
                 self.mouse(ev);
                 Vec::new()
@@ -459,6 +478,7 @@ impl App {
         effects.extend(self.sync_previews());
         effects.extend(self.batch_refresh());
         self.note_batch_sending(&effects);
+        effects.extend(self.sync_compare());
         if self.link.attached() { effects } else { self.while_down(effects) }
     }
 
@@ -489,6 +509,8 @@ mod tests;
 #[cfg(test)]
 mod tests_batch;
 #[cfg(test)]
+mod tests_compare;
+#[cfg(test)]
 mod tests_dispatch;
 #[cfg(test)]
 mod tests_follow;
@@ -498,6 +520,8 @@ mod tests_keys;
 mod tests_link;
 #[cfg(test)]
 mod tests_preview;
+#[cfg(test)]
+mod tests_review;
 #[cfg(test)]
 mod tests_rows;
 #[cfg(test)]

@@ -22,6 +22,7 @@ impl App {
             Scope::History | Scope::HistorySearch => "history",
             Scope::Detail if self.screen == Screen::History => "history",
             Scope::Table | Scope::Searching | Scope::Detail => "task table",
+            Scope::Comparing => "comparison",
             _ => "form",
         };
         self.overlay = Some(Overlay::Help(HelpState::new(&self.keymap, origin, screen)));

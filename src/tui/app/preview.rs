@@ -33,7 +33,7 @@ pub fn subject(t: &TaskRecord, present: Option<bool>) -> Option<Subject> {
 }
 
 /// Width over height of the task's frames: the stills' own when known, else its ratio setting.
-fn aspect(t: &TaskRecord, stills: Option<&Stills>) -> f64 {
+pub(super) fn aspect(t: &TaskRecord, stills: Option<&Stills>) -> f64 {
     if let Some(s) = stills
         && s.poster.height() > 0
     {
@@ -47,7 +47,7 @@ fn aspect(t: &TaskRecord, stills: Option<&Stills>) -> f64 {
 }
 
 /// A region's size in pixels, as the picker measures cells.
-fn pixels(area: Rect, cell: (u16, u16)) -> (u32, u32) {
+pub(super) fn pixels(area: Rect, cell: (u16, u16)) -> (u32, u32) {
     (u32::from(area.width) * u32::from(cell.0), u32::from(area.height) * u32::from(cell.1))
 }
 
@@ -201,7 +201,7 @@ impl App {
             Some((s, f)) => self.previews.show(&s.sha256, f.poster, &f.strip),
             None => self.previews.hide(),
         }
-        let hidden = fit.is_none() || self.overlay.is_some();
+        let hidden = fit.is_none() || self.overlay.is_some() || self.compare.is_some();
         let poster = fit.map(|(_, f)| f.poster.as_size()).unwrap_or_default();
         if let Some(held) = self.previews.step_player(poster, hidden) {
             effects.push(Effect::PlayPause(held));

@@ -18,6 +18,7 @@ enum State {
     Help,
     Question,
     Playing,
+    Comparing,
 }
 
 fn in_state(state: State) -> App {
@@ -46,6 +47,10 @@ fn in_state(state: State) -> App {
             select(&mut a, 1);
             a.previews.play(1, "sha".into(), "/videos/1.mp4".into());
         }
+        State::Comparing => {
+            task(&mut a, 2, LocalState::Downloaded);
+            a.compare_takes(vec![1, 2]);
+        }
     }
     a
 }
@@ -53,7 +58,7 @@ fn in_state(state: State) -> App {
 #[test]
 fn the_routes_are_asked_in_the_documented_order() {
     use Route::*;
-    assert_eq!(ROUTES, [Question, Help, Player, DetailScroll, History, Dashboard]);
+    assert_eq!(ROUTES, [Question, Help, Compare, Player, DetailScroll, Review, History, Dashboard]);
 }
 
 #[test]
@@ -81,6 +86,23 @@ fn each_command_reaches_the_part_the_table_names() {
         (S::Question, Cmd::Down, R::Question),
         (S::Question, Cmd::Yes, R::Question),
         (S::Question, Cmd::Quit, R::Question),
+        (S::Table, Cmd::RateUp, R::Review),
+        (S::Table, Cmd::TogglePick, R::Review),
+        (S::History, Cmd::EditTags, R::Review),
+        (S::History, Cmd::RateDown, R::Review),
+        (S::Help, Cmd::RateUp, R::Dashboard),
+        (S::Question, Cmd::TogglePick, R::Question),
+        (S::Table, Cmd::Choose, R::Dashboard),
+        (S::Table, Cmd::Compare, R::Compare),
+        (S::History, Cmd::Compare, R::Compare),
+        (S::Comparing, Cmd::Play, R::Compare),
+        (S::Comparing, Cmd::PlayPause, R::Compare),
+        (S::Comparing, Cmd::ValueNext, R::Compare),
+        (S::Comparing, Cmd::Down, R::Compare),
+        (S::Comparing, Cmd::Rate3, R::Compare),
+        (S::Comparing, Cmd::Help, R::Dashboard),
+        (S::Comparing, Cmd::ForceQuit, R::Dashboard),
+        (S::Table, Cmd::Rate3, R::Dashboard),
     ];
     for (state, cmd, want) in cases {
         let a = in_state(state);

@@ -263,6 +263,13 @@ impl History {
         self.rows.binary_search_by(|r| if newest_first { id.cmp(&r.record.id) } else { r.record.id.cmp(&id) }).ok()
     }
 
+    /// Shows a review the engine was just asked to record (see `Table::set_review`).
+    pub fn set_review(&mut self, id: i64, review: &crate::store::Review) {
+        if let Some(i) = self.position(id) {
+            self.rows[i].record.review = review.clone();
+        }
+    }
+
     /// Forgets a task whose record was deleted.
     pub fn remove(&mut self, id: i64) {
         self.rows.retain(|r| r.record.id != id);

@@ -83,6 +83,32 @@ pub enum Cmd {
     LoadBatch,
     /// Complete the path typed from the names in its folder.
     CompletePath,
+    /// Rate the selected task one step up (unrated: 1) or down (from 1: unrated).
+    RateUp,
+    RateDown,
+    /// Pick the selected task as the winner of its batch or comparison, or take the pick back.
+    #[strum(serialize = "pick")]
+    TogglePick,
+    /// Type tags for the selected task (`-word` takes one off).
+    #[strum(serialize = "tag")]
+    EditTags,
+    /// Compare the marked tasks (or the selected task's batch) side by side.
+    Compare,
+    /// Blind comparison: models and settings hidden, takes shuffled, until all are rated.
+    Blind,
+    /// Pick the focused take of a comparison as the winner.
+    #[strum(serialize = "pick_take")]
+    Pick,
+    #[strum(serialize = "rate_1")]
+    Rate1,
+    #[strum(serialize = "rate_2")]
+    Rate2,
+    #[strum(serialize = "rate_3")]
+    Rate3,
+    #[strum(serialize = "rate_4")]
+    Rate4,
+    #[strum(serialize = "rate_5")]
+    Rate5,
 }
 
 impl Cmd {
@@ -91,6 +117,18 @@ impl Cmd {
         match self {
             Cmd::UserAction(_) => None,
             cmd => Some(cmd.into()),
+        }
+    }
+
+    /// The rating a `rate_N` command gives.
+    pub fn rating(self) -> Option<u8> {
+        match self {
+            Cmd::Rate1 => Some(1),
+            Cmd::Rate2 => Some(2),
+            Cmd::Rate3 => Some(3),
+            Cmd::Rate4 => Some(4),
+            Cmd::Rate5 => Some(5),
+            _ => None,
         }
     }
 

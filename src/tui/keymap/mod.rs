@@ -98,7 +98,8 @@ fn typed_in(scope: Scope, key: Key) -> bool {
         | Scope::HistorySearch
         | Scope::HelpFilter
         | Scope::MediaEditor
-        | Scope::Path => typed,
+        | Scope::Path
+        | Scope::Tagging => typed,
         _ => false,
     }
 }
@@ -286,7 +287,14 @@ impl Keymap {
         let hidden: Vec<Key> = own.clone().map(|b| b.key).collect();
         let overlay = matches!(
             scope,
-            Scope::HelpView | Scope::HelpFilter | Scope::Picker | Scope::MediaEditor | Scope::Confirm | Scope::Path
+            Scope::HelpView
+                | Scope::HelpFilter
+                | Scope::Picker
+                | Scope::MediaEditor
+                | Scope::Confirm
+                | Scope::Path
+                | Scope::Tagging
+                | Scope::Comparing
         );
         let global = self.bindings.iter().filter(|b| b.scope == Scope::Global && !overlay && !hidden.contains(&b.key));
         for b in own.chain(global) {

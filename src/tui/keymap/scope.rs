@@ -30,10 +30,14 @@ pub enum Scope {
     Playing,
     /// Typing the path of a batch file to load into the form.
     Path,
+    /// Typing tags for a task.
+    Tagging,
+    /// Takes side by side (`C`).
+    Comparing,
 }
 
 impl Scope {
-    pub const ALL: [Scope; 16] = [
+    pub const ALL: [Scope; 18] = [
         Scope::Global,
         Scope::Text,
         Scope::Line,
@@ -50,6 +54,8 @@ impl Scope {
         Scope::Confirm,
         Scope::Playing,
         Scope::Path,
+        Scope::Tagging,
+        Scope::Comparing,
     ];
 
     pub fn title(self) -> &'static str {
@@ -70,6 +76,8 @@ impl Scope {
             Scope::Confirm => "Questions",
             Scope::Playing => "Playing a preview",
             Scope::Path => "Batch file path",
+            Scope::Tagging => "Tags",
+            Scope::Comparing => "Comparing takes",
         }
     }
 
@@ -92,6 +100,8 @@ impl Scope {
             Scope::Confirm => "question",
             Scope::Playing => "playing",
             Scope::Path => "path",
+            Scope::Tagging => "tags",
+            Scope::Comparing => "compare",
         }
     }
 }

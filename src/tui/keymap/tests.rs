@@ -116,7 +116,8 @@ fn every_command_but_user_actions_round_trips_through_its_name() {
                  field_up field_down value_prev value_next toggle choose media_add media_remove up down page_up \
                  page_down top bottom mark sort filter search clear open copy_path copy_url again vary download \
                  recheck history ledger model dates copy_prompt reveal delete yes yes_with_file no undo redo \
-                 clear_line play play_pause play_stop grid zoom load_batch complete_path";
+                 clear_line play play_pause play_stop grid zoom load_batch complete_path rate_up rate_down pick tag compare blind pick_take \
+                 rate_1 rate_2 rate_3 rate_4 rate_5";
     assert_eq!(Cmd::names(), names.split(' ').collect::<Vec<_>>());
 }
 

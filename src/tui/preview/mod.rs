@@ -179,6 +179,11 @@ impl Previews {
         (f.width, f.height)
     }
 
+    /// Whether pictures are drawn in half blocks: two pixels a cell, so frames need no more.
+    pub fn half_blocks(&self) -> bool {
+        self.picker.protocol_type() == ProtocolType::Halfblocks
+    }
+
     /// The protocol's name, for the help and the log.
     pub fn protocol_name(&self) -> &'static str {
         match self.picker.protocol_type() {

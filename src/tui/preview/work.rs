@@ -9,6 +9,7 @@ use image::imageops::FilterType;
 use tokio::sync::mpsc::UnboundedSender;
 
 use super::PreviewFailure;
+use crate::preview::clip;
 use crate::preview::play::Player;
 use crate::preview::{PreviewError, Previewer};
 use crate::tui::app::{Action, Effect};
@@ -135,6 +136,19 @@ impl PreviewWork {
                     }
                 });
             }
+            Effect::LoadClips { ticket, files, width, height, fps, frames } => {
+                let (previewer, tx) = (self.previewer.clone(), tx.clone());
+                // One after another: the machine's cores are the engine's and the terminal's too.
+                tokio::task::spawn_blocking(move || {
+                    for (take, path) in files {
+                        let clip = clip::decode(&previewer.ffmpeg, Path::new(&path), width, height, fps, frames)
+                            .map_err(|e| failure(&e));
+                        if tx.send(Action::Clip(ticket, take, clip)).is_err() {
+                            return;
+                        }
+                    }
+                });
+            }
             Effect::PlayPause(paused) => self.set_paused(paused),
             Effect::PlayStop => {
                 let old = self.with_slot(|s| {
@@ -238,25 +252,15 @@ mod player_tests {
     use std::time::Duration;
 
     use super::*;
-    use crate::sim::video::{VideoSpec, render_mp4};
-
-    fn have_ffmpeg() -> bool {
-        let ok = std::process::Command::new("ffmpeg").arg("-version").output().is_ok_and(|o| o.status.success());
-        assert!(ok || std::env::var_os("CI").is_none(), "CI must install ffmpeg (see .ci/run)");
-        ok
-    }
+    use crate::preview::testing::{have_ffmpeg, video};
 
     #[tokio::test(flavor = "multi_thread")]
     async fn a_player_stopped_while_it_starts_never_plays_and_the_next_one_does() {
         if !have_ffmpeg() {
-            eprintln!("skipped: ffmpeg is not installed");
             return;
         }
         let dir = tempfile::tempdir().expect("tempdir");
-        let video = dir.path().join("v.mp4");
-        let spec = VideoSpec { width: 320, height: 180, seconds: 2, seed: 1, label: "t".into() };
-        std::fs::write(&video, render_mp4(&spec)).expect("video");
-        let path = video.display().to_string();
+        let path = video(dir.path()).display().to_string();
         let work = Arc::new(PreviewWork::new(Previewer::new(dir.path().join("cache"), "ffmpeg".into())));
         let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel();
         let mut starts = crate::tui::latest::Latest::default();

@@ -36,6 +36,9 @@ pub fn parameters<'a>(t: &TaskRecord) -> Vec<Line<'a>> {
         let from = m.local.as_ref().map(|l| format!(" from {}", clean(&l.path))).unwrap_or_default();
         lines.push(field("Media", format!("{} {n}: {}{secs}{from}", clean(&m.kind), clean(&m.url))));
     }
+    if !t.review.is_empty() {
+        lines.push(field("Review", clean(&t.review.summary())));
+    }
     lines
 }
 

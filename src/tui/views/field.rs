@@ -16,8 +16,30 @@ pub fn seconds(s: i64) -> String {
     if s < 0 { "auto".to_string() } else { format!("{s} s") }
 }
 
+/// A task's rating and pick as the table and the history rows show them: `★4✓`, `★4`, `✓`.
+pub fn review_mark(r: &crate::store::Review) -> String {
+    let rating = r.rating.map(|n| format!("★{n}")).unwrap_or_default();
+    format!("{rating}{}", if r.picked { "✓" } else { "" })
+}
+
 #[cfg(test)]
 mod tests {
+    use crate::store::Review;
+
+    #[test]
+    fn a_rating_and_a_pick_are_marked_one_way() {
+        let cases = [
+            (Review::default(), ""),
+            (Review { rating: Some(4), ..Review::default() }, "★4"),
+            (Review { picked: true, ..Review::default() }, "✓"),
+            (Review { rating: Some(5), picked: true, tags: vec!["keeper".into()] }, "★5✓"),
+            (Review { tags: vec!["keeper".into()], ..Review::default() }, ""),
+        ];
+        for (r, mark) in cases {
+            assert_eq!(super::review_mark(&r), mark, "{r:?}");
+        }
+    }
+
     #[test]
     fn seconds_are_written_one_way() {
         for (s, want) in [(-1, "auto"), (0, "0 s"), (5, "5 s"), (10, "10 s")] {

@@ -79,6 +79,8 @@ fn draw_list(frame: &mut Frame, area: Rect, app: &App) {
         ));
     }
     let wide = area.width >= 110;
+    // The rating and pick get a column once a loaded task has either.
+    let reviews = h.rows().iter().any(|r| r.record.review.has_mark());
     let rows: Vec<Row> = h.rows()[start..]
         .iter()
         .take(visible)
@@ -100,6 +102,9 @@ fn draw_list(frame: &mut Frame, area: Rect, app: &App) {
             if wide {
                 cells.insert(1, Cell::from(r.model.as_str()));
             }
+            if reviews {
+                cells.push(Cell::from(Span::styled(super::field::review_mark(&t.review), theme::warn())));
+            }
             cells.push(Cell::from(r.prompt.as_str()));
             cells.push(Cell::from(file));
             Row::new(cells)
@@ -115,6 +120,10 @@ fn draw_list(frame: &mut Frame, area: Rect, app: &App) {
     if wide {
         widths.insert(1, Constraint::Length(16));
         header.insert(1, "model");
+    }
+    if reviews {
+        widths.push(Constraint::Length(3));
+        header.push("★");
     }
     widths.extend([Constraint::Min(10), Constraint::Length(7)]);
     header.extend(["prompt", "file"]);
@@ -202,7 +211,8 @@ fn detail(frame: &mut Frame, area: Rect, app: &App) {
 }
 
 /// Ledger columns at full width; narrower screens fold failed, rejected and lost into one
-/// column and leave out the render times. Rendered tasks whose billed seconds are unknown are
+/// column and leave out the render times. The rating is the average of the rated tasks and
+/// their number. Rendered tasks whose billed seconds are unknown are
 /// counted in a column of their own, never added as 0; a cost too long for its column ends in "…".
 fn ledger_row(l: &LedgerLine, app: &App, wide: bool, cost_width: usize) -> Row<'static> {
     let pct = l.success_rate.map_or("-".into(), |r| format!("{:.0}%", r * 100.0));
@@ -220,7 +230,10 @@ fn ledger_row(l: &LedgerLine, app: &App, wide: bool, cost_width: usize) -> Row<'
         cells.push(Cell::from(format!("{:<4} {:<3} {}", l.failed, l.rejected, l.lost)));
     }
     let unknown = if l.unknown_billed == 0 { String::new() } else { count(l.unknown_billed as usize, "task") };
+    // Narrow: the average alone (the count is in the wide table and `reel history stats`).
+    let rating = if wide { l.rating_text() } else { l.rating.map_or_else(|| "-".into(), |r| format!("{r:.1}")) };
     cells.extend([
+        Cell::from(rating),
         Cell::from(format!("{:.0} s", l.billed_seconds)),
         Cell::from(unknown),
         Cell::from(excerpt(&l.cost.show(app.pricing_ref()), cost_width)),
@@ -246,11 +259,17 @@ fn ledger(frame: &mut Frame, area: Rect, app: &App) {
     let wide = table_area.width >= 110;
     let (fixed, header): (&[u16], Vec<&str>) = if wide {
         (
-            &[5, 7, 6, 8, 4, 6, 6, 8, 7],
-            vec!["model", "tasks", "success", "failed", "rejected", "lost", "p50", "p90", "billed", "unknown", "cost"],
+            &[5, 7, 6, 8, 4, 6, 6, 8, 8, 7],
+            vec![
+                "model", "tasks", "success", "failed", "rejected", "lost", "p50", "p90", "rating", "billed", "unknown",
+                "cost",
+            ],
         )
     } else {
-        (&[5, 7, 13, 8, 7], vec!["model", "tasks", "success", "fail rej lost", "billed", "unknown", "cost"])
+        (
+            &[5, 7, 13, 6, 8, 7],
+            vec!["model", "tasks", "success", "fail rej lost", "rating", "billed", "unknown", "cost"],
+        )
     };
     let model_width = 16u16;
     let used = model_width + fixed.iter().sum::<u16>() + fixed.len() as u16 + 1;

@@ -1,5 +1,6 @@
 //! Drawing: every function here reads the `App` and draws; none changes state or does I/O.
 
+pub mod compare;
 pub mod compose;
 pub mod detail;
 pub mod field;
@@ -26,7 +27,9 @@ pub fn draw(frame: &mut Frame, app: &App) {
     }
     let a = layout::arrange(frame.area(), app.form(), app.show());
     header::draw(frame, a.header, app);
-    if app.screen() == Screen::History {
+    if app.compare().is_some() {
+        compare::draw(frame, app);
+    } else if app.screen() == Screen::History {
         let h = layout::history(frame.area(), app.history().grid());
         history::draw(frame, h.filters.union(h.below), app);
     } else {
@@ -49,6 +52,7 @@ pub fn draw(frame: &mut Frame, app: &App) {
         Some(Overlay::Media(m)) => overlays::media(frame, app, m),
         Some(Overlay::BatchPath(p)) => overlays::batch_path(frame, app, p),
         Some(Overlay::Confirm(q)) => overlays::confirm(frame, app, q),
+        Some(Overlay::Tags(input)) => overlays::tags(frame, app, input),
         None => {}
     }
 }

@@ -1,12 +1,12 @@
-//! The small overlays: the pickers (models, state groups), the media item editor, and the
-//! questions, each naming all its answers.
+//! The small overlays: the pickers (models, state groups), the media item editor, the line
+//! for a task's tags, and the questions, each naming all its answers.
 
 use ratatui::Frame;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Borders, Clear, Paragraph, Wrap};
 
 use crate::text::excerpt;
-use crate::tui::app::{App, PickerKind, Question, Screen};
+use crate::tui::app::{App, PickerKind, Question, Screen, TagInput};
 use crate::tui::form::{MediaEditor, PathInput};
 use crate::tui::keymap::{Cmd, Scope};
 use crate::tui::labels::count;
@@ -161,4 +161,31 @@ pub fn confirm(frame: &mut Frame, app: &App, q: &Question) {
     let block = Block::default().borders(Borders::ALL).border_style(theme::focused_border()).title(" Are you sure? ");
     frame.render_widget(Clear, area);
     frame.render_widget(Paragraph::new(lines).wrap(Wrap { trim: false }).block(block), area);
+}
+
+/// The line for a task's tags: what it has now, and what is typed.
+pub fn tags(frame: &mut Frame, app: &App, input: &TagInput) {
+    let area = centered(frame.area(), 72, 4);
+    let key = |cmd| app.keymap().key_for(Scope::Tagging, cmd).unwrap_or_default();
+    let now = if input.tags.is_empty() {
+        "none yet".to_string()
+    } else {
+        input.tags.iter().map(|t| format!("#{}", crate::text::clean(t))).collect::<Vec<_>>().join(" ")
+    };
+    let lines = vec![
+        Line::from(vec![Span::styled(" Tags now ", theme::label()), Span::raw(excerpt(&now, 60))]),
+        Line::from(vec![
+            Span::styled(" Add      ", theme::focused_label()),
+            Span::raw(format!("{}▏", crate::text::clean(&input.text))),
+        ]),
+    ];
+    let title = format!(
+        " Tags for task {} · {} adds · -word takes one off · {} cancels ",
+        input.id,
+        key(Cmd::Choose),
+        key(Cmd::CloseOverlay)
+    );
+    let block = Block::default().borders(Borders::ALL).border_style(theme::focused_border()).title(title);
+    frame.render_widget(Clear, area);
+    frame.render_widget(Paragraph::new(lines).block(block), area);
 }

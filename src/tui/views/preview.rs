@@ -17,14 +17,14 @@ use crate::tui::preview::fit::{Fit, GRID_TEXT_ROWS};
 use crate::tui::preview::{Missing, Picture};
 use crate::tui::theme;
 
-fn draw_picture(frame: &mut Frame, area: Rect, p: &Picture) {
+pub(super) fn draw_picture(frame: &mut Frame, area: Rect, p: &Picture) {
     let area = Rect { width: area.width.min(p.size.width), height: area.height.min(p.size.height), ..area };
     frame.render_widget(Image::new(&p.protocol), area);
 }
 
 /// An empty frame with a dim word in its middle, where a picture will be (or cannot be): the
 /// first of `texts` that fits.
-fn stand_in(frame: &mut Frame, area: Rect, texts: &[&str]) {
+pub(super) fn stand_in(frame: &mut Frame, area: Rect, texts: &[&str]) {
     let block = Block::default().borders(Borders::ALL).border_style(theme::border());
     let inner = block.inner(area);
     frame.render_widget(block, area);

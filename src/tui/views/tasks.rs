@@ -89,6 +89,7 @@ fn cells(r: &Row, cols: &[Col], marked: bool, group: GroupLine, now_ms: i64, fra
                 Span::raw(spinner),
             ])),
             Col::State => Cell::from(Span::styled(r.state_label.clone(), theme::state(t.state))),
+            Col::Review => Cell::from(Span::styled(super::field::review_mark(&t.review), theme::warn())),
             Col::Prompt => Cell::from(r.prompt.clone()),
             Col::Model => Cell::from(r.model_short.clone()),
             Col::Seconds => Cell::from(super::field::seconds(t.seconds)),
@@ -134,7 +135,8 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &App) {
             theme::label(),
         ));
     }
-    let (cols, prompt) = fit(area.width.saturating_sub(2));
+    let reviews = table.view().iter().filter_map(|id| table.row(*id)).any(|r| r.record.review.has_mark());
+    let (cols, prompt) = fit(area.width.saturating_sub(2), reviews);
     let widths: Vec<Constraint> =
         cols.iter().map(|c| Constraint::Length(if *c == Col::Prompt { prompt } else { c.width() })).collect();
     let header: Vec<&str> = cols.iter().map(|c| c.header()).collect();

@@ -1,0 +1,27 @@
+//! A dashboard as the benches measure it: a paid profile on a loopback address, the built-in
+//! catalog, no tasks yet, at 160x48.
+
+use reel::config::Pricing;
+use reel::engine::ServiceState;
+use reel::rules::Catalog;
+use reel::tui::app::{App, Header};
+use reel::tui::prefs::Prefs;
+
+pub fn empty(now_ms: i64) -> App {
+    let header = Header {
+        profile: None,
+        base_url: "http://127.0.0.1:8787/".into(),
+        demo: false,
+        service: ServiceState::default(),
+    };
+    App::new(
+        Catalog::builtin(),
+        Pricing::default(),
+        vec![],
+        Default::default(),
+        header,
+        Prefs::default(),
+        now_ms,
+        (160, 48),
+    )
+}

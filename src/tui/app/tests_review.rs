@@ -1,0 +1,116 @@
+//! Rating, picking and tagging from the keyboard: the effects the keys ask for, the tag line,
+//! and the rows once the engine reports the task reviewed.
+
+use crossterm::event::KeyCode;
+
+use super::testkit::*;
+use super::*;
+use crate::store::review::Change;
+use crate::store::{LocalState, Review};
+use crate::tui::keymap::Scope;
+
+fn reviewed(id: i64, review: Review) -> crate::store::TaskRecord {
+    crate::store::TaskRecord { review, ..rec(id, LocalState::Downloaded) }
+}
+
+fn shown(a: &App, id: i64) -> Review {
+    a.table.row(id).map(|r| r.record.review.clone()).unwrap_or_default()
+}
+
+#[test]
+fn plus_minus_and_star_ask_the_engine_and_count_from_what_is_shown() {
+    let mut a = app();
+    task(&mut a, 1, LocalState::Downloaded);
+    select(&mut a, 1);
+    assert_eq!(ch(&mut a, '+'), vec![Effect::Review { id: 1, change: Change::Rate(Some(1)) }]);
+    // Before the engine's news: the next key counts from what is shown.
+    assert_eq!(ch(&mut a, '+'), vec![Effect::Review { id: 1, change: Change::Rate(Some(2)) }]);
+    assert_eq!(ch(&mut a, '*'), vec![Effect::Review { id: 1, change: Change::Pick(true) }]);
+    assert_eq!(shown(&a, 1), Review { rating: Some(2), picked: true, tags: vec![] });
+    // The engine's news (another dashboard rated it 4) is what the next key counts from.
+    put(&mut a, reviewed(1, Review { rating: Some(4), picked: true, tags: vec![] }));
+    assert_eq!(ch(&mut a, '+'), vec![Effect::Review { id: 1, change: Change::Rate(Some(5)) }]);
+    assert_eq!(ch(&mut a, '+'), vec![], "5 is the most");
+    assert!(status(&a).contains("the most"), "{}", status(&a));
+    assert_eq!(ch(&mut a, '-'), vec![Effect::Review { id: 1, change: Change::Rate(Some(4)) }]);
+    assert_eq!(ch(&mut a, '*'), vec![Effect::Review { id: 1, change: Change::Pick(false) }]);
+    task(&mut a, 2, LocalState::Failed);
+    select(&mut a, 2);
+    let e = acts(ch(&mut a, '-'));
+    assert!(e.is_empty(), "nothing to take off: {e:?}");
+    assert!(status(&a).contains("Task 2 has no rating"), "{}", status(&a));
+}
+
+#[test]
+fn the_history_reviews_its_selected_row() {
+    let mut a = app();
+    task(&mut a, 1, LocalState::Downloaded);
+    select(&mut a, 1);
+    ch(&mut a, 'H');
+    let page = vec![crate::engine::query::HistoryRow { record: rec(7, LocalState::Downloaded), file_present: None }];
+    let ticket = a.history.ticket();
+    a.update(Action::HistoryPage(ticket, Ok(page)), NOW);
+    assert_eq!(a.history.selected_row().map(|r| r.record.id), Some(7));
+    assert_eq!(acts(ch(&mut a, '+')), vec![Effect::Review { id: 7, change: Change::Rate(Some(1)) }]);
+    ch(&mut a, 'T');
+    assert_eq!(a.scope(), Scope::Tagging);
+    typed(&mut a, "keeper");
+    assert_eq!(key(&mut a, KeyCode::Enter), vec![Effect::Review { id: 7, change: Change::Tag(vec!["keeper".into()]) }]);
+}
+
+#[test]
+fn the_tag_line_adds_takes_off_and_keeps_a_bad_line_open() {
+    let mut a = app();
+    put(&mut a, reviewed(1, Review { tags: vec!["draft".into()], ..Review::default() }));
+    select(&mut a, 1);
+    assert!(ch(&mut a, 't').is_empty());
+    assert_eq!(a.scope(), Scope::Tagging);
+    assert!(matches!(&a.overlay, Some(Overlay::Tags(t)) if t.tags == ["draft"]), "shows the tags it has");
+    typed(&mut a, "Keeper -draft");
+    let want = vec![
+        Effect::Review { id: 1, change: Change::Tag(vec!["keeper".into()]) },
+        Effect::Review { id: 1, change: Change::Untag(vec!["draft".into()]) },
+    ];
+    assert_eq!(key(&mut a, KeyCode::Enter), want);
+    assert!(a.overlay.is_none());
+
+    ch(&mut a, 't');
+    typed(&mut a, "-");
+    assert!(key(&mut a, KeyCode::Enter).is_empty(), "an empty tag is not sent");
+    assert_eq!(a.scope(), Scope::Tagging, "the line stays open to be corrected");
+    assert!(status(&a).contains("empty"), "{}", status(&a));
+    ctrl(&mut a, 'u');
+    assert!(matches!(&a.overlay, Some(Overlay::Tags(t)) if t.text.is_empty()));
+    typed(&mut a, "q");
+    assert!(matches!(&a.overlay, Some(Overlay::Tags(t)) if t.text == "q"), "q is typed, it does not quit");
+    assert!(key(&mut a, KeyCode::Esc).is_empty());
+    assert!(a.overlay.is_none(), "Esc leaves the tags as they were");
+}
+
+#[test]
+fn a_review_reported_by_the_engine_reloads_the_timeline_shown() {
+    let mut a = app();
+    task(&mut a, 1, LocalState::Downloaded);
+    select(&mut a, 1);
+    a.update(Action::Timeline(1, vec![]), NOW);
+    // Another client's review.
+    let e = put(&mut a, reviewed(1, Review { rating: Some(3), ..Review::default() }));
+    assert!(e.contains(&Effect::LoadTimeline(1)), "{e:?}");
+    let e = put(&mut a, reviewed(1, Review { rating: Some(3), ..Review::default() }));
+    assert!(!e.contains(&Effect::LoadTimeline(1)), "nothing changed: {e:?}");
+    // This dashboard's own, shown before the news that confirms it.
+    ch(&mut a, '+');
+    let e = put(&mut a, reviewed(1, Review { rating: Some(4), ..Review::default() }));
+    assert!(e.contains(&Effect::LoadTimeline(1)), "{e:?}");
+}
+
+#[test]
+fn review_keys_wait_for_an_engine() {
+    let mut a = app();
+    task(&mut a, 1, LocalState::Downloaded);
+    select(&mut a, 1);
+    a.update(Action::LinkLost, NOW);
+    let e = ch(&mut a, '+');
+    assert!(!e.iter().any(|x| matches!(x, Effect::Review { .. })), "{e:?}");
+    assert_eq!(shown(&a, 1), Review::default(), "nothing shown that was not asked");
+}
