@@ -112,7 +112,12 @@ async fn tools_are_listed_checks_quote_and_a_submit_is_refused_by_default() {
     let aurora = models["models"].as_array().unwrap().iter().find(|m| m["id"] == MODEL).expect("listed").clone();
     assert_eq!(aurora["price_per_billed_second"], 0.1);
 
-    let quote = ok(&call(&client, "check", json!({"model": "aurora-3.0/t2v", "prompt": "a fox", "ratio": ["16:9", "9:16"], "seconds": [5, 10]})).await);
+    let quote = ok(&call(
+        &client,
+        "check",
+        json!({"model": "aurora-3.0/t2v", "prompt": "a fox", "ratio": ["16:9", "9:16"], "seconds": [5, 10]}),
+    )
+    .await);
     assert_eq!((quote["tasks"].as_u64(), quote["billed_seconds"].as_f64()), (Some(4), Some(30.0)), "{quote}");
     assert!((quote["cost"].as_f64().unwrap() - 3.0).abs() < 1e-9, "{quote}");
     assert_eq!(quote["sent"], false);
@@ -123,7 +128,8 @@ async fn tools_are_listed_checks_quote_and_a_submit_is_refused_by_default() {
     assert!(bad.contains("seconds: seconds 999 is out of range"), "{bad}");
     let bad = refused(&call(&client, "check", json!({"model": MODEL, "prompt": "a fox", "ratio": "2:1"})).await);
     assert!(bad.contains("metadata.ratio: ratio \"2:1\" is not allowed"), "{bad}");
-    let local = json!({"model": "aurora-3.0/i2v", "prompt": "a fox", "media": [{"type": "first_frame", "url": "/etc/passwd"}]});
+    let local =
+        json!({"model": "aurora-3.0/i2v", "prompt": "a fox", "media": [{"type": "first_frame", "url": "/etc/passwd"}]});
     assert!(refused(&call(&client, "check", local).await).contains("media[0].url \"/etc/passwd\" is a local file"));
 
     let no = refused(&call(&client, "submit", json!({"model": MODEL, "prompt": "a fox"})).await);

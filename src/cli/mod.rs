@@ -132,6 +132,10 @@ pub enum Command {
 
 /// Runs a headless command, writing to standard output.
 pub async fn run(command: Command, settings: &Settings, reach: &Reach) -> Result<ExitCode, CliError> {
+    // `reel mcp` writes MCP messages on standard output itself: nothing here may hold it.
+    if matches!(command, Command::Mcp(_)) {
+        return dispatch(command, settings, reach, &mut Output::new(std::io::sink(), "nowhere")).await;
+    }
     let mut out = Output::stdout();
     let ran = dispatch(command, settings, reach, &mut out).await;
     settle(ran, out.flush())

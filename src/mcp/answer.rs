@@ -180,13 +180,19 @@ mod tests {
         ];
         for (plan, copies, (tasks, billed, unknown, cost, unpriced)) in cases {
             let q = quote(&plan, copies, &pricing);
-            assert_eq!((q.tasks, q.billed_seconds, q.unknown_billed, q.cost, q.unpriced), (tasks, billed, unknown, cost, unpriced));
+            assert_eq!(
+                (q.tasks, q.billed_seconds, q.unknown_billed, q.cost, q.unpriced),
+                (tasks, billed, unknown, cost, unpriced)
+            );
         }
     }
 
     #[test]
     fn every_model_carries_its_rules() {
-        let pricing = Pricing { currency: "$".into(), per_second: [("acme/aurora-3.0/text-to-video".to_string(), 0.5)].into_iter().collect() };
+        let pricing = Pricing {
+            currency: "$".into(),
+            per_second: [("acme/aurora-3.0/text-to-video".to_string(), 0.5)].into_iter().collect(),
+        };
         let shown = models(&Catalog::builtin(), &pricing);
         let list = shown["models"].as_array().expect("a list");
         assert!(!list.is_empty());
@@ -200,7 +206,8 @@ mod tests {
 
     #[test]
     fn states_are_counted_in_order_of_appearance() {
-        let rs = [record(1, LocalState::Downloaded), record(2, LocalState::InProgress), record(3, LocalState::Downloaded)];
+        let rs =
+            [record(1, LocalState::Downloaded), record(2, LocalState::InProgress), record(3, LocalState::Downloaded)];
         assert_eq!(states(&rs), "2 downloaded, 1 in_progress");
     }
 }

@@ -16,13 +16,13 @@ pub mod tools;
 
 use std::time::Duration;
 
+use futures_util::future::BoxFuture;
 use rmcp::handler::server::router::tool::ToolRouter;
 use rmcp::handler::server::wrapper::Parameters;
 use rmcp::model::{
     CallToolResult, Content, Implementation, Meta, ProgressNotificationParam, ServerCapabilities, ServerInfo,
 };
 use rmcp::{ErrorData, Peer, RoleServer, ServerHandler, ServiceExt, tool, tool_handler, tool_router};
-use futures_util::future::BoxFuture;
 use serde_json::Value;
 use thiserror::Error;
 use tokio::time::Instant;
@@ -35,7 +35,7 @@ use crate::session::{Reach, db_path};
 use crate::store::LocalState;
 use crate::store::history::HistoryQuery;
 use link::Link;
-use tools::{IdsArgs, SearchArgs, ShowArgs, SubmissionArgs, WaitArgs};
+use tools::{IdsArgs, PickArgs, RateArgs, ReviewCall, SearchArgs, ShowArgs, SubmissionArgs, TagArgs, WaitArgs};
 
 /// How long `wait` waits when the call gives no timeout.
 const DEFAULT_WAIT: Duration = Duration::from_secs(600);
@@ -137,20 +137,16 @@ impl Server {
         Ok(())
     }
 
-    #[tool(
-        description = "The video models reel can send to, each with its rules: the seconds range (and whether -1, \
+    #[tool(description = "The video models reel can send to, each with its rules: the seconds range (and whether -1, \
                        automatic, is allowed), resolutions, aspect ratios, the media types its mode takes, and its \
-                       price per billed second when the user priced it."
-    )]
+                       price per billed second when the user priced it.")]
     async fn models(&self) -> Result<CallToolResult, ErrorData> {
         Ok(answer(&answer::models(&self.settings().catalog, &self.settings().pricing)))
     }
 
-    #[tool(
-        description = "Validate a submission (or a small grid: lists of ratios and of seconds make one task per \
+    #[tool(description = "Validate a submission (or a small grid: lists of ratios and of seconds make one task per \
                        combination) with reel's rules and quote it: tasks, billed seconds and cost. Sends nothing. \
-                       Says too whether the user's [agents] limits would let `submit` send it now."
-    )]
+                       Says too whether the user's [agents] limits would let `submit` send it now.")]
     async fn check(&self, Parameters(args): Parameters<SubmissionArgs>) -> Result<CallToolResult, ErrorData> {
         let (valid, copies) = match self.validated(&args) {
             Ok(v) => v,
@@ -192,7 +188,7 @@ impl Server {
             Ok(r) => r,
             Err(e) => return Ok(refuse(format!("the engine refused the submission: {e}"))),
         };
-        let _ = (&live, client_name(&peer));
+        let records = today::label(&live.engine, records, &client_name(&peer)).await;
         Ok(answer(&answer::tasks(&records)))
     }
 
@@ -209,12 +205,10 @@ impl Server {
         Ok(answer(&answer::tasks(&records)))
     }
 
-    #[tool(
-        description = "Wait until every given task has ended (saved, failed, rejected, …) or the timeout passes \
+    #[tool(description = "Wait until every given task has ended (saved, failed, rejected, …) or the timeout passes \
                        (default 600 s; the tasks go on either way). Sends progress notifications (tasks ended / \
                        total, and their states) when the call carries a progress token. Survives a restart of \
-                       reel's engine: the tasks are read again from its journal."
-    )]
+                       reel's engine: the tasks are read again from its journal.")]
     async fn wait(
         &self,
         Parameters(args): Parameters<WaitArgs>,
@@ -264,8 +258,9 @@ impl Server {
     }
 
     #[tool(
-        description = "Search the history of tasks, newest first, with the dashboard's search words (matched by \
-                       prefix against prompts), optionally one model and one state."
+        description = "Search the history of tasks, newest first, with the dashboard's search words: words matched \
+                       by prefix against prompts, and rating:>=4 (also rating:5, rating:<3), tag:NAME, picked; \
+                       optionally one model and one state. An agent's tasks carry the tag agent-CLIENTNAME."
     )]
     async fn search(&self, Parameters(args): Parameters<SearchArgs>) -> Result<CallToolResult, ErrorData> {
         let state = match args.state.as_deref().map(str::parse::<LocalState>).transpose() {
@@ -280,10 +275,8 @@ impl Server {
         }
     }
 
-    #[tool(
-        description = "One task in full: its parameters, timeline, billed seconds, the saved file's path, and its \
-                       poster frame as an image when the video is saved (made with ffmpeg when needed)."
-    )]
+    #[tool(description = "One task in full: its parameters, timeline, billed seconds, the saved file's path, and its \
+                       poster frame as an image when the video is saved (made with ffmpeg when needed).")]
     async fn show(&self, Parameters(args): Parameters<ShowArgs>) -> Result<CallToolResult, ErrorData> {
         let (task, events) = match query::show(&db_path(self.settings()), args.id) {
             Ok(found) => found,
@@ -296,6 +289,43 @@ impl Server {
             result.content.push(Content::image(p.base64, "image/jpeg"));
         }
         Ok(result)
+    }
+
+    /// A change of a task's review, through the engine (every dashboard shows it).
+    async fn review(&self, id: i64, call: ReviewCall) -> Result<CallToolResult, ErrorData> {
+        let change = match tools::review_change(call) {
+            Ok(c) => c,
+            Err(e) => return Ok(refuse(e.to_string())),
+        };
+        if let Err(e) = query::show(&db_path(self.settings()), id) {
+            return Ok(refuse(format!("id: {e}")));
+        }
+        let live = match self.inner.link.engine().await {
+            Ok(live) => live,
+            Err(e) => return Ok(refuse(format!("cannot reach reel's engine: {e}"))),
+        };
+        match live.engine.review(id, change).await {
+            Ok(task) => Ok(answer(&answer::tasks(std::slice::from_ref(&task)))),
+            Err(e) => Ok(refuse(e.to_string())),
+        }
+    }
+
+    #[tool(description = "Rate a task 1 to 5 (0 removes its rating), as the user does in the dashboard.")]
+    async fn rate(&self, Parameters(args): Parameters<RateArgs>) -> Result<CallToolResult, ErrorData> {
+        self.review(args.id, ReviewCall::Rate(args.rating)).await
+    }
+
+    #[tool(
+        description = "Add tags to a task (or remove them with remove = true): short single words, found later with \
+                       `search` and the word tag:NAME."
+    )]
+    async fn tag(&self, Parameters(args): Parameters<TagArgs>) -> Result<CallToolResult, ErrorData> {
+        self.review(args.id, ReviewCall::Tag { tags: args.tags, remove: args.remove }).await
+    }
+
+    #[tool(description = "Pick a task as the winner of its batch or comparison (picked = false unpicks it).")]
+    async fn pick(&self, Parameters(args): Parameters<PickArgs>) -> Result<CallToolResult, ErrorData> {
+        self.review(args.id, ReviewCall::Pick(args.picked.unwrap_or(true))).await
     }
 }
 

@@ -6,6 +6,10 @@ use serde::Deserialize;
 use thiserror::Error;
 
 use crate::rules::{Catalog, Draft, MediaDraft, choose_model, is_local};
+use crate::store::review::Change;
+
+/// The tag prefix of agents' tasks (see `today`).
+pub const AGENT_PREFIX: &str = "agent-";
 
 /// One value or a list of them; a list makes a grid.
 #[derive(Debug, Clone, PartialEq, Deserialize, JsonSchema)]
@@ -85,8 +89,8 @@ pub struct WaitArgs {
 #[derive(Debug, Clone, PartialEq, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct SearchArgs {
-    /// Words matched by prefix against prompts, as the dashboard's history search (blank:
-    /// every task).
+    /// The dashboard's history search: words matched by prefix against prompts, and the terms
+    /// rating:>=4 (rating:5, rating:<3, …), tag:NAME and picked (blank: every task).
     #[serde(default)]
     pub query: String,
     /// Only this model (exact catalog id).
@@ -106,6 +110,60 @@ pub struct ShowArgs {
     pub id: i64,
 }
 
+#[derive(Debug, Clone, PartialEq, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct RateArgs {
+    /// The local task id.
+    pub id: i64,
+    /// 1 to 5; 0 removes the rating.
+    pub rating: u8,
+}
+
+#[derive(Debug, Clone, PartialEq, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct TagArgs {
+    /// The local task id.
+    pub id: i64,
+    /// Tags: short single words (no spaces or commas), kept lowercase.
+    pub tags: Vec<String>,
+    /// Remove these tags instead of adding them. Default false.
+    #[serde(default)]
+    pub remove: bool,
+}
+
+#[derive(Debug, Clone, PartialEq, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct PickArgs {
+    /// The local task id.
+    pub id: i64,
+    /// Pick it (the winner of its batch or comparison), or with false unpick it. Default true.
+    pub picked: Option<bool>,
+}
+
+/// The review change a rate, tag or pick call asks for. Tags starting `agent-` are reel's
+/// label of agents' tasks, counted by the daily limits: no agent may add or remove one.
+pub fn review_change(call: ReviewCall) -> Result<Change, ArgsError> {
+    Ok(match call {
+        ReviewCall::Rate(0) => Change::Rate(None),
+        ReviewCall::Rate(n) => Change::Rate(Some(n)),
+        ReviewCall::Pick(p) => Change::Pick(p),
+        ReviewCall::Tag { tags, remove } => {
+            if let Some(t) = tags.iter().find(|t| t.trim().to_lowercase().starts_with(AGENT_PREFIX)) {
+                return Err(ArgsError::AgentTag(t.clone()));
+            }
+            if remove { Change::Untag(tags) } else { Change::Tag(tags) }
+        }
+    })
+}
+
+/// A review call's arguments, as the tools take them.
+#[derive(Debug, Clone, PartialEq)]
+pub enum ReviewCall {
+    Rate(u8),
+    Pick(bool),
+    Tag { tags: Vec<String>, remove: bool },
+}
+
 /// A submission an agent may not make, named by field and rule.
 #[derive(Debug, Clone, PartialEq, Eq, Error)]
 pub enum ArgsError {
@@ -120,6 +178,11 @@ pub enum ArgsError {
     EmptyList { field: &'static str },
     #[error("copies: {0} is not allowed; give 1 or more")]
     Copies(u32),
+    #[error(
+        "tags: \"{0}\" starts with agent-, reel's own label of the tasks agents send (the [agents] daily limits count \
+         them); an agent cannot add or remove it"
+    )]
+    AgentTag(String),
 }
 
 /// The drafts of a submission, one per ratio × duration, and the copies of each. The model is
@@ -144,10 +207,8 @@ pub fn drafts(args: &SubmissionArgs, catalog: &Catalog) -> Result<(Vec<Draft>, u
         None => Ok(vec![None]),
     };
     let ratios = listed(args.ratio.as_ref().map(OneOrMany::values), "ratio")?;
-    let seconds = listed(
-        args.seconds.as_ref().map(|s| s.values().iter().map(ToString::to_string).collect()),
-        "seconds",
-    )?;
+    let seconds =
+        listed(args.seconds.as_ref().map(|s| s.values().iter().map(ToString::to_string).collect()), "seconds")?;
     let mut out = Vec::new();
     for ratio in &ratios {
         for secs in &seconds {
@@ -192,7 +253,10 @@ mod tests {
             ),
             (serde_json::json!({"model": "t2v", "prompt": "a fox"}), Err("model: ")),
             (serde_json::json!({"model": "nothing-like-it", "prompt": "a fox"}), Err("model: ")),
-            (serde_json::json!({"model": "aurora-3.0/t2v", "prompt": "a fox", "ratio": []}), Err("ratio: an empty list")),
+            (
+                serde_json::json!({"model": "aurora-3.0/t2v", "prompt": "a fox", "ratio": []}),
+                Err("ratio: an empty list"),
+            ),
             (serde_json::json!({"model": "aurora-3.0/t2v", "prompt": "a fox", "copies": 0}), Err("copies: 0")),
             (
                 serde_json::json!({"model": "aurora-3.0/i2v", "prompt": "a fox", "media": [{"type": "first_frame", "url": "/home/me/a.png"}]}),
@@ -209,7 +273,7 @@ mod tests {
                     assert_eq!((drafts.len(), copies), (*n, *c), "{json}");
                     assert!(drafts.iter().all(|d| d.model == *model), "{json}");
                 }
-                (Err(e), Err(words)) => assert!(e.to_string().starts_with(words), "{json}: {e}"),
+                (Err(e), Err(words)) => assert!(e.to_string().contains(words), "{json}: {e}"),
                 (got, want) => panic!("{json}: {got:?}, wanted {want:?}"),
             }
         }
@@ -217,20 +281,46 @@ mod tests {
 
     #[test]
     fn a_grid_crosses_every_ratio_with_every_duration() {
-        let a = args(serde_json::json!({"model": "aurora-3.0/t2v", "prompt": "p", "ratio": ["16:9", "1:1"], "seconds": [5, 10], "resolution": "1080p"}));
+        let a = args(
+            serde_json::json!({"model": "aurora-3.0/t2v", "prompt": "p", "ratio": ["16:9", "1:1"], "seconds": [5, 10], "resolution": "1080p"}),
+        );
         let (drafts, _) = drafts(&a, &Catalog::builtin()).expect("drafts");
         let pairs: Vec<(Option<&str>, Option<&str>)> =
             drafts.iter().map(|d| (d.ratio.as_deref(), d.seconds.as_deref())).collect();
         assert_eq!(
             pairs,
-            [(Some("16:9"), Some("5")), (Some("16:9"), Some("10")), (Some("1:1"), Some("5")), (Some("1:1"), Some("10"))]
+            [
+                (Some("16:9"), Some("5")),
+                (Some("16:9"), Some("10")),
+                (Some("1:1"), Some("5")),
+                (Some("1:1"), Some("10"))
+            ]
         );
         assert!(drafts.iter().all(|d| d.resolution.as_deref() == Some("1080P")));
     }
 
     #[test]
+    fn review_calls_become_changes_and_agent_tags_are_out_of_reach() {
+        let tag =
+            |tags: &[&str], remove| ReviewCall::Tag { tags: tags.iter().map(|t| t.to_string()).collect(), remove };
+        let cases = [
+            (ReviewCall::Rate(4), Ok(Change::Rate(Some(4)))),
+            (ReviewCall::Rate(0), Ok(Change::Rate(None))),
+            (ReviewCall::Pick(true), Ok(Change::Pick(true))),
+            (tag(&["keeper"], false), Ok(Change::Tag(vec!["keeper".into()]))),
+            (tag(&["keeper"], true), Ok(Change::Untag(vec!["keeper".into()]))),
+            (tag(&["ok", "agent-claude"], true), Err(ArgsError::AgentTag("agent-claude".into()))),
+            (tag(&[" Agent-X"], false), Err(ArgsError::AgentTag(" Agent-X".into()))),
+        ];
+        for (call, want) in cases {
+            assert_eq!(review_change(call.clone()), want, "{call:?}");
+        }
+    }
+
+    #[test]
     fn unknown_argument_names_are_refused() {
-        let bad = serde_json::from_value::<SubmissionArgs>(serde_json::json!({"model": "m", "prompt": "p", "api_key": "x"}));
+        let bad =
+            serde_json::from_value::<SubmissionArgs>(serde_json::json!({"model": "m", "prompt": "p", "api_key": "x"}));
         assert!(bad.is_err());
     }
 }
