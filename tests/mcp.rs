@@ -138,3 +138,181 @@ async fn tools_are_listed_checks_quote_and_a_submit_is_refused_by_default() {
     assert_eq!(found["tasks"], json!([]), "nothing was journaled");
     client.cancel().await.expect("closed");
 }
+
+/// Every text a client was given, to look for secrets in.
+fn all_text(results: &[CallToolResult]) -> String {
+    results.iter().map(|r| serde_json::to_string(r).unwrap()).collect::<Vec<_>>().join("\n")
+}
+
+#[tokio::test]
+async fn an_allowed_agent_sends_waits_with_progress_shows_the_poster_and_reviews() {
+    let sim = start(common::fast_config()).await;
+    let f = with_config(ALLOWED);
+    let (client, agent) = connect(&f, &sim).await;
+    let mut results = Vec::new();
+    let sent = call(
+        &client,
+        "submit",
+        json!({"model": MODEL, "prompt": "a lighthouse at dusk", "seconds": 4, "ratio": "16:9", "copies": 2}),
+    )
+    .await;
+    let ids = ids(&ok(&sent));
+    assert_eq!(ids.len(), 2);
+    results.push(sent);
+    let waited = call(&client, "wait", json!({"ids": ids, "timeout_secs": 60})).await;
+    let answer = ok(&waited);
+    assert_eq!(answer["all_ended"], true, "{answer}");
+    for t in answer["tasks"].as_array().unwrap() {
+        assert_eq!(t["state"], "downloaded", "{t}");
+        assert!(std::path::Path::new(t["file_path"].as_str().unwrap()).starts_with(&f.data), "{t}");
+    }
+    results.push(waited);
+    {
+        let progress = agent.progress.lock().unwrap();
+        assert!(!progress.is_empty(), "progress notifications");
+        let last = progress.last().unwrap();
+        assert_eq!((last.progress, last.total), (2.0, Some(2.0)), "{progress:?}");
+        assert!(last.message.as_deref().unwrap_or("").contains("2 downloaded"), "{last:?}");
+        assert!(progress.windows(2).all(|w| w[0].progress <= w[1].progress), "{progress:?}");
+    }
+
+    // Labelled with the client's name, so the dashboard and search show whose tasks they are.
+    let status = ok(&call(&client, "status", json!({"ids": ids[0]})).await);
+    assert_eq!(status["tasks"][0]["tags"], json!(["agent-test-agent"]), "{status}");
+    let mine = ok(&call(&client, "search", json!({"query": "tag:agent-test-agent lighthouse"})).await);
+    assert_eq!(mine["tasks"].as_array().unwrap().len(), 2, "{mine}");
+
+    let shown = call(&client, "show", json!({"id": ids[0]})).await;
+    let detail = ok(&shown);
+    assert!(detail["timeline"].as_array().is_some_and(|t| !t.is_empty()), "{detail}");
+    assert!(detail["file_path"].is_string());
+    let images: Vec<_> = shown.content.iter().filter_map(|c| c.raw.as_image()).collect();
+    if have_tools(&["ffmpeg"]) {
+        assert_eq!(images.len(), 1, "{detail}");
+        assert_eq!(images[0].mime_type, "image/jpeg");
+        use base64::Engine as _;
+        let jpeg = base64::engine::general_purpose::STANDARD.decode(&images[0].data).expect("base64");
+        assert_eq!(&jpeg[..2], &[0xFF, 0xD8], "a JPEG");
+    } else {
+        assert!(images.is_empty());
+        assert!(detail["poster_unavailable"].as_str().unwrap().contains("ffmpeg"), "{detail}");
+    }
+    results.push(shown);
+
+    let rated = ok(&call(&client, "rate", json!({"id": ids[0], "rating": 4})).await);
+    assert_eq!(rated["tasks"][0]["rating"], 4, "{rated}");
+    ok(&call(&client, "pick", json!({"id": ids[0]})).await);
+    ok(&call(&client, "tag", json!({"id": ids[0], "tags": ["keeper"]})).await);
+    let found = ok(&call(&client, "search", json!({"query": "rating:>=4 picked tag:keeper"})).await);
+    assert_eq!(ids_of(&found), vec![ids[0]], "{found}");
+    let untag =
+        refused(&call(&client, "tag", json!({"id": ids[0], "tags": ["agent-test-agent"], "remove": true})).await);
+    assert!(untag.contains("cannot add or remove"), "{untag}");
+    assert!(refused(&call(&client, "rate", json!({"id": ids[0], "rating": 9})).await).contains("1 to 5"));
+    assert!(refused(&call(&client, "show", json!({"id": 999})).await).contains("id: no task"));
+
+    results.push(call(&client, "models", json!({})).await);
+    results.push(call(&client, "search", json!({})).await);
+    let seen = all_text(&results);
+    assert!(!seen.contains(sim.api_key()), "the API key is never in a tool result");
+    client.cancel().await.expect("closed");
+}
+
+fn ids_of(answer: &Value) -> Vec<i64> {
+    ids(answer)
+}
+
+#[tokio::test]
+async fn every_limit_is_refused_naming_it_and_nothing_is_queued() {
+    let sim = start(common::fast_config()).await;
+    let f = with_config(
+        "[agents]\nsubmit = true\nmax_tasks_per_call = 2\ndaily_tasks = 3\ndaily = 1.0\n\
+         [pricing]\ncurrency = \"$\"\n[pricing.per_second]\n\"acme/aurora-3.0/text-to-video\" = 0.1\n",
+    );
+    let (client, _) = connect(&f, &sim).await;
+    let grid = json!({"model": MODEL, "prompt": "grid", "ratio": ["16:9", "9:16", "1:1"]});
+    let no = refused(&call(&client, "submit", grid).await);
+    assert!(no.contains("makes 3 tasks, past [agents] max_tasks_per_call = 2"), "{no}");
+
+    ok(&call(&client, "submit", json!({"model": MODEL, "prompt": "first", "seconds": 5})).await);
+    let no = refused(&call(&client, "submit", json!({"model": MODEL, "prompt": "second", "seconds": 6})).await);
+    assert!(no.contains("costs $0.60; agents spent $0.50 today") && no.contains("[agents] daily = $1.00"), "{no}");
+    let quote = ok(&call(&client, "check", json!({"model": MODEL, "prompt": "second", "seconds": 6})).await);
+    assert_eq!(quote["submit_allowed_now"], false, "check says so before: {quote}");
+
+    // An unpriced model costs nothing known, and counts as tasks.
+    let unpriced = "acme/aurora-2.7/text-to-video";
+    ok(&call(&client, "submit", json!({"model": unpriced, "prompt": "third", "copies": 2})).await);
+    let no = refused(&call(&client, "submit", json!({"model": unpriced, "prompt": "fourth"})).await);
+    assert!(no.contains("agents sent 3 today, and [agents] daily_tasks = 3 allows 0 more"), "{no}");
+
+    let all = ok(&call(&client, "search", json!({"limit": 50})).await);
+    let prompts: Vec<&str> = all["tasks"].as_array().unwrap().iter().map(|t| t["prompt"].as_str().unwrap()).collect();
+    assert_eq!(prompts, ["third", "third", "first"], "only what was allowed was journaled");
+    client.cancel().await.expect("closed");
+}
+
+#[tokio::test]
+async fn a_kill_9_of_the_engine_under_a_wait_ends_with_the_task_saved_and_the_tool_answering() {
+    let config = SimConfig {
+        lifecycle: LifecycleConfig {
+            queue_time: Duration::from_millis(200),
+            render_min: Duration::from_secs(4),
+            render_max: Duration::from_secs(5),
+            failure_rate: 0.0,
+        },
+        seed: Some(3),
+        ..SimConfig::default()
+    };
+    let sim = start(config).await;
+    let f = with_config(ALLOWED);
+    let (client, agent) = connect(&f, &sim).await;
+    let id = ids(&ok(&call(&client, "submit", json!({"model": MODEL, "prompt": "survives", "seconds": 4})).await))[0];
+    let peer = client.peer().clone();
+    let waiting = tokio::spawn(async move {
+        let Value::Object(args) = json!({"ids": [id], "timeout_secs": 80}) else { unreachable!() };
+        peer.call_tool(CallToolRequestParams::new("wait").with_arguments(args)).await
+    });
+    // Killed once the wait has seen the task under way.
+    let deadline = Instant::now() + PATIENCE;
+    while agent.progress.lock().unwrap().is_empty() {
+        assert!(Instant::now() < deadline, "no progress");
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    let pid = f.status(&sim).await["pid"].as_u64().expect("an engine runs") as i32;
+    // SAFETY: kill with a pid we were given and a valid signal number.
+    assert_eq!(unsafe { libc::kill(pid, libc::SIGKILL) }, 0);
+    let answered = tokio::time::timeout(PATIENCE, waiting).await.expect("in time").expect("joined").expect("answered");
+    let answer = ok(&answered);
+    assert_eq!(answer["all_ended"], true, "{answer}");
+    assert_eq!(answer["tasks"][0]["state"], "downloaded", "{answer}");
+    assert!(std::path::Path::new(answer["tasks"][0]["file_path"].as_str().unwrap()).is_file());
+    let now = f.status(&sim).await["pid"].as_u64();
+    assert!(now.is_some_and(|p| p != pid as u64), "a new engine: {now:?}");
+    client.cancel().await.expect("closed");
+}
+
+/// The same server through the Python MCP SDK's stdio client (tests/mcp_client.py).
+#[tokio::test]
+async fn the_python_sdk_client_lists_checks_sends_waits_and_shows() {
+    let python = std::process::Command::new("python3").args(["-c", "import mcp"]).output();
+    if !python.is_ok_and(|o| o.status.success()) {
+        assert!(std::env::var_os("CI").is_none(), "CI must install the Python mcp package (see .ci/run)");
+        eprintln!("skipped: the Python package mcp is not installed (pip install mcp)");
+        return;
+    }
+    let sim = start(common::fast_config()).await;
+    let f = with_config(ALLOWED);
+    let image = if have_tools(&["ffmpeg"]) { "1" } else { "0" };
+    let script = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/mcp_client.py");
+    let run = tokio::process::Command::new("python3")
+        .args([script, env!("CARGO_BIN_EXE_reel")])
+        .envs(f.env(&sim))
+        .env("MCP_EXPECT_IMAGE", image)
+        .stdin(Stdio::null())
+        .output();
+    let out = tokio::time::timeout(PATIENCE, run).await.expect("in time").expect("python runs");
+    let (stdout, stderr) = (String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
+    assert!(out.status.success(), "{stdout}\n{stderr}");
+    assert_eq!(stdout.trim(), "ok", "{stderr}");
+}
