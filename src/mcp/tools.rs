@@ -238,7 +238,9 @@ mod tests {
     #[test]
     fn arguments_become_drafts_one_per_ratio_and_duration() {
         let catalog = Catalog::builtin();
-        let cases: &[(serde_json::Value, Result<(usize, u32, &str), &str>)] = &[
+        // (arguments, Ok((drafts, copies, model)) or Err(words of the error))
+        type Want<'a> = Result<(usize, u32, &'a str), &'a str>;
+        let cases: &[(serde_json::Value, Want)] = &[
             (
                 serde_json::json!({"model": "aurora-3.0/t2v", "prompt": "a fox"}),
                 Ok((1, 1, "acme/aurora-3.0/text-to-video")),
