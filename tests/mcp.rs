@@ -50,7 +50,8 @@ fn with_config(extra: &str) -> Folder {
 
 async fn connect(f: &Folder, sim: &SimHandle) -> (Client, Agent) {
     let mut command = tokio::process::Command::new(env!("CARGO_BIN_EXE_reel"));
-    command.arg("mcp").envs(f.env(sim));
+    // Storage credentials in the environment, where uploads would find them: never shown.
+    command.arg("mcp").envs(f.env(sim)).env("AWS_ACCESS_KEY_ID", ACCESS_KEY).env("AWS_SECRET_ACCESS_KEY", SECRET_KEY);
     let (transport, _) = TokioChildProcess::builder(command).stderr(Stdio::null()).spawn().expect("reel mcp starts");
     let agent = Agent::default();
     let client = agent.clone().serve(transport).await.expect("initialized");
@@ -92,6 +93,8 @@ fn ids(answer: &Value) -> Vec<i64> {
 }
 
 const ALLOWED: &str = "[agents]\nsubmit = true\n";
+const ACCESS_KEY: &str = "AKIAMCPTESTACCESSKEY";
+const SECRET_KEY: &str = "mcp-test-secret-access-key-never-shown";
 
 #[tokio::test]
 async fn tools_are_listed_checks_quote_and_a_submit_is_refused_by_default() {
@@ -147,7 +150,7 @@ fn all_text(results: &[CallToolResult]) -> String {
 #[tokio::test]
 async fn an_allowed_agent_sends_waits_with_progress_shows_the_poster_and_reviews() {
     let sim = start(common::fast_config()).await;
-    let f = with_config(ALLOWED);
+    let f = with_config(&format!("{ALLOWED}[storage]\nbucket = \"b\"\nendpoint = \"http://127.0.0.1:9\"\n"));
     let (client, agent) = connect(&f, &sim).await;
     let mut results = Vec::new();
     let sent = call(
@@ -204,7 +207,7 @@ async fn an_allowed_agent_sends_waits_with_progress_shows_the_poster_and_reviews
     ok(&call(&client, "pick", json!({"id": ids[0]})).await);
     ok(&call(&client, "tag", json!({"id": ids[0], "tags": ["keeper"]})).await);
     let found = ok(&call(&client, "search", json!({"query": "rating:>=4 picked tag:keeper"})).await);
-    assert_eq!(ids_of(&found), vec![ids[0]], "{found}");
+    assert_eq!(self::ids(&found), vec![ids[0]], "{found}");
     let untag =
         refused(&call(&client, "tag", json!({"id": ids[0], "tags": ["agent-test-agent"], "remove": true})).await);
     assert!(untag.contains("cannot add or remove"), "{untag}");
@@ -215,11 +218,8 @@ async fn an_allowed_agent_sends_waits_with_progress_shows_the_poster_and_reviews
     results.push(call(&client, "search", json!({})).await);
     let seen = all_text(&results);
     assert!(!seen.contains(sim.api_key()), "the API key is never in a tool result");
+    assert!(!seen.contains(ACCESS_KEY) && !seen.contains(SECRET_KEY), "nor are the storage credentials");
     client.cancel().await.expect("closed");
-}
-
-fn ids_of(answer: &Value) -> Vec<i64> {
-    ids(answer)
 }
 
 #[tokio::test]

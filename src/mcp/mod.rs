@@ -153,8 +153,9 @@ impl Server {
             Err(refused) => return Ok(refused),
         };
         let mut out = answer::quoted(&valid, copies, &self.settings().pricing);
-        out["submit_allowed_now"] = Value::Bool(self.within_limits(&valid, copies).is_ok());
-        if let Err(why) = self.within_limits(&valid, copies) {
+        let allowed = self.within_limits(&valid, copies);
+        out["submit_allowed_now"] = Value::Bool(allowed.is_ok());
+        if let Err(why) = allowed {
             out["submit_refused_because"] = Value::String(why);
         }
         Ok(answer(&out))
