@@ -49,7 +49,12 @@ fn with_config(extra: &str) -> Folder {
 }
 
 async fn connect(f: &Folder, sim: &SimHandle) -> (Client, Agent) {
+    connect_with(f, sim, &[]).await
+}
+
+async fn connect_with(f: &Folder, sim: &SimHandle, env: &[(&str, &str)]) -> (Client, Agent) {
     let mut command = tokio::process::Command::new(env!("CARGO_BIN_EXE_reel"));
+    command.envs(env.iter().copied());
     // Storage credentials in the environment, where uploads would find them: never shown.
     command.arg("mcp").envs(f.env(sim)).env("AWS_ACCESS_KEY_ID", ACCESS_KEY).env("AWS_SECRET_ACCESS_KEY", SECRET_KEY);
     let (transport, _) = TokioChildProcess::builder(command).stderr(Stdio::null()).spawn().expect("reel mcp starts");
@@ -289,6 +294,23 @@ async fn a_kill_9_of_the_engine_under_a_wait_ends_with_the_task_saved_and_the_to
     assert!(std::path::Path::new(answer["tasks"][0]["file_path"].as_str().unwrap()).is_file());
     let now = f.status(&sim).await["pid"].as_u64();
     assert!(now.is_some_and(|p| p != pid as u64), "a new engine: {now:?}");
+    client.cancel().await.expect("closed");
+}
+
+#[tokio::test]
+async fn without_ffmpeg_show_says_why_there_is_no_poster() {
+    let sim = start(common::fast_config()).await;
+    let f = with_config(ALLOWED);
+    let (client, _) = connect_with(&f, &sim, &[("REEL_FFMPEG", "/nonexistent/ffmpeg")]).await;
+    let id = ids(&ok(&call(&client, "submit", json!({"model": MODEL, "prompt": "no ffmpeg", "seconds": 4})).await))[0];
+    let waited = ok(&call(&client, "wait", json!({"ids": [id], "timeout_secs": 60})).await);
+    assert_eq!(waited["tasks"][0]["state"], "downloaded", "{waited}");
+    let shown = call(&client, "show", json!({"id": id})).await;
+    let detail = ok(&shown);
+    assert!(shown.content.iter().all(|c| c.raw.as_image().is_none()), "no image");
+    let why = detail["poster_unavailable"].as_str().expect("a reason");
+    assert!(why.contains("ffmpeg") && why.contains("REEL_FFMPEG"), "{why}");
+    assert!(detail["file_path"].is_string(), "the rest is shown: {detail}");
     client.cancel().await.expect("closed");
 }
 

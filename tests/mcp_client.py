@@ -64,7 +64,9 @@ async def main(reel):
             expect(all(t["state"] == "downloaded" for t in answer["tasks"]), f"downloaded: {answer}")
             expect(progress and progress[-1][0] == 2 and progress[-1][1] == 2, f"progress to 2 of 2: {progress}")
 
-            found = await session.call_tool("search", {"query": "heron"})
+            expect(all(t["tags"] == ["agent-python-agent"] for t in answer["tasks"]), f"labelled: {answer}")
+
+            found = await session.call_tool("search", {"query": "heron tag:agent-python-agent"})
             expect(sorted(t["id"] for t in json.loads(text(found))["tasks"]) == sorted(ids), f"found: {text(found)}")
 
             shown = await session.call_tool("show", {"id": ids[0]})

@@ -218,9 +218,21 @@ impl Server {
     ) -> Result<CallToolResult, ErrorData> {
         let ids = unique(&args.ids);
         let db = db_path(self.settings());
+        let mut stalled = Vec::new();
         for id in &ids {
-            if let Err(e) = query::show(&db, *id) {
-                return Ok(refuse(format!("ids: {e}")));
+            match query::show(&db, *id) {
+                Ok((t, _)) if t.state == LocalState::Stalled => stalled.push(t.id),
+                Ok(_) => {}
+                Err(e) => return Ok(refuse(format!("ids: {e}"))),
+            }
+        }
+        // A stalled task may have finished on the service since: asked again now, as `reel
+        // wait` does, not in a minute.
+        if let (false, Ok(live)) = (stalled.is_empty(), self.inner.link.engine().await) {
+            for id in stalled {
+                if let Err(e) = live.engine.recheck(id).await {
+                    tracing::info!(id, error = %e, "mcp wait: cannot check a stalled task again");
+                }
             }
         }
         let limit = match args.timeout_secs {
