@@ -258,6 +258,33 @@ async fn every_limit_is_refused_naming_it_and_nothing_is_queued() {
 }
 
 #[tokio::test]
+async fn calls_at_once_cannot_both_pass_a_limit_that_one_fits() {
+    let sim = start(common::fast_config()).await;
+    let f = with_config("[agents]\nsubmit = true\ndaily_tasks = 1\n");
+    let (client, _) = connect(&f, &sim).await;
+    let calls = (0..4).map(|i| {
+        let peer = client.peer().clone();
+        tokio::spawn(async move {
+            let Value::Object(args) = json!({"model": MODEL, "prompt": format!("race {i}")}) else { unreachable!() };
+            peer.call_tool(CallToolRequestParams::new("submit").with_arguments(args)).await.expect("answered")
+        })
+    });
+    let mut sent = 0;
+    for call in calls.collect::<Vec<_>>() {
+        let result = call.await.expect("joined");
+        if result.is_error == Some(true) {
+            assert!(text(&result).contains("daily_tasks = 1"), "{}", text(&result));
+        } else {
+            sent += 1;
+        }
+    }
+    assert_eq!(sent, 1, "one call fits the limit");
+    let all = ok(&call(&client, "search", json!({})).await);
+    assert_eq!(all["tasks"].as_array().unwrap().len(), 1, "{all}");
+    client.cancel().await.expect("closed");
+}
+
+#[tokio::test]
 async fn a_kill_9_of_the_engine_under_a_wait_ends_with_the_task_saved_and_the_tool_answering() {
     let config = SimConfig {
         lifecycle: LifecycleConfig {

@@ -59,6 +59,9 @@ pub struct Server {
 struct Inner {
     settings: Settings,
     link: Link,
+    /// Held from the limits' check until the tasks carry their agent tag, so that two calls
+    /// at once cannot both pass a limit that only one fits.
+    sending: tokio::sync::Mutex<()>,
 }
 
 /// A tool error (`isError`): the text names the field and the rule, or the limit.
@@ -95,7 +98,10 @@ fn client_name(peer: &Peer<RoleServer>) -> String {
 impl Server {
     pub fn new(settings: Settings, reach: Reach) -> Server {
         let link = Link::new(settings.clone(), reach);
-        Server { inner: std::sync::Arc::new(Inner { settings, link }), tool_router: Self::tool_router() }
+        Server {
+            inner: std::sync::Arc::new(Inner { settings, link, sending: tokio::sync::Mutex::new(()) }),
+            tool_router: Self::tool_router(),
+        }
     }
 
     fn settings(&self) -> &Settings {
@@ -177,6 +183,7 @@ impl Server {
             Ok(v) => v,
             Err(refused) => return Ok(refused),
         };
+        let _sending = self.inner.sending.lock().await;
         if let Err(why) = self.within_limits(&valid, copies) {
             return Ok(refuse(format!("{why}\nnothing was sent")));
         }
