@@ -365,3 +365,24 @@ async fn without_wait_a_file_returns_once_journaled_and_wait_batch_follows_it() 
     assert_eq!(code, 2, "{err}");
     assert!(err.contains("no batch 999999"), "{err}");
 }
+
+#[tokio::test(flavor = "multi_thread")]
+async fn without_an_engine_process_a_file_is_followed_until_sent() {
+    let sim = start(fast_config()).await;
+    let env = env("");
+    let file = env.file("few.txt", "a heron\na crane\na stork\n");
+    let (code, out, err) =
+        run(&env, &sim, &["--no-service", "submit", "--from", &file, "--model", MODEL, "--json"]).await;
+    assert_eq!(code, 0, "{err}");
+    let tasks = json(&out);
+    assert_eq!(tasks.len(), 3);
+    // The engine ended with the command: returning at journaling would have cut its sends short.
+    assert!(
+        tasks.iter().all(|t| t["state"] == "queued"
+            || t["state"] == "in_progress"
+            || t["state"] == "completed"
+            || t["state"] == "downloaded"),
+        "{out}"
+    );
+    assert!(!err.contains("journaled 3 tasks"), "{err}");
+}

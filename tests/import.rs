@@ -102,5 +102,12 @@ async fn a_colleagues_folder_is_imported_once_without_a_request_and_marked() {
     let (code, shown, err) = other.run(&sim, &["show", &id]).await;
     assert_eq!(code, 0, "{err}");
     assert!(shown.contains(&format!("imported     from {dir}\n")), "{shown}");
-    assert!(shown.contains("imported from"), "the timeline says so: {shown}");
+    assert!(shown.contains("imported from") && shown.contains(", made 20"), "the timeline says so: {shown}");
+
+    // Its file is the folder's it came from: deleting the entry with --file keeps it.
+    let file = imported[0]["file_path"].as_str().expect("path").to_string();
+    let (code, out, err) = other.run(&sim, &["rm", &id, "--file"]).await;
+    assert_eq!(code, 0, "{err}");
+    assert!(out.contains("its file stays at"), "{out}");
+    assert!(std::path::Path::new(&file).exists(), "an imported file is not reel's to delete");
 }

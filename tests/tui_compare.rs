@@ -187,7 +187,11 @@ fn playing_together_shows_each_takes_frame_of_one_clock() {
     else {
         panic!("no clips asked for")
     };
-    assert_eq!(files.len(), 4, "every take");
+    assert_eq!(
+        files.iter().map(|(i, _)| *i).collect::<Vec<_>>(),
+        [0, 1],
+        "the takes on screen, not the two on the next page"
+    );
     insta::assert_snapshot!("compare_decoding_80x24", text(&draw(&a)).lines().nth(1).unwrap_or_default());
     // Take 1 lasts 3 frames, take 2 ten: frame n of each is a shade of its own colour.
     let clip = |n: u8, base: [u8; 3]| {
@@ -196,8 +200,7 @@ fn playing_together_shows_each_takes_frame_of_one_clock() {
     };
     a.update(Action::Clip(ticket, 0, clip(3, [200, 0, 0])), NOW);
     a.update(Action::Clip(ticket, 1, clip(10, [0, 0, 200])), NOW);
-    a.update(Action::Clip(ticket, 2, clip(10, [0, 100, 0])), NOW);
-    a.update(Action::Clip(ticket, 3, clip(10, [0, 100, 100])), NOW);
+    // The clock starts once the takes on screen are in.
     a.update(Action::Tick, NOW + 550);
     let b = draw(&a);
     assert!(text(&b).contains("▶ playing together"), "{}", text(&b));

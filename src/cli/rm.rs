@@ -34,6 +34,9 @@ pub async fn run(
     engine.shutdown().await;
     let deleted = deleted?;
     let file = match (&deleted.file_path, args.file) {
+        (Some(path), true) if deleted.imported_from.is_some() => {
+            format!("; its file stays at {} (imported: the folder it came from keeps it)", one_line(path))
+        }
         (Some(path), true) => format!(" and its file {}", one_line(path)),
         (Some(path), false) => format!("; its file stays at {}", one_line(path)),
         (None, _) => String::new(),

@@ -328,7 +328,9 @@ pub async fn follow_sent(
     how: Sending,
     out: &mut Output<impl Write>,
 ) -> Result<ExitCode, CliError> {
-    if how.journaled_only && !how.wait {
+    // Only an engine process goes on sending after this command ends; one in this process
+    // (`--no-service`) stops with it, so the tasks are followed until sent.
+    if how.journaled_only && !how.wait && engine.outlives_this_process() {
         engine.shutdown().await;
         let records = board.records();
         allow_closed(print_tasks(&records, how.json, out))?;

@@ -72,20 +72,19 @@ pub async fn run(
     // Read before attaching too: an engine that starts now settles a send it finds cut short
     // as submit_unknown, and that task was still waited on.
     let before = if args.all { query::unfinished(&db)? } else { Vec::new() };
+    if let Some(batch) = args.batch
+        && query::list(&db, None, Some(batch), 1)?.is_empty()
+    {
+        note(&format!("no batch {batch} (`reel list --json` shows each task's batch_id)"));
+        return Ok(ExitCode::from(2));
+    }
     // Attached first, read second: a task that ends in between is read as ended, and every
     // later change arrives as an event.
     let attached = session::attach(settings, reach).await?;
     let (engine, mut events) = (attached.engine, attached.events);
     let targets = match (args.all, args.batch) {
         (true, _) => all_targets(&db, &before)?,
-        (false, Some(batch)) => {
-            let tasks = query::list(&db, None, Some(batch), usize::MAX)?;
-            if tasks.is_empty() {
-                note(&format!("no batch {batch} (`reel list` shows batch ids in its JSON as batch_id)"));
-                return Ok(ExitCode::from(2));
-            }
-            tasks
-        }
+        (false, Some(batch)) => query::list(&db, None, Some(batch), usize::MAX)?,
         (false, None) => resolve_all(settings, &args.ids)?,
     };
     // A stalled task may have finished on the service since: ask again now, not in a minute.

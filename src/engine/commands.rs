@@ -9,8 +9,8 @@ use super::queue::Job;
 use super::run::{Runner, now};
 use super::timeline::Entry;
 use super::{Command, EngineError};
-use crate::store::TaskRecord;
 use crate::store::tasks::{self, NewTask};
+use crate::store::{LocalState, TaskRecord};
 
 fn idempotency_key(rng: &mut fastrand::Rng) -> String {
     (0..32).map(|_| format!("{:x}", rng.u8(..16))).collect()
@@ -102,6 +102,23 @@ impl Runner {
     /// Journals imported entries in one transaction, leaving out files already known (and a
     /// file given twice), then announces them. They are settled: nothing is sent or polled.
     async fn import(&mut self, entries: Vec<(TaskRecord, String)>) -> Result<Vec<TaskRecord>, EngineError> {
+        // Whatever a client sent, an imported entry is settled: nothing to send, poll or fetch.
+        let entries: Vec<(TaskRecord, String)> = entries
+            .into_iter()
+            .map(|(r, origin)| {
+                let imported_from = r.imported_from.clone().or_else(|| Some(String::new()));
+                let settled = TaskRecord {
+                    state: LocalState::Downloaded,
+                    url: None,
+                    url_deadline: None,
+                    next_poll_at: None,
+                    error: None,
+                    imported_from,
+                    ..r
+                };
+                (settled, origin)
+            })
+            .collect();
         let records = self
             .store
             .write(move |c| {
@@ -190,8 +207,9 @@ impl Runner {
         let task =
             self.store.write(move |c| crate::store::history::delete(c, id)).await?.ok_or(EngineError::NoTask(id))?;
         tracing::info!(task = id, remove_file, "deleted");
-        if remove_file && let Some(path) = &task.file_path {
-            let path = PathBuf::from(path);
+        // Only reel's own files: an imported entry's file stays in the folder it came from.
+        let own = |p: &PathBuf| p.starts_with(&self.cfg.videos_dir) && task.imported_from.is_none();
+        if remove_file && let Some(path) = task.file_path.as_ref().map(PathBuf::from).filter(own) {
             for p in [path.with_extension("json"), path] {
                 match tokio::fs::remove_file(&p).await {
                     Ok(()) => {}
@@ -207,12 +225,17 @@ impl Runner {
     /// Journals a change of a task's review (rating, pick, tags; with its timeline) and announces the task.
     async fn review(&mut self, id: i64, change: crate::store::review::Change) -> Result<TaskRecord, EngineError> {
         let at = now().ms;
-        let task = self.store.write(move |c| crate::store::tasks::write_review(c, id, &change, at)).await.map_err(
-            |e| match e {
-                crate::store::StoreError::Missing(id) => EngineError::NoTask(id),
-                e => e.into(),
-            },
-        )?;
+        let write = move |c: &mut rusqlite::Connection| {
+            // The review and its timeline lines, all or none.
+            let tx = c.transaction()?;
+            let task = crate::store::tasks::write_review(&tx, id, &change, at)?;
+            tx.commit()?;
+            Ok(task)
+        };
+        let task = self.store.write(write).await.map_err(|e| match e {
+            crate::store::StoreError::Missing(id) => EngineError::NoTask(id),
+            e => e.into(),
+        })?;
         self.queue.reviewed(id, &task.review);
         tracing::info!(task = id, review = ?task.review, "reviewed");
         self.emit(&task);

@@ -49,7 +49,8 @@ fn created_ms(v: &Value) -> Option<i64> {
 pub fn entry(record: &Value, found: &Found<'_>, now_ms: i64) -> Result<TaskRecord, NotImported> {
     let model = text(record, &["model"]).ok_or(NotImported::Missing("model"))?;
     let prompt = text(record, &["prompt"]).ok_or(NotImported::Missing("prompt"))?;
-    let created_at = created_ms(record).unwrap_or(now_ms);
+    // Journaled now: ids grow with creation time in this journal (date ranges and the budget
+    // rely on it); when it was made elsewhere is said in its timeline.
     let media: Vec<MediaRecord> = record
         .get("media")
         .and_then(|m| serde_json::from_value::<Vec<MediaRecord>>(m.clone()).ok())
@@ -80,8 +81,8 @@ pub fn entry(record: &Value, found: &Found<'_>, now_ms: i64) -> Result<TaskRecor
         state: LocalState::Downloaded,
         remote_status: Some("completed".into()),
         progress: Some(100.0),
-        created_at,
-        submitted_at: int(record, &["submitted_at_ms"]),
+        created_at: now_ms,
+        submitted_at: None,
         remote_created_at: int(record, &["remote_created_at"]),
         remote_completed_at: int(record, &["remote_completed_at"]),
         finished_at: Some(now_ms),
@@ -107,8 +108,12 @@ pub fn entry(record: &Value, found: &Found<'_>, now_ms: i64) -> Result<TaskRecor
 /// What the entry's timeline says of where it came from.
 pub fn origin(record: &Value, found: &Found<'_>) -> String {
     let mut said = format!("imported from {}", crate::text::one_line(&found.path.to_string_lossy()));
-    if let Some(id) = int(record, &["id", "task_id"]) {
-        said.push_str(&format!(" (task {id} of the history it came from)"));
+    let made = created_ms(record).and_then(|ms| jiff::Timestamp::from_millisecond(ms).ok());
+    match (int(record, &["id", "task_id"]), made) {
+        (Some(id), Some(at)) => said.push_str(&format!(" (task {id} of the history it came from, made {at})")),
+        (Some(id), None) => said.push_str(&format!(" (task {id} of the history it came from)")),
+        (None, Some(at)) => said.push_str(&format!(" (made {at})")),
+        (None, None) => {}
     }
     said
 }
@@ -142,8 +147,7 @@ mod tests {
         let a = entry(&sidecar, &found("tagged"), NOW).expect("from the sidecar");
         let b = entry(&embedded, &found("tagged"), NOW).expect("from the file");
         assert_eq!((a.model.as_str(), a.prompt.as_str(), a.seconds, a.watermark), ("m", "a fox", 8, true));
-        assert_eq!(a.created_at, 1_700_000_000_000);
-        assert_eq!(b.created_at, a.created_at);
+        assert_eq!((a.created_at, b.created_at), (NOW, NOW), "journaled now: ids grow with creation time");
         assert_eq!(a.media[0].url, "https://b.example.com/a.png", "no signature");
         assert_eq!(a.media[0].local, None, "no path of another machine");
         assert_eq!(a.url, None);
@@ -151,10 +155,10 @@ mod tests {
         assert_eq!((b.sha256.as_deref(), b.file_sha256.as_deref()), (Some("tagged"), None), "no other sum known");
         assert_eq!((a.state, a.imported_from.as_deref()), (LocalState::Downloaded, Some("/shared/takes")));
         assert_eq!(a.file_path.as_deref(), Some("/shared/takes/7-a-fox.mp4"));
-        assert_eq!(
-            origin(&sidecar, &found("x")),
-            "imported from /shared/takes/7-a-fox.mp4 (task 7 of the history it came from)"
-        );
+        let said =
+            "imported from /shared/takes/7-a-fox.mp4 (task 7 of the history it came from, made 2023-11-14T22:13:20Z)";
+        assert_eq!(origin(&sidecar, &found("x")), said);
+        assert_eq!(origin(&embedded, &found("x")), said);
     }
 
     #[test]

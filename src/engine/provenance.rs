@@ -43,15 +43,15 @@ pub struct Tagger {
 /// A URL as it may travel with a file: no user, password, query (a signature) or fragment.
 pub fn public_url(url: &str) -> String {
     match reqwest::Url::parse(url) {
-        Ok(mut u) => {
+        Ok(mut u) if matches!(u.scheme(), "http" | "https") => {
             let _ = u.set_username("");
             let _ = u.set_password(None);
             u.set_query(None);
             u.set_fragment(None);
             u.to_string()
         }
-        // Not a URL (a path from an old row): nothing of it travels.
-        Err(_) => String::new(),
+        // Not a web URL (a path from an old row, `file://`): nothing of it travels.
+        _ => String::new(),
     }
 }
 
@@ -197,10 +197,19 @@ impl Tagger {
             Ok(r) if !r.status.success() => return Err(failed(crate::preview::last_line(&r.stderr))),
             Ok(_) => {}
         }
-        let sha = sha256_of(&to).map_err(io)?;
-        std::fs::File::open(&to).and_then(|f| f.sync_all()).map_err(io)?;
-        std::fs::rename(&to, path).map_err(io)?;
-        Ok(sha)
+        let finish = || -> Result<String, std::io::Error> {
+            let sha = sha256_of(&to)?;
+            std::fs::File::open(&to)?.sync_all()?;
+            std::fs::rename(&to, path)?;
+            if let Some(dir) = path.parent() {
+                std::fs::File::open(dir)?.sync_all()?;
+            }
+            Ok(sha)
+        };
+        finish().map_err(|e| {
+            let _ = std::fs::remove_file(&to);
+            io(e)
+        })
     }
 }
 
@@ -232,6 +241,7 @@ mod tests {
             ("https://user:pw@x.org/v.mp4#t=3", "https://x.org/v.mp4"),
             ("http://127.0.0.1:8787/", "http://127.0.0.1:8787/"),
             ("/home/me/still.png", ""),
+            ("file:///home/me/still.png", ""),
             ("", ""),
         ];
         for (url, want) in cases {

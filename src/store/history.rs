@@ -307,7 +307,7 @@ pub fn ledger_rows(conn: &Connection, since: Option<i64>) -> Result<(Vec<LedgerR
          sum(state_code = (SELECT code FROM states WHERE name = 'lost')), \
          total(CASE WHEN remote_completed_at IS NOT NULL THEN billed_seconds END), \
          sum(remote_completed_at IS NOT NULL AND billed_seconds IS NULL), count(rating), total(rating) \
-         FROM tasks WHERE id >= ?1 GROUP BY day, model_id ORDER BY day, model",
+         FROM tasks WHERE id >= ?1 AND imported_from IS NULL GROUP BY day, model_id ORDER BY day, model",
     )?;
     let rows = stmt
         .query_map([first], |r| {
@@ -363,7 +363,7 @@ pub fn spend_rows(conn: &Connection, since: i64) -> Result<Vec<SpendRow>, StoreE
         "SELECT (SELECT text FROM labels WHERE id = model_id), (SELECT text FROM labels WHERE id = profile_id), \
          (SELECT text FROM labels WHERE id = base_url_id), (SELECT name FROM states WHERE code = state_code), \
          remote_completed_at IS NOT NULL AS rendered, count(*), total(billed_seconds), sum(billed_seconds IS NULL) \
-         FROM tasks WHERE id >= ?1 GROUP BY model_id, profile_id, base_url_id, state_code, rendered",
+         FROM tasks WHERE id >= ?1 AND imported_from IS NULL GROUP BY model_id, profile_id, base_url_id, state_code, rendered",
     )?;
     let rows = stmt
         .query_map([first], |r| {

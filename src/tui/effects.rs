@@ -72,6 +72,50 @@ pub struct Context {
     pub actions: UnboundedSender<Action>,
     pub media: Arc<MediaContext>,
     pub previews: Arc<super::preview::work::PreviewWork>,
+    pub reviews: Reviews,
+}
+
+/// One review after another, in the order asked: ratings are absolute (`+` three times asks
+/// for 1, 2 and 3), so the last asked must be the last written.
+#[derive(Default)]
+pub struct Reviews(Mutex<Option<UnboundedSender<ReviewJob>>>);
+
+struct ReviewJob {
+    engine: Arc<Engine>,
+    id: i64,
+    change: crate::store::review::Change,
+    /// Said only if it fails.
+    quiet: bool,
+    tx: UnboundedSender<Action>,
+}
+
+impl Reviews {
+    fn send(
+        &self,
+        engine: Arc<Engine>,
+        id: i64,
+        change: crate::store::review::Change,
+        quiet: bool,
+        tx: UnboundedSender<Action>,
+    ) {
+        let mut slot = self.0.lock().unwrap_or_else(|e| e.into_inner());
+        let queue = slot.get_or_insert_with(|| {
+            let (queue, mut jobs) = tokio::sync::mpsc::unbounded_channel::<ReviewJob>();
+            tokio::spawn(async move {
+                while let Some(job) = jobs.recv().await {
+                    let said = job.engine.review(job.id, job.change).await;
+                    let report = match said {
+                        Ok(_) if job.quiet => continue,
+                        Ok(t) => Ok(format!("Task {}: {}", t.id, t.review.summary())),
+                        Err(e) => Err(e.into()),
+                    };
+                    let _ = job.tx.send(Action::Report(report));
+                }
+            });
+            queue
+        });
+        let _ = queue.send(ReviewJob { engine, id, change, quiet, tx: tx.clone() });
+    }
 }
 
 fn prefs_path(data_dir: &Path) -> PathBuf {
@@ -275,8 +319,6 @@ pub async fn perform(effect: Effect, cx: &Context, console: &mut impl Console) -
         | Effect::PlayPause(_)
         | Effect::PlayStop
         | Effect::LoadClips { .. }) => cx.previews.perform(e, &tx),
-        // The seam to the journal's ratings and picks (issue 24, item 2, built beside this):
-        // the compare view keeps them meanwhile.
         Effect::Submit { plan, copies, parent } => {
             let parts = plan.into_iter().map(|submission| Part { submission, count: copies, parent }).collect();
             let (engine, media) = (cx.engine.get(), cx.media.clone());
@@ -477,13 +519,8 @@ pub async fn perform(effect: Effect, cx: &Context, console: &mut impl Console) -
                 let _ = tx.send(Action::Deleted(engine.delete(id, remove_file).await.map_err(Into::into)));
             });
         }
-        Effect::Review { id, change } => {
-            let engine = cx.engine.get();
-            tokio::spawn(async move {
-                let said = engine.review(id, change).await.map(|t| format!("Task {}: {}", t.id, t.review.summary()));
-                let _ = tx.send(Action::Report(said.map_err(Into::into)));
-            });
-        }
+        Effect::Review { id, change } => cx.reviews.send(cx.engine.get(), id, change, false, tx),
+        Effect::ReviewTake { id, change } => cx.reviews.send(cx.engine.get(), id, change, true, tx),
         Effect::Reveal(dir) => {
             let result = spawn(&with_arg(&cx.programs.opener, &dir)).map_err(|e| match e {
                 EffectError::Spawn { program, source } => EffectError::Opener { program, source },

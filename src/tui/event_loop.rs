@@ -128,6 +128,7 @@ impl Dashboard {
                 catalog: settings.catalog.clone(),
             }),
             previews: Arc::new(PreviewWork::new(Previewer::from_settings(&settings))),
+            reviews: Default::default(),
         };
         let header = Header {
             profile: settings.profile.clone(),

@@ -232,6 +232,12 @@ pub enum Effect {
         id: i64,
         change: crate::store::review::Change,
     },
+    /// The same from the compare view, said only if it fails: a blind comparison's status line
+    /// must not name the task.
+    ReviewTake {
+        id: i64,
+        change: crate::store::review::Change,
+    },
     Reveal(String),
     LoadSpent,
     /// Check these form media items (by their key) off the UI thread.

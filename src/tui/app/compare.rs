@@ -98,10 +98,14 @@ impl App {
             Cmd::ValuePrev | Cmd::ValueNext => c.step(cmd == Cmd::ValueNext),
             Cmd::PageUp | Cmd::PageDown => c.page(cmd == Cmd::PageDown, per_page),
             Cmd::Pick => {
-                if let Some(id) = c.pick() {
+                if let Some((id, unpicked)) = c.pick() {
                     let name = c.name(c.focus());
                     self.say(Level::Info, format!("Picked {name} as the winner"));
-                    return self.review_task(id, Change::Pick(true));
+                    let mut effects = self.review_take(id, Change::Pick(true));
+                    for other in unpicked {
+                        effects.extend(self.review_take(other, Change::Pick(false)));
+                    }
+                    return effects;
                 }
             }
             Cmd::Blind => {
@@ -132,7 +136,7 @@ impl App {
                         format!("Rated {name} {rating} of 5")
                     };
                     self.say(Level::Info, text);
-                    return self.review_task(id, Change::Rate(Some(rating)));
+                    return self.review_take(id, Change::Rate(Some(rating)));
                 }
             }
         }
@@ -156,21 +160,29 @@ impl App {
         }
         // Half blocks show two pixels a cell: twice that is plenty (a tenth of the memory).
         let cell = if self.previews.half_blocks() { (2, 4) } else { self.previews.cell() };
-        let (px_w, px_h) = self
-            .compare_areas()
+        let areas = self.compare_areas();
+        let (px_w, px_h) = areas
+            .as_ref()
             .and_then(|a| a.takes.iter().find_map(|t| t.poster))
             .map(|p| pixels(p, cell))
             .unwrap_or(CLIP_BOUND);
+        // Only the takes on screen are decoded (at most four): a batch of a hundred takes
+        // played at once would hold gigabytes of frames.
+        let shown: Vec<usize> = areas.map(|a| a.takes.iter().map(|t| t.index).collect()).unwrap_or_default();
         let Some(c) = self.compare.as_mut() else { return Vec::new() };
         let ticket = c.play();
-        let mut files = Vec::new();
+        let (mut files, mut off_page) = (Vec::new(), Vec::new());
         let missing: Vec<usize> = c
             .takes()
             .iter()
             .enumerate()
             .filter_map(|(i, t)| match &t.file {
-                Some((_, path)) => {
+                Some((_, path)) if shown.contains(&i) => {
                     files.push((i, path.clone()));
+                    None
+                }
+                Some(_) => {
+                    off_page.push(i);
                     None
                 }
                 None => Some(i),
@@ -178,6 +190,9 @@ impl App {
             .collect();
         for i in missing {
             c.clip_arrived(ticket, i, Err("no saved video".into()), self.now_ms);
+        }
+        for i in off_page {
+            c.clip_arrived(ticket, i, Err("not on this page".into()), self.now_ms);
         }
         self.say(Level::Info, "Decoding the takes to play them together…");
         vec![Effect::LoadClips {

@@ -21,7 +21,9 @@ enum WhileDown {
 fn while_down(effect: &Effect) -> WhileDown {
     match effect {
         Effect::Submit { .. } | Effect::SubmitAgain(_) | Effect::SubmitBatch(_) => WhileDown::Hold,
-        Effect::Bulk { .. } | Effect::Delete { .. } | Effect::Review { .. } => WhileDown::Refuse,
+        Effect::Bulk { .. } | Effect::Delete { .. } | Effect::Review { .. } | Effect::ReviewTake { .. } => {
+            WhileDown::Refuse
+        }
         _ => WhileDown::Go,
     }
 }

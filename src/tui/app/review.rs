@@ -107,16 +107,23 @@ impl App {
         self.ask_review(id, review, vec![change])
     }
 
-    /// A review given elsewhere than on the selected row (the compare view): the task's review
-    /// as the table or the history has it, changed.
-    pub(super) fn review_task(&mut self, id: i64, change: Change) -> Vec<Effect> {
+    /// A review given in the compare view: the task's review as the table or the history has
+    /// it, changed, said only if it fails.
+    pub(super) fn review_take(&mut self, id: i64, change: Change) -> Vec<Effect> {
         let review = self
             .table
             .row(id)
             .map(|r| r.record.review.clone())
             .or_else(|| self.history.rows().iter().find(|r| r.record.id == id).map(|r| r.record.review.clone()))
             .unwrap_or_default();
-        self.ask_review(id, review, vec![change])
+        let asked = self.ask_review(id, review, vec![change]);
+        asked
+            .into_iter()
+            .map(|e| match e {
+                Effect::Review { id, change } => Effect::ReviewTake { id, change },
+                other => other,
+            })
+            .collect()
     }
 
     /// The engine asked to record `changes` to a task's review, shown at once while an engine is

@@ -89,14 +89,23 @@ fn keys_move_between_takes_rate_them_and_pick_one() {
     ch(&mut a, 'C');
     key(&mut a, KeyCode::Right);
     assert_eq!(a.compare().map(|c| c.focus()), Some(1));
-    assert_eq!(ch(&mut a, '4'), [Effect::Review { id: 2, change: Change::Rate(Some(4)) }]);
+    assert_eq!(ch(&mut a, '4'), [Effect::ReviewTake { id: 2, change: Change::Rate(Some(4)) }]);
     assert_eq!(a.compare().and_then(|c| c.rating(2)), Some(4));
-    assert_eq!(key(&mut a, KeyCode::Enter), [Effect::Review { id: 2, change: Change::Pick(true) }]);
+    assert_eq!(key(&mut a, KeyCode::Enter), [Effect::ReviewTake { id: 2, change: Change::Pick(true) }]);
     assert_eq!(a.compare().and_then(|c| c.picked()), Some(2));
     assert!(status(&a).contains("Picked #2"), "{}", status(&a));
     key(&mut a, KeyCode::Left);
     key(&mut a, KeyCode::Left);
     assert_eq!(a.compare().map(|c| c.focus()), Some(2), "round the end");
+    // A comparison has one winner: picking another takes the first pick back.
+    let id = a.compare().and_then(|c| c.focused().map(|t| t.record.id)).expect("a take");
+    assert_eq!(
+        key(&mut a, KeyCode::Enter),
+        [
+            Effect::ReviewTake { id, change: Change::Pick(true) },
+            Effect::ReviewTake { id: 2, change: Change::Pick(false) }
+        ]
+    );
     assert!(ch(&mut a, '9').is_empty(), "9 is no rating");
 }
 

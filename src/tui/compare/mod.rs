@@ -232,11 +232,14 @@ impl Compare {
         self.picked
     }
 
-    /// Picks the focused take as the winner; its id.
-    pub fn pick(&mut self) -> Option<i64> {
+    /// Picks the focused take as the winner: its id, and the other takes that were picked
+    /// (here or before), since a comparison has one winner.
+    pub fn pick(&mut self) -> Option<(i64, Vec<i64>)> {
         let id = self.focused()?.record.id;
+        let was = |t: &&Take| t.record.id != id && (self.picked == Some(t.record.id) || t.record.review.picked);
+        let unpicked = self.takes.iter().filter(was).map(|t| t.record.id).collect();
         self.picked = Some(id);
-        Some(id)
+        Some((id, unpicked))
     }
 
     /// The records of the takes other than `index`.

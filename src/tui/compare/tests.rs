@@ -78,7 +78,7 @@ fn ratings_and_the_pick_are_of_the_focused_take() {
     c.step(true);
     assert_eq!(c.rate(9), Some(2), "clamped to 5");
     assert_eq!(c.rating(2), Some(5));
-    assert_eq!(c.pick(), Some(2));
+    assert_eq!(c.pick(), Some((2, vec![])));
     assert_eq!(c.picked(), Some(2));
     assert_eq!(c.name(1), "#2");
     assert!(c.revealed(), "nothing hidden outside blind mode");
