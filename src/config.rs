@@ -41,6 +41,8 @@ pub struct ConfigFile {
     pub batch: BatchSettings,
     #[serde(default)]
     pub files: FilesSettings,
+    #[serde(default)]
+    pub agents: AgentsSettings,
     /// Dashboard keys by command: `open = "p"`, `down = ["j", "Down"]`, `"history.open" = "p"`.
     #[serde(default)]
     pub keys: BTreeMap<String, KeyList>,
@@ -85,6 +87,26 @@ pub struct FilesSettings {
 impl Default for FilesSettings {
     fn default() -> Self {
         FilesSettings { provenance: true }
+    }
+}
+
+/// `[agents]`: what AI agents may do through `reel mcp`; an agent cannot lift these.
+#[derive(Debug, Clone, Copy, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct AgentsSettings {
+    /// Whether agents may send tasks at all; without it they list, check, search and show.
+    pub submit: bool,
+    /// Spending per day by agents on priced models (the pricing currency), in flight included.
+    pub daily: Option<f64>,
+    /// Tasks per day agents may send.
+    pub daily_tasks: Option<u32>,
+    /// Tasks one call may send (a grid counts each of its tasks).
+    pub max_tasks_per_call: u32,
+}
+
+impl Default for AgentsSettings {
+    fn default() -> Self {
+        AgentsSettings { submit: false, daily: None, daily_tasks: None, max_tasks_per_call: 10 }
     }
 }
 
@@ -348,6 +370,7 @@ pub struct Settings {
     pub budget: Budget,
     pub batch: BatchSettings,
     pub files: FilesSettings,
+    pub agents: AgentsSettings,
     /// `[keys]`, each command with its keys; the keymap checks them (with `actions`) when any
     /// command starts.
     pub keys: BTreeMap<String, Vec<String>>,
@@ -452,6 +475,7 @@ pub fn resolve(
         budget: file.budget,
         batch: file.batch,
         files: file.files,
+        agents: file.agents,
         keys: file.keys.iter().map(|(k, v)| (k.clone(), v.keys())).collect(),
         storage: file.storage.clone(),
         default_model: file.defaults.model.clone(),

@@ -15,12 +15,14 @@
 //! - `text`   terminal-safe text: control characters stripped, excerpts, sizes, times
 //! - `tui`    the dashboard: state, update, view, keymap, event loop
 //! - `cli`    headless commands
+//! - `mcp`    `reel mcp`: the engine's work offered to AI agents over MCP, within `[agents]` limits
 pub mod api;
 pub mod batch;
 pub mod cli;
 pub mod config;
 pub mod engine;
 pub mod logging;
+pub mod mcp;
 pub mod media;
 pub mod preview;
 pub mod rules;

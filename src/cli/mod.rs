@@ -9,6 +9,7 @@ pub mod follow;
 pub mod history;
 pub mod import;
 pub mod list;
+pub mod mcp;
 pub mod models;
 pub mod open;
 pub mod output;
@@ -120,6 +121,9 @@ pub enum Command {
     /// Rebuild history entries from a folder of videos and their sidecars or embedded
     /// provenance (no network request; files already in the history are left out).
     Import(import::ImportArgs),
+    /// Serve MCP on stdio: AI agents list models, check, search and show tasks (and send them
+    /// when `[agents] submit = true`), through this data folder's engine.
+    Mcp(mcp::McpArgs),
     /// Print a completion script for bash, zsh, fish, elvish or powershell (see README).
     Completions(completions::CompletionsArgs),
     /// Print the manual page (roff), or with --dir write one per command.
@@ -128,6 +132,10 @@ pub enum Command {
 
 /// Runs a headless command, writing to standard output.
 pub async fn run(command: Command, settings: &Settings, reach: &Reach) -> Result<ExitCode, CliError> {
+    // `reel mcp` writes MCP messages on standard output itself: nothing here may hold it.
+    if matches!(command, Command::Mcp(_)) {
+        return dispatch(command, settings, reach, &mut Output::new(std::io::sink(), "nowhere")).await;
+    }
     let mut out = Output::stdout();
     let ran = dispatch(command, settings, reach, &mut out).await;
     settle(ran, out.flush())
@@ -165,6 +173,7 @@ async fn dispatch(
         }
         Command::Open(args) => open::run(&args, settings, out),
         Command::Import(args) => import::run(&args, settings, reach, out).await,
+        Command::Mcp(args) => mcp::run(&args, settings, reach).await,
         Command::Completions(args) => completions::completions(&args, out).map(done),
         Command::Man(args) => completions::man(&args, out).map(done),
         Command::Sim(args) => sim::run(&args, settings.catalog.clone(), out).await.map(done),
