@@ -125,7 +125,7 @@ impl Runner {
                 let tx = c.transaction()?;
                 let mut out = Vec::new();
                 for (record, origin) in &entries {
-                    out.extend(tasks::insert_imported(&tx, record, origin)?);
+                    out.extend(crate::store::imported::insert_imported(&tx, record, origin)?);
                 }
                 tx.commit()?;
                 Ok(out)

@@ -318,10 +318,13 @@ fn migration_10_leaves_older_tasks_untagged_and_not_imported() {
     migrate(&mut conn).expect("migrates");
     let mut old = tasks::get(&conn, 1).expect("get").expect("kept");
     assert_eq!((old.file_sha256.as_deref(), old.imported_from.as_deref()), (None, None));
-    assert_eq!(tasks::known_files(&conn, &["ab".into(), "cd".into()]).expect("known"), ["ab".to_string()].into());
+    assert_eq!(
+        super::imported::known_files(&conn, &["ab".into(), "cd".into()]).expect("known"),
+        ["ab".to_string()].into()
+    );
     old.file_sha256 = Some("cd".into());
     tasks::save(&conn, &old).expect("save");
     assert_eq!(tasks::get(&conn, 1).expect("get").expect("kept").file_sha256.as_deref(), Some("cd"));
-    let both = tasks::known_files(&conn, &["ab".into(), "cd".into(), "ef".into()]).expect("known");
+    let both = super::imported::known_files(&conn, &["ab".into(), "cd".into(), "ef".into()]).expect("known");
     assert_eq!(both, ["ab".to_string(), "cd".to_string()].into(), "the service's bytes and the tagged file");
 }

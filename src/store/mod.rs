@@ -4,6 +4,7 @@
 #[doc(hidden)]
 pub mod fixtures;
 pub mod history;
+pub mod imported;
 #[cfg(test)]
 mod migration_tests;
 pub mod review;

@@ -135,7 +135,7 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &App) {
             theme::label(),
         ));
     }
-    let reviews = table.view().iter().filter_map(|id| table.row(*id)).any(|r| r.record.review.has_mark());
+    let reviews = table.any_reviewed();
     let (cols, prompt) = fit(area.width.saturating_sub(2), reviews);
     let widths: Vec<Constraint> =
         cols.iter().map(|c| Constraint::Length(if *c == Col::Prompt { prompt } else { c.width() })).collect();

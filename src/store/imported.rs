@@ -1,0 +1,58 @@
+//! Entries `reel import` rebuilds from video files: whether a file is in the history already
+//! (by the service's sum or the saved file's), and journaling one as settled.
+
+use std::collections::HashSet;
+
+use rusqlite::{Connection, params};
+
+use super::StoreError;
+use super::tasks::{NewTask, TaskRecord, add_event, insert, save};
+
+/// Journals an entry rebuilt by `reel import` (`record`'s id is not used) unless a task
+/// already has its file (by either sum); its timeline is one event saying where it came from.
+/// `None` when it was known.
+pub fn insert_imported(conn: &Connection, record: &TaskRecord, origin: &str) -> Result<Option<TaskRecord>, StoreError> {
+    let sums: Vec<String> = record.sha256.iter().chain(&record.file_sha256).cloned().collect();
+    if !known_files(conn, &sums)?.is_empty() {
+        return Ok(None);
+    }
+    let new = NewTask {
+        parent_id: None,
+        batch_id: None,
+        idempotency_key: record.idempotency_key.clone(),
+        profile: record.profile.clone(),
+        base_url: record.base_url.clone(),
+        model: record.model.clone(),
+        prompt: record.prompt.clone(),
+        negative_prompt: record.negative_prompt.clone(),
+        seconds: record.seconds,
+        resolution: record.resolution.clone(),
+        ratio: record.ratio.clone(),
+        watermark: record.watermark,
+        media: record.media.clone(),
+        billed_seconds: record.billed_seconds,
+        created_at: record.created_at,
+        row_key: None,
+    };
+    let id = insert(conn, &new)?.id;
+    // It never waited to be sent here: its timeline is its import.
+    conn.prepare_cached("DELETE FROM events WHERE task_id = ?1")?.execute([id])?;
+    let imported = TaskRecord { id, ..record.clone() };
+    save(conn, &imported)?;
+    conn.prepare_cached("UPDATE tasks SET imported_from = ?2 WHERE id = ?1")?
+        .execute(params![id, imported.imported_from])?;
+    add_event(conn, id, imported.updated_at, imported.state.as_str(), Some(origin))?;
+    Ok(Some(imported))
+}
+
+/// Which of `shas` a task's file has: the service's bytes or the file as saved (tagged).
+pub fn known_files(conn: &Connection, shas: &[String]) -> Result<HashSet<String>, StoreError> {
+    let mut by_sha = conn.prepare_cached("SELECT 1 FROM tasks WHERE sha256 = ?1 OR file_sha256 = ?1 LIMIT 1")?;
+    let mut out = HashSet::new();
+    for sha in shas {
+        if by_sha.exists([sha])? {
+            out.insert(sha.clone());
+        }
+    }
+    Ok(out)
+}
