@@ -220,6 +220,31 @@ mod tests {
     use crate::store::fixtures::record as task;
 
     #[test]
+    fn a_file_ffmpeg_cannot_read_stays_as_the_service_sent_it() {
+        if !crate::preview::testing::have_ffmpeg() {
+            return;
+        }
+        let dir = tempfile::tempdir().expect("tempdir");
+        // A service may answer with bytes that are no MP4 at all (an HTML error page, a webm).
+        let path = dir.path().join("1-a-fox.mp4");
+        let sent = b"<html>not a video</html>".to_vec();
+        std::fs::write(&path, &sent).expect("write");
+        let tagger = Tagger { ffmpeg: "ffmpeg".into() };
+        let t = task(1, LocalState::Downloaded);
+        let err = tagger.tag(&path, &fields(&t)).expect_err("not a video");
+        assert!(matches!(err, ProvenanceError::Ffmpeg { .. }), "{err}");
+        assert_eq!(std::fs::read(&path).expect("kept"), sent, "the service's bytes, untouched");
+        let left: Vec<_> = std::fs::read_dir(dir.path()).expect("dir").flatten().map(|e| e.file_name()).collect();
+        assert_eq!(left, ["1-a-fox.mp4"], "no .tagging copy left behind");
+        let missing = Tagger { ffmpeg: "reel-no-such-ffmpeg".into() }.tag(&path, &fields(&t));
+        assert!(matches!(missing, Err(ProvenanceError::NoFfmpeg)), "{missing:?}");
+        // A real video is tagged, and its new sum is the file's.
+        let video = crate::preview::testing::video(dir.path());
+        let sha = tagger.tag(&video, &fields(&t)).expect("tagged");
+        assert_eq!(sha256_of(&video).expect("sum"), sha);
+    }
+
+    #[test]
     fn ffmetadata_is_read_back_as_written() {
         let text = ";FFMETADATA1\nmajor_brand=isom\ncomment={\"a\":\"x\\=y\\;z\\#w\\\\q\\\nline2\"}\ntitle=a fox\n[STREAM]\ntitle=not global\n";
         let pairs = ffmetadata(text);

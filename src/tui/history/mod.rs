@@ -60,6 +60,8 @@ impl From<HistoryRow> for Entry {
 pub struct History {
     filters: Filters,
     rows: Vec<Entry>,
+    /// Rows rated or picked, kept as rows change: the review column is decided every frame.
+    reviewed: usize,
     selected: usize,
     /// No more pages behind the last row.
     done: bool,
@@ -94,6 +96,11 @@ impl History {
 
     pub fn filters(&self) -> &Filters {
         &self.filters
+    }
+
+    /// Whether a loaded row is rated or picked (the review column is drawn then).
+    pub fn any_reviewed(&self) -> bool {
+        self.reviewed > 0
     }
 
     pub fn rows(&self) -> &[Entry] {
@@ -174,6 +181,7 @@ impl History {
     pub fn restart(&mut self, today_ms: i64) -> (Ticket, HistoryQuery) {
         let ticket = self.query.issue();
         self.rows.clear();
+        self.reviewed = 0;
         self.selected = 0;
         self.done = false;
         self.loading = true;
@@ -203,7 +211,10 @@ impl History {
         self.done = rows.len() < PAGE;
         self.loading = false;
         // A task the engine reported while the page was read is already in.
-        self.rows.extend(rows.into_iter().filter(|r| !self.arrived.contains(&r.record.id)).map(Entry::from));
+        let added = rows.into_iter().filter(|r| !self.arrived.contains(&r.record.id)).map(Entry::from);
+        let before = self.rows.len();
+        self.rows.extend(added);
+        self.reviewed += self.rows[before..].iter().filter(|r| r.record.review.has_mark()).count();
         true
     }
 
@@ -225,6 +236,8 @@ impl History {
         let saved = (record.state == LocalState::Downloaded && record.file_path.is_some()).then_some(true);
         if let Some(i) = self.position(record.id) {
             let kept = self.rows[i].file_present.filter(|_| self.rows[i].record.file_path == record.file_path);
+            self.reviewed -= usize::from(self.rows[i].record.review.has_mark());
+            self.reviewed += usize::from(record.review.has_mark());
             self.rows[i] = Entry::from(HistoryRow { record: record.clone(), file_present: kept.or(saved) });
             return;
         }
@@ -237,12 +250,14 @@ impl History {
             return;
         }
         let entry = Entry::from(HistoryRow { record: record.clone(), file_present: saved });
+        let marked = usize::from(record.review.has_mark());
         match self.filters.order {
             Order::Newest => {
                 let at = self.rows.partition_point(|r| r.record.id > record.id);
                 if at < self.rows.len() || self.done {
                     self.arrived.insert(record.id);
                     self.rows.insert(at, entry);
+                    self.reviewed += marked;
                     if at <= self.selected && self.rows.len() > 1 {
                         self.selected += 1;
                     }
@@ -252,6 +267,7 @@ impl History {
             Order::Oldest if self.done => {
                 self.arrived.insert(record.id);
                 self.rows.push(entry);
+                self.reviewed += marked;
             }
             Order::Oldest => {}
         }
@@ -266,13 +282,18 @@ impl History {
     /// Shows a review the engine was just asked to record (see `Table::set_review`).
     pub fn set_review(&mut self, id: i64, review: &crate::store::Review) {
         if let Some(i) = self.position(id) {
+            self.reviewed -= usize::from(self.rows[i].record.review.has_mark());
+            self.reviewed += usize::from(review.has_mark());
             self.rows[i].record.review = review.clone();
         }
     }
 
     /// Forgets a task whose record was deleted.
     pub fn remove(&mut self, id: i64) {
-        self.rows.retain(|r| r.record.id != id);
+        if let Some(i) = self.position(id) {
+            self.reviewed -= usize::from(self.rows[i].record.review.has_mark());
+            self.rows.remove(i);
+        }
         self.move_by(0);
     }
 

@@ -90,3 +90,26 @@ fn a_grid_has_captions_that_tell_its_tasks_apart() {
     let alone = Entry::from(HistoryRow { record: record(3, LocalState::Queued), file_present: None });
     assert_eq!(alone.caption, alone.prompt, "a task sent alone is its prompt");
 }
+
+#[test]
+fn whether_a_loaded_row_is_reviewed_follows_pages_news_and_deletions() {
+    let rated = crate::store::Review { rating: Some(5), ..Default::default() };
+    let row = |id, review: &crate::store::Review| {
+        let mut r = record(id, LocalState::Downloaded);
+        r.review = review.clone();
+        HistoryRow { record: r, file_present: Some(true) }
+    };
+    let mut h = History::default();
+    let (g, _) = h.restart(0);
+    h.add_page(g, vec![row(3, &Default::default()), row(2, &rated), row(1, &Default::default())]);
+    assert!(h.any_reviewed(), "a page with a rated row");
+    h.apply(&row(2, &Default::default()).record, true);
+    assert!(!h.any_reviewed(), "its rating taken back by the engine");
+    h.set_review(1, &rated);
+    assert!(h.any_reviewed(), "rated on screen");
+    h.remove(1);
+    assert!(!h.any_reviewed(), "deleted");
+    h.set_review(3, &rated);
+    h.restart(0);
+    assert!(!h.any_reviewed(), "a new query starts with nothing loaded");
+}

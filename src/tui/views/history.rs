@@ -80,7 +80,7 @@ fn draw_list(frame: &mut Frame, area: Rect, app: &App) {
     }
     let wide = area.width >= 110;
     // The rating and pick get a column once a loaded task has either.
-    let reviews = h.rows().iter().any(|r| r.record.review.has_mark());
+    let reviews = h.any_reviewed();
     let rows: Vec<Row> = h.rows()[start..]
         .iter()
         .take(visible)
