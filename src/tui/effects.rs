@@ -103,13 +103,14 @@ impl Reviews {
             let (queue, mut jobs) = tokio::sync::mpsc::unbounded_channel::<ReviewJob>();
             tokio::spawn(async move {
                 while let Some(job) = jobs.recv().await {
-                    let said = job.engine.review(job.id, job.change).await;
-                    let report = match said {
-                        Ok(_) if job.quiet => continue,
-                        Ok(t) => Ok(format!("Task {}: {}", t.id, t.review.summary())),
-                        Err(e) => Err(e.into()),
+                    let result = job.engine.review(job.id, job.change).await;
+                    // A refused change was shown already: what the journal holds puts it right.
+                    let truth = match &result {
+                        Ok(t) => Some(t.clone()),
+                        Err(_) => job.engine.tasks(vec![job.id]).await.ok().and_then(|mut t| t.pop()),
                     };
-                    let _ = job.tx.send(Action::Report(report));
+                    let result = result.map(|_| ()).map_err(EffectError::from);
+                    let _ = job.tx.send(Action::Reviewed { id: job.id, quiet: job.quiet, result, truth });
                 }
             });
             queue

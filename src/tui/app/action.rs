@@ -56,6 +56,14 @@ pub enum Action {
     MediaChecked(Vec<(String, crate::tui::media::MediaStatus)>),
     /// An effect reported back (a copy, a command, an engine action): what to tell the user.
     Report(Result<String, EffectError>),
+    /// The engine answered one review change asked of it (`quiet`: said only if it failed), and
+    /// the task as the journal then held it.
+    Reviewed {
+        id: i64,
+        quiet: bool,
+        result: Result<(), EffectError>,
+        truth: Option<TaskRecord>,
+    },
     /// An action on several tasks ended: the ones it started, the ones the engine refused
     /// (with why), and the notes about tasks it was not asked for.
     BulkDone {
@@ -110,6 +118,7 @@ impl Action {
             Action::Edited(..) => "edited",
             Action::MediaChecked(_) => "media checked",
             Action::Report(_) => "report",
+            Action::Reviewed { .. } => "reviewed",
             Action::BulkDone { .. } => "bulk done",
             Action::FilesChecked(_) => "files checked",
             Action::HistoryPage(..) => "history page",

@@ -69,6 +69,7 @@ impl App {
                 self.form.media_checked(results);
             }
             Action::Report(Ok(message)) => self.say(Level::Info, message),
+            Action::Reviewed { id, quiet, result, truth } => return self.reviewed(id, quiet, result, truth),
             Action::Report(Err(e)) | Action::Deleted(Err(e)) | Action::Edited(_, Err(e)) => self.say_error("", &e),
             Action::BulkDone { op, done, failed, skipped } => {
                 let (level, text) = bulk_message(op, done.len(), &failed, &skipped);
@@ -142,13 +143,17 @@ impl App {
         let busy_before = self.table.running() > 0;
         let shown = self.screen == Screen::History;
         let (mut effects, mut ended) = (Vec::new(), Vec::new());
-        for update in &updates {
+        let mut updates = updates;
+        for update in &mut updates {
             let id = update.record.id;
             let before = self.table.row(id).map(|r| r.record.state);
+            let pending = self.reviewing.contains_key(&id);
+            if pending && let Some(shown) = self.shown_review(id) {
+                update.record.review = shown;
+            }
             // A review (from here, or another client) adds lines to the timeline but changes
             // no state: read it again.
-            let reviewed = (self.reviewing.remove(&id)
-                || self.table.row(id).is_some_and(|r| r.record.review != update.record.review))
+            let reviewed = (pending || self.table.row(id).is_some_and(|r| r.record.review != update.record.review))
                 && self.table.timeline(id).is_some();
             if reviewed {
                 effects.push(Effect::LoadTimeline(id));

@@ -22,7 +22,7 @@ mod review;
 mod tasks;
 mod zoom;
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 
 pub use action::{Action, BatchNews, Effect, EffectError, Op, Reload};
 pub use bulk::{bulk_message, eligible};
@@ -156,9 +156,11 @@ pub struct App {
     sent: BTreeSet<i64>,
     /// Tasks sent in this run whose records were deleted since.
     sent_deleted: usize,
-    /// Tasks whose review was sent to the engine and is shown already: their timeline is read
-    /// again when the engine's news of them comes.
-    reviewing: BTreeSet<i64>,
+    /// Tasks with review changes sent to the engine and shown already, and how many of those
+    /// changes the engine has not answered yet: until it has answered them all, its news of
+    /// the task keeps the review shown (news of the first of three quick `+` must not undo
+    /// the other two).
+    reviewing: BTreeMap<i64, usize>,
     catalog: Catalog,
     pricing: Pricing,
     actions: Vec<UserAction>,
@@ -223,7 +225,7 @@ impl App {
             previews: Previews::default(),
             sent: BTreeSet::new(),
             sent_deleted: 0,
-            reviewing: BTreeSet::new(),
+            reviewing: BTreeMap::new(),
             catalog,
             pricing,
             actions,

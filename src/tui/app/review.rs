@@ -107,15 +107,18 @@ impl App {
         self.ask_review(id, review, vec![change])
     }
 
-    /// A review given in the compare view: the task's review as the table or the history has
-    /// it, changed, said only if it fails.
-    pub(super) fn review_take(&mut self, id: i64, change: Change) -> Vec<Effect> {
-        let review = self
-            .table
+    /// The task's review as the table or, failing that, the history shows it.
+    pub(super) fn shown_review(&self, id: i64) -> Option<Review> {
+        self.table
             .row(id)
             .map(|r| r.record.review.clone())
             .or_else(|| self.history.rows().iter().find(|r| r.record.id == id).map(|r| r.record.review.clone()))
-            .unwrap_or_default();
+    }
+
+    /// A review given in the compare view: the task's review as the table or the history has
+    /// it, changed, said only if it fails.
+    pub(super) fn review_take(&mut self, id: i64, change: Change) -> Vec<Effect> {
+        let review = self.shown_review(id).unwrap_or_default();
         let asked = self.ask_review(id, review, vec![change]);
         asked
             .into_iter()
@@ -133,9 +136,43 @@ impl App {
             let shown = changes.iter().fold(review, |r, c| apply(&r, c).0);
             self.table.set_review(id, &shown);
             self.history.set_review(id, &shown);
-            self.reviewing.insert(id);
+            *self.reviewing.entry(id).or_default() += changes.len();
         }
         changes.into_iter().map(|change| Effect::Review { id, change }).collect()
+    }
+
+    /// The engine answered one change: once it has answered them all, the task shows the
+    /// review the journal holds (which differs from the one shown only if a change failed).
+    pub(super) fn reviewed(
+        &mut self,
+        id: i64,
+        quiet: bool,
+        result: Result<(), super::EffectError>,
+        truth: Option<TaskRecord>,
+    ) -> Vec<Effect> {
+        let left = self.reviewing.get(&id).map_or(0, |n| n.saturating_sub(1));
+        let mut effects = Vec::new();
+        if left == 0 {
+            self.reviewing.remove(&id);
+            if let Some(t) = truth {
+                self.table.set_review(id, &t.review);
+                self.history.set_review(id, &t.review);
+                if self.table.timeline(id).is_some() {
+                    effects.push(Effect::LoadTimeline(id));
+                }
+            }
+        } else {
+            self.reviewing.insert(id, left);
+        }
+        match result {
+            Ok(()) if quiet => {}
+            Ok(()) => {
+                let summary = self.shown_review(id).unwrap_or_default().summary();
+                self.say(Level::Info, format!("Task {id}: {summary}"));
+            }
+            Err(e) => self.say_error("", &e),
+        }
+        effects
     }
 
     /// Enter on the tag line: the changes it asks for, or why not (the line stays open to be

@@ -27,7 +27,19 @@ fn plus_minus_and_star_ask_the_engine_and_count_from_what_is_shown() {
     assert_eq!(ch(&mut a, '+'), vec![Effect::Review { id: 1, change: Change::Rate(Some(2)) }]);
     assert_eq!(ch(&mut a, '*'), vec![Effect::Review { id: 1, change: Change::Pick(true) }]);
     assert_eq!(shown(&a, 1), Review { rating: Some(2), picked: true, tags: vec![] });
-    // The engine's news (another dashboard rated it 4) is what the next key counts from.
+    // The news of the first change comes while the others are on their way: it does not undo
+    // them, and the next key still counts from what is shown.
+    put(&mut a, reviewed(1, Review { rating: Some(1), ..Review::default() }));
+    assert_eq!(shown(&a, 1), Review { rating: Some(2), picked: true, tags: vec![] });
+    assert_eq!(ch(&mut a, '+'), vec![Effect::Review { id: 1, change: Change::Rate(Some(3)) }]);
+    let journal = reviewed(1, Review { rating: Some(3), picked: true, tags: vec![] });
+    for _ in 0..4 {
+        answered(&mut a, 1, Ok(()), Some(journal.clone()));
+    }
+    assert_eq!(shown(&a, 1), journal.review);
+    assert!(status(&a).contains("Task 1: rated 3, picked"), "{}", status(&a));
+    // With nothing on its way, the engine's news (another dashboard rated it 4) is what the
+    // next key counts from.
     put(&mut a, reviewed(1, Review { rating: Some(4), picked: true, tags: vec![] }));
     assert_eq!(ch(&mut a, '+'), vec![Effect::Review { id: 1, change: Change::Rate(Some(5)) }]);
     assert_eq!(ch(&mut a, '+'), vec![], "5 is the most");
@@ -102,6 +114,27 @@ fn a_review_reported_by_the_engine_reloads_the_timeline_shown() {
     ch(&mut a, '+');
     let e = put(&mut a, reviewed(1, Review { rating: Some(4), ..Review::default() }));
     assert!(e.contains(&Effect::LoadTimeline(1)), "{e:?}");
+}
+
+/// The engine's answer to one review change, as the effect reports it.
+fn answered(a: &mut App, id: i64, result: Result<(), EffectError>, truth: Option<crate::store::TaskRecord>) {
+    a.update(Action::Reviewed { id, quiet: false, result, truth }, NOW);
+}
+
+#[test]
+fn a_refused_review_goes_back_to_what_the_journal_holds() {
+    let mut a = app();
+    put(&mut a, reviewed(1, Review { rating: Some(2), ..Review::default() }));
+    select(&mut a, 1);
+    ch(&mut a, '+');
+    ch(&mut a, '*');
+    assert_eq!(shown(&a, 1), Review { rating: Some(3), picked: true, tags: vec![] });
+    let journal = reviewed(1, Review { rating: Some(3), ..Review::default() });
+    answered(&mut a, 1, Ok(()), Some(journal.clone()));
+    assert!(shown(&a, 1).picked, "one change is still on its way");
+    answered(&mut a, 1, Err(crate::engine::EngineError::NoTask(1).into()), Some(journal.clone()));
+    assert_eq!(shown(&a, 1), journal.review, "the refused pick is not shown");
+    assert!(status(&a).to_lowercase().contains("no task 1"), "{}", status(&a));
 }
 
 #[test]
