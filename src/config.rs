@@ -14,6 +14,10 @@ use crate::rules::catalog::{CatalogError, ModelSpec};
 /// Pricing and the budget are rules; they are read from the config file, so they are named
 /// here too.
 pub use crate::rules::pricing::{Budget, Pricing};
+pub use remote::RemoteSettings;
+
+#[path = "config_remote.rs"]
+mod remote;
 
 /// The config file as written.
 #[derive(Debug, Clone, Default, PartialEq, Deserialize)]
@@ -51,6 +55,9 @@ pub struct ConfigFile {
     /// `[defaults]`: what `reel submit` uses when a flag is left out.
     #[serde(default)]
     pub defaults: Defaults,
+    /// `[remote]`: how an engine on another machine is reached.
+    #[serde(default)]
+    pub remote: RemoteSettings,
 }
 
 /// `[defaults]`: values `reel submit` takes when its flags leave them out.
@@ -195,6 +202,8 @@ pub struct Profile {
     pub api_key_cmd: Option<Vec<String>>,
     #[serde(default)]
     pub models: Vec<ModelSpec>,
+    /// The engine to use, on another machine: `ssh://[user@]host[:port][/data/dir]`.
+    pub engine: Option<String>,
 }
 
 /// The environment variables reel reads, captured once by [`Env::from_process`].
@@ -217,6 +226,11 @@ pub struct Env {
     pub home: Option<PathBuf>,
     /// Inside tmux or screen (TMUX, STY, or TERM saying so).
     pub multiplexer: bool,
+    /// REEL_ENGINE: an engine on another machine (`ssh://…`).
+    pub engine: Option<String>,
+    /// REEL_SSH and REEL_REMOTE_REEL, split as a shell would.
+    pub ssh: Option<String>,
+    pub remote_reel: Option<String>,
 }
 
 impl Env {
@@ -238,6 +252,9 @@ impl Env {
             multiplexer: var("TMUX").is_some()
                 || var("STY").is_some()
                 || var("TERM").is_some_and(|t| t.starts_with("tmux") || t.starts_with("screen")),
+            engine: var("REEL_ENGINE"),
+            ssh: var("REEL_SSH"),
+            remote_reel: var("REEL_REMOTE_REEL"),
         }
     }
 
@@ -310,6 +327,8 @@ pub enum ConfigError {
     KeyWithoutUrl { source_name: String },
     #[error("base URL {url} has no API key: set REEL_API_KEY, or api_key or api_key_cmd in the profile")]
     UrlWithoutKey { url: String },
+    #[error("{what} is not a command reel can split into words: {text:?} (check its quotes)")]
+    Command { what: &'static str, text: String },
     #[error("the API key from {source_name} is unusable: {source}")]
     BadKey { source_name: String, source: KeyError },
     #[error("api_key_cmd {command:?} failed: {detail}")]
@@ -387,6 +406,9 @@ pub struct Settings {
     pub multiplexer: bool,
     /// Things the user should know but that do not stop the program.
     pub warnings: Vec<String>,
+    /// The engine on another machine to use (`--engine`, REEL_ENGINE, the profile's `engine`).
+    pub engine_url: Option<String>,
+    pub remote: RemoteSettings,
 }
 
 /// Byte offset to 1-based line and column.
@@ -463,6 +485,8 @@ pub fn resolve(
         return Err(ConfigError::Engine);
     }
     let (programs, warnings) = programs(env);
+    let remote = remote::resolve(env, &file.remote)?;
+    let engine_url = env.engine.clone().or_else(|| profile.and_then(|p| p.engine.clone()));
     Ok(Settings {
         profile: chosen,
         target,
@@ -484,6 +508,8 @@ pub fn resolve(
         home: env.home.clone(),
         multiplexer: env.multiplexer,
         warnings,
+        engine_url,
+        remote,
     })
 }
 

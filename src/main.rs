@@ -1,10 +1,13 @@
 use std::ffi::OsString;
 use std::io::IsTerminal;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use clap::Parser;
 use reel::cli::output::note;
-use reel::cli::{self, Cli};
+use reel::cli::engine::EngineCommand;
+use reel::cli::{self, Cli, Command};
+use reel::engine::service::ssh::{SshReach, SshTarget};
 use reel::engine::service::Launch;
 use reel::session::Reach;
 use reel::tui::keymap;
@@ -23,7 +26,13 @@ async fn main() -> ExitCode {
 }
 
 async fn run(cli: Cli) -> anyhow::Result<ExitCode> {
-    let settings = config::load(cli.config.as_deref(), cli.profile.as_deref())?;
+    let mut settings = config::load(cli.config.as_deref(), cli.profile.as_deref())?;
+    if let Some(dir) = &cli.data_dir {
+        settings.data_dir = home_relative(dir, settings.home.as_deref());
+    }
+    if let Some(url) = &cli.engine {
+        settings.engine_url = Some(url.clone());
+    }
     // Every command refuses a mistake in `[keys]` or `[[actions]]`, not only the dashboard.
     keymap::check_config(&settings)?;
     for warning in &settings.warnings {
@@ -34,7 +43,7 @@ async fn run(cli: Cli) -> anyhow::Result<ExitCode> {
     let _log = logging::init(&settings.data_dir, settings.log_filter.as_deref(), mirror)
         .inspect_err(|e| note(&format!("warning: no log file: {e}")))
         .ok();
-    let reach = reach(&cli, &settings);
+    let reach = reach(&cli, &settings)?;
     match cli.command {
         Some(command) => Ok(cli::run(command, &settings, &reach).await?),
         // Without a terminal the dashboard could only write escape codes into a pipe or file.
@@ -50,11 +59,34 @@ const NO_TERMINAL: &str = "the dashboard needs a terminal, and standard input or
      without a terminal use the headless commands: `reel submit --model M --prompt P --wait`, \
      `reel list`, `reel show ID`, `reel wait --all`, `reel history export --format csv` (`reel --help` lists them all)";
 
-/// The data folder's engine process, started from this very program with the same config and
-/// profile (its environment is inherited), unless `--no-service` keeps the engine in here.
-fn reach(cli: &Cli, settings: &config::Settings) -> Reach {
+/// `~/x` in the home folder (a data folder given over SSH is often given so).
+fn home_relative(dir: &Path, home: Option<&Path>) -> PathBuf {
+    match (dir.strip_prefix("~"), home) {
+        (Ok(rest), Some(home)) => home.join(rest),
+        _ => dir.to_path_buf(),
+    }
+}
+
+/// The engine of another machine's data folder over SSH (`--engine`, REEL_ENGINE, a profile's
+/// `engine`); else the data folder's engine process, started from this very program with the
+/// same config and profile (its environment is inherited), unless `--no-service` keeps the
+/// engine in here. The host's end of a link (`engine attach`) and `engine run` are always this
+/// machine's.
+fn reach(cli: &Cli, settings: &config::Settings) -> anyhow::Result<Reach> {
+    let here = matches!(
+        &cli.command,
+        Some(Command::Engine(e)) if matches!(e.command, EngineCommand::Attach(_) | EngineCommand::Run(_))
+    ) || matches!(cli.command, Some(Command::Sim(_)));
+    if let Some(url) = settings.engine_url.as_deref().filter(|_| !here) {
+        if cli.no_service {
+            anyhow::bail!("--no-service runs the engine here, and --engine (or REEL_ENGINE) names one elsewhere: choose one");
+        }
+        let target = SshTarget::parse(url)?;
+        let remote = &settings.remote;
+        return Ok(Reach::Ssh(SshReach { target, ssh: remote.ssh.clone(), reel: remote.reel.clone() }));
+    }
     let exe = std::env::current_exe().ok();
-    match exe {
+    Ok(match exe {
         Some(exe) if !cli.no_service && cfg!(unix) => {
             let mut args: Vec<OsString> = Vec::new();
             if let Some(path) = &cli.config {
@@ -63,10 +95,13 @@ fn reach(cli: &Cli, settings: &config::Settings) -> Reach {
             if let Some(profile) = &cli.profile {
                 args.extend([OsString::from("--profile"), OsString::from(profile)]);
             }
+            if cli.data_dir.is_some() {
+                args.extend([OsString::from("--data-dir"), settings.data_dir.clone().into_os_string()]);
+            }
             args.extend(["engine", "run", "--spawned"].map(OsString::from));
             let log = logging::folder(&settings.data_dir).join("engine.out");
             Reach::Service(Launch { exe, args, env: Vec::new(), log })
         }
         _ => Reach::InProcess,
-    }
+    })
 }

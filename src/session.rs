@@ -108,6 +108,18 @@ pub enum Reach {
     Service(Launch),
     /// An engine inside this process, as long as it runs (`--no-service`).
     InProcess,
+    /// The engine of a data folder on another machine, over SSH (`--engine ssh://…`).
+    Ssh(service::ssh::SshReach),
+}
+
+impl Reach {
+    /// `user@host:port` when the engine is on another machine.
+    pub fn far(&self) -> Option<String> {
+        match self {
+            Reach::Ssh(r) => Some(r.target.label()),
+            _ => None,
+        }
+    }
 }
 
 /// An engine to talk to, and what keeps it alive.
@@ -146,6 +158,11 @@ pub async fn attach(settings: &Settings, reach: &Reach) -> Result<Attached, Sess
             std::fs::create_dir_all(&settings.data_dir)
                 .map_err(|source| ServiceError::Io { path: settings.data_dir.clone(), source })?;
             let (remote, events) = service::connect_or_start(&socket, launch, &serves).await?;
+            let base_url = remote.welcome().serves.base_url.clone();
+            Ok(Attached { engine: Engine::Remote(remote), events, base_url, session: None })
+        }
+        Reach::Ssh(reach) => {
+            let (remote, events) = reach.connect().await?;
             let base_url = remote.welcome().serves.base_url.clone();
             Ok(Attached { engine: Engine::Remote(remote), events, base_url, session: None })
         }

@@ -11,7 +11,7 @@ use super::output::{Output, note};
 use crate::config::Settings;
 use crate::engine::service::{self, ServeOptions, Status};
 use crate::engine::{EngineError, LocalEngine, now_ms};
-use crate::session::{self, SessionError};
+use crate::session::{self, Reach, SessionError};
 use crate::text;
 
 #[derive(Debug, Args)]
@@ -28,6 +28,16 @@ pub enum EngineCommand {
     Status(StatusArgs),
     /// Stop the running engine; asks first when tasks are unfinished.
     Stop(StopArgs),
+    /// Bridge standard input and output to this data folder's engine (starting it if needed):
+    /// what `reel --engine ssh://…` runs on the host over SSH.
+    Attach(AttachArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct AttachArgs {
+    /// Speak the engine's protocol on standard input and output (the only way there is).
+    #[arg(long, required = true)]
+    pub stdio: bool,
 }
 
 #[derive(Debug, Args)]
@@ -55,9 +65,28 @@ pub struct StopArgs {
     pub force: bool,
 }
 
-pub async fn run(args: &EngineArgs, settings: &Settings, out: &mut Output<impl Write>) -> Result<ExitCode, CliError> {
+pub async fn run(
+    args: &EngineArgs,
+    settings: &Settings,
+    reach: &Reach,
+    out: &mut Output<impl Write>,
+) -> Result<ExitCode, CliError> {
     match &args.command {
         EngineCommand::Run(a) => serve(a, settings).await,
+        EngineCommand::Attach(_) => {
+            let Reach::Service(launch) = reach else {
+                return Err(CliError::Usage(
+                    "`reel engine attach` bridges to this machine's engine process; it cannot be used with \
+                     --no-service or --engine"
+                        .into(),
+                ));
+            };
+            let socket = service::socket_path(&settings.data_dir);
+            std::fs::create_dir_all(&settings.data_dir)
+                .map_err(|source| SessionError::from(service::ServiceError::Io { path: settings.data_dir.clone(), source }))?;
+            service::bridge(&socket, launch, &session::served(settings)?).await.map_err(SessionError::from)?;
+            Ok(ExitCode::SUCCESS)
+        }
         EngineCommand::Status(a) => status(a, settings, out).await,
         EngineCommand::Stop(a) => stop(a, settings, out).await,
     }
@@ -83,6 +112,8 @@ async fn serve(args: &RunArgs, settings: &Settings) -> Result<ExitCode, CliError
         grace,
         serves: session::served(settings)?,
         catalog: settings.catalog.clone(),
+        db: session::db_path(settings),
+        previewer: Some(crate::preview::Previewer::from_settings(settings)),
     };
     service::serve(opts, engine, events).await.map_err(SessionError::from)?;
     drop(session);

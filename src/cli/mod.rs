@@ -78,6 +78,13 @@ pub struct Cli {
     /// when this reel ends.
     #[arg(long, global = true)]
     pub no_service: bool,
+    /// Use the engine of a data folder on another machine, over SSH:
+    /// ssh://[user@]host[:port][/data/dir] (also REEL_ENGINE, or `engine` in a profile).
+    #[arg(long, global = true, value_name = "URL")]
+    pub engine: Option<String>,
+    /// The data folder to use (instead of REEL_DATA_DIR or the config's data_dir).
+    #[arg(long, global = true, value_name = "DIR")]
+    pub data_dir: Option<PathBuf>,
     #[command(subcommand)]
     pub command: Option<Command>,
 }
@@ -132,8 +139,14 @@ pub enum Command {
 
 /// Runs a headless command, writing to standard output.
 pub async fn run(command: Command, settings: &Settings, reach: &Reach) -> Result<ExitCode, CliError> {
-    // `reel mcp` writes MCP messages on standard output itself: nothing here may hold it.
-    if matches!(command, Command::Mcp(_)) {
+    // `reel mcp` and the host's end of a link over SSH write messages on standard output
+    // themselves: nothing here may hold it.
+    let owns_stdout = match &command {
+        Command::Mcp(_) => true,
+        Command::Engine(e) => matches!(e.command, engine::EngineCommand::Attach(_)),
+        _ => false,
+    };
+    if owns_stdout {
         return dispatch(command, settings, reach, &mut Output::new(std::io::sink(), "nowhere")).await;
     }
     let mut out = Output::stdout();
@@ -153,7 +166,7 @@ async fn dispatch(
         Command::Submit(args) => submit::run(&args, settings, reach, out).await,
         Command::Wait(args) => wait::run(&args, settings, reach, out).await,
         Command::Download(args) => download::run(&args, settings, reach, out).await,
-        Command::Engine(args) => engine::run(&args, settings, out).await,
+        Command::Engine(args) => engine::run(&args, settings, reach, out).await,
         Command::List(args) => list::run(&args, settings, out).map(done),
         Command::Show(args) => show::run(&args, settings, out).map(done),
         Command::History(args) => history::run(&args, settings, out).map(done),

@@ -1,6 +1,6 @@
 //! The cost and time ledger: pure arithmetic over the store's per-day, per-model rows.
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 
 use crate::config::Pricing;
@@ -58,7 +58,7 @@ pub fn billed_text(t: &TaskRecord) -> String {
 
 /// Money for some billed seconds. Seconds of models without a price are kept apart and shown
 /// as unpriced, never counted as free.
-#[derive(Debug, Clone, Copy, PartialEq, Default, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Default, Serialize, Deserialize)]
 pub struct Cost {
     /// What the priced seconds cost.
     pub amount: f64,
@@ -104,7 +104,7 @@ impl Cost {
     }
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Line {
     /// A day (YYYY-MM-DD) or a model id.
     pub key: String,
@@ -146,7 +146,7 @@ impl Line {
     }
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Ledger {
     pub days: Vec<Line>,
     pub models: Vec<Line>,

@@ -213,6 +213,15 @@ pub enum Engine {
 }
 
 impl Engine {
+    /// `user@host:port` when the engine is on another machine: then the journal and the saved
+    /// files are read through it, never from this machine's disk.
+    pub fn far(&self) -> Option<&str> {
+        match self {
+            Engine::Local(_) => None,
+            Engine::Remote(e) => e.far(),
+        }
+    }
+
     /// Starts an engine in this process: it resumes every unfinished task from the store.
     pub async fn start(
         config: EngineConfig,

@@ -4,11 +4,12 @@ use std::io::ErrorKind;
 use std::path::{Path, PathBuf};
 
 use rusqlite::Connection;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use super::ledger::{self, Ledger};
 use crate::config::Pricing;
 use crate::store::history::{self, HistoryQuery};
+use crate::store::since;
 use crate::store::tasks::{self, EventRecord, TaskRecord};
 use crate::store::{LocalState, StoreError, open_reader};
 
@@ -94,6 +95,48 @@ pub fn on_opening(db: &Path, since_ms: i64) -> Result<Vec<TaskRecord>, QueryErro
     Ok(tasks::unfinished_or_since(&conn, since_ms, 500)?)
 }
 
+/// Where a reader of the journal through the engine stands: the tasks it reads now, and the
+/// last timeline event before them (read first, so a change while reading is read again
+/// next time rather than missed).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Changes {
+    pub tasks: Vec<TaskRecord>,
+    pub last_event: i64,
+}
+
+/// [`on_opening`], with where the journal stood.
+pub fn opening_changes(db: &Path, since_ms: i64) -> Result<Changes, QueryError> {
+    let Some(conn) = open(db)? else { return Ok(Changes { tasks: Vec::new(), last_event: 0 }) };
+    let last_event = since::last_event(&conn)?;
+    Ok(Changes { tasks: tasks::unfinished_or_since(&conn, since_ms, 500)?, last_event })
+}
+
+/// The tasks changed after timeline event `after` (at most `limit`), and where the journal
+/// stood.
+pub fn changes(db: &Path, after: i64, limit: usize) -> Result<Changes, QueryError> {
+    let Some(conn) = open(db)? else { return Ok(Changes { tasks: Vec::new(), last_event: 0 }) };
+    let last_event = since::last_event(&conn)?;
+    Ok(Changes { tasks: since::changed_after(&conn, after, limit)?, last_event })
+}
+
+/// Up to `limit` tasks created after task `after`, oldest first (an export, page by page).
+pub fn export_page(db: &Path, after: i64, limit: usize) -> Result<Vec<TaskRecord>, QueryError> {
+    let Some(conn) = open(db)? else { return Ok(Vec::new()) };
+    Ok(since::created_after(&conn, after, limit)?)
+}
+
+/// Whether each task's file is where reel saved it (tasks without a file are left out).
+pub fn files_present(db: &Path, ids: &[i64]) -> Result<Vec<(i64, bool)>, QueryError> {
+    let Some(conn) = open(db)? else { return Ok(Vec::new()) };
+    let mut found = Vec::new();
+    for &id in ids {
+        if let Some(path) = tasks::get(&conn, id)?.and_then(|t| t.file_path) {
+            found.push((id, Path::new(&path).is_file()));
+        }
+    }
+    Ok(found)
+}
+
 /// A task with its timeline.
 pub fn show(db: &Path, id: i64) -> Result<(TaskRecord, Vec<EventRecord>), QueryError> {
     let conn = open(db)?.ok_or_else(|| QueryError::NoMatch(id.to_string()))?;
@@ -103,7 +146,7 @@ pub fn show(db: &Path, id: i64) -> Result<(TaskRecord, Vec<EventRecord>), QueryE
 }
 
 /// A history row: the task, and whether its file is still where reel saved it.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct HistoryRow {
     #[serde(flatten)]
     pub record: TaskRecord,
@@ -156,8 +199,13 @@ pub fn start_of_today() -> i64 {
 /// will bill, in flight included, of priced models and not of demo mode (see
 /// [`ledger::spent`]).
 pub fn spent_today(db: &Path, pricing: &Pricing) -> Result<f64, QueryError> {
+    spent_since(db, start_of_today(), pricing)
+}
+
+/// What counts against a budget from `since` (Unix ms) on, as [`spent_today`] counts it.
+pub fn spent_since(db: &Path, since: i64, pricing: &Pricing) -> Result<f64, QueryError> {
     let Some(conn) = open(db)? else { return Ok(0.0) };
-    let rows = history::spend_rows(&conn, start_of_today())?;
+    let rows = history::spend_rows(&conn, since)?;
     Ok(ledger::spent(&rows, pricing))
 }
 

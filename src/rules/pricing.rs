@@ -3,13 +3,13 @@
 
 use std::collections::BTreeMap;
 
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 use thiserror::Error;
 
 use super::validate::ValidSubmission;
 
 /// `[pricing]`: what a billed second costs per model; models without a price are "unpriced".
-#[derive(Debug, Clone, Default, PartialEq, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Pricing {
     /// Written before amounts, such as "$" or "EUR ".

@@ -9,6 +9,7 @@ pub mod imported;
 mod migration_tests;
 pub mod review;
 pub mod schema;
+pub mod since;
 pub mod state;
 pub mod tasks;
 

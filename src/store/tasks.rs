@@ -163,7 +163,7 @@ impl TaskRecord {
 }
 
 /// One row of `events`.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct EventRecord {
     pub at: i64,
     pub state: String,

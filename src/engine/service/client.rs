@@ -36,6 +36,40 @@ pub struct RemoteEngine {
     welcome: Status,
     reader: JoinHandle<()>,
     writer: JoinHandle<()>,
+    /// The SSH link, when the engine is on another machine (its `ssh` ends with this).
+    far: Option<Far>,
+}
+
+/// The way to an engine on another machine: the `ssh` process that carries the connection.
+pub(super) struct Far {
+    /// `user@host:port`, as the user wrote it.
+    pub label: String,
+    /// Killed when the connection is dropped.
+    pub _ssh: tokio::process::Child,
+}
+
+/// How a connection reached its engine, for what is said when it ends.
+pub(super) enum Way {
+    Socket(PathBuf),
+    Ssh(Far),
+}
+
+impl Way {
+    fn name(&self) -> String {
+        match self {
+            Way::Socket(p) => p.display().to_string(),
+            Way::Ssh(far) => format!("ssh://{}", far.label),
+        }
+    }
+}
+
+/// Why a hello got no answer.
+#[derive(Debug)]
+pub(super) enum HandshakeError {
+    /// The other end closed before it answered.
+    Closed,
+    Io(std::io::Error),
+    Protocol(String),
 }
 
 /// Why the engine turned a client away.
@@ -72,58 +106,89 @@ async fn open(
     Err(ServiceError::Unsupported)
 }
 
-fn protocol_error(e: impl std::fmt::Display) -> ServiceError {
-    ServiceError::Protocol(e.to_string())
+/// An engine's first line that is not this reel's welcome, read as far as any reel's can be:
+/// who it is, so that a refusal names both versions.
+fn other_hello(line: &str) -> Option<Hello> {
+    let value: serde_json::Value = serde_json::from_str(line).ok()?;
+    match value.get("type")?.as_str()? {
+        "welcome" => {
+            let protocol = value.get("protocol")?.as_u64()?;
+            let version = value.pointer("/status/version").and_then(|v| v.as_str()).unwrap_or("unknown");
+            let reason = format!(
+                "it is reel {version} (protocol {protocol}) and this reel is {} (protocol {PROTOCOL}); \
+                 use the same version of reel on both sides",
+                env!("CARGO_PKG_VERSION")
+            );
+            Some(Hello::Refused { reason, replaceable: false })
+        }
+        "refused" => Some(Hello::Refused {
+            reason: value.get("reason")?.as_str()?.to_string(),
+            replaceable: value.get("replaceable").and_then(|r| r.as_bool()).unwrap_or(false),
+        }),
+        _ => None,
+    }
 }
 
 impl RemoteEngine {
     /// Connects to the engine at `socket` and says hello.
     pub(super) async fn connect(socket: &Path) -> Result<Hello, ServiceError> {
         let (read, write) = open(socket).await?;
+        RemoteEngine::handshake(read, write, Way::Socket(socket.to_path_buf())).await.map_err(|e| match e {
+            HandshakeError::Closed => ServiceError::NotRunning(socket.to_path_buf()),
+            HandshakeError::Io(source) => ServiceError::Io { path: socket.to_path_buf(), source },
+            HandshakeError::Protocol(why) => ServiceError::Protocol(why),
+        })
+    }
+
+    /// Says hello over a connection opened `way`, and reads the engine's answer.
+    pub(super) async fn handshake(
+        read: Box<dyn AsyncRead + Send + Unpin>,
+        write: Box<dyn AsyncWrite + Send + Unpin>,
+        way: Way,
+    ) -> Result<Hello, HandshakeError> {
+        use std::io::ErrorKind;
+        use tokio_util::codec::LinesCodecError;
         let mut lines = FramedRead::new(read, LinesCodec::new_with_max_length(MAX_LINE));
         let mut sink = FramedWrite::new(write, LinesCodec::new_with_max_length(MAX_LINE));
         let hello = ToEngine::Hello { protocol: PROTOCOL, version: env!("CARGO_PKG_VERSION").to_string() };
-        let io = |source: std::io::Error| ServiceError::Io { path: socket.to_path_buf(), source };
-        sink.send(protocol::encode(&hello).map_err(protocol_error)?).await.map_err(|e| match e {
-            tokio_util::codec::LinesCodecError::Io(e)
-                if matches!(e.kind(), std::io::ErrorKind::ConnectionReset | std::io::ErrorKind::BrokenPipe) =>
-            {
-                ServiceError::NotRunning(socket.to_path_buf())
+        let line = protocol::encode(&hello).map_err(|e| HandshakeError::Protocol(e.to_string()))?;
+        sink.send(line).await.map_err(|e| match e {
+            LinesCodecError::Io(e) if matches!(e.kind(), ErrorKind::ConnectionReset | ErrorKind::BrokenPipe) => {
+                HandshakeError::Closed
             }
-            tokio_util::codec::LinesCodecError::Io(e) => io(e),
-            other => protocol_error(other),
+            LinesCodecError::Io(e) => HandshakeError::Io(e),
+            other => HandshakeError::Protocol(other.to_string()),
         })?;
         let first = match lines.next().await {
             Some(Ok(line)) => line,
             // An engine that closes the connection while saying hello is on its way out.
-            Some(Err(tokio_util::codec::LinesCodecError::Io(e)))
-                if matches!(
-                    e.kind(),
-                    std::io::ErrorKind::ConnectionReset
-                        | std::io::ErrorKind::BrokenPipe
-                        | std::io::ErrorKind::UnexpectedEof
-                ) =>
+            Some(Err(LinesCodecError::Io(e)))
+                if matches!(e.kind(), ErrorKind::ConnectionReset | ErrorKind::BrokenPipe | ErrorKind::UnexpectedEof) =>
             {
-                return Err(ServiceError::NotRunning(socket.to_path_buf()));
+                return Err(HandshakeError::Closed);
             }
-            Some(Err(e)) => return Err(protocol_error(e)),
-            None => return Err(ServiceError::NotRunning(socket.to_path_buf())),
+            Some(Err(e)) => return Err(HandshakeError::Protocol(e.to_string())),
+            None => return Err(HandshakeError::Closed),
         };
-        let welcome = match protocol::decode::<FromEngine>(&first).map_err(protocol_error)? {
-            FromEngine::Welcome { protocol, status } if protocol == PROTOCOL => *status,
-            FromEngine::Welcome { protocol, .. } => {
-                return Ok(Hello::Refused {
-                    reason: format!("it speaks protocol {protocol} and this reel {PROTOCOL}"),
-                    replaceable: false,
-                });
-            }
-            FromEngine::Refused { reason, replaceable } => return Ok(Hello::Refused { reason, replaceable }),
-            other => return Err(ServiceError::Protocol(format!("expected a welcome, got {other:?}"))),
+        let welcome = match protocol::decode::<FromEngine>(&first) {
+            Ok(FromEngine::Welcome { protocol, status }) if protocol == PROTOCOL => *status,
+            Ok(FromEngine::Refused { reason, replaceable }) => return Ok(Hello::Refused { reason, replaceable }),
+            decoded => match other_hello(&first) {
+                Some(refused) => return Ok(refused),
+                None => {
+                    let what = decoded.map(|m| format!("{m:?}")).unwrap_or_else(|e| e.to_string());
+                    return Err(HandshakeError::Protocol(format!("expected a welcome, got {what}")));
+                }
+            },
         };
 
         let pending: Pending = Arc::default();
         let (events_tx, events) = mpsc::unbounded_channel();
-        let reader = tokio::spawn(read_loop(lines, pending.clone(), events_tx, socket.to_path_buf()));
+        let (name, far) = match way {
+            Way::Ssh(far) => (format!("ssh://{}", far.label), Some(far)),
+            socket => (socket.name(), None),
+        };
+        let reader = tokio::spawn(read_loop(lines, pending.clone(), events_tx, name, far.is_some()));
         let (outgoing, mut queue) = mpsc::unbounded_channel::<ToEngine>();
         let writer = tokio::spawn(async move {
             while let Some(message) = queue.recv().await {
@@ -133,13 +198,46 @@ impl RemoteEngine {
                 }
             }
         });
-        let engine = RemoteEngine { outgoing, pending, seq: AtomicU64::new(1), welcome, reader, writer };
+        let engine = RemoteEngine { outgoing, pending, seq: AtomicU64::new(1), welcome, reader, writer, far };
         Ok(Hello::Attached(Box::new(engine), events))
     }
 
     /// What the engine said when this client attached.
     pub fn welcome(&self) -> &Status {
         &self.welcome
+    }
+
+    /// `user@host:port` of the machine the engine runs on, when that is another one (over
+    /// SSH): then its journal and files are read through it.
+    pub fn far(&self) -> Option<&str> {
+        self.far.as_ref().map(|f| f.label.as_str())
+    }
+
+    /// A question about the journal, answered by the engine from its store.
+    pub async fn read(&self, read: super::reads::Read) -> Result<super::reads::Found, EngineError> {
+        match self.ask(Request::Read { read }).await? {
+            Answer::Found(found) => Ok(*found),
+            other => Err(Self::unexpected(&other)),
+        }
+    }
+
+    /// Up to `len` bytes of a saved file from `offset`, and the file's whole length.
+    pub async fn fetch(
+        &self,
+        file: super::reads::RemoteFile,
+        offset: u64,
+        len: u32,
+    ) -> Result<(u64, Vec<u8>), EngineError> {
+        use base64::Engine as _;
+        match self.ask(Request::Fetch { file, offset, len }).await? {
+            Answer::Chunk { total, data } => {
+                let bytes = base64::engine::general_purpose::STANDARD
+                    .decode(data.as_bytes())
+                    .map_err(|e| EngineError::Remote(format!("the engine sent a file piece reel cannot read: {e}")))?;
+                Ok((total, bytes))
+            }
+            other => Err(Self::unexpected(&other)),
+        }
     }
 
     async fn ask(&self, request: Request) -> Result<Answer, EngineError> {
@@ -238,7 +336,8 @@ async fn read_loop(
     mut lines: FramedRead<Box<dyn AsyncRead + Send + Unpin>, LinesCodec>,
     pending: Pending,
     events: mpsc::UnboundedSender<Event>,
-    socket: PathBuf,
+    way: String,
+    far: bool,
 ) {
     let mut stopping = false;
     while let Some(Ok(line)) = lines.next().await {
@@ -261,10 +360,13 @@ async fn read_loop(
         }
     }
     if !stopping {
-        tracing::warn!(socket = %socket.display(), "the engine process went away");
-        let _ = events.send(Event::Trouble(
-            "the engine process stopped; nothing is lost, and the next reel command starts it again".into(),
-        ));
+        tracing::warn!(way = %way, "the engine process went away");
+        let said = if far {
+            format!("the link to the engine at {way} dropped; the engine there goes on, and nothing is lost")
+        } else {
+            "the engine process stopped; nothing is lost, and the next reel command starts it again".into()
+        };
+        let _ = events.send(Event::Trouble(said));
     }
     // Requests still waiting learn that the engine is gone, and later ones are refused at once.
     let mut waiting = pending.lock().unwrap_or_else(|e| e.into_inner());

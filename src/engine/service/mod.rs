@@ -6,16 +6,20 @@
 //! `protocol` holds the messages, `server` the engine process's side, `client` the clients'
 //! side, `spawn` the start of an engine process by the first client that needs one.
 
+mod bridge;
 mod client;
 pub mod protocol;
+pub mod reads;
 mod server;
 mod spawn;
+pub mod ssh;
 
 use std::path::{Path, PathBuf};
 
 use sha2::{Digest, Sha256};
 use thiserror::Error;
 
+pub use bridge::bridge;
 pub use client::RemoteEngine;
 pub use protocol::{Request, Served, Status};
 pub use server::{ServeOptions, serve};
@@ -54,6 +58,10 @@ pub enum ServiceError {
     NoAnswer(u64),
     #[error("engine processes need Unix domain sockets, which this platform lacks; use --no-service")]
     Unsupported,
+    #[error("bad engine address: {0}")]
+    BadEngine(String),
+    #[error("cannot reach the engine at ssh://{label}: {said}")]
+    Ssh { label: String, said: String },
 }
 
 impl Status {

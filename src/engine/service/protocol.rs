@@ -14,7 +14,9 @@ use crate::store::TaskRecord;
 /// 4: a batch is announced as one `tasks` event; `tasks` asks for tasks as they stand;
 /// `import` journals entries rebuilt from files.
 /// 5: `Review` (rating, pick, tags) and the review on every task record.
-pub const PROTOCOL: u32 = 5;
+/// 6: `Read` (the journal read through the engine) and `Fetch` (saved files), for clients on
+/// another machine.
+pub const PROTOCOL: u32 = 6;
 /// Longest line either side reads: a task row is a few kilobytes, and the answer to a
 /// submission carries every row of the batch (10,000 rows are about 8 MiB).
 pub const MAX_LINE: usize = 64 << 20;
@@ -106,6 +108,16 @@ pub enum Request {
         id: i64,
         change: crate::store::review::Change,
     },
+    /// A question about the journal (for a client that cannot open it: over SSH).
+    Read {
+        read: super::reads::Read,
+    },
+    /// A piece of a saved file (base64 in the answer), for a client on another machine.
+    Fetch {
+        file: super::reads::RemoteFile,
+        offset: u64,
+        len: u32,
+    },
     Status,
     /// Stop the engine; without `force` it refuses while tasks are unfinished.
     Stop {
@@ -127,6 +139,12 @@ pub enum Answer {
     Task(Box<TaskRecord>),
     Done,
     Status(Box<Status>),
+    Found(Box<super::reads::Found>),
+    /// Bytes of a file from the offset asked (base64), and the file's whole length.
+    Chunk {
+        total: u64,
+        data: String,
+    },
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

@@ -24,6 +24,10 @@ pub struct ServeOptions {
     pub serves: Served,
     /// Submissions are validated again here with the engine's own catalog.
     pub catalog: Catalog,
+    /// The journal, read for clients that cannot open it (over SSH).
+    pub db: PathBuf,
+    /// Makes the stills such clients fetch, where none were made yet.
+    pub previewer: Option<crate::preview::Previewer>,
 }
 
 /// Why the engine did not do a client's request; the client reads the text.
@@ -43,6 +47,12 @@ enum Unserved {
         if *unfinished == 1 { "it" } else { "them" },
     )]
     Unfinished { unfinished: usize },
+    #[error(transparent)]
+    Query(#[from] crate::engine::query::QueryError),
+    #[error(transparent)]
+    Fetch(#[from] super::reads::FetchError),
+    #[error("the engine could not finish reading: {0}")]
+    Join(#[from] tokio::task::JoinError),
 }
 
 impl From<Unserved> for Refusal {
@@ -100,6 +110,21 @@ impl Shared {
             Request::Tasks { ids } => Answer::Tasks(self.engine.tasks(ids).await?),
 
             Request::Review { id, change } => Answer::Task(Box::new(self.engine.review(id, change).await?)),
+            Request::Read { read } => {
+                let db = self.opts.db.clone();
+                let found = tokio::task::spawn_blocking(move || super::reads::answer(&db, read)).await??;
+                Answer::Found(Box::new(found))
+            }
+            Request::Fetch { file, offset, len } => {
+                use base64::Engine as _;
+                let (db, previewer) = (self.opts.db.clone(), self.opts.previewer.clone());
+                let chunk = tokio::task::spawn_blocking(move || {
+                    super::reads::fetch(&db, previewer.as_ref(), &file, offset, len)
+                })
+                .await??;
+                let data = base64::engine::general_purpose::STANDARD.encode(&chunk.bytes);
+                Answer::Chunk { total: chunk.total, data }
+            }
             Request::Status => Answer::Status(Box::new(self.status().await?)),
             Request::Stop { force } => {
                 let unfinished = self.engine.activity().await?.unfinished;
