@@ -4,11 +4,11 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use clap::Parser;
-use reel::cli::output::note;
 use reel::cli::engine::EngineCommand;
+use reel::cli::output::note;
 use reel::cli::{self, Cli, Command};
-use reel::engine::service::ssh::{SshReach, SshTarget};
 use reel::engine::service::Launch;
+use reel::engine::service::ssh::{SshReach, SshTarget};
 use reel::session::Reach;
 use reel::tui::keymap;
 use reel::{config, logging};
@@ -79,7 +79,9 @@ fn reach(cli: &Cli, settings: &config::Settings) -> anyhow::Result<Reach> {
     ) || matches!(cli.command, Some(Command::Sim(_)));
     if let Some(url) = settings.engine_url.as_deref().filter(|_| !here) {
         if cli.no_service {
-            anyhow::bail!("--no-service runs the engine here, and --engine (or REEL_ENGINE) names one elsewhere: choose one");
+            anyhow::bail!(
+                "--no-service runs the engine here, and --engine (or REEL_ENGINE) names one elsewhere: choose one"
+            );
         }
         let target = SshTarget::parse(url)?;
         let remote = &settings.remote;

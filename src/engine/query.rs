@@ -96,27 +96,26 @@ pub fn on_opening(db: &Path, since_ms: i64) -> Result<Vec<TaskRecord>, QueryErro
 }
 
 /// Where a reader of the journal through the engine stands: the tasks it reads now, and the
-/// last timeline event before them (read first, so a change while reading is read again
-/// next time rather than missed).
+/// journal's latest change before them, on the engine's clock (read first, so a change while
+/// reading is read again next time rather than missed).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Changes {
     pub tasks: Vec<TaskRecord>,
-    pub last_event: i64,
+    pub mark: i64,
 }
 
 /// [`on_opening`], with where the journal stood.
 pub fn opening_changes(db: &Path, since_ms: i64) -> Result<Changes, QueryError> {
-    let Some(conn) = open(db)? else { return Ok(Changes { tasks: Vec::new(), last_event: 0 }) };
-    let last_event = since::last_event(&conn)?;
-    Ok(Changes { tasks: tasks::unfinished_or_since(&conn, since_ms, 500)?, last_event })
+    let Some(conn) = open(db)? else { return Ok(Changes { tasks: Vec::new(), mark: 0 }) };
+    let mark = since::mark(&conn)?;
+    Ok(Changes { tasks: tasks::unfinished_or_since(&conn, since_ms, 500)?, mark })
 }
 
-/// The tasks changed after timeline event `after` (at most `limit`), and where the journal
-/// stood.
+/// The tasks changed since mark `after` (at most `limit`), and where the journal stood.
 pub fn changes(db: &Path, after: i64, limit: usize) -> Result<Changes, QueryError> {
-    let Some(conn) = open(db)? else { return Ok(Changes { tasks: Vec::new(), last_event: 0 }) };
-    let last_event = since::last_event(&conn)?;
-    Ok(Changes { tasks: since::changed_after(&conn, after, limit)?, last_event })
+    let Some(conn) = open(db)? else { return Ok(Changes { tasks: Vec::new(), mark: 0 }) };
+    let mark = since::mark(&conn)?;
+    Ok(Changes { tasks: since::changed_since(&conn, after, limit)?, mark })
 }
 
 /// Up to `limit` tasks created after task `after`, oldest first (an export, page by page).

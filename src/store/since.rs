@@ -1,27 +1,26 @@
 //! Tasks since a point, for a client that reads the journal through the engine: those changed
-//! after a timeline event it has seen (catching up after a dropped link), and those created
-//! after an id (an export, page by page).
+//! since the last change it saw (catching up after a dropped link), and those created after
+//! an id (an export, page by page).
 
 use rusqlite::Connection;
 
 use super::StoreError;
 use super::tasks::{COLUMNS, TaskRecord, from_row};
 
-/// The newest timeline event's id, 0 when there is none. Every change of a task writes one, so
-/// this marks how far a reader has seen.
-pub fn last_event(conn: &Connection) -> Result<i64, StoreError> {
-    Ok(conn.query_row("SELECT coalesce(max(id), 0) FROM events", [], |r| r.get(0))?)
+/// The journal's latest change, on the engine's clock (Unix ms, 0 when there is none): every
+/// change of a task sets its `updated_at`, so a reader that keeps this mark misses nothing
+/// when it asks for what changed since.
+pub fn mark(conn: &Connection) -> Result<i64, StoreError> {
+    Ok(conn.query_row("SELECT coalesce(max(updated_at), 0) FROM tasks", [], |r| r.get(0))?)
 }
 
-/// The tasks with a timeline event after `after`, oldest first, at most `limit` of them.
-pub fn changed_after(conn: &Connection, after: i64, limit: usize) -> Result<Vec<TaskRecord>, StoreError> {
-    let sql = format!(
-        "SELECT {COLUMNS} FROM tasks t WHERE t.id IN (SELECT DISTINCT task_id FROM events WHERE id > ?1) \
-         ORDER BY t.id LIMIT ?2"
-    );
+/// The tasks changed at or after `mark` (a change in the same millisecond is read again rather
+/// than missed), oldest first, at most `limit` of them.
+pub fn changed_since(conn: &Connection, mark: i64, limit: usize) -> Result<Vec<TaskRecord>, StoreError> {
+    let sql = format!("SELECT {COLUMNS} FROM tasks t WHERE t.updated_at >= ?1 ORDER BY t.id LIMIT ?2");
     let mut stmt = conn.prepare_cached(&sql)?;
     let limit = i64::try_from(limit).unwrap_or(i64::MAX);
-    let rows = stmt.query_map(rusqlite::params![after, limit], from_row)?.collect::<Result<Vec<_>, _>>()?;
+    let rows = stmt.query_map(rusqlite::params![mark, limit], from_row)?.collect::<Result<Vec<_>, _>>()?;
     Ok(rows)
 }
 
@@ -37,23 +36,30 @@ pub fn created_after(conn: &Connection, after: i64, limit: usize) -> Result<Vec<
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::store::tasks::{add_event, insert};
-    use crate::store::{fixtures, open_writer};
+    use crate::store::tasks::{get, insert, save};
+    use crate::store::{LocalState, fixtures, open_writer};
 
     #[test]
-    fn changes_after_an_event_and_pages_after_an_id() {
+    fn changes_since_a_mark_and_pages_after_an_id() {
         let dir = tempfile::tempdir().expect("dir");
         let conn = open_writer(&dir.path().join("reel.db")).expect("db");
-        assert_eq!(last_event(&conn).expect("none yet"), 0);
-        let ids: Vec<i64> = (0..4).map(|i| insert(&conn, &fixtures::new_task(&format!("fox {i}"))).expect("task").id).collect();
-        let seen = last_event(&conn).expect("events");
-        assert!(changed_after(&conn, seen, 10).expect("changes").is_empty(), "nothing after what was seen");
-        add_event(&conn, ids[2], 5, "queued", None).expect("event");
-        add_event(&conn, ids[2], 6, "in_progress", None).expect("event");
-        add_event(&conn, ids[0], 7, "queued", None).expect("event");
-        let changed: Vec<i64> = changed_after(&conn, seen, 10).expect("changes").iter().map(|t| t.id).collect();
+        assert_eq!(mark(&conn).expect("none yet"), 0);
+        let ids: Vec<i64> =
+            (0..4).map(|i| insert(&conn, &fixtures::new_task(&format!("fox {i}"))).expect("task").id).collect();
+        let seen = mark(&conn).expect("a mark");
+        let later = |id: i64, at: i64| {
+            let mut t = get(&conn, id).expect("read").expect("task");
+            t.state = LocalState::Queued;
+            t.updated_at = at;
+            save(&conn, &t).expect("save");
+        };
+        later(ids[2], seen + 5);
+        later(ids[0], seen + 7);
+        let changed: Vec<i64> = changed_since(&conn, seen + 1, 10).expect("changes").iter().map(|t| t.id).collect();
         assert_eq!(changed, vec![ids[0], ids[2]], "each task once, oldest first");
-        assert!(last_event(&conn).expect("events") > seen);
+        assert_eq!(mark(&conn).expect("mark"), seen + 7);
+        let again: Vec<i64> = changed_since(&conn, seen + 7, 10).expect("changes").iter().map(|t| t.id).collect();
+        assert_eq!(again, vec![ids[0]], "a change at the mark itself is read again, never missed");
         let page: Vec<i64> = created_after(&conn, ids[0], 2).expect("page").iter().map(|t| t.id).collect();
         assert_eq!(page, vec![ids[1], ids[2]]);
         assert!(created_after(&conn, ids[3], 2).expect("page").is_empty());

@@ -553,11 +553,10 @@ pub fn write_review(
     if said.is_empty() {
         return Ok(task);
     }
-    conn.prepare_cached("UPDATE tasks SET rating = ?2, picked = ?3 WHERE id = ?1")?.execute(params![
-        id,
-        review.rating,
-        review.picked
-    ])?;
+    // A review is a change a client catching up must see (`since::changed_since`).
+    conn.prepare_cached("UPDATE tasks SET rating = ?2, picked = ?3, updated_at = max(updated_at, ?4) WHERE id = ?1")?
+        .execute(params![id, review.rating, review.picked, at])?;
+    task.updated_at = task.updated_at.max(at);
     let mut add = conn.prepare_cached("INSERT OR IGNORE INTO task_tags (task_id, tag) VALUES (?1, ?2)")?;
     for t in review.tags.iter().filter(|t| !task.review.tags.contains(t)) {
         add.execute(params![id, t])?;

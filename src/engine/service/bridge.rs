@@ -9,7 +9,7 @@ use std::io::{Read, Write};
 
 use super::protocol::{self, FromEngine, MAX_LINE, PROTOCOL};
 use super::spawn::{Launch, connect_or_start};
-use super::{ServiceError, Served};
+use super::{Served, ServiceError};
 
 /// What the client said it is, read as far as any reel's hello can be.
 fn client_hello(line: &str) -> Option<(u64, String)> {
@@ -47,8 +47,8 @@ pub async fn bridge(socket: &Path, launch: &Launch, serves: &Served) -> Result<(
     if hello.is_empty() {
         return Ok(());
     }
-    let (protocol, version) = client_hello(&hello)
-        .ok_or_else(|| ServiceError::Protocol("the client's first line is not a hello".into()))?;
+    let (protocol, version) =
+        client_hello(&hello).ok_or_else(|| ServiceError::Protocol("the client's first line is not a hello".into()))?;
     if protocol != u64::from(PROTOCOL) {
         let refused = FromEngine::Refused { reason: mismatch(protocol, &version), replaceable: false };
         let line = protocol::encode(&refused).map_err(|e| ServiceError::Protocol(e.to_string()))?;

@@ -163,7 +163,10 @@ impl RemoteEngine {
             Some(Ok(line)) => line,
             // An engine that closes the connection while saying hello is on its way out.
             Some(Err(LinesCodecError::Io(e)))
-                if matches!(e.kind(), ErrorKind::ConnectionReset | ErrorKind::BrokenPipe | ErrorKind::UnexpectedEof) =>
+                if matches!(
+                    e.kind(),
+                    ErrorKind::ConnectionReset | ErrorKind::BrokenPipe | ErrorKind::UnexpectedEof
+                ) =>
             {
                 return Err(HandshakeError::Closed);
             }

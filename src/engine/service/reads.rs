@@ -25,25 +25,54 @@ pub const MAX_CHUNK: u32 = 4 << 20;
 #[serde(tag = "read", rename_all = "snake_case")]
 pub enum Read {
     /// The one task an id typed by the user means.
-    Resolve { text: String },
-    List { state: Option<LocalState>, batch: Option<i64>, limit: usize },
+    Resolve {
+        text: String,
+    },
+    List {
+        state: Option<LocalState>,
+        batch: Option<i64>,
+        limit: usize,
+    },
     Unfinished,
     /// What a dashboard shows as it opens (unfinished tasks, and those changed since).
-    Opening { since_ms: i64 },
-    /// The tasks changed after the timeline event a client saw last.
-    Changes { after_event: i64 },
-    Show { id: i64 },
-    History { query: HistoryQuery, cursor: Option<i64>, limit: usize },
-    Lineage { id: i64 },
+    Opening {
+        since_ms: i64,
+    },
+    /// The tasks changed since the mark of the last answer a client read (engine clock).
+    Changes {
+        since_mark: i64,
+    },
+    Show {
+        id: i64,
+    },
+    History {
+        query: HistoryQuery,
+        cursor: Option<i64>,
+        limit: usize,
+    },
+    Lineage {
+        id: i64,
+    },
     Models,
     /// The ledger, priced with the client's prices.
-    Ledger { since: Option<i64>, pricing: Pricing },
+    Ledger {
+        since: Option<i64>,
+        pricing: Pricing,
+    },
     /// What counts against a budget from `since_ms` on, with the client's prices.
-    Spent { since_ms: i64, pricing: Pricing },
+    Spent {
+        since_ms: i64,
+        pricing: Pricing,
+    },
     /// A page of every task, oldest first, after task `after`.
-    Export { after: i64, limit: usize },
+    Export {
+        after: i64,
+        limit: usize,
+    },
     /// Whether the tasks' files are still where they were saved.
-    Files { ids: Vec<i64> },
+    Files {
+        ids: Vec<i64>,
+    },
 }
 
 /// The answer to a [`Read`].
@@ -67,9 +96,14 @@ pub enum Found {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(tag = "file", rename_all = "snake_case")]
 pub enum RemoteFile {
-    Video { id: i64 },
+    Video {
+        id: i64,
+    },
     /// The poster (`index` 0) or a frame of the strip (1 to 5) of a task's video.
-    Still { id: i64, index: usize },
+    Still {
+        id: i64,
+        index: usize,
+    },
 }
 
 /// Answers `read` from the store at `db` (blocking: call it off the async threads).
@@ -79,7 +113,7 @@ pub fn answer(db: &Path, read: Read) -> Result<Found, QueryError> {
         Read::List { state, batch, limit } => Found::Tasks(query::list(db, state, batch, limit)?),
         Read::Unfinished => Found::Tasks(query::unfinished(db)?),
         Read::Opening { since_ms } => Found::Changes(query::opening_changes(db, since_ms)?),
-        Read::Changes { after_event } => Found::Changes(query::changes(db, after_event, MAX_CHANGES)?),
+        Read::Changes { since_mark } => Found::Changes(query::changes(db, since_mark, MAX_CHANGES)?),
         Read::Show { id } => {
             let (task, events) = query::show(db, id)?;
             Found::Show(Box::new(task), events)
@@ -169,9 +203,16 @@ mod tests {
             Read::Resolve { text: "12".into() },
             Read::List { state: Some(LocalState::Failed), batch: Some(3), limit: 50 },
             Read::Opening { since_ms: 5 },
-            Read::Changes { after_event: 9 },
-            Read::History { query: HistoryQuery { text: "fox".into(), ..HistoryQuery::default() }, cursor: Some(4), limit: 100 },
-            Read::Ledger { since: None, pricing: Pricing { currency: "$".into(), per_second: [("m".into(), 0.5)].into() } },
+            Read::Changes { since_mark: 9 },
+            Read::History {
+                query: HistoryQuery { text: "fox".into(), ..HistoryQuery::default() },
+                cursor: Some(4),
+                limit: 100,
+            },
+            Read::Ledger {
+                since: None,
+                pricing: Pricing { currency: "$".into(), per_second: [("m".into(), 0.5)].into() },
+            },
             Read::Export { after: 0, limit: 1000 },
             Read::Files { ids: vec![1, 2] },
         ];
@@ -182,7 +223,7 @@ mod tests {
         let rec = fixtures::record(3, LocalState::Downloaded);
         let found = vec![
             Found::Id(3),
-            Found::Changes(Changes { tasks: vec![rec.clone()], last_event: 40 }),
+            Found::Changes(Changes { tasks: vec![rec.clone()], mark: 40 }),
             Found::Show(Box::new(rec.clone()), vec![EventRecord { at: 1, state: "queued".into(), detail: None }]),
             Found::History(vec![HistoryRow { record: rec.clone(), file_present: Some(true) }]),
             Found::Lineage(None, vec![rec]),

@@ -10,7 +10,7 @@ use tokio::io::AsyncReadExt as _;
 use tokio::sync::mpsc;
 
 use super::ServiceError;
-use super::client::{Far, Hello, HandshakeError, RemoteEngine, Way};
+use super::client::{Far, HandshakeError, Hello, RemoteEngine, Way};
 use crate::engine::Event;
 
 /// Where the engine runs: `ssh://[user@]host[:port][/data/dir]`.
@@ -148,7 +148,9 @@ impl SshReach {
         let far = Far { label: label.clone(), _ssh: child };
         match RemoteEngine::handshake(Box::new(stdout), Box::new(stdin), Way::Ssh(far)).await {
             Ok(Hello::Attached(engine, events)) => Ok((*engine, events)),
-            Ok(Hello::Refused { reason, .. }) => Err(ServiceError::Refused(format!("the engine at ssh://{label}: {reason}"))),
+            Ok(Hello::Refused { reason, .. }) => {
+                Err(ServiceError::Refused(format!("the engine at ssh://{label}: {reason}")))
+            }
             Err(HandshakeError::Closed | HandshakeError::Io(_)) => {
                 // ssh's last words come a moment after its output closes.
                 tokio::time::sleep(std::time::Duration::from_millis(200)).await;

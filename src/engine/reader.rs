@@ -1,0 +1,219 @@
+//! The journal read where it is: from this machine's SQLite file, or through the engine when
+//! the engine (and so the journal) is on another machine. Every command and the dashboard read
+//! through a [`Reader`], so they give the same answers either way.
+
+use std::path::{Path, PathBuf};
+
+use super::Engine;
+use super::EngineError;
+use super::ledger::Ledger;
+use super::query::{self, Changes, HistoryRow, QueryError};
+use super::service::RemoteEngine;
+use super::service::reads::{Found, Read};
+use crate::config::Pricing;
+use crate::store::history::HistoryQuery;
+use crate::store::{EventRecord, LocalState, TaskRecord};
+
+/// Tasks in one page of an export read through the engine (a few MiB of JSON).
+pub const EXPORT_PAGE: usize = 2_000;
+
+#[derive(Debug, thiserror::Error)]
+pub enum ReadError {
+    #[error(transparent)]
+    Query(#[from] QueryError),
+    #[error(transparent)]
+    Engine(#[from] EngineError),
+    #[error("reading the journal stopped: {0}")]
+    Stopped(String),
+}
+
+/// Where the journal is read.
+pub enum Reader<'a> {
+    /// This machine's journal file.
+    Store(PathBuf),
+    /// The journal of an engine on another machine, read through it.
+    Engine(&'a RemoteEngine),
+}
+
+impl<'a> Reader<'a> {
+    /// Through `engine` when it is on another machine, else from the file `db`.
+    pub fn of(engine: &'a Engine, db: &Path) -> Reader<'a> {
+        match engine {
+            Engine::Remote(r) if r.far().is_some() => Reader::Engine(r),
+            _ => Reader::Store(db.to_path_buf()),
+        }
+    }
+
+    /// Whether the journal is read through an engine on another machine.
+    pub fn is_far(&self) -> bool {
+        matches!(self, Reader::Engine(_))
+    }
+
+    /// Answers `read`: on a blocking thread from the file, or by the engine.
+    async fn ask(&self, read: Read) -> Result<Found, ReadError> {
+        match self {
+            Reader::Store(db) => {
+                let db = db.clone();
+                tokio::task::spawn_blocking(move || super::service::reads::answer(&db, read))
+                    .await
+                    .map_err(|e| ReadError::Stopped(e.to_string()))?
+                    .map_err(ReadError::from)
+            }
+            Reader::Engine(engine) => Ok(engine.read(read).await?),
+        }
+    }
+
+    pub async fn resolve(&self, text: &str) -> Result<i64, ReadError> {
+        match self.ask(Read::Resolve { text: text.to_string() }).await? {
+            Found::Id(id) => Ok(id),
+            other => Err(unexpected(&other)),
+        }
+    }
+
+    pub async fn list(
+        &self,
+        state: Option<LocalState>,
+        batch: Option<i64>,
+        limit: usize,
+    ) -> Result<Vec<TaskRecord>, ReadError> {
+        tasks(self.ask(Read::List { state, batch, limit }).await?)
+    }
+
+    pub async fn unfinished(&self) -> Result<Vec<TaskRecord>, ReadError> {
+        tasks(self.ask(Read::Unfinished).await?)
+    }
+
+    /// What the dashboard shows as it opens, and where the journal stood.
+    pub async fn opening(&self, since_ms: i64) -> Result<Changes, ReadError> {
+        changes(self.ask(Read::Opening { since_ms }).await?)
+    }
+
+    /// The tasks changed since `since_mark` (a [`Changes::mark`]), and where the journal stands.
+    pub async fn changes(&self, since_mark: i64) -> Result<Changes, ReadError> {
+        changes(self.ask(Read::Changes { since_mark }).await?)
+    }
+
+    pub async fn show(&self, id: i64) -> Result<(TaskRecord, Vec<EventRecord>), ReadError> {
+        match self.ask(Read::Show { id }).await? {
+            Found::Show(task, events) => Ok((*task, events)),
+            other => Err(unexpected(&other)),
+        }
+    }
+
+    /// One page of history: one round trip through an engine.
+    pub async fn history(
+        &self,
+        query: &HistoryQuery,
+        cursor: Option<i64>,
+        limit: usize,
+    ) -> Result<Vec<HistoryRow>, ReadError> {
+        match self.ask(Read::History { query: query.clone(), cursor, limit }).await? {
+            Found::History(rows) => Ok(rows),
+            other => Err(unexpected(&other)),
+        }
+    }
+
+    pub async fn lineage(&self, id: i64) -> Result<(Option<TaskRecord>, Vec<TaskRecord>), ReadError> {
+        match self.ask(Read::Lineage { id }).await? {
+            Found::Lineage(parent, children) => Ok((parent.map(|p| *p), children)),
+            other => Err(unexpected(&other)),
+        }
+    }
+
+    pub async fn models(&self) -> Result<Vec<String>, ReadError> {
+        match self.ask(Read::Models).await? {
+            Found::Models(m) => Ok(m),
+            other => Err(unexpected(&other)),
+        }
+    }
+
+    pub async fn ledger(&self, since: Option<i64>, pricing: &Pricing) -> Result<Ledger, ReadError> {
+        match self.ask(Read::Ledger { since, pricing: pricing.clone() }).await? {
+            Found::Ledger(l) => Ok(*l),
+            other => Err(unexpected(&other)),
+        }
+    }
+
+    /// What counts against today's budget (today as this machine's clock has it).
+    pub async fn spent_today(&self, pricing: &Pricing) -> Result<f64, ReadError> {
+        let since_ms = query::start_of_today();
+        match self.ask(Read::Spent { since_ms, pricing: pricing.clone() }).await? {
+            Found::Spent(s) => Ok(s),
+            other => Err(unexpected(&other)),
+        }
+    }
+
+    /// Every task, oldest first, a page at a time; `each` may stop it with an error.
+    pub async fn export<E: From<ReadError>>(&self, mut each: impl FnMut(TaskRecord) -> Result<(), E>) -> Result<(), E> {
+        let mut after = 0;
+        loop {
+            let page = tasks(self.ask(Read::Export { after, limit: EXPORT_PAGE }).await?)?;
+            let Some(last) = page.last().map(|t| t.id) else { return Ok(()) };
+            for t in page {
+                each(t)?;
+            }
+            after = last;
+        }
+    }
+
+    /// Whether each task's file is where it was saved (on the engine's machine when it is
+    /// another one); tasks without a file are left out.
+    pub async fn files_present(&self, ids: Vec<i64>) -> Result<Vec<(i64, bool)>, ReadError> {
+        match self.ask(Read::Files { ids }).await? {
+            Found::Files(f) => Ok(f),
+            other => Err(unexpected(&other)),
+        }
+    }
+}
+
+fn unexpected(found: &Found) -> ReadError {
+    ReadError::Engine(EngineError::Remote(format!("the engine answered {found:?}")))
+}
+
+fn tasks(found: Found) -> Result<Vec<TaskRecord>, ReadError> {
+    match found {
+        Found::Tasks(t) => Ok(t),
+        other => Err(unexpected(&other)),
+    }
+}
+
+fn changes(found: Found) -> Result<Changes, ReadError> {
+    match found {
+        Found::Changes(c) => Ok(c),
+        other => Err(unexpected(&other)),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::store::tasks::insert;
+    use crate::store::{fixtures, open_writer};
+
+    #[tokio::test]
+    async fn the_file_is_read_page_by_page_and_a_missing_one_is_empty() {
+        let dir = tempfile::tempdir().expect("dir");
+        let db = dir.path().join("reel.db");
+        let reader = Reader::Store(db.clone());
+        assert!(reader.list(None, None, 10).await.expect("no journal yet").is_empty());
+        let conn = open_writer(&db).expect("db");
+        let ids: Vec<i64> =
+            (0..5).map(|i| insert(&conn, &fixtures::new_task(&format!("fox {i}"))).expect("task").id).collect();
+        assert_eq!(reader.resolve(&ids[3].to_string()).await.expect("resolves"), ids[3]);
+        let mut seen = Vec::new();
+        reader
+            .export(|t| {
+                seen.push(t.id);
+                Ok::<(), ReadError>(())
+            })
+            .await
+            .expect("export");
+        assert_eq!(seen, ids);
+        let opened = reader.opening(0).await.expect("opening");
+        assert_eq!(opened.tasks.len(), 5);
+        assert!(reader.changes(opened.mark + 1).await.expect("changes").tasks.is_empty());
+        let at_mark = reader.changes(opened.mark).await.expect("changes").tasks;
+        assert!(at_mark.iter().any(|t| t.id == ids[4]), "the latest change is read again at its mark");
+        assert!(!reader.is_far());
+    }
+}
