@@ -179,6 +179,7 @@ fn main() {
         profile: None,
         base_url: "http://127.0.0.1:8787/".into(),
         demo: false,
+        far: None,
         service: reel::engine::ServiceState::default(),
     };
     let open = || {

@@ -188,7 +188,7 @@ fn playing_together_shows_each_takes_frame_of_one_clock() {
         panic!("no clips asked for")
     };
     assert_eq!(
-        files.iter().map(|(i, _)| *i).collect::<Vec<_>>(),
+        files.iter().map(|(i, ..)| *i).collect::<Vec<_>>(),
         [0, 1],
         "the takes on screen, not the two on the next page"
     );

@@ -37,6 +37,7 @@ fn app(width: u16, height: u16) -> App {
         profile: None,
         base_url: "http://127.0.0.1:8787/".into(),
         demo: false,
+        far: None,
         service: ServiceState::default(),
     };
     let mut a = App::new(

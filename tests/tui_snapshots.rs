@@ -42,6 +42,7 @@ fn with_base_url(demo: bool, budget: Budget, base_url: &str) -> App {
         profile: (!demo).then(|| "work".to_string()),
         base_url: base_url.into(),
         demo,
+        far: None,
         service: ServiceState::default(),
     };
     let pricing = Pricing {

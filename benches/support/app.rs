@@ -12,6 +12,7 @@ pub fn empty(now_ms: i64) -> App {
         profile: None,
         base_url: "http://127.0.0.1:8787/".into(),
         demo: false,
+        far: None,
         service: ServiceState::default(),
     };
     App::new(

@@ -13,7 +13,6 @@ use super::output::{Output, allow_closed, note};
 use super::submit::{SubmitArgs, checked_media, deliver, model_of, over_budget, parse_media, uploaded};
 use crate::batch::RowError;
 use crate::batch::expand::{Checked, Defaults};
-use crate::batch::journaled;
 use crate::batch::key::Content;
 use crate::batch::plan::{self, Plan};
 use crate::batch::read::{self, Row};
@@ -135,7 +134,7 @@ pub async fn run(
     let name = args.from.as_ref().map_or_else(|| "command line".to_string(), |p| p.display().to_string());
     let mut batch = Plan::new(&name, rows, good, problems);
     if !args.again {
-        batch.sent = journaled::already_sent(&crate::session::db_path(settings), &batch.keys)?;
+        batch.sent = super::reading::reader(settings, reach).await?.already_sent(&batch.keys).await?;
     }
     if args.dry_run {
         return dry_run(&batch, settings, args.delivery.json, out);
@@ -165,7 +164,7 @@ pub async fn run(
             return Ok(ExitCode::from(2));
         }
     }
-    if over_budget(settings, &plan, 1, args.delivery.yes)? {
+    if over_budget(settings, reach, &plan, 1, args.delivery.yes).await? {
         return Ok(ExitCode::from(2));
     }
     let parts =

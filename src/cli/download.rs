@@ -9,7 +9,6 @@ use super::CliError;
 use super::follow::{finish, follow, stderr_is_tty};
 use super::output::Output;
 use super::progress::Board;
-use super::wait::resolve_all;
 use crate::config::Settings;
 use crate::session;
 use crate::session::Reach;
@@ -30,7 +29,7 @@ pub async fn run(
     reach: &Reach,
     out: &mut Output<impl Write>,
 ) -> Result<ExitCode, CliError> {
-    let task = resolve_all(settings, std::slice::from_ref(&args.id))?.remove(0);
+    let task = super::reading::resolve_one(settings, reach, &args.id).await?;
     let attached = session::attach(settings, reach).await?;
     let (engine, mut events) = (attached.engine, attached.events);
     engine.download(task.id).await?;

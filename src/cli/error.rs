@@ -7,6 +7,7 @@ use thiserror::Error;
 use super::output::OutputError;
 use crate::engine::EngineError;
 use crate::engine::query::QueryError;
+use crate::engine::reader::ReadError;
 use crate::session::SessionError;
 
 #[derive(Debug, Error)]
@@ -24,6 +25,16 @@ pub enum CliError {
     /// Arguments that clap accepted but that do not fit together.
     #[error("{0}")]
     Usage(String),
+}
+
+impl From<ReadError> for CliError {
+    fn from(e: ReadError) -> CliError {
+        match e {
+            ReadError::Query(q) => CliError::Query(q),
+            ReadError::Engine(e) => CliError::Engine(e),
+            ReadError::Stopped(why) => CliError::Engine(crate::engine::EngineError::Remote(why)),
+        }
+    }
 }
 
 impl CliError {

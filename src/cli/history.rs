@@ -1,7 +1,7 @@
 //! `reel history`: search past tasks, the cost and time ledger, export everything.
 
 use std::io::Write;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 use clap::{Args, Subcommand, ValueEnum};
 use thiserror::Error;
@@ -11,8 +11,9 @@ use super::output::{Output, OutputError};
 use super::public::{self, PublicTask};
 use crate::config::Settings;
 use crate::engine::ledger::{Ledger, Line};
-use crate::engine::query::{self, HistoryRow};
-use crate::session::db_path;
+use crate::engine::query::{self, HistoryRow, QueryError};
+use crate::engine::reader::Reader;
+use crate::session::Reach;
 use crate::store::history::HistoryQuery;
 use crate::store::{LocalState, StoreError, TaskRecord};
 use crate::text::{fit, local_time};
@@ -190,35 +191,47 @@ pub fn csv_header() -> Result<Vec<String>, serde_json::Error> {
     Ok(public::fields(&sample)?.into_iter().map(|(name, _)| name).collect())
 }
 
-pub fn export(args: &ExportArgs, settings: &Settings, stdout: &mut Output<impl Write>) -> Result<(), CliError> {
-    let db = db_path(settings);
+pub async fn export(args: &ExportArgs, reader: &Reader, stdout: &mut Output<impl Write>) -> Result<(), CliError> {
     match &args.output {
         Some(path) => {
             let mut file = Output::create(path)?;
-            write_export(args.format, &db, &mut file)?;
+            write_export(args.format, reader, &mut file).await?;
             Ok(file.flush()?)
         }
-        None => write_export(args.format, &db, stdout),
+        None => write_export(args.format, reader, stdout).await,
+    }
+}
+
+/// Every task, oldest first: streamed from this machine's file, or a page at a time through
+/// an engine on another machine.
+async fn each_task(
+    reader: &Reader,
+    mut each: impl FnMut(TaskRecord) -> Result<(), StoreError>,
+) -> Result<(), CliError> {
+    match reader {
+        Reader::Store(db) => Ok(query::export(db, each)?),
+        Reader::Engine(_) => reader.export(|t| each(t).map_err(|e| CliError::Query(QueryError::Store(e)))).await,
     }
 }
 
 /// Every task, oldest first. A failed write stops the reading, and it is the write's own error
 /// (a closed pipe above all) that is returned, not the store's.
-fn write_export(format: Format, db: &Path, out: &mut Output<impl Write>) -> Result<(), CliError> {
+async fn write_export(format: Format, reader: &Reader, out: &mut Output<impl Write>) -> Result<(), CliError> {
     let mut failed: Option<OutputError> = None;
     let mut stop = |e: OutputError| {
         failed = Some(e);
         StoreError::Encode("the output failed".into())
     };
     let read = match format {
-        Format::Jsonl => query::export(db, |t| out.json_line(&PublicTask::from(&t)).map_err(&mut stop)),
+        Format::Jsonl => each_task(reader, |t| out.json_line(&PublicTask::from(&t)).map_err(&mut stop)).await,
         Format::Csv => {
             let mut csv = out.csv();
             csv.row(csv_header().map_err(OutputError::Json)?)?;
-            let read = query::export(db, |t| {
+            let read = each_task(reader, |t| {
                 let cells = csv_record(&t).map_err(|e| stop(OutputError::Json(e)))?;
                 csv.row(cells).map_err(&mut stop)
-            });
+            })
+            .await;
             if read.is_ok() {
                 csv.finish()?;
             }
@@ -228,11 +241,16 @@ fn write_export(format: Format, db: &Path, out: &mut Output<impl Write>) -> Resu
     if let Some(e) = failed {
         return Err(e.into());
     }
-    Ok(read?)
+    read
 }
 
-pub fn run(args: &HistoryArgs, settings: &Settings, out: &mut Output<impl Write>) -> Result<(), CliError> {
-    let db = db_path(settings);
+pub async fn run(
+    args: &HistoryArgs,
+    settings: &Settings,
+    reach: &Reach,
+    out: &mut Output<impl Write>,
+) -> Result<(), CliError> {
+    let reader = super::reading::reader(settings, reach).await?;
     match &args.command {
         HistoryCommand::Search(a) => {
             let q = HistoryQuery {
@@ -242,7 +260,7 @@ pub fn run(args: &HistoryArgs, settings: &Settings, out: &mut Output<impl Write>
                 since: a.since,
                 ..Default::default()
             };
-            let rows = query::history(&db, &q, None, a.limit)?;
+            let rows = reader.history(&q, None, a.limit).await?;
             if a.json {
                 out.json(&public::rows(&rows))?;
             } else if rows.is_empty() {
@@ -252,14 +270,14 @@ pub fn run(args: &HistoryArgs, settings: &Settings, out: &mut Output<impl Write>
             }
         }
         HistoryCommand::Stats(a) => {
-            let ledger = query::ledger(&db, a.since, &settings.pricing)?;
+            let ledger = reader.ledger(a.since, &settings.pricing).await?;
             if a.json {
                 out.json(&ledger)?;
             } else {
                 out.text(&stats_text(&ledger, &settings.pricing))?;
             }
         }
-        HistoryCommand::Export(a) => export(a, settings, out)?,
+        HistoryCommand::Export(a) => export(a, &reader, out).await?,
     }
     Ok(())
 }

@@ -7,8 +7,7 @@ use clap::Args;
 use super::CliError;
 use super::output::Output;
 use crate::config::Settings;
-use crate::engine::query;
-use crate::session::db_path;
+use crate::session::Reach;
 use crate::store::{LocalState, TaskRecord};
 use crate::text::{fit, local_time};
 
@@ -50,9 +49,14 @@ pub fn table(tasks: &[TaskRecord]) -> String {
     out
 }
 
-pub fn run(args: &ListArgs, settings: &Settings, out: &mut Output<impl Write>) -> Result<(), CliError> {
-    let db = db_path(settings);
-    let tasks = query::list(&db, args.status, args.batch, args.limit)?;
+pub async fn run(
+    args: &ListArgs,
+    settings: &Settings,
+    reach: &Reach,
+    out: &mut Output<impl Write>,
+) -> Result<(), CliError> {
+    let reader = super::reading::reader(settings, reach).await?;
+    let tasks = reader.list(args.status, args.batch, args.limit).await?;
     if args.json {
         out.json(&super::public::tasks(&tasks))?;
     } else if tasks.is_empty() && (args.status.is_some() || args.batch.is_some()) {

@@ -16,7 +16,9 @@ pub mod output;
 pub mod pick;
 pub mod progress;
 pub mod public;
+pub mod pull;
 pub mod rate;
+pub mod reading;
 pub mod rerun;
 pub mod resend;
 pub mod review;
@@ -125,6 +127,9 @@ pub enum Command {
     Pick(pick::PickArgs),
     /// Play a task's saved video with $REEL_PLAYER (else xdg-open or open).
     Open(open::OpenArgs),
+    /// Bring saved videos into a folder here, checked against their sha256 (from the engine's
+    /// machine when it is another one).
+    Pull(pull::PullArgs),
     /// Rebuild history entries from a folder of videos and their sidecars or embedded
     /// provenance (no network request; files already in the history are left out).
     Import(import::ImportArgs),
@@ -167,9 +172,10 @@ async fn dispatch(
         Command::Wait(args) => wait::run(&args, settings, reach, out).await,
         Command::Download(args) => download::run(&args, settings, reach, out).await,
         Command::Engine(args) => engine::run(&args, settings, reach, out).await,
-        Command::List(args) => list::run(&args, settings, out).map(done),
-        Command::Show(args) => show::run(&args, settings, out).map(done),
-        Command::History(args) => history::run(&args, settings, out).map(done),
+        Command::List(args) => list::run(&args, settings, reach, out).await.map(done),
+        Command::Show(args) => show::run(&args, settings, reach, out).await.map(done),
+        Command::History(args) => history::run(&args, settings, reach, out).await.map(done),
+        Command::Pull(args) => pull::run(&args, settings, reach, out).await,
         Command::Models(args) => models::run(&args, &settings.catalog, out).map(done),
         Command::Rerun(args) => rerun::run(&args, settings, reach, out).await,
         Command::Vary(args) => vary::run(&args, settings, reach, out).await,
@@ -184,7 +190,7 @@ async fn dispatch(
         Command::Pick(args) => {
             review::run(&args.id, pick::change(&args), args.json, settings, reach, out).await.map(done)
         }
-        Command::Open(args) => open::run(&args, settings, out),
+        Command::Open(args) => open::run(&args, settings, reach, out).await,
         Command::Import(args) => import::run(&args, settings, reach, out).await,
         Command::Mcp(args) => mcp::run(&args, settings, reach).await,
         Command::Completions(args) => completions::completions(&args, out).map(done),

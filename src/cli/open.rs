@@ -9,8 +9,8 @@ use clap::Args;
 
 use super::CliError;
 use super::output::{Output, note};
-use super::wait::resolve_all;
 use crate::config::Settings;
+use crate::session::Reach;
 use crate::text::one_line;
 
 #[derive(Debug, Args)]
@@ -19,9 +19,32 @@ pub struct OpenArgs {
     pub id: String,
 }
 
-pub fn run(args: &OpenArgs, settings: &Settings, out: &mut Output<impl Write>) -> Result<ExitCode, CliError> {
-    let task = resolve_all(settings, std::slice::from_ref(&args.id))?.remove(0);
-    let Some(path) = task.file_path.as_deref().filter(|p| Path::new(p).is_file()) else {
+pub async fn run(
+    args: &OpenArgs,
+    settings: &Settings,
+    reach: &Reach,
+    out: &mut Output<impl Write>,
+) -> Result<ExitCode, CliError> {
+    let reader = super::reading::reader(settings, reach).await?;
+    let task = super::reading::resolve_all(&reader, std::slice::from_ref(&args.id)).await?.remove(0);
+    // The file of an engine on another machine is fetched into this machine's cache first.
+    let fetched = match reader.far_engine() {
+        Some(engine) if task.file_path.is_some() => {
+            let mut bar = super::progress::FetchBar::new(super::follow::stderr_is_tty(), format!("task {}", task.id));
+            let cache = crate::engine::fetched::cache_dir(&settings.data_dir);
+            let got = crate::engine::fetched::video(engine, &task, &cache, |d, t| bar.show(d, t)).await;
+            bar.end();
+            match got {
+                Ok(path) => Some(path.display().to_string()),
+                Err(e) => {
+                    note(&format!("cannot open task {}: {e}", task.id));
+                    return Ok(ExitCode::from(1));
+                }
+            }
+        }
+        _ => None,
+    };
+    let Some(path) = fetched.as_deref().or(task.file_path.as_deref()).filter(|p| Path::new(p).is_file()) else {
         let why = match &task.file_path {
             Some(p) => format!("its file {} is missing: moved or deleted", one_line(p)),
             None => format!(

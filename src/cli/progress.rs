@@ -316,6 +316,48 @@ impl UploadBars {
     }
 }
 
+/// A file fetched from an engine on another machine: a bar on a terminal, else a line at
+/// each quarter.
+pub struct FetchBar {
+    bar: Option<ProgressBar>,
+    what: String,
+    quarter: u64,
+}
+
+impl FetchBar {
+    pub fn new(tty: bool, what: String) -> FetchBar {
+        let bar = tty.then(|| {
+            let bar = ProgressBar::with_draw_target(None, ProgressDrawTarget::stderr_with_hz(10));
+            bar.set_style(style("{msg} {bar:24} {decimal_bytes}/{decimal_total_bytes} {decimal_bytes_per_sec}"));
+            bar.set_message(what.clone());
+            bar
+        });
+        FetchBar { bar, what, quarter: 0 }
+    }
+
+    pub fn show(&mut self, done: u64, total: u64) {
+        match &self.bar {
+            Some(bar) => {
+                bar.set_length(total);
+                bar.set_position(done);
+            }
+            None => {
+                let quarter = (done.saturating_mul(4)).checked_div(total).unwrap_or(4);
+                if quarter > self.quarter {
+                    self.quarter = quarter;
+                    note(&format!("{}: {} of {}", self.what, size(done), size(total)));
+                }
+            }
+        }
+    }
+
+    pub fn end(self) {
+        if let Some(bar) = self.bar {
+            bar.finish_and_clear();
+        }
+    }
+}
+
 /// How many tasks are in each state, the most frequent first.
 fn tally(states: impl Iterator<Item = LocalState>) -> String {
     let mut counts: BTreeMap<&'static str, usize> = BTreeMap::new();

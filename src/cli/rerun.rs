@@ -8,7 +8,6 @@ use clap::Args;
 use super::CliError;
 use super::output::Output;
 use super::submit::{Delivery, send};
-use super::wait::resolve_all;
 use crate::config::Settings;
 use crate::engine::journal;
 use crate::session::Reach;
@@ -27,6 +26,6 @@ pub async fn run(
     reach: &Reach,
     out: &mut Output<impl Write>,
 ) -> Result<ExitCode, CliError> {
-    let task = resolve_all(settings, std::slice::from_ref(&args.id))?.remove(0);
+    let task = super::reading::resolve_one(settings, reach, &args.id).await?;
     send(journal::draft(&task), args.delivery.sending(Some(task.id)), settings, reach, out).await
 }

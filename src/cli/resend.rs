@@ -11,7 +11,6 @@ use super::follow::stderr_is_tty;
 use super::output::Output;
 use super::progress::Board;
 use super::submit::{Sending, follow_sent};
-use super::wait::resolve_all;
 use crate::config::Settings;
 use crate::session::{self, Reach};
 use crate::store::{LocalState, TaskRecord};
@@ -34,7 +33,7 @@ pub async fn run(
     reach: &Reach,
     out: &mut Output<impl Write>,
 ) -> Result<ExitCode, CliError> {
-    let task = resolve_all(settings, std::slice::from_ref(&args.id))?.remove(0);
+    let task = super::reading::resolve_one(settings, reach, &args.id).await?;
     let attached = session::attach(settings, reach).await?;
     let (engine, mut events) = (attached.engine, attached.events);
     // The engine says when the task is in no state to be sent again.

@@ -5,7 +5,6 @@ use std::io::Write;
 
 use super::CliError;
 use super::output::Output;
-use super::wait::resolve_all;
 use crate::config::Settings;
 use crate::session::{self, Reach};
 use crate::store::review::{Change, checked};
@@ -21,7 +20,7 @@ pub async fn run(
 ) -> Result<(), CliError> {
     // Refused here, before the engine is started for nothing.
     let change = checked(&change).map_err(|e| CliError::Usage(e.to_string()))?;
-    let task = resolve_all(settings, &[id.to_string()])?.remove(0);
+    let task = super::reading::resolve_one(settings, reach, id).await?;
     let attached = session::attach(settings, reach).await?;
     let engine = attached.engine;
     let reviewed = engine.review(task.id, change).await;

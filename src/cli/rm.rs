@@ -6,7 +6,6 @@ use clap::Args;
 
 use super::CliError;
 use super::output::Output;
-use super::wait::resolve_all;
 use crate::config::Settings;
 use crate::session::{self, Reach};
 use crate::text::one_line;
@@ -26,7 +25,7 @@ pub async fn run(
     reach: &Reach,
     out: &mut Output<impl Write>,
 ) -> Result<(), CliError> {
-    let task = resolve_all(settings, std::slice::from_ref(&args.id))?.remove(0);
+    let task = super::reading::resolve_one(settings, reach, &args.id).await?;
     let attached = session::attach(settings, reach).await?;
     let engine = attached.engine;
     // The engine refuses a task it is still sending or following.

@@ -11,9 +11,9 @@ use super::CliError;
 use super::output::{Output, OutputError};
 use super::public;
 use crate::config::Settings;
-use crate::engine::query;
+use crate::engine::reader::Reader;
 use crate::preview::{PreviewError, Previewer, StillPaths};
-use crate::session::db_path;
+use crate::session::Reach;
 use crate::store::{EventRecord, LocalState, TaskRecord};
 use crate::text::{local_time, one_line, size};
 
@@ -31,7 +31,8 @@ pub struct ShowArgs {
     pub preview: bool,
 }
 
-pub fn render(t: &TaskRecord, events: &[EventRecord]) -> String {
+/// `file_here`: whether the saved file is where the journal says (on the engine's machine).
+pub fn render(t: &TaskRecord, events: &[EventRecord], file_here: bool) -> String {
     let mut lines = vec![format!(
         "Task {} ({})",
         t.id,
@@ -69,7 +70,7 @@ pub fn render(t: &TaskRecord, events: &[EventRecord]) -> String {
     field("service", one_line(&t.base_url));
     if let Some(path) = &t.file_path {
         let bytes = t.file_size.map(|s| size(s as u64)).unwrap_or_default();
-        let here = if std::path::Path::new(path).is_file() { "" } else { ", missing: moved or deleted" };
+        let here = if file_here { "" } else { ", missing: moved or deleted" };
         field("file", format!("{} ({bytes}{here})", one_line(path)));
         if let Some(sha) = &t.sha256 {
             field("sha256", sha.clone());
@@ -96,11 +97,27 @@ pub fn render(t: &TaskRecord, events: &[EventRecord]) -> String {
     lines.join("\n") + "\n"
 }
 
-pub fn run(args: &ShowArgs, settings: &Settings, out: &mut Output<impl Write>) -> Result<(), CliError> {
-    let db = db_path(settings);
-    let id = query::resolve(&db, &args.id)?;
-    let (task, events) = query::show(&db, id)?;
+pub async fn run(
+    args: &ShowArgs,
+    settings: &Settings,
+    reach: &Reach,
+    out: &mut Output<impl Write>,
+) -> Result<(), CliError> {
+    let reader = super::reading::reader(settings, reach).await?;
+    let id = reader.resolve(&args.id).await?;
+    let (task, events) = reader.show(id).await?;
     let previewer = Previewer::from_settings(settings);
+    let file_here = file_here(&reader, &task).await?;
+    // The stills of an engine on another machine come into this machine's preview cache.
+    if args.preview
+        && let Some(engine) = reader.far_engine()
+        && let Some(sha) = task.sha256.as_deref()
+        && file_here
+        && let Err(e) = crate::engine::fetched::stills(engine, sha, &previewer.cache_dir).await
+    {
+        out.line(&format!("No preview: {e}"))?;
+        return Ok(());
+    }
     if args.json {
         let mut shown = json!({ "task": public::PublicTask::from(&task), "events": public::events(&events) });
         if args.preview {
@@ -115,7 +132,7 @@ pub fn run(args: &ShowArgs, settings: &Settings, out: &mut Output<impl Write>) -
         }
         out.json(&shown)?;
     } else {
-        out.text(&render(&task, &events))?;
+        out.text(&render(&task, &events, file_here))?;
         if args.preview {
             match poster(&task, &previewer) {
                 Ok(image) => {
@@ -127,6 +144,17 @@ pub fn run(args: &ShowArgs, settings: &Settings, out: &mut Output<impl Write>) -
         }
     }
     Ok(())
+}
+
+/// Whether the task's saved file is where the journal says, on the machine the engine runs on.
+async fn file_here(reader: &Reader, task: &TaskRecord) -> Result<bool, CliError> {
+    let Some(path) = &task.file_path else { return Ok(false) };
+    Ok(match reader {
+        Reader::Store(_) => Path::new(path).is_file(),
+        Reader::Engine(_) => {
+            reader.files_present(vec![task.id]).await?.iter().any(|(id, here)| *id == task.id && *here)
+        }
+    })
 }
 
 /// Why a task has no preview, in one line that says what to do.

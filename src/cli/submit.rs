@@ -266,7 +266,7 @@ pub async fn send(
     for w in &valid.warnings {
         note(&format!("warning: {w}"));
     }
-    if over_budget(settings, std::slice::from_ref(&valid), how.count, how.yes)? {
+    if over_budget(settings, reach, std::slice::from_ref(&valid), how.count, how.yes).await? {
         return Ok(ExitCode::from(2));
     }
     deliver(vec![Part { submission: valid, count: how.count, parent: how.parent }], how, settings, reach, out).await
@@ -274,8 +274,9 @@ pub async fn send(
 
 /// Whether sending `plan` (`count` times each) would pass the daily budget, said on stderr;
 /// `--yes` sends anyway.
-pub(super) fn over_budget(
+pub(super) async fn over_budget(
     settings: &Settings,
+    reach: &Reach,
     plan: &[ValidSubmission],
     count: u32,
     yes: bool,
@@ -283,7 +284,7 @@ pub(super) fn over_budget(
     if settings.budget.daily.is_none() || yes {
         return Ok(false);
     }
-    let spent = crate::engine::query::spent_today(&crate::session::db_path(settings), &settings.pricing)?;
+    let spent = super::reading::reader(settings, reach).await?.spent_today(&settings.pricing).await?;
     match crate::rules::check_budget(&settings.budget, &settings.pricing, spent, plan, count) {
         Ok(_) => Ok(false),
         Err(over) => {
@@ -302,7 +303,8 @@ pub(super) async fn deliver(
     reach: &Reach,
     out: &mut Output<impl Write>,
 ) -> Result<ExitCode, CliError> {
-    if settings.target == Target::Demo {
+    // An engine on another machine serves what that machine is configured for.
+    if settings.target == Target::Demo && reach.far().is_none() {
         if *reach == Reach::InProcess && !how.wait {
             note(
                 "demo mode with --no-service: the embedded simulator, and its tasks, end with this command; \

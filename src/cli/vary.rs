@@ -9,7 +9,6 @@ use clap::Args;
 use super::CliError;
 use super::output::Output;
 use super::submit::{BadMedia, Delivery, model_of, parse_media, read_prompt, send, usage};
-use super::wait::resolve_all;
 use crate::config::Settings;
 use crate::engine::journal;
 use crate::rules::Draft;
@@ -88,7 +87,7 @@ pub async fn run(
     reach: &Reach,
     out: &mut Output<impl Write>,
 ) -> Result<ExitCode, CliError> {
-    let task = resolve_all(settings, std::slice::from_ref(&args.id))?.remove(0);
+    let task = super::reading::resolve_one(settings, reach, &args.id).await?;
     let prompt = match args.prompt.as_deref().map(|p| read_prompt(Some(p), std::io::stdin())).transpose() {
         Ok(p) => p,
         Err(e) => return Ok(usage(&e.to_string())),

@@ -10,10 +10,10 @@ use super::CliError;
 use super::follow::{Ended, finish, follow, stderr_is_tty};
 use super::output::{Output, note};
 use super::progress::Board;
+use super::reading::{reader, resolve_all};
 use crate::config::Settings;
-use crate::engine::query;
-use crate::session::Reach;
-use crate::session::{self, db_path};
+use crate::engine::reader::Reader;
+use crate::session::{self, Reach};
 use crate::store::{LocalState, TaskRecord};
 
 #[derive(Debug, Args)]
@@ -35,23 +35,12 @@ pub struct WaitArgs {
     pub timeout: Option<f64>,
 }
 
-/// Looks up the tasks a command names.
-pub fn resolve_all(settings: &Settings, ids: &[String]) -> Result<Vec<TaskRecord>, CliError> {
-    let db = db_path(settings);
-    ids.iter()
-        .map(|text| {
-            let id = query::resolve(&db, text)?;
-            Ok(query::show(&db, id)?.0)
-        })
-        .collect()
-}
-
 /// Every unfinished task now, and those of `before` whatever they have become since.
-fn all_targets(db: &std::path::Path, before: &[TaskRecord]) -> Result<Vec<TaskRecord>, CliError> {
-    let mut targets = query::unfinished(db)?;
+async fn all_targets(reader: &Reader, before: &[TaskRecord]) -> Result<Vec<TaskRecord>, CliError> {
+    let mut targets = reader.unfinished().await?;
     for t in before {
         if !targets.iter().any(|n| n.id == t.id) {
-            targets.push(query::show(db, t.id)?.0);
+            targets.push(reader.show(t.id).await?.0);
         }
     }
     targets.sort_by_key(|t| t.id);
@@ -68,12 +57,12 @@ pub async fn run(
         note("name the tasks to wait for, or use --all or --batch ID");
         return Ok(ExitCode::from(2));
     }
-    let db = db_path(settings);
+    let reader = reader(settings, reach).await?;
     // Read before attaching too: an engine that starts now settles a send it finds cut short
     // as submit_unknown, and that task was still waited on.
-    let before = if args.all { query::unfinished(&db)? } else { Vec::new() };
+    let before = if args.all { reader.unfinished().await? } else { Vec::new() };
     if let Some(batch) = args.batch
-        && query::list(&db, None, Some(batch), 1)?.is_empty()
+        && reader.list(None, Some(batch), 1).await?.is_empty()
     {
         note(&format!("no batch {batch} (`reel list --json` shows each task's batch_id)"));
         return Ok(ExitCode::from(2));
@@ -83,10 +72,11 @@ pub async fn run(
     let attached = session::attach(settings, reach).await?;
     let (engine, mut events) = (attached.engine, attached.events);
     let targets = match (args.all, args.batch) {
-        (true, _) => all_targets(&db, &before)?,
-        (false, Some(batch)) => query::list(&db, None, Some(batch), usize::MAX)?,
-        (false, None) => resolve_all(settings, &args.ids)?,
+        (true, _) => all_targets(&reader, &before).await?,
+        (false, Some(batch)) => reader.list(None, Some(batch), usize::MAX).await?,
+        (false, None) => resolve_all(&reader, &args.ids).await?,
     };
+    drop(reader);
     // A stalled task may have finished on the service since: ask again now, not in a minute.
     for t in targets.iter().filter(|t| t.state == LocalState::Stalled) {
         if let Err(e) = engine.recheck(t.id).await {

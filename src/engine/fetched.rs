@@ -11,7 +11,7 @@ use sha2::{Digest, Sha256};
 use tokio::io::AsyncWriteExt as _;
 
 use super::service::RemoteEngine;
-use super::service::reads::RemoteFile;
+use super::service::reads::{Found, Read, RemoteFile};
 use crate::store::TaskRecord;
 
 /// Bytes asked for at once, and how many asks are in flight: a slow link stays busy.
@@ -22,14 +22,16 @@ const WINDOW: usize = 8;
 pub enum FetchError {
     #[error("task {0} has no saved file")]
     NoFile(i64),
+    #[error("no saved file on the engine's machine has the sha256 {0}")]
+    NoSum(String),
     #[error(transparent)]
     Engine(#[from] super::EngineError),
     #[error("cannot write {path}: {source}")]
     Io { path: PathBuf, source: std::io::Error },
-    #[error("the file of task {id} arrived damaged (sha256 {got}, the journal says {want}); nothing was kept")]
-    Damaged { id: i64, got: String, want: String },
-    #[error("the file of task {0} changed size while it was fetched; try again")]
-    Moved(i64),
+    #[error("{what} arrived damaged (sha256 {got}, the journal says {want}); nothing was kept")]
+    Damaged { what: String, got: String, want: String },
+    #[error("{0} changed size while it was fetched; try again")]
+    Moved(String),
     #[error(transparent)]
     Preview(#[from] crate::preview::PreviewError),
 }
@@ -37,6 +39,11 @@ pub enum FetchError {
 /// The sum of the file as saved (the tagged file's when reel wrote provenance into it).
 pub fn saved_sum(task: &TaskRecord) -> Option<&str> {
     task.file_sha256.as_deref().or(task.sha256.as_deref())
+}
+
+/// This machine's cache of videos fetched from an engine on another machine.
+pub fn cache_dir(data_dir: &Path) -> PathBuf {
+    data_dir.join("fetched")
 }
 
 /// Where the cache keeps a fetched video: `<cache>/<sha[0..2]>/<sha>.mp4`.
@@ -61,15 +68,42 @@ pub async fn video(
     Ok(path)
 }
 
+/// The saved video whose sha256 is `sha` (the service's bytes or the tagged file: the
+/// previews know a file by the former) in the cache, fetched first when it is not there.
+pub async fn video_by_sum(
+    engine: &RemoteEngine,
+    sha: &str,
+    cache_dir: &Path,
+    progress: impl FnMut(u64, u64),
+) -> Result<PathBuf, FetchError> {
+    let task = match engine.read(Read::BySum { sha256: sha.to_string() }).await? {
+        Found::Tasks(mut t) => t.pop().ok_or_else(|| FetchError::NoSum(sha.to_string()))?,
+        other => return Err(super::EngineError::Remote(format!("the engine answered {other:?}")).into()),
+    };
+    video(engine, &task, cache_dir, progress).await
+}
+
 /// Fetches the task's video to `dest`, checked against the journal's sum, written beside it
 /// and renamed into place.
 pub async fn fetch_to(
     engine: &RemoteEngine,
     task: &TaskRecord,
     dest: &Path,
+    progress: impl FnMut(u64, u64),
+) -> Result<(), FetchError> {
+    let what = format!("the file of task {}", task.id);
+    fetch_file(engine, RemoteFile::Video { id: task.id }, saved_sum(task), &what, dest, progress).await
+}
+
+/// Fetches `file` to `dest` in pieces, several asked at once, checked against `want`.
+async fn fetch_file(
+    engine: &RemoteEngine,
+    file: RemoteFile,
+    want: Option<&str>,
+    what: &str,
+    dest: &Path,
     mut progress: impl FnMut(u64, u64),
 ) -> Result<(), FetchError> {
-    let id = task.id;
     let io = |path: &Path| {
         let path = path.to_path_buf();
         move |source| FetchError::Io { path, source }
@@ -79,32 +113,33 @@ pub async fn fetch_to(
     }
     let temp = dest.with_extension(format!("part-{}-{:08x}", std::process::id(), fastrand::u32(..)));
     let result = async {
-        let (total, first) = engine.fetch(RemoteFile::Video { id }, 0, CHUNK).await?;
-        let mut file = tokio::fs::File::create(&temp).await.map_err(io(&temp))?;
+        let (total, first) = engine.fetch(file.clone(), 0, CHUNK).await?;
+        let mut out = tokio::fs::File::create(&temp).await.map_err(io(&temp))?;
         let mut hasher = Sha256::new();
         let mut done = first.len() as u64;
         hasher.update(&first);
-        file.write_all(&first).await.map_err(io(&temp))?;
+        out.write_all(&first).await.map_err(io(&temp))?;
         progress(done, total);
         let offsets = (done..total).step_by(CHUNK as usize);
+        let file = &file;
         let mut pieces = futures_util::stream::iter(offsets)
-            .map(|offset| async move { (offset, engine.fetch(RemoteFile::Video { id }, offset, CHUNK).await) })
+            .map(|offset| async move { (offset, engine.fetch(file.clone(), offset, CHUNK).await) })
             .buffered(WINDOW);
         while let Some((offset, piece)) = pieces.next().await {
             let (len, bytes) = piece?;
             if len != total || offset != done || (bytes.is_empty() && done < total) {
-                return Err(FetchError::Moved(id));
+                return Err(FetchError::Moved(what.to_string()));
             }
             done += bytes.len() as u64;
             hasher.update(&bytes);
-            file.write_all(&bytes).await.map_err(io(&temp))?;
+            out.write_all(&bytes).await.map_err(io(&temp))?;
             progress(done, total);
         }
-        file.sync_all().await.map_err(io(&temp))?;
-        let got = hex(&hasher.finalize());
-        match saved_sum(task) {
+        out.sync_all().await.map_err(io(&temp))?;
+        let got = crate::text::hex(&hasher.finalize());
+        match want {
             Some(want) if !want.eq_ignore_ascii_case(&got) => {
-                Err(FetchError::Damaged { id, got, want: want.to_string() })
+                Err(FetchError::Damaged { what: what.to_string(), got, want: want.to_string() })
             }
             _ => Ok(()),
         }
@@ -119,42 +154,35 @@ pub async fn fetch_to(
     }
 }
 
-/// The task's poster and strip in this machine's preview cache (`previews`, the folder the
-/// previews read), fetched when missing; the engine's machine makes them if it has not yet.
-pub async fn stills(engine: &RemoteEngine, task: &TaskRecord, previews: &Path) -> Result<(), FetchError> {
-    use crate::preview::{STRIP, StillPaths, cache};
-    let sha = task.sha256.as_deref().ok_or(FetchError::NoFile(task.id))?;
+/// The poster and strip of the saved video whose sha256 is `sha` in this machine's preview
+/// cache (`previews`, the folder the previews read), fetched when missing, all at once; the
+/// engine's machine makes them if it has not yet.
+pub async fn stills(engine: &RemoteEngine, sha: &str, previews: &Path) -> Result<(), FetchError> {
+    use crate::preview::{StillPaths, cache};
     let folder = cache::folder(previews, sha)?;
     if cache::complete(&folder) {
         return Ok(());
     }
     let temp = cache::temp_folder(&folder)?;
     let paths = StillPaths::of(&temp);
-    let fetched = async {
-        for (index, path) in paths.all().enumerate().take(STRIP + 1) {
-            let mut bytes = Vec::new();
-            loop {
-                let (total, piece) =
-                    engine.fetch(RemoteFile::Still { id: task.id, index }, bytes.len() as u64, CHUNK).await?;
-                bytes.extend_from_slice(&piece);
-                if piece.is_empty() || bytes.len() as u64 >= total {
-                    break;
-                }
+    let fetched = futures_util::future::try_join_all(paths.all().enumerate().map(|(index, path)| async move {
+        let file = RemoteFile::StillBySum { sha256: sha.to_string(), index };
+        let mut bytes = Vec::new();
+        loop {
+            let (total, piece) = engine.fetch(file.clone(), bytes.len() as u64, CHUNK).await?;
+            bytes.extend_from_slice(&piece);
+            if piece.is_empty() || bytes.len() as u64 >= total {
+                break;
             }
-            tokio::fs::write(path, &bytes).await.map_err(|source| FetchError::Io { path: path.clone(), source })?;
         }
-        Ok::<(), FetchError>(())
-    }
+        tokio::fs::write(path, &bytes).await.map_err(|source| FetchError::Io { path: path.clone(), source })
+    }))
     .await;
     match fetched {
-        Ok(()) => Ok(cache::commit(&temp, &folder)?),
+        Ok(_) => Ok(cache::commit(&temp, &folder)?),
         Err(e) => {
             cache::discard(&temp);
             Err(e)
         }
     }
-}
-
-fn hex(bytes: &[u8]) -> String {
-    bytes.iter().map(|b| format!("{b:02x}")).collect()
 }

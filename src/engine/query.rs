@@ -136,6 +136,12 @@ pub fn files_present(db: &Path, ids: &[i64]) -> Result<Vec<(i64, bool)>, QueryEr
     Ok(found)
 }
 
+/// The task whose saved file has the sha256 `sum`.
+pub fn by_sum(db: &Path, sum: &str) -> Result<Option<i64>, QueryError> {
+    let Some(conn) = open(db)? else { return Ok(None) };
+    Ok(since::by_sum(&conn, sum)?)
+}
+
 /// A task with its timeline.
 pub fn show(db: &Path, id: i64) -> Result<(TaskRecord, Vec<EventRecord>), QueryError> {
     let conn = open(db)?.ok_or_else(|| QueryError::NoMatch(id.to_string()))?;

@@ -3,12 +3,12 @@
 //! through a [`Reader`], so they give the same answers either way.
 
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 use super::Engine;
 use super::EngineError;
 use super::ledger::Ledger;
 use super::query::{self, Changes, HistoryRow, QueryError};
-use super::service::RemoteEngine;
 use super::service::reads::{Found, Read};
 use crate::config::Pricing;
 use crate::store::history::HistoryQuery;
@@ -28,19 +28,20 @@ pub enum ReadError {
 }
 
 /// Where the journal is read.
-pub enum Reader<'a> {
+#[derive(Clone)]
+pub enum Reader {
     /// This machine's journal file.
     Store(PathBuf),
     /// The journal of an engine on another machine, read through it.
-    Engine(&'a RemoteEngine),
+    Engine(Arc<Engine>),
 }
 
-impl<'a> Reader<'a> {
+impl Reader {
     /// Through `engine` when it is on another machine, else from the file `db`.
-    pub fn of(engine: &'a Engine, db: &Path) -> Reader<'a> {
-        match engine {
-            Engine::Remote(r) if r.far().is_some() => Reader::Engine(r),
-            _ => Reader::Store(db.to_path_buf()),
+    pub fn of(engine: &Arc<Engine>, db: &Path) -> Reader {
+        match engine.far() {
+            Some(_) => Reader::Engine(engine.clone()),
+            None => Reader::Store(db.to_path_buf()),
         }
     }
 
@@ -59,7 +60,21 @@ impl<'a> Reader<'a> {
                     .map_err(|e| ReadError::Stopped(e.to_string()))?
                     .map_err(ReadError::from)
             }
-            Reader::Engine(engine) => Ok(engine.read(read).await?),
+            Reader::Engine(engine) => match &**engine {
+                Engine::Remote(remote) => Ok(remote.read(read).await?),
+                Engine::Local(_) => Err(ReadError::Stopped("an engine in this process has no journal to lend".into())),
+            },
+        }
+    }
+
+    /// The engine on another machine this reads through, if it does.
+    pub fn far_engine(&self) -> Option<&super::service::RemoteEngine> {
+        match self {
+            Reader::Engine(engine) => match &**engine {
+                Engine::Remote(remote) => Some(remote),
+                Engine::Local(_) => None,
+            },
+            Reader::Store(_) => None,
         }
     }
 
@@ -91,6 +106,24 @@ impl<'a> Reader<'a> {
     /// The tasks changed since `since_mark` (a [`Changes::mark`]), and where the journal stands.
     pub async fn changes(&self, since_mark: i64) -> Result<Changes, ReadError> {
         changes(self.ask(Read::Changes { since_mark }).await?)
+    }
+
+    /// The tasks of `ids` as they stand; deleted ones are left out.
+    pub async fn tasks(&self, ids: Vec<i64>) -> Result<Vec<TaskRecord>, ReadError> {
+        match self {
+            Reader::Engine(engine) => Ok(engine.tasks(ids).await?),
+            Reader::Store(_) => {
+                let mut found = Vec::with_capacity(ids.len());
+                for id in ids {
+                    match self.show(id).await {
+                        Ok((task, _)) => found.push(task),
+                        Err(ReadError::Query(QueryError::NoMatch(_))) => {}
+                        Err(e) => return Err(e),
+                    }
+                }
+                Ok(found)
+            }
+        }
     }
 
     pub async fn show(&self, id: i64) -> Result<(TaskRecord, Vec<EventRecord>), ReadError> {
@@ -161,6 +194,21 @@ impl<'a> Reader<'a> {
     pub async fn files_present(&self, ids: Vec<i64>) -> Result<Vec<(i64, bool)>, ReadError> {
         match self.ask(Read::Files { ids }).await? {
             Found::Files(f) => Ok(f),
+            other => Err(unexpected(&other)),
+        }
+    }
+}
+
+impl Reader {
+    /// The task whose saved file has the sha256 `sum`, if any.
+    pub async fn by_sum(&self, sum: &str) -> Result<Option<TaskRecord>, ReadError> {
+        Ok(tasks(self.ask(Read::BySum { sha256: sum.to_string() }).await?)?.pop())
+    }
+
+    /// Which of `keys` (a batch file's rows) were journaled already.
+    pub async fn already_sent(&self, keys: &[String]) -> Result<std::collections::HashSet<String>, ReadError> {
+        match self.ask(Read::Sent { keys: keys.to_vec() }).await? {
+            Found::Keys(k) => Ok(k.into_iter().collect()),
             other => Err(unexpected(&other)),
         }
     }

@@ -1,6 +1,6 @@
-//! Tasks since a point, for a client that reads the journal through the engine: those changed
-//! since the last change it saw (catching up after a dropped link), and those created after
-//! an id (an export, page by page).
+//! Reads for a client that reads the journal through the engine: the tasks changed since the
+//! last change it saw (catching up after a dropped link), those created after an id (an
+//! export, page by page), and the task a saved file's sum belongs to (its previews).
 
 use rusqlite::Connection;
 
@@ -33,6 +33,17 @@ pub fn created_after(conn: &Connection, after: i64, limit: usize) -> Result<Vec<
     Ok(rows)
 }
 
+/// The task whose saved file has the sha256 `sum` (the service's bytes or the tagged file).
+pub fn by_sum(conn: &Connection, sum: &str) -> Result<Option<i64>, StoreError> {
+    let mut stmt =
+        conn.prepare_cached("SELECT id FROM tasks WHERE sha256 = ?1 OR file_sha256 = ?1 ORDER BY id LIMIT 1")?;
+    let mut rows = stmt.query([sum])?;
+    Ok(match rows.next()? {
+        Some(row) => Some(row.get(0)?),
+        None => None,
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -63,5 +74,12 @@ mod tests {
         let page: Vec<i64> = created_after(&conn, ids[0], 2).expect("page").iter().map(|t| t.id).collect();
         assert_eq!(page, vec![ids[1], ids[2]]);
         assert!(created_after(&conn, ids[3], 2).expect("page").is_empty());
+        let mut saved = get(&conn, ids[1]).expect("read").expect("task");
+        saved.sha256 = Some("ab".repeat(32));
+        saved.file_sha256 = Some("cd".repeat(32));
+        save(&conn, &saved).expect("save");
+        assert_eq!(by_sum(&conn, &"ab".repeat(32)).expect("by sum"), Some(ids[1]), "the service's bytes");
+        assert_eq!(by_sum(&conn, &"cd".repeat(32)).expect("by sum"), Some(ids[1]), "the tagged file");
+        assert_eq!(by_sum(&conn, &"ef".repeat(32)).expect("by sum"), None);
     }
 }

@@ -18,7 +18,8 @@ use super::terminal::Console;
 use crate::config::{Programs, Settings};
 use crate::engine::Engine;
 use crate::engine::journal::Part;
-use crate::engine::query::{self, QueryError};
+use crate::engine::query::QueryError;
+use crate::engine::reader::{ReadError, Reader};
 use crate::rules::Pricing;
 use crate::session::{self, Attached, Reach};
 
@@ -72,6 +73,8 @@ pub struct Context {
     pub actions: UnboundedSender<Action>,
     pub media: Arc<MediaContext>,
     pub previews: Arc<super::preview::work::PreviewWork>,
+    /// Where videos fetched from an engine on another machine are kept (by sha256).
+    pub fetched: PathBuf,
     pub reviews: Reviews,
 }
 
@@ -143,7 +146,7 @@ fn load_json<T: serde::de::DeserializeOwned>(path: &Path, what: &'static str) ->
 
 /// A read of the journal failed: said on the status line (and in the log, where every
 /// reported error goes).
-fn read_failed(what: String, source: QueryError) -> Action {
+fn read_failed(what: String, source: ReadError) -> Action {
     Action::Report(Err(EffectError::Read { what, source }))
 }
 
@@ -192,6 +195,18 @@ fn with_arg(program: &[String], arg: &str) -> Vec<String> {
     argv
 }
 
+/// Starts the player on a saved file.
+fn play(player: &[String], path: &str) -> Result<String, EffectError> {
+    if !Path::new(path).is_file() {
+        return Err(EffectError::FileMissing(path.to_string()));
+    }
+    spawn(&with_arg(player, path)).map_err(|e| match e {
+        EffectError::Spawn { program, source } => EffectError::Player { program, source },
+        other => other,
+    })?;
+    Ok(format!("Opening {path}"))
+}
+
 /// Starts a program without a shell, detached from the terminal.
 fn spawn(argv: &[String]) -> Result<(), EffectError> {
     let (program, args) = argv.split_first().ok_or(EffectError::EmptyCommand)?;
@@ -223,18 +238,15 @@ async fn edit(console: &mut impl Console, editor: &[String], field: Field, text:
 
 /// The rows to show, read again: every task unfinished or changed since `since_ms`, and for
 /// each task of `check` not among them, its record as it is now, or that it is gone.
-fn reload(db: &Path, since_ms: i64, check: &[i64]) -> Result<Reload, EffectError> {
-    let mut records = query::on_opening(db, since_ms)?;
+async fn reload(reader: &Reader, since_ms: i64, check: &[i64]) -> Result<Reload, EffectError> {
+    let mut records = reader.opening(since_ms).await?.tasks;
+    let missing: Vec<i64> = check.iter().copied().filter(|id| !records.iter().any(|r| r.id == *id)).collect();
     let mut gone = Vec::new();
-    for &id in check {
-        if records.iter().any(|r| r.id == id) {
-            continue;
-        }
-        match query::show(db, id) {
-            Ok((record, _)) => records.push(record),
-            Err(QueryError::NoMatch(_)) => gone.push(id),
-            Err(e) => return Err(e.into()),
-        }
+    if !missing.is_empty() {
+        // One question for all of them: deleted tasks are left out of the answer.
+        let found = reader.tasks(missing.clone()).await?;
+        gone.extend(missing.iter().filter(|id| !found.iter().any(|r| r.id == **id)));
+        records.extend(found);
     }
     Ok(Reload { records, gone })
 }
@@ -273,14 +285,30 @@ fn complete_path(typed: &str, home: Option<&Path>) -> crate::tui::form::Completi
 
 /// A batch file read and expanded over the form's fields (`defaults`), with the tasks an
 /// earlier run journaled marked as sent. Rows that cannot be read are the plan's problems.
-fn load_batch(
+async fn load_batch(
+    typed: String,
+    defaults: crate::batch::expand::Defaults,
+    home: Option<PathBuf>,
+    catalog: crate::rules::Catalog,
+    reader: &Reader,
+) -> Result<crate::batch::plan::Plan, EffectError> {
+    let read = tokio::task::spawn_blocking(move || expand_batch(&typed, &defaults, home.as_deref(), &catalog));
+    let mut plan = read.await.map_err(|e| EffectError::Reading(ReadError::Stopped(e.to_string())))??;
+    plan.sent = reader.already_sent(&plan.keys).await.map_err(|source| EffectError::Read {
+        what: format!("which tasks of {} were already sent", plan.file),
+        source,
+    })?;
+    Ok(plan)
+}
+
+/// A batch file read from this machine and expanded over the form's fields (blocking).
+fn expand_batch(
     typed: &str,
     defaults: &crate::batch::expand::Defaults,
     home: Option<&Path>,
     catalog: &crate::rules::Catalog,
-    db: &Path,
 ) -> Result<crate::batch::plan::Plan, EffectError> {
-    use crate::batch::{journaled, plan, read};
+    use crate::batch::{plan, read};
     let path = plan::resolve(typed, home);
     let text = std::fs::read_to_string(&path)
         .map_err(|source| EffectError::BatchFile { path: path.display().to_string(), source })?;
@@ -295,10 +323,21 @@ fn load_batch(
         }
         Err(problems) => (0, Vec::new(), problems),
     };
-    let mut plan = plan::Plan::new(name, rows, good, problems);
-    plan.sent = journaled::already_sent(db, &plan.keys)
-        .map_err(|source| EffectError::Read { what: format!("which tasks of {name} were already sent"), source })?;
-    Ok(plan)
+    Ok(plan::Plan::new(name, rows, good, problems))
+}
+
+/// Runs `job` over the journal, read where it is (this machine's file on the blocking pool,
+/// or through the engine on another machine), and sends what it returns.
+fn reading<F>(cx: &Context, tx: UnboundedSender<Action>, job: impl FnOnce(Reader) -> F + Send + 'static)
+where
+    F: std::future::Future<Output = Option<Action>> + Send + 'static,
+{
+    let reader = Reader::of(&cx.engine.get(), &cx.db);
+    tokio::spawn(async move {
+        if let Some(action) = job(reader).await {
+            let _ = tx.send(action);
+        }
+    });
 }
 
 /// Runs `job` on the blocking pool and sends what it returns (SQLite reads stay off the loop).
@@ -319,7 +358,13 @@ pub async fn perform(effect: Effect, cx: &Context, console: &mut impl Console) -
         | Effect::Play { .. }
         | Effect::PlayPause(_)
         | Effect::PlayStop
-        | Effect::LoadClips { .. }) => cx.previews.perform(e, &tx),
+        | Effect::LoadClips { .. }) => {
+            let engine = cx.engine.get();
+            match engine.far() {
+                Some(_) => super::preview::far::perform(e, engine, cx.previews.clone(), cx.fetched.clone(), tx),
+                None => cx.previews.perform(e, &tx),
+            }
+        }
         Effect::Submit { plan, copies, parent } => {
             let parts = plan.into_iter().map(|submission| Part { submission, count: copies, parent }).collect();
             let (engine, media) = (cx.engine.get(), cx.media.clone());
@@ -354,9 +399,9 @@ pub async fn perform(effect: Effect, cx: &Context, console: &mut impl Console) -
             });
         }
         Effect::LoadBatch { path, defaults, refresh } => {
-            let (db, home, catalog) = (cx.db.clone(), cx.media.home.clone(), cx.media.catalog.clone());
-            blocking(tx, move || {
-                let result = load_batch(&path, &defaults, home.as_deref(), &catalog, &db);
+            let (home, catalog) = (cx.media.home.clone(), cx.media.catalog.clone());
+            reading(cx, tx, move |r| async move {
+                let result = load_batch(path, defaults.clone(), home, catalog, &r).await;
                 Some(Action::Batch(BatchNews::Loaded { defaults, refresh, result }))
             });
         }
@@ -385,8 +430,7 @@ pub async fn perform(effect: Effect, cx: &Context, console: &mut impl Console) -
             });
         }
         Effect::Reload { since_ms, check } => {
-            let db = cx.db.clone();
-            blocking(tx, move || Some(Action::Reloaded(reload(&db, since_ms, &check))));
+            reading(cx, tx, move |r| async move { Some(Action::Reloaded(reload(&r, since_ms, &check).await)) });
         }
         Effect::Reattach { attempt, after_ms } => {
             let Some(relink) = &cx.relink else { return Ok(()) };
@@ -404,30 +448,46 @@ pub async fn perform(effect: Effect, cx: &Context, console: &mut impl Console) -
                 earlier.abort();
             }
         }
-        Effect::CheckFiles(files) => {
-            blocking(tx, move || {
+        Effect::CheckFiles(files) => match Reader::of(&cx.engine.get(), &cx.db) {
+            // The files are on the engine's machine: it looks.
+            far @ Reader::Engine(_) => reading(cx, tx, move |_| async move {
+                let ids = files.into_iter().map(|(id, _)| id).collect();
+                far.files_present(ids).await.ok().map(Action::FilesChecked)
+            }),
+            Reader::Store(_) => blocking(tx, move || {
                 Some(Action::FilesChecked(files.into_iter().map(|(id, p)| (id, Path::new(&p).is_file())).collect()))
-            });
-        }
-        Effect::LoadTimeline(id) => {
-            let db = cx.db.clone();
-            blocking(tx, move || match query::show(&db, id) {
+            }),
+        },
+        Effect::LoadTimeline(id) => reading(cx, tx, move |r| async move {
+            match r.show(id).await {
                 Ok((_, events)) => Some(Action::Timeline(id, events)),
                 // Deleted meanwhile: the table forgets it on the engine's word.
-                Err(QueryError::NoMatch(_)) => None,
+                Err(ReadError::Query(QueryError::NoMatch(_))) => None,
                 Err(e) => Some(read_failed(format!("the timeline of task {id}"), e)),
-            });
-        }
-        Effect::Open(path) => {
-            let result = if Path::new(&path).is_file() {
-                spawn(&with_arg(&cx.programs.player, &path)).map_err(|e| match e {
-                    EffectError::Spawn { program, source } => EffectError::Player { program, source },
-                    other => other,
-                })
-            } else {
-                Err(EffectError::FileMissing(path.clone()))
-            };
-            report(result.map(|()| format!("Opening {path}")));
+            }
+        }),
+        Effect::Open { path, sha256 } => {
+            let engine = cx.engine.get();
+            match (engine.far().is_some(), sha256) {
+                // The file is on the engine's machine: fetched into this one's cache first.
+                (true, Some(sha256)) => {
+                    report(Ok("Fetching the video from the engine's machine…".into()));
+                    let (dir, player) = (cx.fetched.clone(), cx.programs.player.clone());
+                    tokio::spawn(async move {
+                        let result = match &*engine {
+                            Engine::Remote(remote) => {
+                                crate::engine::fetched::video_by_sum(remote, &sha256, &dir, |_, _| {})
+                                    .await
+                                    .map_err(|e| EffectError::Fetch(e.to_string()))
+                                    .and_then(|local| play(&player, &local.display().to_string()))
+                            }
+                            Engine::Local(_) => Err(EffectError::FileMissing(path)),
+                        };
+                        let _ = tx.send(Action::Report(result));
+                    });
+                }
+                _ => report(play(&cx.programs.player, &path)),
+            }
         }
         Effect::Run(argv) => {
             let shown = crate::text::excerpt(&argv.join(" "), 80);
@@ -474,41 +534,36 @@ pub async fn perform(effect: Effect, cx: &Context, console: &mut impl Console) -
             cx.previews.resume(was_playing);
         }
         Effect::Quit => {}
-        Effect::HistoryPage { ticket, query, cursor } => {
-            let db = cx.db.clone();
-            blocking(tx, move || {
-                let page = query::history(&db, &query, cursor, super::history::PAGE).map_err(Into::into);
-                Some(Action::HistoryPage(ticket, page))
-            });
-        }
-        Effect::Lineage(id) => {
-            let db = cx.db.clone();
-            blocking(tx, move || match query::lineage(&db, id) {
+        Effect::HistoryPage { ticket, query, cursor } => reading(cx, tx, move |r| async move {
+            let page = r.history(&query, cursor, super::history::PAGE).await.map_err(Into::into);
+            Some(Action::HistoryPage(ticket, page))
+        }),
+        Effect::Lineage(id) => reading(cx, tx, move |r| async move {
+            match r.lineage(id).await {
                 Ok((p, children)) => Some(Action::Lineage(id, p, children)),
                 Err(e) => Some(read_failed(format!("the parent and children of task {id}"), e)),
-            });
-        }
+            }
+        }),
         Effect::LoadLedger(since) => {
-            let (db, pricing) = (cx.db.clone(), cx.pricing.clone());
-            blocking(tx, move || {
-                Some(match query::ledger(&db, since, &pricing) {
+            let pricing = cx.pricing.clone();
+            reading(cx, tx, move |r| async move {
+                Some(match r.ledger(since, &pricing).await {
                     Ok(l) => Action::Ledger(l),
                     Err(e) => Action::Report(Err(e.into())),
                 })
             });
         }
-        Effect::LoadModels => {
-            let db = cx.db.clone();
-            blocking(tx, move || match query::models(&db) {
+        Effect::LoadModels => reading(cx, tx, move |r| async move {
+            match r.models().await {
                 Ok(models) => Some(Action::Models(models)),
                 Err(e) => Some(read_failed("the models of the history".into(), e)),
-            });
-        }
+            }
+        }),
         Effect::LoadSpent => {
-            let (db, pricing) = (cx.db.clone(), cx.pricing.clone());
-            blocking(tx, move || {
+            let pricing = cx.pricing.clone();
+            reading(cx, tx, move |r| async move {
                 // Unread, the guard would count from nothing: the user is told.
-                Some(match query::spent_today(&db, &pricing) {
+                Some(match r.spent_today(&pricing).await {
                     Ok(amount) => Action::Spent(amount),
                     Err(e) => Action::Report(Err(e.into())),
                 })
@@ -522,6 +577,10 @@ pub async fn perform(effect: Effect, cx: &Context, console: &mut impl Console) -
         }
         Effect::Review { id, change } => cx.reviews.send(cx.engine.get(), id, change, false, tx),
         Effect::ReviewTake { id, change } => cx.reviews.send(cx.engine.get(), id, change, true, tx),
+        Effect::Reveal(dir) if cx.engine.get().far().is_some() => {
+            let host = cx.engine.get().far().unwrap_or_default().to_string();
+            report(Err(EffectError::FarFolder { dir, host }));
+        }
         Effect::Reveal(dir) => {
             let result = spawn(&with_arg(&cx.programs.opener, &dir)).map_err(|e| match e {
                 EffectError::Spawn { program, source } => EffectError::Opener { program, source },

@@ -101,12 +101,14 @@ impl Dashboard {
     {
         let Dashboard { settings, session, base_url, engine, events, keymap, picker, reach } = self;
         let welcomed: ServiceState = engine.welcome().map(|w| w.service.clone()).unwrap_or_default();
-        let demo = settings.target == Target::Demo;
+        let far = engine.far().map(String::from);
+        // An engine on another machine serves what that machine is configured for.
+        let demo = if far.is_some() { base_url.is_none() } else { settings.target == Target::Demo };
         let after = AfterQuit::of(engine.outlives_this_process(), demo);
         let (tx, results) = mpsc::unbounded_channel::<Action>();
         let (found, attached) = mpsc::unbounded_channel::<Attached>();
         // Only an engine process can go away under the dashboard and be reached again.
-        let relink = matches!(reach, Reach::Service(_)).then(|| Relink {
+        let relink = matches!(reach, Reach::Service(_) | Reach::Ssh(_)).then(|| Relink {
             settings: settings.clone(),
             reach,
             found,
@@ -128,12 +130,14 @@ impl Dashboard {
                 catalog: settings.catalog.clone(),
             }),
             previews: Arc::new(PreviewWork::new(Previewer::from_settings(&settings))),
+            fetched: crate::engine::fetched::cache_dir(&settings.data_dir),
             reviews: Default::default(),
         };
         let header = Header {
             profile: settings.profile.clone(),
             base_url: base_url.unwrap_or_else(|| "the demo simulator".into()),
             demo,
+            far,
             // As the engine process said when this dashboard attached (a pause, a refused key).
             service: welcomed,
         };

@@ -61,15 +61,20 @@ impl Link {
 
     /// What the header says of the link at `now_ms`; `None` while nothing is wrong.
     pub fn describe(&self, now_ms: i64) -> Option<String> {
+        self.describe_as(now_ms, "engine")
+    }
+
+    /// [`Link::describe`], naming what is lost (`engine`, or `link to host` over SSH).
+    pub fn describe_as(&self, now_ms: i64, what: &str) -> Option<String> {
         match self {
             Link::Opening | Link::Up => None,
-            Link::Reloading { .. } => Some("engine back · reloading".into()),
+            Link::Reloading { .. } => Some(format!("{what} back · reloading")),
             Link::CatchingUp => Some("catching up".into()),
             Link::Down(o) => {
                 let lost = if o.attempt <= 1 {
-                    "engine lost".to_string()
+                    format!("{what} lost")
                 } else {
-                    format!("engine lost {} ago", crate::text::clock((now_ms - o.since_ms) / 1000))
+                    format!("{what} lost {} ago", crate::text::clock((now_ms - o.since_ms) / 1000))
                 };
                 // An attempt that is due is as good as under way.
                 let next = match (o.next_try_ms.filter(|t| *t > now_ms), o.attempt) {
@@ -126,6 +131,8 @@ mod tests {
         for (link, now, want) in cases {
             assert_eq!(link.describe(now).as_deref(), want, "{link:?} at {now}");
         }
+        let down = Link::Down(Outage { since_ms: 0, attempt: 1, next_try_ms: None });
+        assert_eq!(down.describe_as(0, "link to me@box").as_deref(), Some("link to me@box lost · reconnecting…"));
     }
 
     #[test]

@@ -3,6 +3,7 @@
 
 pub mod folder;
 pub mod screen;
+pub mod sshd;
 
 use std::time::{Duration, Instant};
 
@@ -131,6 +132,7 @@ pub fn dashboard(pricing: reel::config::Pricing, now_ms: i64) -> reel::tui::app:
         profile: None,
         base_url: "http://127.0.0.1:8787/".into(),
         demo: false,
+        far: None,
         service: reel::engine::ServiceState::default(),
     };
     let (budget, prefs) = (reel::config::Budget::default(), reel::tui::prefs::Prefs::default());

@@ -73,6 +73,14 @@ pub enum Read {
     Files {
         ids: Vec<i64>,
     },
+    /// The task whose saved file has this sha256 (the previews know files by their sums).
+    BySum {
+        sha256: String,
+    },
+    /// Which of a batch file's content keys were sent already.
+    Sent {
+        keys: Vec<String>,
+    },
 }
 
 /// The answer to a [`Read`].
@@ -89,6 +97,7 @@ pub enum Found {
     Ledger(Box<Ledger>),
     Spent(f64),
     Files(Vec<(i64, bool)>),
+    Keys(Vec<String>),
 }
 
 /// A file on the engine's machine a client may fetch: only a task's saved video or the
@@ -102,6 +111,11 @@ pub enum RemoteFile {
     /// The poster (`index` 0) or a frame of the strip (1 to 5) of a task's video.
     Still {
         id: i64,
+        index: usize,
+    },
+    /// A still of the saved video whose sha256 is `sha256`.
+    StillBySum {
+        sha256: String,
         index: usize,
     },
 }
@@ -128,6 +142,15 @@ pub fn answer(db: &Path, read: Read) -> Result<Found, QueryError> {
         Read::Spent { since_ms, pricing } => Found::Spent(query::spent_since(db, since_ms, &pricing)?),
         Read::Export { after, limit } => Found::Tasks(query::export_page(db, after, limit)?),
         Read::Files { ids } => Found::Files(query::files_present(db, &ids)?),
+        Read::BySum { sha256 } => Found::Tasks(match query::by_sum(db, &sha256)? {
+            Some(id) => vec![query::show(db, id)?.0],
+            None => Vec::new(),
+        }),
+        Read::Sent { keys } => {
+            let mut sent: Vec<String> = crate::batch::journaled::already_sent(db, &keys)?.into_iter().collect();
+            sent.sort();
+            Found::Keys(sent)
+        }
     })
 }
 
@@ -142,6 +165,8 @@ pub enum FetchError {
     Io { path: PathBuf, source: std::io::Error },
     #[error("no preview on the engine's machine: {0}")]
     Preview(#[from] crate::preview::PreviewError),
+    #[error("no saved file on the engine's machine has the sha256 {0}")]
+    NoSum(String),
     #[error("there is no still {0}: 0 is the poster, 1 to {max} the strip", max = crate::preview::STRIP)]
     NoStill(usize),
 }
@@ -162,10 +187,14 @@ pub fn fetch(
     offset: u64,
     len: u32,
 ) -> Result<Chunk, FetchError> {
-    let (id, still) = match *file {
-        RemoteFile::Video { id } => (id, None),
-        RemoteFile::Still { id, index } if index <= crate::preview::STRIP => (id, Some(index)),
-        RemoteFile::Still { index, .. } => return Err(FetchError::NoStill(index)),
+    let by_sum = |sum: &str| query::by_sum(db, sum)?.ok_or_else(|| FetchError::NoSum(sum.to_string()));
+    let (id, still) = match file {
+        RemoteFile::Video { id } => (*id, None),
+        RemoteFile::Still { index, .. } | RemoteFile::StillBySum { index, .. } if *index > crate::preview::STRIP => {
+            return Err(FetchError::NoStill(*index));
+        }
+        RemoteFile::Still { id, index } => (*id, Some(*index)),
+        RemoteFile::StillBySum { sha256, index } => (by_sum(sha256)?, Some(*index)),
     };
     let (task, _) = query::show(db, id)?;
     let video = task.file_path.map(PathBuf::from).filter(|p| p.is_file()).ok_or(FetchError::NoFile(id))?;
@@ -215,6 +244,8 @@ mod tests {
             },
             Read::Export { after: 0, limit: 1000 },
             Read::Files { ids: vec![1, 2] },
+            Read::Sent { keys: vec!["k1".into()] },
+            Read::BySum { sha256: "ab".repeat(32) },
         ];
         for r in reads {
             let line = serde_json::to_string(&r).expect("encodes");
@@ -229,6 +260,7 @@ mod tests {
             Found::Lineage(None, vec![rec]),
             Found::Spent(1.5),
             Found::Files(vec![(3, false)]),
+            Found::Keys(vec!["k1".into()]),
         ];
         for f in found {
             let line = serde_json::to_string(&f).expect("encodes");
@@ -257,6 +289,8 @@ mod tests {
         assert!(matches!(get(RemoteFile::Video { id: none.id }, 0, 4), Err(FetchError::NoFile(_))));
         assert!(matches!(get(RemoteFile::Video { id: 999 }, 0, 4), Err(FetchError::Query(QueryError::NoMatch(_)))));
         assert!(matches!(get(RemoteFile::Still { id: saved.id, index: 9 }, 0, 4), Err(FetchError::NoStill(9))));
+        let unknown = RemoteFile::StillBySum { sha256: "ab".repeat(32), index: 0 };
+        assert!(matches!(get(unknown, 0, 4), Err(FetchError::NoSum(_))), "only a journaled sum is served");
         assert!(
             matches!(get(RemoteFile::Still { id: saved.id, index: 0 }, 0, 4), Err(FetchError::NoFile(_))),
             "no previews without a previewer or a sum"

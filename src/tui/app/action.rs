@@ -210,7 +210,11 @@ pub enum Effect {
     },
     /// Look whether these files are still on disk.
     CheckFiles(Vec<(i64, String)>),
-    Open(String),
+    /// Play a saved file; `sha256` finds it on an engine's machine when that is another one.
+    Open {
+        path: String,
+        sha256: Option<String>,
+    },
     Copy(String),
     Run(Vec<String>),
     Edit {
@@ -266,6 +270,8 @@ pub enum Effect {
     /// Play a video inline, its frames fitted to `width`x`height` pixels.
     Play {
         ticket: Ticket,
+        /// The file's sha256, what an engine on another machine finds it by.
+        sha256: String,
         path: String,
         width: u32,
         height: u32,
@@ -278,7 +284,8 @@ pub enum Effect {
     /// `width`x`height` pixels at `fps`, at most `frames` of each, for playing them together.
     LoadClips {
         ticket: Ticket,
-        files: Vec<(usize, String)>,
+        /// (take, sha256, path) of each take to decode.
+        files: Vec<(usize, String, String)>,
         width: u32,
         height: u32,
         fps: u32,
@@ -294,6 +301,9 @@ pub enum EffectError {
     /// Reading the journal (history, lineage, the ledger) failed.
     #[error(transparent)]
     Query(#[from] QueryError),
+    /// Reading the journal through the engine on another machine failed.
+    #[error(transparent)]
+    Reading(#[from] crate::engine::reader::ReadError),
     #[error("the command is empty: give the program first")]
     EmptyCommand,
     #[error("cannot run {program}: {source}")]
@@ -308,6 +318,10 @@ pub enum EffectError {
     Opener { program: String, source: std::io::Error },
     #[error("the file {0} is missing (moved or deleted); d downloads it again while its URL works")]
     FileMissing(String),
+    #[error("the folder {dir} is on {host}, where the engine runs; o fetches and plays the video here")]
+    FarFolder { dir: String, host: String },
+    #[error("cannot fetch the video from the engine's machine: {0}")]
+    Fetch(String),
     #[error("cannot hand the text to the editor: {0}")]
     EditorFile(std::io::Error),
     #[error("cannot run {program}: {source} (set $VISUAL or $EDITOR)")]
@@ -319,7 +333,7 @@ pub enum EffectError {
     #[error("cannot read {what} from {path}: {source}; the defaults are used")]
     Load { what: &'static str, path: String, source: Box<dyn std::error::Error + Send + Sync> },
     #[error("cannot read {what}: {source}")]
-    Read { what: String, source: QueryError },
+    Read { what: String, source: crate::engine::reader::ReadError },
     #[error("cannot save {what} to {path}: {source}")]
     Save { what: &'static str, path: String, source: std::io::Error },
     #[error("cannot read {path}: {source}")]

@@ -177,8 +177,8 @@ impl App {
             .iter()
             .enumerate()
             .filter_map(|(i, t)| match &t.file {
-                Some((_, path)) if shown.contains(&i) => {
-                    files.push((i, path.clone()));
+                Some((sha, path)) if shown.contains(&i) => {
+                    files.push((i, sha.clone(), path.clone()));
                     None
                 }
                 Some(_) => {

@@ -144,6 +144,8 @@ impl App {
         let shown = self.screen == Screen::History;
         let (mut effects, mut ended) = (Vec::new(), Vec::new());
         let mut updates = updates;
+        let newest = updates.iter().map(|u| u.record.updated_at).max();
+        self.engine_mark = self.engine_mark.max(newest);
         for update in &mut updates {
             let id = update.record.id;
             let before = self.table.row(id).map(|r| r.record.state);

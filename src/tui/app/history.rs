@@ -186,7 +186,9 @@ impl App {
         let file = t.file_path.clone().filter(|_| present == Some(true));
         match cmd {
             Cmd::Open | Cmd::Reveal => match file {
-                Some(p) if cmd == Cmd::Open => vec![Effect::Open(p)],
+                Some(path) if cmd == Cmd::Open => {
+                    vec![Effect::Open { path, sha256: crate::engine::fetched::saved_sum(&t).map(String::from) }]
+                }
                 Some(p) => {
                     let dir = std::path::Path::new(&p).parent().map(|d| d.display().to_string()).unwrap_or(p);
                     vec![Effect::Reveal(dir)]

@@ -66,7 +66,14 @@ impl App {
                 // Running rows are asked about by id: one deleted meanwhile would spin forever.
                 let check = self.table.rows().filter(|r| crate::tui::labels::is_running(r.record.state));
                 let check = check.map(|r| r.record.id).collect();
-                vec![Effect::Reload { since_ms: reload_since(self.now_ms, lost), check }]
+                let mut since_ms = reload_since(self.now_ms, lost);
+                // Another machine's clock may be behind this one's: its own mark counts too.
+                if self.header.far.is_some()
+                    && let Some(mark) = self.engine_mark
+                {
+                    since_ms = since_ms.min(mark);
+                }
+                vec![Effect::Reload { since_ms, check }]
             }
             Action::Reloaded(result) => self.reloaded(result),
             _ => Vec::new(),
@@ -91,7 +98,11 @@ impl App {
         }
         let after_ms = backoff_ms(1);
         self.link = Link::Down(Outage { since_ms: self.now_ms, attempt: 1, next_try_ms: Some(self.now_ms + after_ms) });
-        self.say(Level::Warn, "The engine process stopped; reel starts it again (every task is in the journal)");
+        let text = match &self.header.far {
+            Some(host) => format!("The link to {host} dropped; reel reconnects (the engine there goes on working)"),
+            None => "The engine process stopped; reel starts it again (every task is in the journal)".into(),
+        };
+        self.say(Level::Warn, text);
         vec![Effect::Reattach { attempt: 1, after_ms }]
     }
 
@@ -119,10 +130,11 @@ impl App {
         self.link = Link::Up;
         let mut effects = Vec::new();
         let mut level = Level::Info;
-        let mut text = match after_loss {
-            Some(true) => "Engine restarted".to_string(),
-            Some(false) => "Engine attached again".to_string(),
-            None => String::new(),
+        let mut text = match (after_loss, &self.header.far) {
+            (Some(_), Some(host)) => format!("Reconnected to {host}"),
+            (Some(true), None) => "Engine restarted".to_string(),
+            (Some(false), None) => "Engine attached again".to_string(),
+            (None, _) => String::new(),
         };
         match result {
             Ok(Reload { records, gone }) => {
@@ -202,8 +214,15 @@ impl App {
     pub(super) fn while_down(&mut self, effects: Vec<Effect>) -> Vec<Effect> {
         let mut go = Vec::new();
         let (mut held, mut refused) = (0, 0);
+        let far = self.header.far.clone();
         for effect in effects {
-            match while_down(&effect) {
+            // Over SSH a link may stay down for long (a laptop asleep, a train): a submission
+            // is refused rather than sent at a moment the user no longer expects.
+            let rule = match while_down(&effect) {
+                WhileDown::Hold if far.is_some() => WhileDown::Refuse,
+                rule => rule,
+            };
+            match rule {
                 WhileDown::Go => go.push(effect),
                 WhileDown::Hold => {
                     self.held.push(effect);
@@ -218,6 +237,11 @@ impl App {
                 "Held: the engine is not attached; {} will be sent when it is back",
                 if n == 1 { "the submission".to_string() } else { count(n, "held submission") }
             );
+            self.say(Level::Warn, text);
+        } else if refused > 0
+            && let Some(host) = far
+        {
+            let text = format!("Not sent: the link to {host} is down (reconnecting); try again once it is back");
             self.say(Level::Warn, text);
         } else if refused > 0 {
             self.say(Level::Warn, "Not done: the engine is not attached (reconnecting); try again once it is back");

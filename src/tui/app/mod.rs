@@ -121,6 +121,8 @@ pub struct Header {
     pub profile: Option<String>,
     pub base_url: String,
     pub demo: bool,
+    /// `user@host:port` when the engine runs on another machine, reached over SSH.
+    pub far: Option<String>,
     /// The service as the engine last said: health, since when, the pause on every request.
     pub service: ServiceState,
 }
@@ -148,6 +150,10 @@ pub struct App {
     link: Link,
     /// Submissions made while the engine was not attached, sent once it is.
     held: Vec<Effect>,
+    /// The newest change the engine reported (its `updated_at`, on the engine's clock): after
+    /// a dropped link to another machine the rows are read again from there, whatever the
+    /// two clocks say.
+    engine_mark: Option<i64>,
     /// The first line of the detail pane shown.
     detail_scroll: u16,
     /// Frames of saved videos, their pictures, and the inline player.
@@ -221,6 +227,7 @@ impl App {
             after_quit,
             link: Link::Opening,
             held: Vec::new(),
+            engine_mark: None,
             detail_scroll: 0,
             previews: Previews::default(),
             sent: BTreeSet::new(),

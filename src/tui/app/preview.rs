@@ -146,8 +146,8 @@ impl App {
             return Vec::new();
         };
         let (width, height) = pixels(f.poster, self.previews.cell());
-        let ticket = self.previews.play(s.id, s.sha256, s.path.clone());
-        vec![Effect::Play { ticket, path: s.path, width, height, fps: PLAY_FPS }]
+        let ticket = self.previews.play(s.id, s.sha256.clone(), s.path.clone());
+        vec![Effect::Play { ticket, sha256: s.sha256, path: s.path, width, height, fps: PLAY_FPS }]
     }
 
     /// A frame of the player arrived (frames of an earlier start are dropped).

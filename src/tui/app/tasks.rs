@@ -70,7 +70,10 @@ impl App {
         }
         let effect = match cmd {
             Cmd::Open | Cmd::CopyPath => {
-                t.file_path.clone().map(|p| if cmd == Cmd::Open { Effect::Open(p) } else { Effect::Copy(p) })
+                let sha256 = crate::engine::fetched::saved_sum(t).map(String::from);
+                t.file_path
+                    .clone()
+                    .map(|path| if cmd == Cmd::Open { Effect::Open { path, sha256 } } else { Effect::Copy(path) })
             }
             Cmd::CopyUrl => t.url.clone().map(Effect::Copy),
             Cmd::UserAction(i) => match self.actions.get(i).map(|a| fill_command(a, t)).transpose() {

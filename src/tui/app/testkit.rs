@@ -13,7 +13,13 @@ use crate::tui::prefs::Prefs;
 pub const NOW: i64 = 1_800_000_010_000;
 
 pub fn header(demo: bool) -> Header {
-    Header { profile: None, base_url: "http://127.0.0.1:8787/".into(), demo, service: ServiceState::default() }
+    Header {
+        profile: None,
+        base_url: "http://127.0.0.1:8787/".into(),
+        demo,
+        far: None,
+        service: ServiceState::default(),
+    }
 }
 
 /// A demo dashboard at 120x32 with one user action (`m` runs mpv).

@@ -225,7 +225,10 @@ fn actions_on_the_selected_or_marked_tasks() {
     a.focus = Focus::Table;
     let pos = |a: &App, id: i64| a.table.view().iter().position(|v| *v == id).expect("shown");
     a.table.select_at(pos(&a, 1));
-    assert_eq!(acts(key(&mut a, KeyCode::Char('o'))), vec![Effect::Open("/videos/1.mp4".into())]);
+    assert_eq!(
+        acts(key(&mut a, KeyCode::Char('o'))),
+        vec![Effect::Open { path: "/videos/1.mp4".into(), sha256: None }]
+    );
     assert_eq!(acts(key(&mut a, KeyCode::Char('y'))), vec![Effect::Copy("/videos/1.mp4".into())]);
     assert_eq!(
         a.update(Action::Key(KeyEvent::new(KeyCode::Char('Y'), KeyModifiers::SHIFT)), NOW),
@@ -381,6 +384,7 @@ fn budgeted(model: &str, daily: f64) -> App {
         profile: None,
         base_url: "http://127.0.0.1:8787/".into(),
         demo: false,
+        far: None,
         service: ServiceState::default(),
     };
     let pricing = Pricing { currency: "$".into(), per_second: [(model.to_string(), 0.5)].into_iter().collect() };

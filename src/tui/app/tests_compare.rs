@@ -166,7 +166,7 @@ fn p_plays_every_take_on_one_clock() {
     let (w, h) = (u32::from(poster.width), u32::from(poster.height));
     assert_eq!((width, height), (w * 2, h * 4), "half blocks: two pixels a cell, decoded at twice that");
     assert_eq!(frames, CLIP_FRAMES);
-    assert_eq!(files.iter().map(|(i, _)| *i).collect::<Vec<_>>(), [0, 1, 2]);
+    assert_eq!(files.iter().map(|(i, ..)| *i).collect::<Vec<_>>(), [0, 1, 2]);
     assert_eq!(fps, crate::tui::preview::PLAY_FPS);
     assert!(!a.animating(), "nothing runs until every clip is in");
     let clip = |n: usize, shade: u8| Ok(vec![RgbImage::from_pixel(16, 9, Rgb([shade, 0, 0])); n]);

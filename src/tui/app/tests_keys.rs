@@ -103,7 +103,7 @@ fn rebound_keys_work_and_the_help_shows_them() {
     a.keymap = Keymap::with_keys(&[], &keys).expect("valid");
     task(&mut a, 1, LocalState::Downloaded);
     select(&mut a, 1);
-    assert_eq!(acts(ch(&mut a, 'O')), vec![Effect::Open("/videos/1.mp4".into())]);
+    assert_eq!(acts(ch(&mut a, 'O')), vec![Effect::Open { path: "/videos/1.mp4".into(), sha256: None }]);
     assert!(acts(ch(&mut a, 'o')).is_empty(), "o is free now");
     ch(&mut a, '?');
     assert!(

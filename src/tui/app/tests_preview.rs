@@ -90,7 +90,7 @@ fn p_plays_in_the_poster_space_pauses_esc_stops_and_moving_away_stops() {
     let mut a = with_saved();
     a.update(Action::Stills(SHA.into(), Ok(stills())), NOW);
     let e = acts(ch(&mut a, 'p'));
-    let Some(Effect::Play { ticket, width, height, fps, path }) = e.first().cloned() else {
+    let Some(Effect::Play { ticket, width, height, fps, path, .. }) = e.first().cloned() else {
         panic!("{e:?}");
     };
     assert_eq!((path.as_str(), fps), ("/videos/1.mp4", crate::tui::preview::PLAY_FPS));

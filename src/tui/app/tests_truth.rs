@@ -55,7 +55,7 @@ fn files_on_screen_are_looked_at_and_a_missing_one_is_said() {
     task(&mut a, 5, LocalState::Downloaded);
     assert_eq!(a.table.row(5).and_then(|r| r.file_present), Some(false));
     a.update(Action::FilesChecked(vec![(5, true)]), NOW);
-    assert_eq!(acts(ch(&mut a, 'o')), vec![Effect::Open("/videos/5.mp4".into())]);
+    assert_eq!(acts(ch(&mut a, 'o')), vec![Effect::Open { path: "/videos/5.mp4".into(), sha256: None }]);
     ch(&mut a, 'H');
     assert!(!a.watches_files(), "not while the history is shown");
 }

@@ -2,6 +2,7 @@
 //! pictures made for the areas on screen, and the inline player's state. Pictures are made in
 //! `update` (when a frame arrives or an area changes), so drawing only copies them.
 
+pub mod far;
 pub mod fit;
 pub mod work;
 

@@ -63,6 +63,11 @@ impl PreviewWork {
         PreviewWork { previewer, slot: Mutex::new(Slot::default()), posters: Mutex::new(Posters::default()) }
     }
 
+    /// This machine's preview cache.
+    pub fn cache_dir(&self) -> &Path {
+        &self.previewer.cache_dir
+    }
+
     fn with_slot<T>(&self, f: impl FnOnce(&mut Slot) -> T) -> T {
         f(&mut self.slot.lock().unwrap_or_else(|e| e.into_inner()))
     }
@@ -97,7 +102,7 @@ impl PreviewWork {
                     tokio::task::spawn_blocking(move || work.make_posters(&tx));
                 }
             }
-            Effect::Play { ticket, path, width, height, fps } => {
+            Effect::Play { ticket, path, width, height, fps, .. } => {
                 // The old player goes first: one ffmpeg decodes for the screen at a time.
                 let old = self.with_slot(|s| {
                     s.wanted = Some(ticket);
@@ -140,7 +145,7 @@ impl PreviewWork {
                 let (previewer, tx) = (self.previewer.clone(), tx.clone());
                 // One after another: the machine's cores are the engine's and the terminal's too.
                 tokio::task::spawn_blocking(move || {
-                    for (take, path) in files {
+                    for (take, _, path) in files {
                         let clip = clip::decode(&previewer.ffmpeg, Path::new(&path), width, height, fps, frames)
                             .map_err(|e| failure(&e));
                         if tx.send(Action::Clip(ticket, take, clip)).is_err() {
@@ -265,7 +270,14 @@ mod player_tests {
         let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel();
         let mut starts = crate::tui::latest::Latest::default();
         let (first, second) = (starts.issue(), starts.issue());
-        let play = |ticket| Effect::Play { ticket, path: path.clone(), width: 160, height: 90, fps: 10 };
+        let play = |ticket| Effect::Play {
+            ticket,
+            sha256: String::new(),
+            path: path.clone(),
+            width: 160,
+            height: 90,
+            fps: 10,
+        };
         work.perform(play(first), &tx);
         work.perform(Effect::PlayStop, &tx);
         tokio::time::sleep(Duration::from_millis(1500)).await;

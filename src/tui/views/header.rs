@@ -12,6 +12,9 @@ use crate::tui::theme;
 pub fn draw(frame: &mut Frame, area: Rect, app: &App) {
     let h = app.header();
     let mut spans = vec![Span::styled(" reel ", theme::title())];
+    if let Some(host) = &h.far {
+        spans.push(Span::styled(format!(" on {} ", excerpt(&clean(host), 32)), theme::label()));
+    }
     if h.demo {
         spans.push(Span::styled(" DEMO: simulator ", theme::demo()));
     }
@@ -44,7 +47,8 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &App) {
 
 /// The link to the engine process, while something is wrong with it.
 fn link(app: &App) -> Option<Span<'static>> {
-    let text = app.link().describe(app.now_ms())?;
+    let what = app.header().far.as_ref().map_or_else(|| "engine".to_string(), |h| format!("link to {}", clean(h)));
+    let text = app.link().describe_as(app.now_ms(), &what)?;
     let style = if app.link().attached() { theme::warn() } else { theme::error() };
     Some(Span::styled(format!("  {text}"), style))
 }
