@@ -187,6 +187,36 @@ async fn the_prompt_comes_as_an_argument_or_from_stdin_with_the_default_model() 
     assert_eq!(listed(&env, &sim).await.len(), sent, "nothing more was journaled");
 }
 
+/// A prompt piped in as `-` is the prompt on every path: a template or list given with it
+/// expands as if typed, a dry run shows it, and an ambiguous suffix is named before any row.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_piped_prompt_expands_like_a_typed_one() {
+    let sim = start(fast_config()).await;
+    let env = env(Some("aurora-3.0/t2v"));
+    let dry = reel(&env, &sim, &["submit", "-", "-s", "5,10", "--dry-run", "--json"]);
+    let (code, out, err) = run_with_stdin(dry, Some("a {red|blue} fox\n")).await;
+    assert_eq!(code, 0, "{err}");
+    let tasks: Value = serde_json::from_str(&out).expect("json");
+    let mut prompts: Vec<String> = tasks
+        .as_array()
+        .expect("the expanded tasks")
+        .iter()
+        .map(|t| format!("{} {}", t["prompt"].as_str().unwrap_or("?"), t["seconds"]))
+        .collect();
+    prompts.sort();
+    assert_eq!(prompts, ["a blue fox 10", "a blue fox 5", "a red fox 10", "a red fox 5"], "{out}");
+    let sent = reel(&env, &sim, &["submit", "--prompt", "-", "-s", "5,10", "--json"]);
+    let (code, out, err) = run_with_stdin(sent, Some("a fox from stdin\n")).await;
+    assert_eq!(code, 0, "{err}");
+    let journaled: Value = serde_json::from_str(&out).expect("json");
+    let journaled = journaled.as_array().expect("tasks");
+    assert_eq!(journaled.len(), 2);
+    assert!(journaled.iter().all(|t| t["prompt"] == "a fox from stdin"), "never the prompt \"-\": {out}");
+    let (code, _, err) = run(&env, &sim, &["submit", "-m", "t2v", "-s", "5,10", "a fox", "--dry-run"]).await;
+    assert_eq!(code, 2);
+    assert!(err.contains("model \"t2v\" matches") && err.contains("acme/swift-1.5/text-to-video"), "{err}");
+}
+
 #[tokio::test(flavor = "multi_thread")]
 async fn without_a_default_model_the_error_says_where_to_set_one() {
     let sim = start(fast_config()).await;

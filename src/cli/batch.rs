@@ -103,6 +103,14 @@ pub async fn run(
     reach: &Reach,
     out: &mut Output<impl Write>,
 ) -> Result<ExitCode, CliError> {
+    // A suffix that names several models is the flag's mistake, said once, not on every row.
+    if let Some(given) = args.model.as_deref()
+        && let Err(e @ crate::rules::model_choice::ModelChoiceError::Ambiguous { .. }) = model_of(Some(given), settings)
+    {
+        note(&e.to_string());
+        note("nothing was sent");
+        return Ok(ExitCode::from(2));
+    }
     let (rows, mut good, problems) = match expansion(args, settings) {
         Ok(found) => found,
         Err(problems) => {

@@ -167,8 +167,16 @@ async fn dispatch(
 ) -> Result<ExitCode, CliError> {
     let done = |()| ExitCode::SUCCESS;
     match command {
-        Command::Submit(args) if args.is_batch() => batch::run(&args, settings, reach, out).await,
-        Command::Submit(args) => submit::run(&args, settings, reach, out).await,
+        Command::Submit(mut args) => {
+            if let Err(e) = args.take_stdin(std::io::stdin()) {
+                return Ok(submit::usage(&e.to_string()));
+            }
+            if args.is_batch() {
+                batch::run(&args, settings, reach, out).await
+            } else {
+                submit::run(&args, settings, reach, out).await
+            }
+        }
         Command::Wait(args) => wait::run(&args, settings, reach, out).await,
         Command::Download(args) => download::run(&args, settings, reach, out).await,
         Command::Engine(args) => engine::run(&args, settings, reach, out).await,

@@ -64,6 +64,9 @@ pub fn render(t: &TaskRecord, events: &[EventRecord], file_here: bool) -> String
     if let Some(p) = t.parent_id {
         field("derived from", format!("task {p}"));
     }
+    if let Some(b) = t.batch_id {
+        field("batch", format!("{b} (reel list --batch {b})"));
+    }
     if let Some(profile) = &t.profile {
         field("profile", one_line(profile));
     }

@@ -188,6 +188,16 @@ impl SubmitArgs {
 
     /// Whether this submission goes through the batch path: a file, a template, a list of
     /// ratios or seconds, or a dry run.
+    /// A prompt given as `-` read from standard input, once, before anything else looks at
+    /// it: a template or list piped in expands as one typed would.
+    pub fn take_stdin(&mut self, stdin: impl std::io::Read) -> Result<(), PromptError> {
+        let given = if self.text.is_some() { &mut self.text } else { &mut self.prompt };
+        if given.as_deref() == Some("-") {
+            *given = Some(read_prompt(Some("-"), stdin)?);
+        }
+        Ok(())
+    }
+
     pub fn is_batch(&self) -> bool {
         let listed = |v: &Option<String>| v.as_deref().is_some_and(|v| v.contains(','));
         let templated = self.prompt.as_deref().or(self.text.as_deref()).is_some_and(|p| p.contains(['{', '}']));

@@ -28,6 +28,9 @@ pub fn parameters<'a>(t: &TaskRecord) -> Vec<Line<'a>> {
         "Settings",
         format!("{secs} · {} · {} · watermark {watermark} · billed {}", t.resolution, t.ratio, billed_text(t)),
     ));
+    if let Some(b) = t.batch_id {
+        lines.push(field("Batch", format!("#{b}")));
+    }
     let mut seen: Vec<&str> = Vec::new();
     for m in &t.media {
         seen.push(&m.kind);
