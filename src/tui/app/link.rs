@@ -47,9 +47,16 @@ impl App {
                     let after_ms = backoff_ms(o.attempt);
                     o.next_try_ms = Some(self.now_ms + after_ms);
                     let attempt = o.attempt;
-                    let text =
-                        format!("Cannot attach to the engine yet (reel keeps trying): {}", crate::text::clean(&error));
-                    self.say(Level::Warn, text);
+                    // Said once per reason: every few seconds again, it would hide what the
+                    // user did meanwhile (a send refused); the header counts the attempts.
+                    if self.reattach_error.as_deref() != Some(error.as_str()) {
+                        let text = format!(
+                            "Cannot attach to the engine yet (reel keeps trying): {}",
+                            crate::text::clean(&error)
+                        );
+                        self.say(Level::Warn, text);
+                        self.reattach_error = Some(error);
+                    }
                     vec![Effect::Reattach { attempt, after_ms }]
                 }
                 _ => Vec::new(),
@@ -97,6 +104,7 @@ impl App {
             return Vec::new();
         }
         let after_ms = backoff_ms(1);
+        self.reattach_error = None;
         self.link = Link::Down(Outage { since_ms: self.now_ms, attempt: 1, next_try_ms: Some(self.now_ms + after_ms) });
         let text = match &self.header.far {
             Some(host) => format!("The link to {host} dropped; reel reconnects (the engine there goes on working)"),

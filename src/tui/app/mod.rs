@@ -154,6 +154,8 @@ pub struct App {
     /// a dropped link to another machine the rows are read again from there, whatever the
     /// two clocks say.
     engine_mark: Option<i64>,
+    /// Why the last attempt to attach again failed, as said on the status line.
+    reattach_error: Option<String>,
     /// The first line of the detail pane shown.
     detail_scroll: u16,
     /// Frames of saved videos, their pictures, and the inline player.
@@ -228,6 +230,7 @@ impl App {
             link: Link::Opening,
             held: Vec::new(),
             engine_mark: None,
+            reattach_error: None,
             detail_scroll: 0,
             previews: Previews::default(),
             sent: BTreeSet::new(),

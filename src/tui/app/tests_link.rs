@@ -148,6 +148,46 @@ fn a_submission_while_down_is_held_and_sent_once_attached() {
     assert_eq!(status(&a), "Engine attached again; reloaded 0 tasks; sending 2 submissions held meanwhile");
 }
 
+/// Over SSH a send while the link is down is refused, said, and not kept for later; the
+/// form keeps the prompt; repeated failures to reconnect do not hide that; the rows are read
+/// back from the engine's own mark (its clock may be behind this one's).
+#[test]
+fn over_ssh_a_send_while_the_link_is_down_is_refused_and_said() {
+    let mut a = app();
+    a.update(Action::Reloaded(Ok(Reload::default())), NOW);
+    a.header.far = Some("me@box".into());
+    // The engine's clock is hours behind this one's.
+    for (id, state) in [(1, LocalState::InProgress), (2, LocalState::Queued), (3, LocalState::Downloaded)] {
+        let mut behind = rec(id, state);
+        behind.updated_at = NOW - 3 * RECENT_MS - id;
+        put(&mut a, behind);
+    }
+    a.update(Action::LinkLost, NOW);
+    assert_eq!(status(&a), "The link to me@box dropped; reel reconnects (the engine there goes on working)");
+    let failed = |a: &mut App, attempt| {
+        let error = "ssh: connect to host box port 22: Connection refused".to_string();
+        a.update(Action::ReattachFailed { attempt, error }, NOW)
+    };
+    failed(&mut a, 1);
+    a.focus = Focus::Form(crate::tui::form::Field::Prompt);
+    typed(&mut a, "a fox");
+    let e = ctrl(&mut a, 's');
+    assert!(acts(e).is_empty(), "nothing goes to an engine that is not there");
+    assert!(a.held.is_empty(), "nothing is kept to be sent later");
+    let refused = "Not sent: the link to me@box is down (reconnecting); try again once it is back";
+    assert_eq!(status(&a), refused);
+    failed(&mut a, 2);
+    assert_eq!(status(&a), refused, "the same failure again is not said over it");
+    assert_eq!(a.form.prompt_text(), "a fox", "the form keeps the prompt");
+    let e = a.update(Action::Reattached { restarted: false, activity: None }, NOW);
+    assert!(
+        matches!(&e[..], [Effect::Reload { since_ms, .. }] if *since_ms == NOW - 3 * RECENT_MS - 1),
+        "read back from the newest change the engine reported: {e:?}"
+    );
+    a.update(Action::Reloaded(Ok(Reload::default())), NOW);
+    assert_eq!(status(&a), "Reconnected to me@box; reloaded 0 tasks");
+}
+
 /// Every task finished, so that quitting asks only about what is held.
 fn task_free(a: &mut App) {
     for id in [1, 2] {
