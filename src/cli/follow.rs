@@ -18,6 +18,9 @@ use crate::text::{fit, one_line};
 pub enum Ended {
     Reached,
     Interrupted,
+    /// The engine went away (its process, or the link to its machine): the tasks go on
+    /// there, but this command can no longer follow them.
+    Lost,
 }
 
 pub fn stderr_is_tty() -> bool {
@@ -39,7 +42,12 @@ pub async fn follow(
     while !reached(board) && !board.key_refused() {
         tokio::select! {
             event = events.recv() => {
-                let Some(event) = event else { break };
+                let Some(event) = event else {
+                    board.end(results_here);
+                    board.say("reel: stopped following: the engine went away; its tasks are not lost \
+                               (reel wait --all follows them again)");
+                    return Ended::Lost;
+                };
                 let lines = match event {
                     // Events were dropped on the way: the engine says where the tasks stand.
                     Event::Missed => match engine.tasks(board.ids()).await {
@@ -79,8 +87,11 @@ pub async fn finish(
     engine.shutdown().await;
     let records = board.records();
     allow_closed(print_tasks(&records, json, out))?;
-    if ended == Ended::Interrupted {
-        return Ok(ExitCode::from(130));
+    match ended {
+        Ended::Interrupted => return Ok(ExitCode::from(130)),
+        // A connection error, not a task that ended badly.
+        Ended::Lost => return Ok(ExitCode::from(2)),
+        Ended::Reached => {}
     }
     Ok(exit_code(&records, LocalState::is_success, board.saw_unreachable))
 }

@@ -365,8 +365,10 @@ pub async fn follow_sent(
     engine.shutdown().await;
     let records = board.records();
     allow_closed(print_tasks(&records, how.json, out))?;
-    if ended == Ended::Interrupted {
-        return Ok(ExitCode::from(130));
+    match ended {
+        Ended::Interrupted => return Ok(ExitCode::from(130)),
+        Ended::Lost => return Ok(ExitCode::from(2)),
+        Ended::Reached => {}
     }
     Ok(if how.wait {
         exit_code(&records, LocalState::is_success, board.saw_unreachable)

@@ -47,7 +47,8 @@ fn open(db: &Path) -> Result<Option<Connection>, QueryError> {
         Err(e) if e.kind() == ErrorKind::NotFound => return Ok(None),
         Err(e) => return Err(unusable(db, e)),
         Ok(m) if !m.is_file() => return Err(unusable(db, "it is not a file")),
-        // The engine creates the file and its tables in one go; an empty file is that moment.
+        // The engine creates the file, then its tables in one transaction: an empty file is
+        // the moment between.
         Ok(m) if m.len() == 0 => return Ok(None),
         Ok(_) => {}
     }
@@ -56,6 +57,14 @@ fn open(db: &Path) -> Result<Option<Connection>, QueryError> {
         .query_row("SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = 'tasks'", [], |r| r.get(0))
         .map_err(|e| unusable(db, format!("it is not a reel database ({e})")))?;
     if tables == 0 {
+        // No schema at all yet: an engine has just created the file (WAL set) and is about to
+        // make its tables.
+        let any: i64 = conn
+            .query_row("SELECT count(*) FROM sqlite_master", [], |r| r.get(0))
+            .map_err(|e| unusable(db, format!("it is not a reel database ({e})")))?;
+        if any == 0 {
+            return Ok(None);
+        }
         return Err(unusable(db, "it is an SQLite database, but not reel's (it has no tasks table)"));
     }
     Ok(Some(conn))

@@ -364,7 +364,9 @@ pub fn version(conn: &Connection) -> Result<usize, StoreError> {
     Ok(conn.query_row("PRAGMA user_version", [], |r| r.get::<_, i64>(0))? as usize)
 }
 
-/// Brings the database up to date, one transaction per migration. Foreign keys are off while
+/// Brings the database up to date in one transaction: a reader (`reel list` beside an engine
+/// that is creating the file) sees no tables or all of them, never a schema half made, and a
+/// crash leaves the file as it was. Foreign keys are off while
 /// migrations run (SQLite's way to rebuild a table: dropping the old one must not cascade to
 /// the events) and set back as they were after.
 pub fn migrate(conn: &mut Connection) -> Result<(), StoreError> {
@@ -378,12 +380,12 @@ pub fn migrate(conn: &mut Connection) -> Result<(), StoreError> {
     let keys: bool = conn.query_row("PRAGMA foreign_keys", [], |r| r.get(0))?;
     conn.pragma_update(None, "foreign_keys", false)?;
     let result: Result<(), StoreError> = (|| {
-        for (i, sql) in MIGRATIONS.iter().enumerate().skip(found) {
-            let tx = conn.transaction()?;
+        let tx = conn.transaction()?;
+        for sql in MIGRATIONS.iter().skip(found) {
             tx.execute_batch(sql)?;
-            tx.pragma_update(None, "user_version", (i + 1) as i64)?;
-            tx.commit()?;
         }
+        tx.pragma_update(None, "user_version", MIGRATIONS.len() as i64)?;
+        tx.commit()?;
         Ok(())
     })();
     conn.pragma_update(None, "foreign_keys", keys)?;

@@ -164,11 +164,21 @@ impl SshReach {
 
 /// What ssh or the host said, with what to do when it is a common case.
 fn explain(said: &str) -> String {
-    let last = said.lines().rev().find(|l| !l.trim().is_empty()).unwrap_or("").trim();
+    // A program's own `error:` line says more than the usage that follows it.
+    let last = said
+        .lines()
+        .find(|l| l.trim_start().starts_with("error:"))
+        .or_else(|| said.lines().rev().find(|l| !l.trim().is_empty()))
+        .unwrap_or("")
+        .trim();
     if said.is_empty() {
         return "ssh closed the connection without a word".into();
     }
-    let hint = if said.contains("command not found") || said.contains("No such file") {
+    let older = said.contains("unrecognized subcommand") || said.contains("unexpected argument");
+    let hint = if older {
+        " (the host's reel is another version, without `engine attach --stdio`): install the same version \
+         of reel on both machines"
+    } else if said.contains("command not found") || said.contains("No such file") {
         "; is reel installed on the host? Set REEL_REMOTE_REEL (or [remote] reel) to its path there"
     } else if said.contains("Host key verification failed") {
         "; connect once with `ssh` to check and accept the host's key"
@@ -177,7 +187,8 @@ fn explain(said: &str) -> String {
     } else {
         ""
     };
-    format!("{last}{hint}")
+    let ours = if older { format!("; this one is {}", env!("CARGO_PKG_VERSION")) } else { String::new() };
+    format!("{last}{hint}{ours}")
 }
 
 #[cfg(test)]
@@ -239,6 +250,10 @@ mod tests {
             ("Host key verification failed.\n", "accept the host's key"),
             ("me@box: Permission denied (publickey).\n", "never a password"),
             ("ssh: connect to host box port 22: Connection refused\n", "Connection refused"),
+            (
+                "error: unrecognized subcommand 'attach'\n\nUsage: reel engine <COMMAND>\n\nFor more information, try '--help'.\n",
+                "same version of reel on both machines",
+            ),
         ];
         for (said, want) in cases {
             assert!(explain(said).contains(want), "{said:?}: {}", explain(said));

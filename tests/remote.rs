@@ -1,0 +1,287 @@
+//! An engine on another machine reached over SSH (`reel --engine ssh://…`): a real OpenSSH
+//! server on 127.0.0.1 logs the test's user in with a key of its own, and the "host's" reel is
+//! this very binary in a data folder of its own, talking to the simulator. Every wait has one
+//! generous bound that only limits a failure.
+#![allow(clippy::unwrap_used, clippy::expect_used, reason = "a test or benchmark fails loudly on purpose")]
+
+mod common;
+
+use std::path::Path;
+use std::process::Output;
+use std::time::{Duration, Instant};
+
+use common::folder::{Folder, MODEL, PATIENCE, folder, slow_sim};
+use common::sshd::{Client, Sshd, children, remote_reel};
+use common::{assert_whole_json, fast_config, sha256_hex, start};
+use reel::sim::{SimConfig, SimHandle};
+use serde_json::Value;
+
+/// The "host": a simulator, the engine's data folder on it, and an SSH server to reach it.
+struct Host {
+    sim: SimHandle,
+    folder: Folder,
+    sshd: Sshd,
+    /// REEL_REMOTE_REEL: this reel, told where the simulator is and which config to use.
+    reel: String,
+}
+
+impl Host {
+    /// `None` when OpenSSH is not installed here (the test is skipped, except in CI).
+    async fn start(config: SimConfig) -> Option<Host> {
+        let sshd = Sshd::start()?;
+        let sim = start(config).await;
+        let folder = folder(5.0, 50);
+        let reel = remote_reel(&folder.env(&sim));
+        Some(Host { sim, folder, sshd, reel })
+    }
+
+    /// A client on "another machine" (a data folder of its own) using this host's engine.
+    fn client(&self) -> Client {
+        self.sshd.client(&self.folder.data, &self.reel)
+    }
+
+    /// `reel --data-dir H ARGS` run on the host itself, without --engine.
+    async fn here(&self, args: &[&str]) -> Output {
+        let data = self.folder.data.to_str().expect("a UTF-8 path");
+        let mut command = self.folder.reel(&self.sim, &[&["--data-dir", data], args].concat());
+        tokio::time::timeout(PATIENCE, command.output()).await.expect("in time").expect("runs")
+    }
+
+    /// The host's tasks, read on the host.
+    async fn tasks(&self) -> Vec<Value> {
+        self.try_tasks().await.unwrap_or_else(|e| panic!("reel list on the host: {e}"))
+    }
+
+    async fn try_tasks(&self) -> Result<Vec<Value>, String> {
+        let out = self.here(&["list", "--json", "--limit", "1000"]).await;
+        if !out.status.success() {
+            return Err(format!("exit {:?}: {}", out.status.code(), String::from_utf8_lossy(&out.stderr).trim()));
+        }
+        serde_json::from_slice(&out.stdout).map_err(|e| format!("not JSON ({e}): {out:?}"))
+    }
+
+    /// Waits until a task of the host is `what` (`test`), reading its journal there. A read
+    /// that fails is said and tried again: it can meet the engine creating the database.
+    async fn until(&self, what: &str, test: impl Fn(&Value) -> bool) -> Value {
+        let deadline = Instant::now() + PATIENCE;
+        loop {
+            let tasks = match self.try_tasks().await {
+                Ok(tasks) => tasks,
+                Err(e) => {
+                    eprintln!("reading the host's tasks failed, trying again: {e}");
+                    Vec::new()
+                }
+            };
+            if let Some(t) = tasks.iter().find(|t| test(t)) {
+                return t.clone();
+            }
+            assert!(Instant::now() < deadline, "no task {what} on the host: {tasks:?}");
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
+    }
+
+    /// A saved task's file is on the host, in its data folder, and is the video the service sent.
+    fn assert_saved(&self, task: &Value) {
+        let path = Path::new(task["file_path"].as_str().expect("a file path"));
+        let (path, data) = (path.canonicalize().expect("the file exists"), self.folder.data.canonicalize().expect("H"));
+        assert!(path.starts_with(&data), "{} is not under the host's data folder {}", path.display(), data.display());
+        let remote = task["remote_id"].as_str().expect("a remote id");
+        assert_whole_json(task, &self.sim.video_bytes(remote).expect("the simulator served it"));
+    }
+}
+
+/// The standard output of a command that must succeed, as JSON.
+fn json(out: Output) -> Value {
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "exit {:?}: {err}", out.status.code());
+    serde_json::from_slice(&out.stdout).unwrap_or_else(|e| panic!("not JSON ({e}): {out:?}"))
+}
+
+/// Sends `prompt` through `client` and waits for its file: the task as `--json` prints it.
+async fn sent_and_saved(client: &Client, prompt: &str) -> Value {
+    let sent = json(client.run(&["submit", "--model", MODEL, "--prompt", prompt, "--wait", "--json"]).await);
+    let task = sent[0].clone();
+    assert_eq!(task["state"], "downloaded", "{sent}");
+    task
+}
+
+/// The test server logs the test's key in and runs a command with a clean standard output (a
+/// word from the login shell's startup files would corrupt the protocol).
+#[tokio::test(flavor = "multi_thread")]
+async fn the_test_server_logs_in_with_the_test_key() {
+    let Some(sshd) = Sshd::start() else { return };
+    let ssh = sshd.ssh();
+    let out = tokio::process::Command::new(&ssh[0])
+        .args(&ssh[1..])
+        .args(["-T", "-o", "BatchMode=yes", "-p", &sshd.port().to_string()])
+        .arg(format!("{}@127.0.0.1", sshd.user()))
+        .arg("echo ready; command -v env")
+        .stdin(std::process::Stdio::null())
+        .output();
+    let out = tokio::time::timeout(PATIENCE, out).await.expect("in time").expect("ssh runs");
+    let said = String::from_utf8_lossy(&out.stdout);
+    let log = sshd.log();
+    assert!(out.status.success(), "ssh: {}\nsshd's log:\n{log}", String::from_utf8_lossy(&out.stderr));
+    assert!(said.starts_with("ready\n"), "the login shell printed something first: {said:?}");
+    assert!(said.lines().nth(1).is_some_and(|p| p.starts_with('/')), "a PATH with env(1) on the host: {said:?}");
+    assert!(log.contains("Accepted publickey"), "the server logs to its file:\n{log}");
+}
+
+/// A task sent through one client is seen, downloaded, by a second client; the file is the host's.
+#[tokio::test(flavor = "multi_thread")]
+async fn submit_from_one_client_and_see_it_in_another() {
+    let Some(host) = Host::start(fast_config()).await else { return };
+    let (one, two) = (host.client(), host.client());
+    let task = sent_and_saved(&one, "a fox").await;
+    host.assert_saved(&task);
+
+    let listed = json(two.run(&["list", "--json"]).await);
+    let seen = listed.as_array().expect("a list").iter().find(|t| t["id"] == task["id"]);
+    let seen = seen.unwrap_or_else(|| panic!("the second client does not see task {}: {listed}", task["id"]));
+    assert_eq!(seen["state"], "downloaded", "{seen}");
+    assert_eq!(seen["file_path"], task["file_path"], "the file is where the host saved it");
+    host.assert_saved(seen);
+}
+
+/// A client that leaves once its task is journaled leaves the work to the host, which saves the file.
+#[tokio::test(flavor = "multi_thread")]
+async fn quit_and_the_host_saves_the_file() {
+    let Some(host) = Host::start(slow_sim()).await else { return };
+    let sent = json(host.client().run(&["submit", "--model", MODEL, "--prompt", "a fox", "--json"]).await);
+    let task = &sent[0];
+    assert_ne!(task["state"], "downloaded", "the client left before the task ended: {sent}");
+    let saved = host.until("downloaded", |t| t["id"] == task["id"] && t["state"] == "downloaded").await;
+    host.assert_saved(&saved);
+}
+
+/// History search and show over SSH print what the same commands print on the host.
+#[tokio::test(flavor = "multi_thread")]
+async fn history_search_and_show_over_ssh() {
+    let Some(host) = Host::start(fast_config()).await else { return };
+    let client = host.client();
+    let fox = sent_and_saved(&client, "a red fox in snow").await;
+    sent_and_saved(&client, "a grey wolf at dusk").await;
+    sent_and_saved(&client, "a fox cub asleep").await;
+
+    let search = ["history", "search", "fox", "--json"];
+    let (there, here) = (json(client.run(&search).await), json(host.here(&search).await));
+    assert_eq!(there, here, "history search over SSH and on the host");
+    let prompts: Vec<&str> = there.as_array().expect("a list").iter().filter_map(|t| t["prompt"].as_str()).collect();
+    assert_eq!(prompts.len(), 2, "both foxes and no wolf: {there}");
+    assert!(prompts.iter().all(|p| p.contains("fox")), "{there}");
+
+    let id = fox["id"].to_string();
+    let show = ["show", id.as_str(), "--json"];
+    let (there, here) = (json(client.run(&show).await), json(host.here(&show).await));
+    assert_eq!(there, here, "show over SSH and on the host");
+    assert_eq!(there["task"]["file_path"], fox["file_path"], "{there}");
+}
+
+/// `pull` copies a task's file from the host into a folder here, verified against its sha256.
+#[tokio::test(flavor = "multi_thread")]
+async fn pull_fetches_and_verifies() {
+    let Some(host) = Host::start(fast_config()).await else { return };
+    let client = host.client();
+    let task = sent_and_saved(&client, "a fox").await;
+    let id = task["id"].to_string();
+    let shown = json(client.run(&["show", id.as_str(), "--json"]).await);
+    let shown = &shown["task"];
+    let want = shown["file_sha256"].as_str().or(shown["sha256"].as_str()).expect("a sha256").to_string();
+
+    let to = tempfile::tempdir().expect("a folder to pull into");
+    let out = client.run(&["pull", id.as_str(), "--to", to.path().to_str().expect("UTF-8")]).await;
+    assert!(out.status.success(), "exit {:?}: {}", out.status.code(), String::from_utf8_lossy(&out.stderr));
+    let name = Path::new(shown["file_path"].as_str().expect("a file path")).file_name().expect("a file name");
+    let pulled = to.path().join(name);
+    let bytes = std::fs::read(&pulled).unwrap_or_else(|e| panic!("{}: {e}", pulled.display()));
+    assert_eq!(sha256_hex(&bytes), want, "{}", pulled.display());
+    let files = std::fs::read_dir(to.path()).expect("the folder").count();
+    assert_eq!(files, 1, "one file per task and nothing else left behind");
+}
+
+/// A host whose reel is too old for `engine attach`, or speaks another protocol, is named as
+/// such, with what to do.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_version_mismatch_is_named() {
+    let Some(host) = Host::start(fast_config()).await else { return };
+    let scripts = tempfile::tempdir().expect("a folder for the host's scripts");
+    let send = ["submit", "--model", MODEL, "--prompt", "a fox", "--json"];
+
+    // A reel that attaches but speaks another protocol.
+    let other = script(
+        scripts.path(),
+        "other-reel",
+        "read -r hello\n\
+         echo '{\"type\":\"refused\",\"reason\":\"the host'\"'\"'s reel is 0.0.1 (protocol 2) and yours is newer; \
+         install the same version of reel on both machines\",\"replaceable\":false}'\n",
+    );
+    let out = host.sshd.client(&host.folder.data, &other).run(&send).await;
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success(), "{out:?}");
+    assert!(err.contains("0.0.1"), "the host's version is named: {err}");
+    assert!(host.tasks().await.is_empty(), "nothing was journaled on the host");
+
+    // A reel from before `engine attach`: clap's own refusal.
+    let old = script(
+        scripts.path(),
+        "old-reel",
+        "echo \"error: unrecognized subcommand 'attach'\" >&2\n\
+         echo >&2\n\
+         echo 'Usage: reel engine <COMMAND>' >&2\n\
+         echo >&2\n\
+         echo \"For more information, try '--help'.\" >&2\n\
+         exit 2\n",
+    );
+    let out = host.sshd.client(&host.folder.data, &old).run(&send).await;
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success(), "{out:?}");
+    assert!(err.contains("version") && err.contains("same version"), "the host's reel is named too old: {err}");
+    assert!(host.tasks().await.is_empty(), "nothing was journaled on the host");
+}
+
+/// Cutting the link while the host downloads a file leaves the host's engine to finish it, whole.
+#[tokio::test(flavor = "multi_thread")]
+async fn link_cut_during_download_host_finishes() {
+    // A slow CDN: the file takes several seconds to arrive.
+    let Some(host) = Host::start(SimConfig { file_rate: Some(FILE_RATE), ..fast_config() }).await else { return };
+    let client = host.client();
+    let mut waiting = client
+        .command(&["submit", "--model", MODEL, "--prompt", "a fox", "--wait", "--json"])
+        .spawn()
+        .expect("reel starts");
+    let pid = waiting.id().expect("a running client");
+
+    // The only task on the host is ours; wait until its file is on its way.
+    let task = host.until("downloading", |t| t["state"] == "downloading").await;
+    assert!(waiting.try_wait().expect("the client's status").is_none(), "the client ended before the download");
+    let ssh = children(pid).into_iter().filter(|(_, name)| name == "ssh").map(|(p, _)| p).collect::<Vec<_>>();
+    assert!(!ssh.is_empty(), "the client runs ssh");
+    for p in &ssh {
+        let killed = std::process::Command::new("kill").args(["-KILL", &p.to_string()]).status().expect("kill");
+        assert!(killed.success(), "kill -KILL {p}");
+    }
+    assert_ne!(host.tasks().await[0]["state"], "downloaded", "the link was cut before the file was saved");
+
+    // The client says the link dropped and ends as a connection error does, without hanging.
+    let ended = tokio::time::timeout(PATIENCE, waiting.wait_with_output()).await.expect("the client ends");
+    let ended = ended.expect("its status");
+    let said = String::from_utf8_lossy(&ended.stderr);
+    assert_eq!(ended.status.code(), Some(2), "a dropped link is a connection error: {said}");
+    assert!(said.contains("dropped") && said.contains("reel wait --all"), "{said}");
+
+    let saved = host.until("downloaded", |t| t["id"] == task["id"] && t["state"] == "downloaded").await;
+    host.assert_saved(&saved);
+}
+
+/// Bytes a second the simulator serves files at in the link-cut test: its 720p videos of five
+/// seconds (about 200 kB) take about ten.
+const FILE_RATE: u64 = 20_000;
+
+/// An executable shell script `name` in `dir`: a stand-in for the host's reel.
+fn script(dir: &Path, name: &str, body: &str) -> String {
+    use std::os::unix::fs::PermissionsExt as _;
+    let path = dir.join(name);
+    std::fs::write(&path, format!("#!/bin/sh\n{body}")).expect("the script");
+    std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755)).expect("executable");
+    path.to_str().expect("a UTF-8 path").to_string()
+}
