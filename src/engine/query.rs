@@ -145,6 +145,12 @@ pub fn files_present(db: &Path, ids: &[i64]) -> Result<Vec<(i64, bool)>, QueryEr
     Ok(found)
 }
 
+/// The tasks created since `since` with a tag in `from..to` (see [`since::tagged_since`]).
+pub fn tagged_since(db: &Path, from: &str, to: &str, since: i64) -> Result<Vec<TaskRecord>, QueryError> {
+    let Some(conn) = open(db)? else { return Ok(Vec::new()) };
+    Ok(since::tagged_since(&conn, from, to, since)?)
+}
+
 /// The task whose saved file has the sha256 `sum`.
 pub fn by_sum(db: &Path, sum: &str) -> Result<Option<i64>, QueryError> {
     let Some(conn) = open(db)? else { return Ok(None) };

@@ -205,6 +205,11 @@ impl Reader {
         Ok(tasks(self.ask(Read::BySum { sha256: sum.to_string() }).await?)?.pop())
     }
 
+    /// The tasks created since `since_ms` with a tag in `from..to`.
+    pub async fn tagged_since(&self, from: &str, to: &str, since_ms: i64) -> Result<Vec<TaskRecord>, ReadError> {
+        tasks(self.ask(Read::Tagged { from: from.into(), to: to.into(), since_ms }).await?)
+    }
+
     /// Which of `keys` (a batch file's rows) were journaled already.
     pub async fn already_sent(&self, keys: &[String]) -> Result<std::collections::HashSet<String>, ReadError> {
         match self.ask(Read::Sent { keys: keys.to_vec() }).await? {

@@ -11,6 +11,7 @@ use tokio::sync::{Mutex, Notify};
 use tokio::time::Instant;
 
 use crate::config::Settings;
+use crate::engine::reader::Reader;
 use crate::engine::{Engine, EngineError};
 use crate::session::{self, Reach, Session, SessionError};
 use crate::store::TaskRecord;
@@ -18,7 +19,7 @@ use crate::store::TaskRecord;
 /// An attached engine. Its events only wake waiters: what they wait for is read again with
 /// [`Engine::tasks`], so no event can be missed in between.
 pub struct Live {
-    pub engine: Engine,
+    pub engine: Arc<Engine>,
     changed: Arc<Notify>,
     alive: Arc<AtomicBool>,
     /// The engine's session with `--no-service` (it lives as long as the engine).
@@ -61,9 +62,18 @@ impl Link {
             flag.store(false, Ordering::SeqCst);
             woken.notify_waiters();
         });
-        let live = Arc::new(Live { engine: attached.engine, changed, alive, _session: attached.session });
+        let live = Arc::new(Live { engine: Arc::new(attached.engine), changed, alive, _session: attached.session });
         *current = Some(live.clone());
         Ok(live)
+    }
+
+    /// Where the journal is read: this machine's file, or through the engine when it is on
+    /// another machine (then it is attached first).
+    pub async fn reader(&self) -> Result<Reader, SessionError> {
+        match self.reach.far() {
+            Some(_) => Ok(Reader::Engine(self.engine().await?.engine.clone())),
+            None => Ok(Reader::Store(session::db_path(&self.settings))),
+        }
     }
 
     /// Forgets an engine that failed to answer: the next call attaches again.

@@ -29,9 +29,9 @@ use tokio::time::Instant;
 
 use crate::config::Settings;
 use crate::engine::journal::Part;
-use crate::engine::query;
+use crate::engine::reader::Reader;
 use crate::rules::{UnknownModels, ValidSubmission, validate};
-use crate::session::{Reach, db_path};
+use crate::session::Reach;
 use crate::store::LocalState;
 use crate::store::history::HistoryQuery;
 use link::Link;
@@ -108,6 +108,11 @@ impl Server {
         &self.inner.settings
     }
 
+    /// Where the journal is read (through the engine when it is on another machine).
+    async fn reader(&self) -> Result<Reader, String> {
+        self.inner.link.reader().await.map_err(|e| format!("cannot reach reel's engine: {e}"))
+    }
+
     /// The drafts validated, or the tool error naming every broken rule.
     fn validated(&self, args: &SubmissionArgs) -> Result<(Vec<ValidSubmission>, u32), CallToolResult> {
         let (drafts, copies) = tools::drafts(args, &self.settings().catalog).map_err(|e| refuse(e.to_string()))?;
@@ -128,15 +133,15 @@ impl Server {
 
     /// Whether agents may send this plan now: the `[agents]` limits, then the user's own daily
     /// budget (an agent cannot answer its question, so past it is a refusal).
-    fn within_limits(&self, plan: &[ValidSubmission], copies: u32) -> Result<(), String> {
+    async fn within_limits(&self, plan: &[ValidSubmission], copies: u32) -> Result<(), String> {
         let s = self.settings();
         let q = answer::quote(plan, copies, &s.pricing);
-        let db = db_path(s);
-        let today = today::agents(&db, &s.pricing).map_err(|e| e.to_string())?;
+        let reader = self.reader().await?;
+        let today = today::agents(&reader, &s.pricing).await.map_err(|e| e.to_string())?;
         limits::check(&s.agents, &s.pricing.currency, limits::Plan { tasks: q.tasks, cost: q.cost }, today)
             .map_err(|e| e.to_string())?;
         if s.budget.daily.is_some() {
-            let spent = query::spent_today(&db, &s.pricing).map_err(|e| e.to_string())?;
+            let spent = reader.spent_today(&s.pricing).await.map_err(|e| e.to_string())?;
             crate::rules::check_budget(&s.budget, &s.pricing, spent, plan, copies)
                 .map_err(|over| format!("[budget] daily: {over}"))?;
         }
@@ -159,7 +164,7 @@ impl Server {
             Err(refused) => return Ok(refused),
         };
         let mut out = answer::quoted(&valid, copies, &self.settings().pricing);
-        let allowed = self.within_limits(&valid, copies);
+        let allowed = self.within_limits(&valid, copies).await;
         out["submit_allowed_now"] = Value::Bool(allowed.is_ok());
         if let Err(why) = allowed {
             out["submit_refused_because"] = Value::String(why);
@@ -184,7 +189,7 @@ impl Server {
             Err(refused) => return Ok(refused),
         };
         let _sending = self.inner.sending.lock().await;
-        if let Err(why) = self.within_limits(&valid, copies) {
+        if let Err(why) = self.within_limits(&valid, copies).await {
             return Ok(refuse(format!("{why}\nnothing was sent")));
         }
         let live = match self.inner.link.engine().await {
@@ -202,10 +207,13 @@ impl Server {
 
     #[tool(description = "The tasks as they stand now: state, progress, file, error. Takes one id or a list.")]
     async fn status(&self, Parameters(args): Parameters<IdsArgs>) -> Result<CallToolResult, ErrorData> {
-        let db = db_path(self.settings());
+        let reader = match self.reader().await {
+            Ok(r) => r,
+            Err(e) => return Ok(refuse(e)),
+        };
         let mut records = Vec::new();
         for id in unique(&args.ids) {
-            match query::show(&db, id) {
+            match reader.show(id).await {
                 Ok((t, _)) => records.push(t),
                 Err(e) => return Ok(refuse(format!("ids: {e}"))),
             }
@@ -224,10 +232,13 @@ impl Server {
         peer: Peer<RoleServer>,
     ) -> Result<CallToolResult, ErrorData> {
         let ids = unique(&args.ids);
-        let db = db_path(self.settings());
+        let reader = match self.reader().await {
+            Ok(r) => r,
+            Err(e) => return Ok(refuse(e)),
+        };
         let mut stalled = Vec::new();
         for id in &ids {
-            match query::show(&db, *id) {
+            match reader.show(*id).await {
                 Ok((t, _)) if t.state == LocalState::Stalled => stalled.push(t.id),
                 Ok(_) => {}
                 Err(e) => return Ok(refuse(format!("ids: {e}"))),
@@ -289,7 +300,11 @@ impl Server {
         };
         let limit = args.limit.unwrap_or(SEARCH_DEFAULT).clamp(1, SEARCH_MAX);
         let q = HistoryQuery { text: args.query.clone(), model: args.model.clone(), state, ..HistoryQuery::default() };
-        match query::history(&db_path(self.settings()), &q, None, limit) {
+        let reader = match self.reader().await {
+            Ok(r) => r,
+            Err(e) => return Ok(refuse(e)),
+        };
+        match reader.history(&q, None, limit).await {
             Ok(rows) => Ok(answer(&serde_json::json!({ "tasks": crate::cli::public::rows(&rows) }))),
             Err(e) => Ok(refuse(e.to_string())),
         }
@@ -298,11 +313,15 @@ impl Server {
     #[tool(description = "One task in full: its parameters, timeline, billed seconds, the saved file's path, and its \
                        poster frame as an image when the video is saved (made with ffmpeg when needed).")]
     async fn show(&self, Parameters(args): Parameters<ShowArgs>) -> Result<CallToolResult, ErrorData> {
-        let (task, events) = match query::show(&db_path(self.settings()), args.id) {
+        let reader = match self.reader().await {
+            Ok(r) => r,
+            Err(e) => return Ok(refuse(e)),
+        };
+        let (task, events) = match reader.show(args.id).await {
             Ok(found) => found,
             Err(e) => return Ok(refuse(format!("id: {e}"))),
         };
-        let image = poster::of(self.settings(), &task).await;
+        let image = poster::of(self.settings(), &task, reader.far_engine()).await;
         let shown = answer::shown(&task, &events, image.as_ref().map(|p| p.path.as_str()).map_err(Clone::clone));
         let mut result = answer(&shown);
         if let Ok(p) = image {
@@ -317,7 +336,11 @@ impl Server {
             Ok(c) => c,
             Err(e) => return Ok(refuse(e.to_string())),
         };
-        if let Err(e) = query::show(&db_path(self.settings()), id) {
+        let reader = match self.reader().await {
+            Ok(r) => r,
+            Err(e) => return Ok(refuse(e)),
+        };
+        if let Err(e) = reader.show(id).await {
             return Ok(refuse(format!("id: {e}")));
         }
         let live = match self.inner.link.engine().await {

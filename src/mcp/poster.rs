@@ -6,6 +6,7 @@ use std::path::Path;
 use base64::Engine as _;
 
 use crate::config::Settings;
+use crate::engine::service::RemoteEngine;
 use crate::preview::Previewer;
 use crate::store::{LocalState, TaskRecord};
 
@@ -27,9 +28,15 @@ fn no_video(task: &TaskRecord) -> String {
     }
 }
 
-pub async fn of(settings: &Settings, task: &TaskRecord) -> Result<Poster, String> {
+/// `far`: the engine on another machine, whose stills are fetched into this one's cache.
+pub async fn of(settings: &Settings, task: &TaskRecord, far: Option<&RemoteEngine>) -> Result<Poster, String> {
     let (Some(video), Some(sha)) = (&task.file_path, &task.sha256) else { return Err(no_video(task)) };
     let previewer = Previewer::from_settings(settings);
+    if let Some(engine) = far {
+        crate::engine::fetched::stills(engine, sha, &previewer.cache_dir)
+            .await
+            .map_err(|e| format!("no poster frame from the engine's machine: {e}"))?;
+    }
     let cached = previewer.cached(sha).map_err(|e| e.to_string())?;
     let paths = match cached {
         Some(paths) => paths,

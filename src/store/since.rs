@@ -33,6 +33,18 @@ pub fn created_after(conn: &Connection, after: i64, limit: usize) -> Result<Vec<
     Ok(rows)
 }
 
+/// The tasks created at or after `since` (Unix ms) that carry a tag in `from..to` (a range on
+/// the tag index: `agent-` to `agent.` is every `agent-…` tag), oldest first.
+pub fn tagged_since(conn: &Connection, from: &str, to: &str, since: i64) -> Result<Vec<TaskRecord>, StoreError> {
+    let sql = format!(
+        "SELECT {COLUMNS} FROM tasks t WHERE t.id IN (SELECT g.task_id FROM task_tags g WHERE g.tag >= ?1 AND g.tag < ?2) \
+         AND t.created_at >= ?3 ORDER BY t.id"
+    );
+    let mut stmt = conn.prepare_cached(&sql)?;
+    let rows = stmt.query_map(rusqlite::params![from, to, since], from_row)?.collect::<Result<Vec<_>, _>>()?;
+    Ok(rows)
+}
+
 /// The task whose saved file has the sha256 `sum` (the service's bytes or the tagged file).
 pub fn by_sum(conn: &Connection, sum: &str) -> Result<Option<i64>, StoreError> {
     let mut stmt =

@@ -73,6 +73,12 @@ pub enum Read {
     Files {
         ids: Vec<i64>,
     },
+    /// The tasks created since `since_ms` that carry a tag in `from..to` (agents' tasks today).
+    Tagged {
+        from: String,
+        to: String,
+        since_ms: i64,
+    },
     /// The task whose saved file has this sha256 (the previews know files by their sums).
     BySum {
         sha256: String,
@@ -142,6 +148,7 @@ pub fn answer(db: &Path, read: Read) -> Result<Found, QueryError> {
         Read::Spent { since_ms, pricing } => Found::Spent(query::spent_since(db, since_ms, &pricing)?),
         Read::Export { after, limit } => Found::Tasks(query::export_page(db, after, limit)?),
         Read::Files { ids } => Found::Files(query::files_present(db, &ids)?),
+        Read::Tagged { from, to, since_ms } => Found::Tasks(query::tagged_since(db, &from, &to, since_ms)?),
         Read::BySum { sha256 } => Found::Tasks(match query::by_sum(db, &sha256)? {
             Some(id) => vec![query::show(db, id)?.0],
             None => Vec::new(),
@@ -246,6 +253,7 @@ mod tests {
             Read::Files { ids: vec![1, 2] },
             Read::Sent { keys: vec!["k1".into()] },
             Read::BySum { sha256: "ab".repeat(32) },
+            Read::Tagged { from: "agent-".into(), to: "agent.".into(), since_ms: 5 },
         ];
         for r in reads {
             let line = serde_json::to_string(&r).expect("encodes");
