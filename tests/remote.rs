@@ -197,6 +197,17 @@ async fn pull_fetches_and_verifies() {
     assert_eq!(sha256_hex(&bytes), want, "{}", pulled.display());
     let files = std::fs::read_dir(to.path()).expect("the folder").count();
     assert_eq!(files, 1, "one file per task and nothing else left behind");
+    let again = client.run(&["pull", id.as_str(), "--to", to.path().to_str().expect("UTF-8")]).await;
+    assert!(String::from_utf8_lossy(&again.stdout).contains("already at"), "{again:?}");
+
+    // The preview's stills come from the host into this machine's cache.
+    if common::have_tools(&["ffmpeg"]) {
+        let previewed = json(client.run(&["show", id.as_str(), "--preview", "--json"]).await);
+        let poster = previewed["preview"]["poster"].as_str().unwrap_or_else(|| panic!("a poster: {previewed}"));
+        assert!(Path::new(poster).starts_with(&client.data), "in the client's cache: {poster}");
+        let jpeg = std::fs::read(poster).expect("the poster");
+        assert_eq!(&jpeg[..2], &[0xFF, 0xD8], "a JPEG");
+    }
 }
 
 /// A host whose reel is too old for `engine attach`, or speaks another protocol, is named as
@@ -284,4 +295,59 @@ fn script(dir: &Path, name: &str, body: &str) -> String {
     std::fs::write(&path, format!("#!/bin/sh\n{body}")).expect("the script");
     std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755)).expect("executable");
     path.to_str().expect("a UTF-8 path").to_string()
+}
+
+/// An agent on this machine (`reel --engine ssh://… mcp`, through rmcp's own client) sends,
+/// waits, searches and shows through the host's engine: the task and its file are the host's,
+/// the limits this machine's config, and the poster comes from the host as MCP image content.
+#[tokio::test(flavor = "multi_thread")]
+async fn an_agent_over_ssh_works_on_the_hosts_engine() {
+    use rmcp::ServiceExt as _;
+    use rmcp::model::CallToolRequestParams;
+    let Some(host) = Host::start(fast_config()).await else { return };
+    let client = host.client();
+    std::fs::write(&client.config, "[agents]\nsubmit = true\n").expect("the client's config");
+    let (transport, _) = rmcp::transport::TokioChildProcess::builder(client.command(&["mcp"]))
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .expect("reel mcp starts");
+    let agent = ().serve(transport).await.expect("initialized");
+    let call = |tool: &'static str, args: Value| {
+        let Value::Object(args) = args else { panic!("arguments are an object") };
+        let agent = &agent;
+        async move {
+            let params = CallToolRequestParams::new(tool).with_arguments(args);
+            let result =
+                tokio::time::timeout(PATIENCE, agent.call_tool(params)).await.expect("in time").expect("answer");
+            assert_ne!(result.is_error, Some(true), "{tool}: {result:?}");
+            result
+        }
+    };
+    let text = |r: &rmcp::model::CallToolResult| -> Value {
+        let t = r.content.iter().find_map(|c| c.raw.as_text()).map(|t| t.text.clone()).expect("text content");
+        serde_json::from_str(&t).expect("JSON")
+    };
+    let sent = text(&call("submit", serde_json::json!({"model": MODEL, "prompt": "a fox seen over ssh"})).await);
+    let id = sent["tasks"][0]["id"].as_i64().expect("a local id");
+    let waited = text(&call("wait", serde_json::json!({"ids": [id], "timeout_secs": 60})).await);
+    assert_eq!(waited["all_ended"], true, "{waited}");
+    let task = &waited["tasks"][0];
+    assert_eq!(task["state"], "downloaded", "{task}");
+    host.assert_saved(task);
+    let found = text(&call("search", serde_json::json!({"query": "fox ssh"})).await);
+    assert_eq!(found["tasks"][0]["id"], id, "{found}");
+    let on_host = host.until("sent by the agent", |t| t["id"] == id).await;
+    assert!(on_host["tags"].as_array().is_some_and(|t| !t.is_empty()), "tagged as an agent's: {on_host}");
+    let shown = call("show", serde_json::json!({"id": id})).await;
+    let images = shown.content.iter().filter_map(|c| c.raw.as_image()).count();
+    if common::have_tools(&["ffmpeg"]) {
+        assert_eq!(images, 1, "the poster, fetched from the host: {:?}", text(&shown));
+        let previews = client.data.join("previews");
+        assert!(std::fs::read_dir(&previews).is_ok_and(|mut d| d.next().is_some()), "cached here");
+    }
+    agent.cancel().await.expect("closed");
+    // The engine asked about is the host's, not this machine's.
+    let status = json(client.run(&["engine", "status", "--json"]).await);
+    let socket = Path::new(status["socket"].as_str().expect("its socket")).to_path_buf();
+    assert!(socket.starts_with(&host.folder.data), "the host's engine: {status}");
 }

@@ -88,8 +88,8 @@ pub async fn run(
             service::bridge(&socket, launch, &session::served(settings)?).await.map_err(SessionError::from)?;
             Ok(ExitCode::SUCCESS)
         }
-        EngineCommand::Status(a) => status(a, settings, out).await,
-        EngineCommand::Stop(a) => stop(a, settings, out).await,
+        EngineCommand::Status(a) => status(a, settings, reach, out).await,
+        EngineCommand::Stop(a) => stop(a, settings, reach, out).await,
     }
 }
 
@@ -160,9 +160,26 @@ fn describe(s: &Status, now: i64) -> Vec<String> {
     lines
 }
 
-async fn status(args: &StatusArgs, settings: &Settings, out: &mut Output<impl Write>) -> Result<ExitCode, CliError> {
+/// The engine to ask: this data folder's when it runs (`None` otherwise), or the one on another
+/// machine (reached over SSH, which starts it there if none runs).
+async fn running(
+    settings: &Settings,
+    reach: &Reach,
+) -> Result<Option<(service::RemoteEngine, tokio::sync::mpsc::UnboundedReceiver<crate::engine::Event>)>, CliError> {
+    Ok(match reach {
+        Reach::Ssh(far) => Some(far.connect().await.map_err(SessionError::from)?),
+        _ => service::attach_if_running(&service::socket_path(&settings.data_dir)).await.map_err(SessionError::from)?,
+    })
+}
+
+async fn status(
+    args: &StatusArgs,
+    settings: &Settings,
+    reach: &Reach,
+    out: &mut Output<impl Write>,
+) -> Result<ExitCode, CliError> {
     let socket = service::socket_path(&settings.data_dir);
-    let Some((engine, _events)) = service::attach_if_running(&socket).await.map_err(SessionError::from)? else {
+    let Some((engine, _events)) = running(settings, reach).await? else {
         if args.json {
             out.json(&serde_json::json!({ "running": false, "socket": socket.display().to_string() }))?;
         } else {
@@ -192,9 +209,13 @@ pub(super) fn confirmed(question: &str) -> bool {
     std::io::stdin().read_line(&mut answer).is_ok() && matches!(answer.trim(), "y" | "Y" | "yes")
 }
 
-async fn stop(args: &StopArgs, settings: &Settings, out: &mut Output<impl Write>) -> Result<ExitCode, CliError> {
-    let socket = service::socket_path(&settings.data_dir);
-    let Some((engine, mut events)) = service::attach_if_running(&socket).await.map_err(SessionError::from)? else {
+async fn stop(
+    args: &StopArgs,
+    settings: &Settings,
+    reach: &Reach,
+    out: &mut Output<impl Write>,
+) -> Result<ExitCode, CliError> {
+    let Some((engine, mut events)) = running(settings, reach).await? else {
         out.line(&format!("No engine is running for {}.", settings.data_dir.display()))?;
         return Ok(ExitCode::SUCCESS);
     };

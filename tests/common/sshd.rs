@@ -76,6 +76,13 @@ impl Sshd {
         panic!("sshd found no free port in five tries");
     }
 
+    /// Stops the listening server, as a host that went away: sessions under way go on until
+    /// they are cut, new logins are refused.
+    pub fn stop_listening(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+
     pub fn port(&self) -> u16 {
         self.port
     }
