@@ -215,3 +215,35 @@ fn keys_written_in_a_shape_they_cannot_have_say_how_to_write_them() {
     let s = run("[keys]\n\"history.quit\" = \"x\"\n", Env::default(), None).expect("quoted, it is one name");
     assert_eq!(s.keys["history.quit"], vec!["x".to_string()]);
 }
+
+#[test]
+fn an_engine_elsewhere_comes_from_a_profile_or_reel_engine_and_remote_from_its_table() {
+    let text = r#"
+        default_profile = "studio"
+        [profiles.studio]
+        engine = "ssh://me@studio-box/srv/reel"
+        [remote]
+        ssh = ["ssh", "-i", "/k/studio"]
+        reel = ["/opt/reel/bin/reel"]
+    "#;
+    let s = run(text, Env::default(), None).expect("a profile with only an engine is whole");
+    assert_eq!(s.engine_url.as_deref(), Some("ssh://me@studio-box/srv/reel"));
+    assert_eq!(s.remote.ssh, ["ssh", "-i", "/k/studio"]);
+    assert_eq!(s.remote.reel, ["/opt/reel/bin/reel"]);
+    let env = Env {
+        engine: Some("ssh://other".into()),
+        ssh: Some("ssh -p 2222".into()),
+        remote_reel: Some("'/my reel/reel'".into()),
+        ..Env::default()
+    };
+    let s = run(text, env, None).expect("ok");
+    assert_eq!(s.engine_url.as_deref(), Some("ssh://other"), "REEL_ENGINE beats the profile");
+    assert_eq!(
+        (s.remote.ssh, s.remote.reel),
+        (vec!["ssh".into(), "-p".into(), "2222".into()], vec!["/my reel/reel".into()])
+    );
+    let bad = Env { ssh: Some("ssh 'unclosed".into()), ..Env::default() };
+    assert!(run(text, bad, None).is_err(), "REEL_SSH that is not shell words is refused");
+    let s = run("", Env::default(), None).expect("ok");
+    assert_eq!((s.engine_url, s.remote.ssh, s.remote.reel), (None, vec!["ssh".into()], vec!["reel".into()]));
+}

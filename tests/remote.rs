@@ -351,3 +351,36 @@ async fn an_agent_over_ssh_works_on_the_hosts_engine() {
     let socket = Path::new(status["socket"].as_str().expect("its socket")).to_path_buf();
     assert!(socket.starts_with(&host.folder.data), "the host's engine: {status}");
 }
+
+/// `reel open` over SSH fetches the host's file into this machine's cache, checked against
+/// its sum, and hands that copy to the player.
+#[tokio::test(flavor = "multi_thread")]
+async fn open_plays_a_copy_fetched_from_the_host() {
+    use std::os::unix::fs::PermissionsExt as _;
+    let Some(host) = Host::start(fast_config()).await else { return };
+    let client = host.client();
+    let task = sent_and_saved(&client, "a fox to watch").await;
+    let scripts = tempfile::tempdir().expect("a folder for the player");
+    let (player, played) = (scripts.path().join("player.sh"), scripts.path().join("played.txt"));
+    std::fs::write(&player, format!("#!/bin/sh\nprintf '%s' \"$1\" > '{}'\n", played.display())).expect("script");
+    std::fs::set_permissions(&player, std::fs::Permissions::from_mode(0o755)).expect("executable");
+    let id = task["id"].to_string();
+    let mut open = client.command(&["open", id.as_str()]);
+    open.env("REEL_PLAYER", &player);
+    let out = tokio::time::timeout(PATIENCE, open.output()).await.expect("in time").expect("runs");
+    assert!(out.status.success(), "{out:?}");
+    let deadline = Instant::now() + PATIENCE;
+    let path = loop {
+        if let Ok(p) = std::fs::read_to_string(&played).map(|p| p.trim().to_string())
+            && !p.is_empty()
+        {
+            break p;
+        }
+        assert!(Instant::now() < deadline, "the player was never started");
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    };
+    let path = Path::new(&path);
+    assert!(path.starts_with(client.data.join("fetched")), "a copy in this machine's cache: {}", path.display());
+    let want = task["file_sha256"].as_str().or(task["sha256"].as_str()).expect("a sum");
+    assert_eq!(sha256_hex(&std::fs::read(path).expect("the copy")), want);
+}
