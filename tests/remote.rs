@@ -175,6 +175,21 @@ async fn history_search_and_show_over_ssh() {
     let (there, here) = (json(client.run(&show).await), json(host.here(&show).await));
     assert_eq!(there, here, "show over SSH and on the host");
     assert_eq!(there["task"]["file_path"], fox["file_path"], "{there}");
+
+    // Everything else that read the local file: the same bytes either way.
+    for args in [
+        &["list"][..],
+        &["list", "--json"],
+        &["show", id.as_str()],
+        &["history", "search", "fox"],
+        &["history", "stats", "--json"],
+        &["history", "export", "--format", "csv"],
+        &["history", "export", "--format", "jsonl"],
+    ] {
+        let (there, here) = (client.run(args).await, host.here(args).await);
+        assert!(there.status.success() && here.status.success(), "{args:?}: {there:?} {here:?}");
+        assert_eq!(String::from_utf8_lossy(&there.stdout), String::from_utf8_lossy(&here.stdout), "{args:?}");
+    }
 }
 
 /// `pull` copies a task's file from the host into a folder here, verified against its sha256.
