@@ -218,15 +218,6 @@ async fn a_gateway_and_an_outage_under_the_open_dashboard() {
     assert_eq!(back.task_count(), 1, "the waiting task was sent once");
 }
 
-fn walk(dir: &Path) -> Vec<std::path::PathBuf> {
-    let mut out = Vec::new();
-    for entry in std::fs::read_dir(dir).into_iter().flatten().flatten() {
-        let p = entry.path();
-        if p.is_dir() { out.extend(walk(&p)) } else { out.push(p) }
-    }
-    out
-}
-
 #[test]
 fn the_farewell_says_what_is_still_running() {
     let f = |unfinished, after| {

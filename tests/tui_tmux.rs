@@ -8,80 +8,9 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::{Duration, Instant};
 
+use common::tmux::{PATIENCE, Tmux};
 use common::*;
 use reel::sim::SimHandle;
-
-/// How long to wait for a screen before calling the test failed. It only bounds a failure:
-/// nothing is asserted about how fast the screen comes, so a loaded machine cannot fail it.
-const PATIENCE: Duration = Duration::from_secs(120);
-
-/// One tmux server per test (its own socket), killed on drop.
-struct Tmux {
-    socket: String,
-}
-
-impl Tmux {
-    fn run(&self, args: &[&str]) -> String {
-        let out =
-            Command::new("tmux").args(["-L", &self.socket]).args(args).output().expect("tmux runs (install tmux)");
-        String::from_utf8_lossy(&out.stdout).into_owned()
-    }
-
-    fn keys(&self, keys: &[&str]) {
-        let mut args = vec!["send-keys", "-t", "reel"];
-        args.extend_from_slice(keys);
-        self.run(&args);
-    }
-
-    fn screen(&self) -> String {
-        self.run(&["capture-pane", "-p", "-t", "reel"])
-    }
-
-    /// Waits until the screen shows `text`.
-    fn wait_for(&self, text: &str) -> String {
-        let deadline = Instant::now() + PATIENCE;
-        loop {
-            let s = self.screen();
-            if s.contains(text) {
-                return s;
-            }
-            assert!(Instant::now() < deadline, "\"{text}\" never appeared; the screen:\n{s}");
-            std::thread::sleep(Duration::from_millis(100));
-        }
-    }
-
-    /// Waits until the screen no longer shows `text`.
-    fn wait_gone(&self, text: &str) {
-        let deadline = Instant::now() + PATIENCE;
-        while self.screen().contains(text) {
-            assert!(Instant::now() < deadline, "\"{text}\" stayed; the screen:\n{}", self.screen());
-            std::thread::sleep(Duration::from_millis(100));
-        }
-    }
-
-    /// Waits until pictures are drawn: no stand-in saying "preview…" and at least `cells`
-    /// cells in 24-bit colour (half blocks; tmux has no image protocol). The screen with its
-    /// escapes.
-    fn wait_for_pictures(&self, cells: usize) -> String {
-        let deadline = Instant::now() + PATIENCE;
-        loop {
-            let s = self.screen();
-            let with_escapes = self.run(&["capture-pane", "-p", "-e", "-t", "reel"]);
-            let coloured = with_escapes.matches("48;2;").count();
-            if !s.contains("preview…") && coloured >= cells {
-                return with_escapes;
-            }
-            assert!(Instant::now() < deadline, "no pictures ({coloured} coloured cells):\n{s}");
-            std::thread::sleep(Duration::from_millis(100));
-        }
-    }
-}
-
-impl Drop for Tmux {
-    fn drop(&mut self) {
-        let _ = Command::new("tmux").args(["-L", &self.socket, "kill-server"]).output();
-    }
-}
 
 /// The config the dashboard starts with here: quick polls, an engine that stops soon after.
 const FAST: &str =
@@ -108,7 +37,7 @@ fn start(sim: &SimHandle, data: &Path, config: &Path, env: &str) -> Tmux {
     // One server per test: tests of this file run at once.
     static NEXT: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
     let n = NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-    let tmux = Tmux { socket: format!("reel-test-{}-{n}", std::process::id()) };
+    let tmux = Tmux::named(format!("reel-test-{}-{n}", std::process::id()));
     let command = format!(
         // The pane stays after reel exits so its last words can be read; the server is killed on drop.
         "{env}REEL_BASE_URL={} REEL_API_KEY={} REEL_DATA_DIR={} REEL_CONFIG={} {}; echo reel-exited-$?; sleep 600",
@@ -186,15 +115,6 @@ async fn type_submit_watch_it_finish_and_find_the_file() {
     let screen = tmux.wait_for("reel-exited-0");
     assert!(!screen.contains("Compose"), "the alternate screen was left: {screen}");
     assert!(screen.contains("reel: sent 2 tasks this run (1 saved)."), "{screen}");
-}
-
-fn walk(dir: &Path) -> Vec<std::path::PathBuf> {
-    let mut out = Vec::new();
-    for entry in std::fs::read_dir(dir).into_iter().flatten().flatten() {
-        let p = entry.path();
-        if p.is_dir() { out.extend(walk(&p)) } else { out.push(p) }
-    }
-    out
 }
 
 #[tokio::test(flavor = "multi_thread")]
@@ -444,7 +364,7 @@ async fn submit_wait_through_a_429_storm_keeps_one_block_and_prints_results_once
     let dir = tempfile::tempdir().expect("tempdir");
     let config_path = dir.path().join("config.toml");
     std::fs::write(&config_path, SUBMIT_CONFIG).expect("config");
-    let tmux = Tmux { socket: format!("reel-test-progress-{}", std::process::id()) };
+    let tmux = Tmux::named(format!("reel-test-progress-{}", std::process::id()));
     let command = format!(
         "REEL_BASE_URL={} REEL_API_KEY={} REEL_DATA_DIR={} REEL_CONFIG={} {} submit --no-service \
          --model acme/aurora-3.0/text-to-video --prompt 'a red fox' --count 2 --wait; echo reel-exited-$?; sleep 600",
@@ -520,7 +440,7 @@ async fn a_large_upload_is_one_bar_on_a_terminal() {
     let mut bytes = reel::sim::MEDIA_PNG.to_vec();
     bytes.resize(12 * 1024 * 1024, 0);
     std::fs::write(&big, bytes).expect("file");
-    let tmux = Tmux { socket: format!("reel-test-upload-{}", std::process::id()) };
+    let tmux = Tmux::named(format!("reel-test-upload-{}", std::process::id()));
     let command = format!(
         "AWS_ACCESS_KEY_ID=AKIAREELBARS0001 AWS_SECRET_ACCESS_KEY=secret REEL_BASE_URL={} REEL_API_KEY={} \
          REEL_DATA_DIR={} REEL_CONFIG={} {} --no-service submit --model acme/aurora-3.0/image-to-video \

@@ -4,12 +4,23 @@
 pub mod folder;
 pub mod screen;
 pub mod sshd;
+pub mod tmux;
 
 use std::time::{Duration, Instant};
 
 use reel::api::{ApiKey, Client, ClientOptions, Status, SubmitRequest, VideoTask};
 use reel::rules::{Catalog, Draft, UnknownModels, validate};
 use reel::sim::{Faults, LifecycleConfig, SimConfig, SimHandle};
+
+/// The files under `dir`, at any depth.
+pub fn walk(dir: &std::path::Path) -> Vec<std::path::PathBuf> {
+    let mut out = Vec::new();
+    for entry in std::fs::read_dir(dir).into_iter().flatten().flatten() {
+        let p = entry.path();
+        if p.is_dir() { out.extend(walk(&p)) } else { out.push(p) }
+    }
+    out
+}
 
 /// The sha256 of `bytes` as reel records it.
 pub fn sha256_hex(bytes: &[u8]) -> String {
