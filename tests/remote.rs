@@ -214,6 +214,11 @@ async fn pull_fetches_and_verifies() {
     assert_eq!(files, 1, "one file per task and nothing else left behind");
     let again = client.run(&["pull", id.as_str(), "--to", to.path().to_str().expect("UTF-8")]).await;
     assert!(String::from_utf8_lossy(&again.stdout).contains("already at"), "{again:?}");
+    // A folder of this machine cannot become the host's history: said, nothing journaled.
+    let import = client.run(&["import", to.path().to_str().expect("UTF-8")]).await;
+    assert_eq!(import.status.code(), Some(2), "{import:?}");
+    assert!(String::from_utf8_lossy(&import.stderr).contains("run `reel import DIR` there"), "{import:?}");
+    assert_eq!(host.tasks().await.len(), 1, "nothing was imported");
 
     // The preview's stills come from the host into this machine's cache.
     if common::have_tools(&["ffmpeg"]) {

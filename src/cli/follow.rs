@@ -87,13 +87,22 @@ pub async fn finish(
     engine.shutdown().await;
     let records = board.records();
     allow_closed(print_tasks(&records, json, out))?;
-    match ended {
-        Ended::Interrupted => return Ok(ExitCode::from(130)),
-        // A connection error, not a task that ended badly.
-        Ended::Lost => return Ok(ExitCode::from(2)),
-        Ended::Reached => {}
+    if let Some(code) = ended.code() {
+        return Ok(code);
     }
     Ok(exit_code(&records, LocalState::is_success, board.saw_unreachable))
+}
+
+impl Ended {
+    /// The exit code when following stopped short of the end: Ctrl-C's, or a connection
+    /// error's (not a task that ended badly); `None` when every task was followed.
+    pub fn code(self) -> Option<ExitCode> {
+        match self {
+            Ended::Reached => None,
+            Ended::Interrupted => Some(ExitCode::from(130)),
+            Ended::Lost => Some(ExitCode::from(2)),
+        }
+    }
 }
 
 /// 0 when every task ended well, 2 when the service could not be reached, 1 otherwise.

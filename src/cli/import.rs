@@ -75,6 +75,13 @@ pub async fn run(
     reach: &Reach,
     out: &mut Output<impl Write>,
 ) -> Result<ExitCode, CliError> {
+    // The entries would point at files on this machine, which the engine's machine cannot see.
+    if let Some(host) = reach.far() {
+        return Err(CliError::Usage(format!(
+            "reel import reads a folder of this machine, and the engine runs on {host}: run `reel import DIR` there, \
+             on a folder of that machine"
+        )));
+    }
     let dir = std::path::absolute(&args.dir).unwrap_or_else(|_| args.dir.clone());
     let mut files = Vec::new();
     if let Err(e) = videos(&dir, 0, &mut files) {

@@ -34,7 +34,11 @@ pub struct PullArgs {
 /// safe, or the task's id when it has none.
 pub fn file_name(task: &TaskRecord) -> String {
     let saved = task.file_path.as_deref().and_then(|p| Path::new(p).file_name()).and_then(|n| n.to_str());
-    let safe: String = saved.unwrap_or("").chars().filter(|c| !c.is_control() && !matches!(c, '/' | '\\')).collect();
+    let safe: String = saved
+        .unwrap_or("")
+        .chars()
+        .filter(|c| !crate::text::is_unsafe(*c) && !c.is_control() && !matches!(c, '/' | '\\'))
+        .collect();
     match safe.trim_start_matches('.') {
         "" => format!("{}.mp4", task.id),
         name => name.to_string(),
@@ -130,7 +134,10 @@ async fn copy_checked(from: &Path, dest: &Path, id: i64, want: &str) -> Result<(
         tokio::fs::create_dir_all(dir).await.map_err(copy_err)?;
     }
     let temp = dest.with_extension(format!("part-{}", std::process::id()));
-    tokio::fs::copy(from, &temp).await.map_err(copy_err)?;
+    if let Err(e) = tokio::fs::copy(from, &temp).await {
+        let _ = tokio::fs::remove_file(&temp).await;
+        return Err(copy_err(e));
+    }
     let check = temp.clone();
     let got = tokio::task::spawn_blocking(move || crate::engine::provenance::sha256_of(&check))
         .await
@@ -159,6 +166,7 @@ mod tests {
         assert_eq!(named(Some("/srv/x/..")), "7.mp4");
         assert_eq!(named(Some("/srv/x/\u{1b}[2Jfox.mp4")), "[2Jfox.mp4");
         assert_eq!(named(Some("/srv/x/.hidden")), "hidden");
+        assert_eq!(named(Some("/srv/x/a\u{202e}4pm.exe")), "a4pm.exe", "no bidi override from the host");
         assert_eq!(named(None), "7.mp4");
     }
 }

@@ -111,20 +111,19 @@ pub async fn run(
     let (task, events) = reader.show(id).await?;
     let previewer = Previewer::from_settings(settings);
     let file_here = file_here(&reader, &task).await?;
-    // The stills of an engine on another machine come into this machine's preview cache.
-    if args.preview
-        && let Some(engine) = reader.far_engine()
-        && let Some(sha) = task.sha256.as_deref()
-        && file_here
-        && let Err(e) = crate::engine::fetched::stills(engine, sha, &previewer.cache_dir).await
-    {
-        out.line(&format!("No preview: {e}"))?;
-        return Ok(());
-    }
+    // The stills of an engine on another machine come into this machine's preview cache; a
+    // failure is why there is no preview, said where the preview would be.
+    let fetch_failed = match (args.preview && file_here, reader.far_engine(), task.sha256.as_deref()) {
+        (true, Some(engine), Some(sha)) => {
+            crate::engine::fetched::stills(engine, sha, &previewer.cache_dir).await.err().map(|e| e.to_string())
+        }
+        _ => None,
+    };
+    let failed = || fetch_failed.clone().map(NoPreview::Fetch);
     if args.json {
         let mut shown = json!({ "task": public::PublicTask::from(&task), "events": public::events(&events) });
         if args.preview {
-            let (paths, why) = match preview_paths(&task, &previewer) {
+            let (paths, why) = match failed().map_or_else(|| preview_paths(&task, &previewer), Err) {
                 Ok(paths) => (json!(paths), None),
                 Err(why) => (serde_json::Value::Null, Some(why.to_string())),
             };
@@ -137,7 +136,7 @@ pub async fn run(
     } else {
         out.text(&render(&task, &events, file_here))?;
         if args.preview {
-            match poster(&task, &previewer) {
+            match failed().map_or_else(|| poster(&task, &previewer), Err) {
                 Ok(image) => {
                     out.flush()?;
                     crate::preview::term::print(&image, settings.multiplexer).map_err(stdout_failed)?;
@@ -171,6 +170,8 @@ enum NoPreview {
     NoVideo { id: i64, state: LocalState },
     #[error(transparent)]
     Preview(#[from] PreviewError),
+    #[error("the stills could not be fetched from the engine's machine: {0}")]
+    Fetch(String),
     #[error("the preview cache was changed meanwhile")]
     CacheChanged,
 }

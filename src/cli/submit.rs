@@ -8,7 +8,7 @@ use clap::Args;
 use thiserror::Error;
 
 use super::CliError;
-use super::follow::{Ended, exit_code, follow, print_tasks, stderr_is_tty};
+use super::follow::{exit_code, follow, print_tasks, stderr_is_tty};
 use super::output::{Output, allow_closed, note};
 use super::progress::Board;
 use crate::config::{Settings, Target};
@@ -365,10 +365,8 @@ pub async fn follow_sent(
     engine.shutdown().await;
     let records = board.records();
     allow_closed(print_tasks(&records, how.json, out))?;
-    match ended {
-        Ended::Interrupted => return Ok(ExitCode::from(130)),
-        Ended::Lost => return Ok(ExitCode::from(2)),
-        Ended::Reached => {}
+    if let Some(code) = ended.code() {
+        return Ok(code);
     }
     Ok(if how.wait {
         exit_code(&records, LocalState::is_success, board.saw_unreachable)

@@ -24,6 +24,8 @@ pub enum FetchError {
     NoFile(i64),
     #[error("no saved file on the engine's machine has the sha256 {0}")]
     NoSum(String),
+    #[error("the engine's machine sent preview stills of {0} that are not pictures reel can use")]
+    BadStill(String),
     #[error(transparent)]
     Engine(#[from] super::EngineError),
     #[error("cannot write {path}: {source}")]
@@ -155,8 +157,9 @@ async fn fetch_file(
 }
 
 /// The poster and strip of the saved video whose sha256 is `sha` in this machine's preview
-/// cache (`previews`, the folder the previews read), fetched when missing, all at once; the
-/// engine's machine makes them if it has not yet.
+/// cache (`previews`, the folder the previews read), fetched when missing; the engine's machine
+/// makes them if it has not yet. The poster first (asking for it makes them all there, with one
+/// ffmpeg), then the strip at once.
 pub async fn stills(engine: &RemoteEngine, sha: &str, previews: &Path) -> Result<(), FetchError> {
     use crate::preview::{StillPaths, cache};
     let folder = cache::folder(previews, sha)?;
@@ -165,24 +168,46 @@ pub async fn stills(engine: &RemoteEngine, sha: &str, previews: &Path) -> Result
     }
     let temp = cache::temp_folder(&folder)?;
     let paths = StillPaths::of(&temp);
-    let fetched = futures_util::future::try_join_all(paths.all().enumerate().map(|(index, path)| async move {
-        let file = RemoteFile::StillBySum { sha256: sha.to_string(), index };
-        let mut bytes = Vec::new();
-        loop {
-            let (total, piece) = engine.fetch(file.clone(), bytes.len() as u64, CHUNK).await?;
-            bytes.extend_from_slice(&piece);
-            if piece.is_empty() || bytes.len() as u64 >= total {
-                break;
-            }
+    let one = |index: usize, path: &PathBuf| {
+        let path = path.clone();
+        async move {
+            let bytes = still(engine, sha, index).await?;
+            tokio::fs::write(&path, &bytes).await.map_err(|source| FetchError::Io { path, source })
         }
-        tokio::fs::write(path, &bytes).await.map_err(|source| FetchError::Io { path: path.clone(), source })
-    }))
+    };
+    let fetched = async {
+        one(0, &paths.poster).await?;
+        futures_util::future::try_join_all(paths.strip.iter().enumerate().map(|(i, p)| one(i + 1, p))).await?;
+        // What the host sent must be pictures the previews can use, or nothing is kept.
+        if cache::complete(&temp) { Ok(()) } else { Err(FetchError::BadStill(sha.to_string())) }
+    }
     .await;
     match fetched {
-        Ok(_) => Ok(cache::commit(&temp, &folder)?),
+        Ok(()) => Ok(cache::commit(&temp, &folder)?),
         Err(e) => {
             cache::discard(&temp);
             Err(e)
         }
     }
+}
+
+/// The most bytes a still may have: a JPEG frame of a strip is tens of KiB.
+const MAX_STILL: u64 = 8 << 20;
+
+/// One still's bytes, in pieces while the host has more; its length must not change meanwhile.
+async fn still(engine: &RemoteEngine, sha: &str, index: usize) -> Result<Vec<u8>, FetchError> {
+    let file = RemoteFile::StillBySum { sha256: sha.to_string(), index };
+    let (total, mut bytes) = engine.fetch(file.clone(), 0, CHUNK).await?;
+    if total > MAX_STILL {
+        return Err(FetchError::BadStill(sha.to_string()));
+    }
+    while (bytes.len() as u64) < total {
+        let (again, piece) = engine.fetch(file.clone(), bytes.len() as u64, CHUNK).await?;
+        if again != total || piece.is_empty() {
+            return Err(FetchError::Moved(format!("a still of {sha}")));
+        }
+        bytes.extend_from_slice(&piece);
+    }
+    bytes.truncate(usize::try_from(total).unwrap_or(usize::MAX));
+    Ok(bytes)
 }

@@ -120,13 +120,6 @@ pub fn opening_changes(db: &Path, since_ms: i64) -> Result<Changes, QueryError> 
     Ok(Changes { tasks: tasks::unfinished_or_since(&conn, since_ms, 500)?, mark })
 }
 
-/// The tasks changed since mark `after` (at most `limit`), and where the journal stood.
-pub fn changes(db: &Path, after: i64, limit: usize) -> Result<Changes, QueryError> {
-    let Some(conn) = open(db)? else { return Ok(Changes { tasks: Vec::new(), mark: 0 }) };
-    let mark = since::mark(&conn)?;
-    Ok(Changes { tasks: since::changed_since(&conn, after, limit)?, mark })
-}
-
 /// Up to `limit` tasks created after task `after`, oldest first (an export, page by page).
 pub fn export_page(db: &Path, after: i64, limit: usize) -> Result<Vec<TaskRecord>, QueryError> {
     let Some(conn) = open(db)? else { return Ok(Vec::new()) };

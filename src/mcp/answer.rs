@@ -127,9 +127,14 @@ pub fn tasks(records: &[TaskRecord]) -> Value {
     json!({ "tasks": crate::cli::public::tasks(records) })
 }
 
-/// One task with its timeline, its file and what is known of its preview.
-pub fn shown(task: &TaskRecord, events: &[EventRecord], preview: Result<&str, String>) -> Value {
-    let file_present = task.file_path.as_deref().map(|p| std::path::Path::new(p).is_file());
+/// One task with its timeline, its file (`file_present`: whether it is where it was saved, on
+/// the engine's machine) and what is known of its preview.
+pub fn shown(
+    task: &TaskRecord,
+    events: &[EventRecord],
+    file_present: Option<bool>,
+    preview: Result<&str, String>,
+) -> Value {
     let mut out = json!({
         "task": crate::cli::public::PublicTask::from(task),
         "timeline": crate::cli::public::events(events),

@@ -322,7 +322,12 @@ impl Server {
             Err(e) => return Ok(refuse(format!("id: {e}"))),
         };
         let image = poster::of(self.settings(), &task, reader.far_engine()).await;
-        let shown = answer::shown(&task, &events, image.as_ref().map(|p| p.path.as_str()).map_err(Clone::clone));
+        let present = match reader.files_present(vec![task.id]).await {
+            Ok(found) => found.first().map(|(_, here)| *here),
+            Err(e) => return Ok(refuse(format!("cannot look for the file of task {}: {e}", task.id))),
+        };
+        let preview = image.as_ref().map(|p| p.path.as_str()).map_err(Clone::clone);
+        let shown = answer::shown(&task, &events, present, preview);
         let mut result = answer(&shown);
         if let Ok(p) = image {
             result.content.push(Content::image(p.base64, "image/jpeg"));

@@ -1,6 +1,7 @@
-//! Reads for a client that reads the journal through the engine: the tasks changed since the
-//! last change it saw (catching up after a dropped link), those created after an id (an
-//! export, page by page), and the task a saved file's sum belongs to (its previews).
+//! Reads for a client that reads the journal through the engine: where the journal stands (the
+//! newest change, on the engine's clock: a dashboard catches up from it after a dropped link),
+//! the tasks created after an id (an export, page by page), agents' tasks of the day, and the
+//! task a saved file's sum belongs to (its previews).
 
 use rusqlite::Connection;
 
@@ -12,16 +13,6 @@ use super::tasks::{COLUMNS, TaskRecord, from_row};
 /// when it asks for what changed since.
 pub fn mark(conn: &Connection) -> Result<i64, StoreError> {
     Ok(conn.query_row("SELECT coalesce(max(updated_at), 0) FROM tasks", [], |r| r.get(0))?)
-}
-
-/// The tasks changed at or after `mark` (a change in the same millisecond is read again rather
-/// than missed), oldest first, at most `limit` of them.
-pub fn changed_since(conn: &Connection, mark: i64, limit: usize) -> Result<Vec<TaskRecord>, StoreError> {
-    let sql = format!("SELECT {COLUMNS} FROM tasks t WHERE t.updated_at >= ?1 ORDER BY t.id LIMIT ?2");
-    let mut stmt = conn.prepare_cached(&sql)?;
-    let limit = i64::try_from(limit).unwrap_or(i64::MAX);
-    let rows = stmt.query_map(rusqlite::params![mark, limit], from_row)?.collect::<Result<Vec<_>, _>>()?;
-    Ok(rows)
 }
 
 /// Up to `limit` tasks with an id above `after`, oldest first.
@@ -63,7 +54,7 @@ mod tests {
     use crate::store::{LocalState, fixtures, open_writer};
 
     #[test]
-    fn changes_since_a_mark_and_pages_after_an_id() {
+    fn the_mark_pages_after_an_id_and_sums() {
         let dir = tempfile::tempdir().expect("dir");
         let conn = open_writer(&dir.path().join("reel.db")).expect("db");
         assert_eq!(mark(&conn).expect("none yet"), 0);
@@ -78,11 +69,7 @@ mod tests {
         };
         later(ids[2], seen + 5);
         later(ids[0], seen + 7);
-        let changed: Vec<i64> = changed_since(&conn, seen + 1, 10).expect("changes").iter().map(|t| t.id).collect();
-        assert_eq!(changed, vec![ids[0], ids[2]], "each task once, oldest first");
-        assert_eq!(mark(&conn).expect("mark"), seen + 7);
-        let again: Vec<i64> = changed_since(&conn, seen + 7, 10).expect("changes").iter().map(|t| t.id).collect();
-        assert_eq!(again, vec![ids[0]], "a change at the mark itself is read again, never missed");
+        assert_eq!(mark(&conn).expect("mark"), seen + 7, "the newest change");
         let page: Vec<i64> = created_after(&conn, ids[0], 2).expect("page").iter().map(|t| t.id).collect();
         assert_eq!(page, vec![ids[1], ids[2]]);
         assert!(created_after(&conn, ids[3], 2).expect("page").is_empty());

@@ -553,7 +553,7 @@ pub fn write_review(
     if said.is_empty() {
         return Ok(task);
     }
-    // A review is a change a client catching up must see (`since::changed_since`).
+    // A review is a change a client catching up must see (`since::mark`).
     conn.prepare_cached("UPDATE tasks SET rating = ?2, picked = ?3, updated_at = max(updated_at, ?4) WHERE id = ?1")?
         .execute(params![id, review.rating, review.picked, at])?;
     task.updated_at = task.updated_at.max(at);

@@ -239,7 +239,8 @@ async fn edit(console: &mut impl Console, editor: &[String], field: Field, text:
 /// The rows to show, read again: every task unfinished or changed since `since_ms`, and for
 /// each task of `check` not among them, its record as it is now, or that it is gone.
 async fn reload(reader: &Reader, since_ms: i64, check: &[i64]) -> Result<Reload, EffectError> {
-    let mut records = reader.opening(since_ms).await?.tasks;
+    let opened = reader.opening(since_ms).await?;
+    let (mut records, mark) = (opened.tasks, opened.mark);
     let missing: Vec<i64> = check.iter().copied().filter(|id| !records.iter().any(|r| r.id == *id)).collect();
     let mut gone = Vec::new();
     if !missing.is_empty() {
@@ -248,7 +249,7 @@ async fn reload(reader: &Reader, since_ms: i64, check: &[i64]) -> Result<Reload,
         gone.extend(missing.iter().filter(|id| !found.iter().any(|r| r.id == **id)));
         records.extend(found);
     }
-    Ok(Reload { records, gone })
+    Ok(Reload { records, gone, mark })
 }
 
 /// Every part's media made ready (local files uploaded, URLs re-signed) before the first is

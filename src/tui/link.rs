@@ -71,7 +71,8 @@ impl Link {
             Link::Reloading { .. } => Some(format!("{what} back · reloading")),
             Link::CatchingUp => Some("catching up".into()),
             Link::Down(o) => {
-                let lost = if o.attempt <= 1 {
+                // An age under a second says nothing.
+                let lost = if o.attempt <= 1 || now_ms - o.since_ms < 1000 {
                     format!("{what} lost")
                 } else {
                     format!("{what} lost {} ago", crate::text::clock((now_ms - o.since_ms) / 1000))
@@ -126,7 +127,7 @@ mod tests {
             (down(5, Some(17_000)), 12_000, Some("engine lost 0:12 ago · attempt 5 in 5s")),
             (down(5, Some(17_000)), 12_001, Some("engine lost 0:12 ago · attempt 5 in 5s")),
             (down(6, None), 75_000, Some("engine lost 1:15 ago · attempt 6…")),
-            (down(2, Some(100)), 500, Some("engine lost 0:00 ago · attempt 2…")),
+            (down(2, Some(100)), 500, Some("engine lost · attempt 2…")),
         ];
         for (link, now, want) in cases {
             assert_eq!(link.describe(now).as_deref(), want, "{link:?} at {now}");

@@ -15,8 +15,6 @@ use crate::preview::Previewer;
 use crate::store::history::HistoryQuery;
 use crate::store::{EventRecord, LocalState, TaskRecord};
 
-/// Tasks at most in one answer about changes (a batch that large comes as one event anyway).
-pub const MAX_CHANGES: usize = 20_000;
 /// The most bytes of a file one answer carries (about 5.4 MiB as base64).
 pub const MAX_CHUNK: u32 = 4 << 20;
 
@@ -37,10 +35,6 @@ pub enum Read {
     /// What a dashboard shows as it opens (unfinished tasks, and those changed since).
     Opening {
         since_ms: i64,
-    },
-    /// The tasks changed since the mark of the last answer a client read (engine clock).
-    Changes {
-        since_mark: i64,
     },
     Show {
         id: i64,
@@ -133,7 +127,6 @@ pub fn answer(db: &Path, read: Read) -> Result<Found, QueryError> {
         Read::List { state, batch, limit } => Found::Tasks(query::list(db, state, batch, limit)?),
         Read::Unfinished => Found::Tasks(query::unfinished(db)?),
         Read::Opening { since_ms } => Found::Changes(query::opening_changes(db, since_ms)?),
-        Read::Changes { since_mark } => Found::Changes(query::changes(db, since_mark, MAX_CHANGES)?),
         Read::Show { id } => {
             let (task, events) = query::show(db, id)?;
             Found::Show(Box::new(task), events)
@@ -239,7 +232,6 @@ mod tests {
             Read::Resolve { text: "12".into() },
             Read::List { state: Some(LocalState::Failed), batch: Some(3), limit: 50 },
             Read::Opening { since_ms: 5 },
-            Read::Changes { since_mark: 9 },
             Read::History {
                 query: HistoryQuery { text: "fox".into(), ..HistoryQuery::default() },
                 cursor: Some(4),

@@ -98,6 +98,8 @@ impl SshReach {
         if let Some(port) = t.port {
             args.extend(["-p".into(), port.to_string()]);
         }
+        // Nothing after this is an option of ssh's.
+        args.push("--".into());
         args.push(match &t.user {
             Some(u) => format!("{u}@{}", t.host),
             None => t.host.clone(),
@@ -121,6 +123,9 @@ impl SshReach {
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())
             .kill_on_drop(true)
+            // Its own process group: Ctrl-C is this reel's to handle (it says what goes on at
+            // the host), not a signal that cuts the link under it.
+            .process_group(0)
             .spawn()
             .map_err(|source| ServiceError::Spawn { exe: line[0].clone().into(), source })?;
         let said = Arc::new(Mutex::new(String::new()));
@@ -238,6 +243,7 @@ mod tests {
         assert!(line.windows(2).any(|w| w == ["-o", "BatchMode=yes"]), "never a password prompt: {line:?}");
         assert!(line.windows(2).any(|w| w == ["-p", "2222"]), "{line:?}");
         assert_eq!(line[line.len() - 2], "me@box");
+        assert_eq!(line[line.len() - 3], "--", "the destination is never read as an option");
         let remote = shell_words::split(&line[line.len() - 1]).expect("one shell line");
         assert_eq!(remote, ["/opt/reel bin/reel", "engine", "attach", "--stdio", "--data-dir", "/srv/my reel"]);
     }

@@ -158,6 +158,8 @@ pub struct Reload {
     pub records: Vec<TaskRecord>,
     /// Tasks asked about that no longer exist (their records were deleted meanwhile).
     pub gone: Vec<i64>,
+    /// The journal's newest change when it was read, on the engine's clock.
+    pub mark: i64,
 }
 
 /// An engine action that applies to several tasks at once.

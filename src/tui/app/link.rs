@@ -145,7 +145,8 @@ impl App {
             (None, _) => String::new(),
         };
         match result {
-            Ok(Reload { records, gone }) => {
+            Ok(Reload { records, gone, mark }) => {
+                self.engine_mark = self.engine_mark.max(Some(mark));
                 let n = records.len();
                 self.show_read(records);
                 for id in gone {
@@ -188,7 +189,8 @@ impl App {
     /// The rows read after news was dropped: shown, and news flows again.
     fn caught_up(&mut self, result: Result<Reload, super::EffectError>) -> Vec<Effect> {
         match result {
-            Ok(Reload { records, gone }) => {
+            Ok(Reload { records, gone, mark }) => {
+                self.engine_mark = self.engine_mark.max(Some(mark));
                 self.show_read(records);
                 for id in gone {
                     self.table.remove(id);

@@ -33,7 +33,7 @@ fn news_waits_until_the_first_rows_are_read() {
     assert!(
         matches!(&a.initial_effects()[..], [Effect::Reload { since_ms, check }] if *since_ms == NOW - RECENT_MS && check.is_empty())
     );
-    a.update(Action::Reloaded(Ok(Reload { records: vec![rec(4, LocalState::Queued)], gone: vec![] })), NOW);
+    a.update(Action::Reloaded(Ok(Reload { records: vec![rec(4, LocalState::Queued)], gone: vec![], mark: 0 })), NOW);
     assert_eq!(a.link, Link::Up);
     assert!(a.table.row(4).is_some());
     // A read that fails still lets the news flow, and says why the list may be short.
@@ -44,7 +44,7 @@ fn news_waits_until_the_first_rows_are_read() {
     // The engine died before the first read was done: its rows are shown, the outage stays.
     let mut c = app();
     assert_eq!(c.update(Action::LinkLost, NOW), vec![Effect::Reattach { attempt: 1, after_ms: 200 }]);
-    c.update(Action::Reloaded(Ok(Reload { records: vec![rec(5, LocalState::Queued)], gone: vec![] })), NOW);
+    c.update(Action::Reloaded(Ok(Reload { records: vec![rec(5, LocalState::Queued)], gone: vec![], mark: 0 })), NOW);
     assert!(c.table.row(5).is_some() && !c.link.attached());
 }
 
@@ -103,7 +103,8 @@ fn once_attached_the_rows_are_read_again_and_spinners_tell_the_truth() {
     );
 
     // Meanwhile 1 was saved, 2 deleted from another terminal, and 4 sent from another.
-    let read = Reload { records: vec![rec(1, LocalState::Downloaded), rec(4, LocalState::Queued)], gone: vec![2] };
+    let read =
+        Reload { records: vec![rec(1, LocalState::Downloaded), rec(4, LocalState::Queued)], gone: vec![2], mark: 0 };
     let e = a.update(Action::Reloaded(Ok(read)), NOW + 1_100);
     assert_eq!(a.link, Link::Up);
     assert_eq!(header(&a), None);
@@ -115,7 +116,7 @@ fn once_attached_the_rows_are_read_again_and_spinners_tell_the_truth() {
     assert!(e.iter().any(|e| matches!(e, Effect::LoadTimeline(_))), "the detail reads its timeline again: {e:?}");
     // A read that comes once news flows again never takes the news back.
     task(&mut a, 4, LocalState::Downloaded);
-    a.update(Action::Reloaded(Ok(Reload { records: vec![rec(4, LocalState::Queued)], gone: vec![] })), NOW);
+    a.update(Action::Reloaded(Ok(Reload { records: vec![rec(4, LocalState::Queued)], gone: vec![], mark: 0 })), NOW);
     assert_eq!(a.table.row(4).map(|r| r.record.state), Some(LocalState::Downloaded));
 }
 
@@ -188,6 +189,19 @@ fn over_ssh_a_send_while_the_link_is_down_is_refused_and_said() {
     assert_eq!(status(&a), "Reconnected to me@box; reloaded 0 tasks");
 }
 
+/// Without any news before the link drops, the journal's mark read with the rows is where
+/// catching up starts (the host's clock hours behind this one's).
+#[test]
+fn over_ssh_the_first_reads_mark_bounds_the_catch_up() {
+    let mut a = app();
+    a.header.far = Some("me@box".into());
+    let mark = NOW - 4 * RECENT_MS;
+    a.update(Action::Reloaded(Ok(Reload { records: vec![], gone: vec![], mark })), NOW);
+    a.update(Action::LinkLost, NOW);
+    let e = a.update(Action::Reattached { restarted: false, activity: None }, NOW);
+    assert!(matches!(&e[..], [Effect::Reload { since_ms, .. }] if *since_ms == mark), "{e:?}");
+}
+
 /// Every task finished, so that quitting asks only about what is held.
 fn task_free(a: &mut App) {
     for id in [1, 2] {
@@ -245,7 +259,8 @@ fn missed_news_reads_the_rows_again_and_holds_news_until_then() {
     // A second loss of news while the read is under way asks nothing more.
     assert!(a.update(Action::Engine(Event::Missed), NOW).is_empty());
     // The read is the truth: task 2 ended meanwhile, task 1 was deleted, task 9 is new.
-    let read = Reload { records: vec![rec(2, LocalState::Downloaded), rec(9, LocalState::Queued)], gone: vec![1] };
+    let read =
+        Reload { records: vec![rec(2, LocalState::Downloaded), rec(9, LocalState::Queued)], gone: vec![1], mark: 0 };
     let e = a.update(Action::Reloaded(Ok(read)), NOW);
     assert!(acts(e).is_empty());
     assert_eq!(a.link, Link::Up);
