@@ -404,3 +404,32 @@ async fn open_plays_a_copy_fetched_from_the_host() {
     let want = task["file_sha256"].as_str().or(task["sha256"].as_str()).expect("a sum");
     assert_eq!(sha256_hex(&std::fs::read(path).expect("the copy")), want);
 }
+
+/// A command that reads and then acts (`wait`, `rate`, `rm`) logs in over SSH once: the reads
+/// go through the link it acts on (each login costs seconds on a slow link).
+#[tokio::test(flavor = "multi_thread")]
+async fn a_command_logs_in_once() {
+    let Some(host) = Host::start(fast_config()).await else { return };
+    let client = host.client();
+    let task = sent_and_saved(&client, "a fox counted").await;
+    let id = task["id"].to_string();
+    let logins = || host.sshd.log().matches("Accepted publickey").count();
+    for args in [
+        &["wait", id.as_str()][..],
+        &["wait", "--all"],
+        &["rate", id.as_str(), "4"],
+        &["download", id.as_str()],
+        &["rm", id.as_str()],
+    ] {
+        let before = logins();
+        let out = client.run(args).await;
+        assert!(out.status.success(), "{args:?}: {out:?}");
+        // sshd may write its log line a moment after the session began.
+        let deadline = Instant::now() + Duration::from_secs(5);
+        while logins() == before && Instant::now() < deadline {
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+        assert_eq!(logins() - before, 1, "{args:?} logged in once");
+    }
+    assert!(host.tasks().await.is_empty(), "rm went through: the host forgot the task");
+}

@@ -10,7 +10,6 @@ use super::follow::{finish, follow, stderr_is_tty};
 use super::output::Output;
 use super::progress::Board;
 use crate::config::Settings;
-use crate::session;
 use crate::session::Reach;
 use crate::store::{LocalState, TaskRecord};
 
@@ -29,8 +28,8 @@ pub async fn run(
     reach: &Reach,
     out: &mut Output<impl Write>,
 ) -> Result<ExitCode, CliError> {
-    let task = super::reading::resolve_one(settings, reach, &args.id).await?;
-    let attached = session::attach(settings, reach).await?;
+    let (attached, mut tasks) = super::reading::attach_for(settings, reach, std::slice::from_ref(&args.id)).await?;
+    let Some(task) = tasks.pop() else { return Err(CliError::Usage(format!("no task {}", args.id))) };
     let (engine, mut events) = (attached.engine, attached.events);
     engine.download(task.id).await?;
     let pending = TaskRecord { state: LocalState::Completed, ..task };

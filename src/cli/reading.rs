@@ -6,7 +6,7 @@ use std::sync::Arc;
 use super::CliError;
 use crate::config::Settings;
 use crate::engine::reader::Reader;
-use crate::session::{self, Reach, db_path};
+use crate::session::{self, Attached, Reach, db_path};
 use crate::store::TaskRecord;
 
 /// The journal of `settings`' data folder, read where it is.
@@ -35,4 +35,40 @@ pub async fn resolve_one(settings: &Settings, reach: &Reach, id: &str) -> Result
     let reader = reader(settings, reach).await?;
     let mut tasks = resolve_all(&reader, std::slice::from_ref(&id.to_string())).await?;
     tasks.pop().ok_or_else(|| CliError::Usage(format!("no task {id}")))
+}
+
+/// Lends an attached engine to `read` as the journal's reader (through that very link when the
+/// engine is on another machine: one SSH connection per command), then gives it back.
+pub async fn lend<T>(
+    attached: Attached,
+    settings: &Settings,
+    read: impl AsyncFnOnce(&Reader) -> Result<T, CliError>,
+) -> Result<(Attached, T), CliError> {
+    let Attached { engine, events, base_url, session } = attached;
+    let engine = Arc::new(engine);
+    let reader = Reader::of(&engine, &db_path(settings));
+    let result = read(&reader).await;
+    drop(reader);
+    let Ok(engine) = Arc::try_unwrap(engine) else {
+        return Err(CliError::Usage("the engine was kept by a read that ended".into()));
+    };
+    Ok((Attached { engine, events, base_url, session }, result?))
+}
+
+/// The engine attached, and the tasks `ids` name, read as [`resolve_all`] reads them.
+pub async fn attach_for(
+    settings: &Settings,
+    reach: &Reach,
+    ids: &[String],
+) -> Result<(Attached, Vec<TaskRecord>), CliError> {
+    match reach {
+        // On this machine the ids are read first: a typo starts no engine.
+        Reach::Service(_) | Reach::InProcess => {
+            let tasks = resolve_all(&Reader::Store(db_path(settings)), ids).await?;
+            Ok((session::attach(settings, reach).await?, tasks))
+        }
+        Reach::Ssh(_) => {
+            lend(session::attach(settings, reach).await?, settings, async |r| resolve_all(r, ids).await).await
+        }
+    }
 }

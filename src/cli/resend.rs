@@ -12,7 +12,7 @@ use super::output::Output;
 use super::progress::Board;
 use super::submit::{Sending, follow_sent};
 use crate::config::Settings;
-use crate::session::{self, Reach};
+use crate::session::Reach;
 use crate::store::{LocalState, TaskRecord};
 
 #[derive(Debug, Args)]
@@ -33,8 +33,8 @@ pub async fn run(
     reach: &Reach,
     out: &mut Output<impl Write>,
 ) -> Result<ExitCode, CliError> {
-    let task = super::reading::resolve_one(settings, reach, &args.id).await?;
-    let attached = session::attach(settings, reach).await?;
+    let (attached, mut tasks) = super::reading::attach_for(settings, reach, std::slice::from_ref(&args.id)).await?;
+    let Some(task) = tasks.pop() else { return Err(CliError::Usage(format!("no task {}", args.id))) };
     let (engine, mut events) = (attached.engine, attached.events);
     // The engine says when the task is in no state to be sent again.
     engine.resend(task.id).await?;

@@ -6,7 +6,7 @@ use std::io::Write;
 use super::CliError;
 use super::output::Output;
 use crate::config::Settings;
-use crate::session::{self, Reach};
+use crate::session::Reach;
 use crate::store::review::{Change, checked};
 
 /// Applies `change` to the task `id` names and prints the task's review (or with `json`, the task).
@@ -20,8 +20,8 @@ pub async fn run(
 ) -> Result<(), CliError> {
     // Refused here, before the engine is started for nothing.
     let change = checked(&change).map_err(|e| CliError::Usage(e.to_string()))?;
-    let task = super::reading::resolve_one(settings, reach, id).await?;
-    let attached = session::attach(settings, reach).await?;
+    let (attached, mut tasks) = super::reading::attach_for(settings, reach, &[id.to_string()]).await?;
+    let Some(task) = tasks.pop() else { return Err(CliError::Usage(format!("no task {id}"))) };
     let engine = attached.engine;
     let reviewed = engine.review(task.id, change).await;
     engine.shutdown().await;

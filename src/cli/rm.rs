@@ -7,7 +7,7 @@ use clap::Args;
 use super::CliError;
 use super::output::Output;
 use crate::config::Settings;
-use crate::session::{self, Reach};
+use crate::session::Reach;
 use crate::text::one_line;
 
 #[derive(Debug, Args)]
@@ -25,8 +25,8 @@ pub async fn run(
     reach: &Reach,
     out: &mut Output<impl Write>,
 ) -> Result<(), CliError> {
-    let task = super::reading::resolve_one(settings, reach, &args.id).await?;
-    let attached = session::attach(settings, reach).await?;
+    let (attached, mut tasks) = super::reading::attach_for(settings, reach, std::slice::from_ref(&args.id)).await?;
+    let Some(task) = tasks.pop() else { return Err(CliError::Usage(format!("no task {}", args.id))) };
     let engine = attached.engine;
     // The engine refuses a task it is still sending or following.
     let deleted = engine.delete(task.id, args.file).await;

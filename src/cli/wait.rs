@@ -10,10 +10,10 @@ use super::CliError;
 use super::follow::{Ended, finish, follow, stderr_is_tty};
 use super::output::{Output, note};
 use super::progress::Board;
-use super::reading::{reader, resolve_all};
+use super::reading::{lend, resolve_all};
 use crate::config::Settings;
 use crate::engine::reader::Reader;
-use crate::session::{self, Reach};
+use crate::session::{self, Reach, db_path};
 use crate::store::{LocalState, TaskRecord};
 
 #[derive(Debug, Args)]
@@ -57,26 +57,48 @@ pub async fn run(
         note("name the tasks to wait for, or use --all or --batch ID");
         return Ok(ExitCode::from(2));
     }
-    let reader = reader(settings, reach).await?;
-    // Read before attaching too: an engine that starts now settles a send it finds cut short
-    // as submit_unknown, and that task was still waited on.
-    let before = if args.all { reader.unfinished().await? } else { Vec::new() };
-    if let Some(batch) = args.batch
-        && reader.list(None, Some(batch), 1).await?.is_empty()
-    {
+    let no_batch = |batch| {
         note(&format!("no batch {batch} (`reel list --json` shows each task's batch_id)"));
-        return Ok(ExitCode::from(2));
+        Ok(ExitCode::from(2))
+    };
+    // On this machine, read before attaching too: an engine that starts now settles a send it
+    // finds cut short as submit_unknown, and that task was still waited on. (An engine on
+    // another machine is read through the link, once attached.)
+    let here = reach.far().is_none().then(|| Reader::Store(db_path(settings)));
+    let mut before = Vec::new();
+    if let Some(early) = &here {
+        if args.all {
+            before = early.unfinished().await?;
+        }
+        if let Some(batch) = args.batch
+            && early.list(None, Some(batch), 1).await?.is_empty()
+        {
+            return no_batch(batch);
+        }
     }
     // Attached first, read second: a task that ends in between is read as ended, and every
     // later change arrives as an event.
     let attached = session::attach(settings, reach).await?;
+    let (attached, targets) = lend(attached, settings, async |reader| {
+        if here.is_none() {
+            if let Some(batch) = args.batch
+                && reader.list(None, Some(batch), 1).await?.is_empty()
+            {
+                return Ok(None);
+            }
+            if args.all {
+                before = reader.unfinished().await?;
+            }
+        }
+        Ok(Some(match (args.all, args.batch) {
+            (true, _) => all_targets(reader, &before).await?,
+            (false, Some(batch)) => reader.list(None, Some(batch), usize::MAX).await?,
+            (false, None) => resolve_all(reader, &args.ids).await?,
+        }))
+    })
+    .await?;
     let (engine, mut events) = (attached.engine, attached.events);
-    let targets = match (args.all, args.batch) {
-        (true, _) => all_targets(&reader, &before).await?,
-        (false, Some(batch)) => reader.list(None, Some(batch), usize::MAX).await?,
-        (false, None) => resolve_all(&reader, &args.ids).await?,
-    };
-    drop(reader);
+    let Some(targets) = targets else { return args.batch.map_or(Ok(ExitCode::from(2)), no_batch) };
     // A stalled task may have finished on the service since: ask again now, not in a minute.
     for t in targets.iter().filter(|t| t.state == LocalState::Stalled) {
         if let Err(e) = engine.recheck(t.id).await {
