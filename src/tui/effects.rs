@@ -449,16 +449,21 @@ pub async fn perform(effect: Effect, cx: &Context, console: &mut impl Console) -
                 earlier.abort();
             }
         }
-        Effect::CheckFiles(files) => match Reader::of(&cx.engine.get(), &cx.db) {
-            // The files are on the engine's machine: it looks.
-            far @ Reader::Engine(_) => reading(cx, tx, move |_| async move {
-                let ids = files.into_iter().map(|(id, _)| id).collect();
-                far.files_present(ids).await.ok().map(Action::FilesChecked)
-            }),
-            Reader::Store(_) => blocking(tx, move || {
-                Some(Action::FilesChecked(files.into_iter().map(|(id, p)| (id, Path::new(&p).is_file())).collect()))
-            }),
-        },
+        Effect::CheckFiles(files) => reading(cx, tx, move |r| async move {
+            let found = match r {
+                // The files are on the engine's machine: it looks.
+                Reader::Engine(_) => {
+                    let ids = files.into_iter().map(|(id, _)| id).collect();
+                    r.files_present(ids).await.inspect_err(|e| tracing::info!("cannot look for the files: {e}")).ok()?
+                }
+                Reader::Store(_) => tokio::task::spawn_blocking(move || {
+                    files.into_iter().map(|(id, p)| (id, Path::new(&p).is_file())).collect()
+                })
+                .await
+                .ok()?,
+            };
+            Some(Action::FilesChecked(found))
+        }),
         Effect::LoadTimeline(id) => reading(cx, tx, move |r| async move {
             match r.show(id).await {
                 Ok((_, events)) => Some(Action::Timeline(id, events)),
