@@ -120,7 +120,10 @@ async fn the_dashboard_over_ssh_submits_survives_a_cut_and_refuses_while_down() 
     assert!(Path::new(&file).starts_with(&host_data), "{file} is in the host's data folder {}", host_data.display());
     assert!(!client_data.join("videos").exists(), "no video saved in the client's data folder");
     // The detail pane shows where the host saved it.
-    let screen = tmux.wait_for("File");
+    let host_path = host_data.display().to_string();
+    let screen = tmux.wait_until("the host's path on the File line", |s| {
+        s.lines().any(|l| l.contains("File ") && l.contains(&host_path)) && s.contains(&file)
+    });
     let shown = screen.lines().find(|l| l.contains("File ")).expect("the File line");
     assert!(shown.contains(&host_data.display().to_string()), "the host's path in the detail pane:\n{screen}");
     assert!(screen.contains(&file), "the whole path {file} in the detail pane:\n{screen}");
@@ -156,7 +159,9 @@ async fn the_dashboard_over_ssh_submits_survives_a_cut_and_refuses_while_down() 
         if seen_lost.is_none() && header(&s).contains(&lost) {
             seen_lost = Some(header(&s).to_string());
         }
-        if s.contains("Reconnected to") {
+        // The whole screen redrawn after the reconnection (a capture can catch half a frame).
+        let row = s.lines().any(|l| l.contains("a red fox at dusk") && l.contains("downloaded"));
+        if s.contains("Reconnected to") && !header(&s).contains("lost") && row {
             break s;
         }
         assert!(Instant::now() < deadline, "never reconnected; the screen:\n{s}");
@@ -186,7 +191,7 @@ async fn the_dashboard_over_ssh_submits_survives_a_cut_and_refuses_while_down() 
     tmux.wait_for("New prompt");
     tmux.keys(&["-l", "a grey wolf in the snow"]);
     tmux.keys(&["C-s"]);
-    let screen = tmux.wait_for(&format!("Not sent: the link to {far}"));
+    let screen = tmux.wait_for_all(&[&format!("Not sent: the link to {far}"), "a grey wolf in the snow"]);
     eprintln!("refused:\n{}\n{}", header(&screen), screen.lines().rfind(|l| l.contains("Not sent")).unwrap_or(""));
     assert!(screen.contains("a grey wolf in the snow"), "the form keeps the prompt:\n{screen}");
     let tasks = host_tasks(&host, &sim).await;

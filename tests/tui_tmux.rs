@@ -66,10 +66,8 @@ async fn type_submit_watch_it_finish_and_find_the_file() {
     // The prompt has the focus: type at once, then send.
     tmux.keys(&["-l", "a red fox running through fresh snow"]);
     tmux.keys(&["C-s"]);
-    let screen = tmux.wait_for("downloaded");
-    assert!(screen.contains("saved"), "{screen}");
-    let screen = tmux.wait_for("File");
-    assert!(screen.contains("a red fox running through fresh snow"), "{screen}");
+    tmux.wait_for_all(&["downloaded", "saved"]);
+    tmux.wait_for_all(&["File", "a red fox running through fresh snow"]);
 
     let videos: Vec<_> =
         walk(&data.join("videos")).into_iter().filter(|p| p.extension().is_some_and(|e| e == "mp4")).collect();
@@ -262,8 +260,7 @@ async fn the_engine_killed_under_the_dashboard_is_replaced_and_nothing_is_lost()
     tmux.keys(&["-l", "a heron before the crash"]);
     tmux.keys(&["C-s"]);
     tmux.wait_for("Sent 1 task");
-    let screen = tmux.wait_for("service ok");
-    assert!(screen.contains("a heron before the crash"), "{screen}");
+    tmux.wait_for_all(&["service ok", "a heron before the crash"]);
 
     let (code, out, err) = reel(&sim, &data, &config, &["engine", "status", "--json"]);
     assert_eq!(code, 0, "{err}");
@@ -277,8 +274,7 @@ async fn the_engine_killed_under_the_dashboard_is_replaced_and_nothing_is_lost()
     tmux.keys(&["C-u"]);
     tmux.keys(&["-l", "a heron held meanwhile"]);
     tmux.keys(&["C-s"]);
-    let screen = tmux.wait_for("Held: the engine is not attached");
-    assert!(screen.contains("engine lost"), "{screen}");
+    tmux.wait_for_all(&["Held: the engine is not attached", "engine lost"]);
 
     // Fixed config, and a task from another terminal: its command starts the engine.
     std::fs::write(&config, FAST).expect("config fixed");
@@ -309,8 +305,7 @@ async fn the_engine_killed_under_the_dashboard_is_replaced_and_nothing_is_lost()
     let tasks = until_saved(&sim, &data, &config, 4);
     let remote: std::collections::HashSet<&str> = tasks.iter().filter_map(|t| t["remote_id"].as_str()).collect();
     assert_eq!(remote.len(), 4, "no task sent twice: {tasks:?}");
-    let screen = tmux.wait_for("4 tasks, 0 active");
-    assert!(screen.contains("a heron after the crash"), "{screen}");
+    tmux.wait_for_all(&["4 tasks, 0 active", "a heron after the crash"]);
     tmux.keys(&["Escape"]);
     tmux.wait_for("o open");
     tmux.keys(&["q"]);
@@ -493,7 +488,8 @@ async fn two_marked_takes_are_compared_side_by_side() {
     tmux.keys(&["Down"]);
     tmux.keys(&["Space"]);
     tmux.keys(&["C"]);
-    let screen = tmux.wait_for("Comparing 2 takes");
+    // The whole comparison on one screen: its title, both takes' frames and their words.
+    let screen = tmux.wait_for_all(&["Comparing 2 takes", "┌ #1 ", "┌ #2 ", "with gulls", "Esc close"]);
     let (first, second) = (screen.find("┌ #1 "), screen.find("┌ #2 "));
     assert!(first.is_some() && first < second, "both takes, oldest first: {screen}");
     assert!(screen.contains("with gulls") && screen.contains("at dusk"), "{screen}");
@@ -538,24 +534,22 @@ async fn a_batch_file_loaded_in_the_form_goes_out_as_one_batch() {
     tmux.wait_for("Load a batch file");
     tmux.keys(&["-l", &path]);
     tmux.keys(&["Enter"]);
-    let screen = tmux.wait_for("2 rows → 5 tasks");
-    // 5 + 8 + 5 + 8 + 6 s.
-    assert!(screen.contains("5 tasks · billed 32 s"), "{screen}");
-    assert!(screen.contains("an owl at dusk"), "the typed prompt stays: {screen}");
+    // 5 + 8 + 5 + 8 + 6 s; the typed prompt stays.
+    tmux.wait_for_all(&["2 rows → 5 tasks", "5 tasks · billed 32 s", "an owl at dusk"]);
     assert!(sim.requests().is_empty(), "loading sends nothing: {:?}", sim.requests());
 
     tmux.keys(&["C-s"]);
     tmux.wait_for("Send 5 tasks (32 s billed");
     tmux.keys(&["y"]);
     tmux.wait_for("Sent 5 tasks of");
-    let screen = tmux.wait_for("Compose ─");
-    assert!(!screen.contains("2 rows → 5 tasks"), "the plan is unloaded once sent: {screen}");
-    for prompt in ["a red fox", "a blue fox", "an owl at dusk"] {
-        assert!(screen.contains(prompt), "{prompt}: {screen}");
-    }
+    tmux.wait_for("Compose ─");
+    tmux.wait_gone("2 rows → 5 tasks");
     // One batch: the table brackets its five rows.
     let bracketed = |l: &&str| ["││┌ ", "│││ ", "││└ "].iter().any(|g| l.contains(g)) && l.contains(" 720P");
-    assert_eq!(screen.lines().filter(bracketed).count(), 5, "{screen}");
+    tmux.wait_until("the batch's five rows bracketed", |s| {
+        ["a red fox", "a blue fox", "an owl at dusk"].iter().all(|p| s.contains(p))
+            && s.lines().filter(bracketed).count() == 5
+    });
     let saved = until_saved(&sim, &session.data, &session.config, 5);
     let batches: std::collections::BTreeSet<String> = saved.iter().map(|t| t["batch_id"].to_string()).collect();
     assert_eq!(batches.len(), 1, "one batch: {saved:?}");
@@ -568,8 +562,7 @@ async fn a_batch_file_loaded_in_the_form_goes_out_as_one_batch() {
     tmux.keys(&["Tab"]);
     tmux.wait_for(&format!("{path}▏"));
     tmux.keys(&["Enter"]);
-    let screen = tmux.wait_for("were already sent");
-    assert!(screen.contains("(5 sent before, left out)"), "{screen}");
+    tmux.wait_for_all(&["were already sent", "(5 sent before, left out)"]);
     tmux.keys(&["C-s"]);
     tmux.wait_for("Not sent: every task of");
 }
@@ -598,8 +591,8 @@ async fn rate_pick_and_tag_a_take_in_the_dashboard() {
     tmux.wait_for("Tags for task 1");
     tmux.keys(&["-l", "Keeper dusk"]);
     tmux.keys(&["Enter"]);
-    let screen = tmux.wait_for("rated 3, picked, tagged dusk keeper");
-    assert!(!screen.contains("Tags for task 1"), "the tag line closed: {screen}");
+    tmux.wait_for("rated 3, picked, tagged dusk keeper");
+    tmux.wait_gone("Tags for task 1");
     let tasks = listed(&sim, &data, &config);
     assert_eq!(
         (&tasks[0]["rating"], &tasks[0]["picked"], &tasks[0]["tags"]),

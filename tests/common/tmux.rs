@@ -63,6 +63,25 @@ impl Tmux {
         }
     }
 
+    /// Waits until one screen shows every one of `texts` (a capture can catch a frame half
+    /// drawn: the words of one view and the rest of the one before).
+    pub fn wait_for_all(&self, texts: &[&str]) -> String {
+        self.wait_until(&format!("{texts:?} together"), |s| texts.iter().all(|t| s.contains(t)))
+    }
+
+    /// Waits until a screen is `ok`; `what` names it in the failure.
+    pub fn wait_until(&self, what: &str, ok: impl Fn(&str) -> bool) -> String {
+        let deadline = Instant::now() + PATIENCE;
+        loop {
+            let s = self.screen();
+            if ok(&s) {
+                return s;
+            }
+            assert!(Instant::now() < deadline, "never {what}; the screen:\n{s}");
+            std::thread::sleep(Duration::from_millis(100));
+        }
+    }
+
     /// Waits until the screen no longer shows `text`.
     pub fn wait_gone(&self, text: &str) {
         let deadline = Instant::now() + PATIENCE;
