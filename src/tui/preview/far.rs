@@ -53,6 +53,8 @@ pub fn perform(
                 match fetched::video_by_sum(remote, &sha256, &fetched_dir, |_, _| {}).await {
                     Ok(local) => {
                         let path = local.display().to_string();
+                        let said = "Playing a copy fetched from the engine's machine (kept in this machine's cache)";
+                        let _ = tx.send(Action::Report(Ok(said.into())));
                         work.perform(Effect::Play { ticket, sha256, path, width, height, fps }, &tx);
                     }
                     Err(e) => drop(tx.send(Action::PlayFailed(ticket, e.to_string()))),
