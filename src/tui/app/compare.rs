@@ -216,8 +216,14 @@ impl App {
             let why = why.clone();
             self.say(Level::Warn, format!("{name} cannot play: {why}"));
         }
-        if let Some(c) = self.compare.as_mut() {
-            c.clip_arrived(ticket, take, clip, now);
+        let Some(c) = self.compare.as_mut() else { return };
+        let waiting = c.playback().is_some_and(|p| p.clock.is_none());
+        c.clip_arrived(ticket, take, clip, now);
+        // The last clip in starts the clock: "Decoding…" is no longer true.
+        if let Some(p) = c.playback().filter(|p| waiting && p.clock.is_some()) {
+            let (ok, all) = (p.clips.iter().flatten().filter(|c| c.is_ok()).count(), p.clips.len());
+            let text = if ok == all { format!("{all} takes") } else { format!("{ok} of {all} takes") };
+            self.say(Level::Info, format!("Playing {text} together: Space pauses, Esc stops"));
         }
     }
 

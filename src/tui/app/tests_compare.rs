@@ -172,8 +172,10 @@ fn p_plays_every_take_on_one_clock() {
     let clip = |n: usize, shade: u8| Ok(vec![RgbImage::from_pixel(16, 9, Rgb([shade, 0, 0])); n]);
     a.update(Action::Clip(ticket, 0, clip(30, 30)), NOW);
     a.update(Action::Clip(ticket, 1, clip(10, 90)), NOW);
+    assert_eq!(status(&a), "Decoding the takes to play them together…");
     a.update(Action::Clip(ticket, 2, clip(20, 180)), NOW);
     assert!(a.animating(), "the clock runs: the loop ticks");
+    assert_eq!(status(&a), "Playing 3 takes together: Space pauses, Esc stops", "no longer decoding");
     a.update(Action::Tick, NOW + 1_500);
     assert_eq!(a.compare().and_then(|c| c.frames_at(NOW + 1_500, 10)), Some(vec![Some(15), Some(9), Some(15)]));
     let areas = a.compare_areas().expect("open");
