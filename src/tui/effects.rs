@@ -12,8 +12,8 @@ use tokio::task::JoinHandle;
 
 use super::app::{Action, BatchNews, Effect, EffectError, Op, Reload};
 use super::form::Field;
+use super::kept;
 use super::media::{MediaContext, prepare};
-use super::prefs::Prefs;
 use super::terminal::Console;
 use crate::config::{Programs, Settings};
 use crate::engine::Engine;
@@ -122,70 +122,10 @@ impl Reviews {
     }
 }
 
-fn prefs_path(data_dir: &Path) -> PathBuf {
-    data_dir.join("ui.json")
-}
-
-fn draft_path(data_dir: &Path) -> PathBuf {
-    data_dir.join("draft.json")
-}
-
-/// A file the dashboard keeps between runs: read, and whether a failure to read it matters.
-fn load_json<T: serde::de::DeserializeOwned>(path: &Path, what: &'static str) -> Result<Option<T>, EffectError> {
-    let bytes = match std::fs::read(path) {
-        Ok(b) => b,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
-        Err(source) => return Err(EffectError::Load { what, path: path.display().to_string(), source: source.into() }),
-    };
-    serde_json::from_slice(&bytes).map(Some).map_err(|e| EffectError::Load {
-        what,
-        path: path.display().to_string(),
-        source: e.into(),
-    })
-}
-
 /// A read of the journal failed: said on the status line (and in the log, where every
 /// reported error goes).
 fn read_failed(what: String, source: ReadError) -> Action {
     Action::Report(Err(EffectError::Read { what, source }))
-}
-
-/// Sort and filter from the last run: defaults when there is no file; a file that cannot be
-/// read is said (with the defaults used meanwhile).
-pub fn load_prefs(data_dir: &Path) -> (Prefs, Option<EffectError>) {
-    match load_json(&prefs_path(data_dir), "the screen preferences") {
-        Ok(p) => (p.unwrap_or_default(), None),
-        Err(e) => {
-            tracing::warn!("{e}");
-            (Prefs::default(), Some(e))
-        }
-    }
-}
-
-/// The form's unsent draft from the last run, if one was kept.
-pub fn load_draft(data_dir: &Path) -> Result<Option<crate::tui::form::Saved>, EffectError> {
-    load_json(&draft_path(data_dir), "the unsent draft").inspect_err(|e| tracing::warn!("{e}"))
-}
-
-/// Writes `value` to `path` whole or not at all (a file beside it, then renamed over it).
-fn save_json(path: &Path, value: &impl serde::Serialize, what: &'static str) -> Result<(), EffectError> {
-    let fail = |source: std::io::Error| EffectError::Save { what, path: path.display().to_string(), source };
-    let bytes = serde_json::to_vec_pretty(value).map_err(|e| fail(e.into()))?;
-    let dir = path.parent().unwrap_or(Path::new("."));
-    let mut file = tempfile::NamedTempFile::new_in(dir).map_err(fail)?;
-    std::io::Write::write_all(&mut file, &bytes).map_err(fail)?;
-    file.persist(path).map_err(|e| fail(e.error))?;
-    Ok(())
-}
-
-/// Removes a kept file; one that is not there is fine.
-fn remove_file(path: &Path, what: &'static str) -> Result<(), EffectError> {
-    match std::fs::remove_file(path) {
-        Err(e) if e.kind() != std::io::ErrorKind::NotFound => {
-            Err(EffectError::Save { what, path: path.display().to_string(), source: e })
-        }
-        _ => Ok(()),
-    }
 }
 
 /// `program` followed by `args`, as one argv.
@@ -269,64 +209,6 @@ async fn send_parts(
     Ok(engine.submit_parts(ready).await?)
 }
 
-/// Tab in the path input: the typed path's folder listed (`~` and relative paths resolved as
-/// a load resolves them), and the completion of what was typed.
-fn complete_path(typed: &str, home: Option<&Path>) -> crate::tui::form::Completion {
-    let (dir, _) = crate::tui::form::split_typed(typed);
-    let folder = if dir.is_empty() { PathBuf::from(".") } else { crate::batch::plan::resolve(dir, home) };
-    // A folder that cannot be read has nothing to offer.
-    let entries: Vec<(String, bool)> = std::fs::read_dir(folder)
-        .into_iter()
-        .flatten()
-        .flatten()
-        .filter_map(|e| Some((e.file_name().into_string().ok()?, e.path().is_dir())))
-        .collect();
-    crate::tui::form::complete(typed, &entries)
-}
-
-/// A batch file read and expanded over the form's fields (`defaults`), with the tasks an
-/// earlier run journaled marked as sent. Rows that cannot be read are the plan's problems.
-async fn load_batch(
-    typed: String,
-    defaults: crate::batch::expand::Defaults,
-    home: Option<PathBuf>,
-    catalog: crate::rules::Catalog,
-    reader: &Reader,
-) -> Result<crate::batch::plan::Plan, EffectError> {
-    let read = tokio::task::spawn_blocking(move || expand_batch(&typed, &defaults, home.as_deref(), &catalog));
-    let mut plan = read.await.map_err(|e| EffectError::Reading(ReadError::Stopped(e.to_string())))??;
-    plan.sent = reader.already_sent(&plan.keys).await.map_err(|source| EffectError::Read {
-        what: format!("which tasks of {} were already sent", plan.file),
-        source,
-    })?;
-    Ok(plan)
-}
-
-/// A batch file read from this machine and expanded over the form's fields (blocking).
-fn expand_batch(
-    typed: &str,
-    defaults: &crate::batch::expand::Defaults,
-    home: Option<&Path>,
-    catalog: &crate::rules::Catalog,
-) -> Result<crate::batch::plan::Plan, EffectError> {
-    use crate::batch::{plan, read};
-    let path = plan::resolve(typed, home);
-    let text = std::fs::read_to_string(&path)
-        .map_err(|source| EffectError::BatchFile { path: path.display().to_string(), source })?;
-    // Messages name the file as the user typed it: `prompts.csv:14: seconds: …`.
-    let name = typed.trim();
-    let (rows, good, problems) = match read::rows(name, &text) {
-        Ok(rows) => {
-            // Media items as `reel submit --media` takes them, by the same parser.
-            let media = |t: &str| crate::cli::submit::parse_media(t).map_err(|e| e.to_string());
-            let (good, problems) = plan::expand_rows(&rows, defaults, &Default::default(), catalog, media);
-            (rows.len(), good, problems)
-        }
-        Err(problems) => (0, Vec::new(), problems),
-    };
-    Ok(plan::Plan::new(name, rows, good, problems))
-}
-
 /// Runs `job` over the journal, read where it is (this machine's file on the blocking pool,
 /// or through the engine on another machine), and sends what it returns.
 fn reading<F>(cx: &Context, tx: UnboundedSender<Action>, job: impl FnOnce(Reader) -> F + Send + 'static)
@@ -388,7 +270,7 @@ pub async fn perform(effect: Effect, cx: &Context, console: &mut impl Console) -
         Effect::CompletePath(typed) => {
             let home = cx.media.home.clone();
             blocking(tx, move || {
-                let completion = complete_path(&typed, home.as_deref());
+                let completion = super::batch_file::complete_path(&typed, home.as_deref());
                 Some(Action::Batch(BatchNews::Completed { typed, completion }))
             });
         }
@@ -402,7 +284,7 @@ pub async fn perform(effect: Effect, cx: &Context, console: &mut impl Console) -
         Effect::LoadBatch { path, defaults, refresh } => {
             let (home, catalog) = (cx.media.home.clone(), cx.media.catalog.clone());
             reading(cx, tx, move |r| async move {
-                let result = load_batch(path, defaults.clone(), home, catalog, &r).await;
+                let result = super::batch_file::load_batch(path, defaults.clone(), home, catalog, &r).await;
                 Some(Action::Batch(BatchNews::Loaded { defaults, refresh, result }))
             });
         }
@@ -510,18 +392,12 @@ pub async fn perform(effect: Effect, cx: &Context, console: &mut impl Console) -
             let _ = tx.send(Action::Edited(field, result));
         }
         Effect::SavePrefs(prefs) => {
-            let path = prefs_path(&cx.data_dir);
-            blocking(tx, move || {
-                save_json(&path, &prefs, "the screen preferences").err().map(|e| Action::Report(Err(e)))
-            });
+            let dir = cx.data_dir.clone();
+            blocking(tx, move || kept::save_prefs(&dir, &prefs).err().map(|e| Action::Report(Err(e))));
         }
         // Written before the loop ends: the process may exit right after.
         Effect::SaveDraft(draft) => {
-            let path = draft_path(&cx.data_dir);
-            let saved = match &draft {
-                Some(d) => save_json(&path, d, "the unsent draft"),
-                None => remove_file(&path, "the unsent draft"),
-            };
+            let saved = kept::save_draft(&cx.data_dir, draft.as_ref());
             // On the way out the status line is gone: the log keeps the failure.
             if let Err(e) = saved {
                 tracing::warn!("{e}");
@@ -596,52 +472,4 @@ pub async fn perform(effect: Effect, cx: &Context, console: &mut impl Console) -
         }
     }
     Ok(())
-}
-
-#[cfg(test)]
-mod file_tests {
-    use super::*;
-    use crate::tui::form::Completion;
-
-    #[test]
-    fn tab_lists_the_typed_folder() {
-        let dir = tempfile::tempdir().expect("a temp dir");
-        for name in ["prompts.csv", "prompts.txt", "shots.jsonl"] {
-            std::fs::write(dir.path().join(name), "a fox\n").expect("write");
-        }
-        std::fs::create_dir(dir.path().join("older")).expect("mkdir");
-        let at = |name: &str| format!("{}/{name}", dir.path().display());
-        let cases = [
-            (at("sh"), Completion::To(at("shots.jsonl"))),
-            (at("ol"), Completion::To(at("older/"))),
-            (at("prompts."), Completion::Choices(vec!["prompts.csv".into(), "prompts.txt".into()])),
-            (at("x"), Completion::Nothing),
-            (at("none/x"), Completion::Nothing),
-        ];
-        for (typed, want) in cases {
-            assert_eq!(complete_path(&typed, None), want, "{typed}");
-        }
-        let home = Some(dir.path());
-        assert_eq!(complete_path("~/sh", home), Completion::To("~/shots.jsonl".into()), "the path stays as typed");
-    }
-
-    #[test]
-    fn kept_files_round_trip_and_their_failures_are_said() {
-        let dir = tempfile::tempdir().expect("a temp dir");
-        let (prefs, failed) = load_prefs(dir.path());
-        assert!(prefs == Prefs::default() && failed.is_none(), "no file: the defaults, quietly");
-        std::fs::write(prefs_path(dir.path()), b"{not json").expect("write");
-        let (prefs, failed) = load_prefs(dir.path());
-        let said = failed.map(|e| e.to_string()).unwrap_or_default();
-        assert!(prefs == Prefs::default(), "the defaults meanwhile");
-        assert!(said.starts_with("cannot read the screen preferences from ") && said.contains("ui.json"), "{said}");
-        let saved = crate::tui::form::Saved { copies: "2".into(), ..Default::default() };
-        save_json(&draft_path(dir.path()), &saved, "the unsent draft").expect("saved");
-        assert_eq!(load_draft(dir.path()).ok().flatten(), Some(saved));
-        remove_file(&draft_path(dir.path()), "the unsent draft").expect("removed");
-        assert_eq!(load_draft(dir.path()).ok().flatten(), None);
-        let gone = dir.path().join("no such folder").join("ui.json");
-        let e = save_json(&gone, &Prefs::default(), "the screen preferences").map_err(|e| e.to_string());
-        assert!(e.as_ref().is_err_and(|e| e.starts_with("cannot save the screen preferences to ")), "{e:?}");
-    }
 }

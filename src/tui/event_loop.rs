@@ -141,8 +141,8 @@ impl Dashboard {
             // As the engine process said when this dashboard attached (a pause, a refused key).
             service: welcomed,
         };
-        let (prefs, prefs_failed) = effects::load_prefs(&settings.data_dir);
-        let draft = effects::load_draft(&settings.data_dir);
+        let (prefs, prefs_failed) = super::kept::load_prefs(&settings.data_dir);
+        let draft = super::kept::load_draft(&settings.data_dir);
         let outcome = async {
             let mut app = App::new(
                 settings.catalog.clone(),

@@ -1,6 +1,7 @@
 //! The dashboard: state → update → view over the engine.
 
 pub mod app;
+pub mod batch_file;
 pub mod columns;
 pub mod compare;
 pub mod effects;
@@ -8,6 +9,7 @@ pub mod event_loop;
 pub mod form;
 pub mod help;
 pub mod history;
+pub mod kept;
 pub mod keymap;
 pub mod labels;
 pub mod latest;

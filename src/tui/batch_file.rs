@@ -1,0 +1,94 @@
+//! A batch file in the dashboard: Tab's completion of its path, and the file read and
+//! expanded over the form's fields (blocking work on the blocking pool), with the tasks an
+//! earlier run journaled marked as sent.
+
+use std::path::{Path, PathBuf};
+
+use super::app::EffectError;
+use crate::engine::reader::{ReadError, Reader};
+
+/// Tab in the path input: the typed path's folder listed (`~` and relative paths resolved as
+/// a load resolves them), and the completion of what was typed.
+pub fn complete_path(typed: &str, home: Option<&Path>) -> crate::tui::form::Completion {
+    let (dir, _) = crate::tui::form::split_typed(typed);
+    let folder = if dir.is_empty() { PathBuf::from(".") } else { crate::batch::plan::resolve(dir, home) };
+    // A folder that cannot be read has nothing to offer.
+    let entries: Vec<(String, bool)> = std::fs::read_dir(folder)
+        .into_iter()
+        .flatten()
+        .flatten()
+        .filter_map(|e| Some((e.file_name().into_string().ok()?, e.path().is_dir())))
+        .collect();
+    crate::tui::form::complete(typed, &entries)
+}
+
+/// A batch file read and expanded over the form's fields (`defaults`), with the tasks an
+/// earlier run journaled marked as sent. Rows that cannot be read are the plan's problems.
+pub async fn load_batch(
+    typed: String,
+    defaults: crate::batch::expand::Defaults,
+    home: Option<PathBuf>,
+    catalog: crate::rules::Catalog,
+    reader: &Reader,
+) -> Result<crate::batch::plan::Plan, EffectError> {
+    let read = tokio::task::spawn_blocking(move || expand_batch(&typed, &defaults, home.as_deref(), &catalog));
+    let mut plan = read.await.map_err(|e| EffectError::Reading(ReadError::Stopped(e.to_string())))??;
+    plan.sent = reader.already_sent(&plan.keys).await.map_err(|source| EffectError::Read {
+        what: format!("which tasks of {} were already sent", plan.file),
+        source,
+    })?;
+    Ok(plan)
+}
+
+/// A batch file read from this machine and expanded over the form's fields (blocking).
+fn expand_batch(
+    typed: &str,
+    defaults: &crate::batch::expand::Defaults,
+    home: Option<&Path>,
+    catalog: &crate::rules::Catalog,
+) -> Result<crate::batch::plan::Plan, EffectError> {
+    use crate::batch::{plan, read};
+    let path = plan::resolve(typed, home);
+    let text = std::fs::read_to_string(&path)
+        .map_err(|source| EffectError::BatchFile { path: path.display().to_string(), source })?;
+    // Messages name the file as the user typed it: `prompts.csv:14: seconds: …`.
+    let name = typed.trim();
+    let (rows, good, problems) = match read::rows(name, &text) {
+        Ok(rows) => {
+            // Media items as `reel submit --media` takes them, by the same parser.
+            let media = |t: &str| crate::cli::submit::parse_media(t).map_err(|e| e.to_string());
+            let (good, problems) = plan::expand_rows(&rows, defaults, &Default::default(), catalog, media);
+            (rows.len(), good, problems)
+        }
+        Err(problems) => (0, Vec::new(), problems),
+    };
+    Ok(plan::Plan::new(name, rows, good, problems))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::tui::form::Completion;
+
+    #[test]
+    fn tab_lists_the_typed_folder() {
+        let dir = tempfile::tempdir().expect("a temp dir");
+        for name in ["prompts.csv", "prompts.txt", "shots.jsonl"] {
+            std::fs::write(dir.path().join(name), "a fox\n").expect("write");
+        }
+        std::fs::create_dir(dir.path().join("older")).expect("mkdir");
+        let at = |name: &str| format!("{}/{name}", dir.path().display());
+        let cases = [
+            (at("sh"), Completion::To(at("shots.jsonl"))),
+            (at("ol"), Completion::To(at("older/"))),
+            (at("prompts."), Completion::Choices(vec!["prompts.csv".into(), "prompts.txt".into()])),
+            (at("x"), Completion::Nothing),
+            (at("none/x"), Completion::Nothing),
+        ];
+        for (typed, want) in cases {
+            assert_eq!(complete_path(&typed, None), want, "{typed}");
+        }
+        let home = Some(dir.path());
+        assert_eq!(complete_path("~/sh", home), Completion::To("~/shots.jsonl".into()), "the path stays as typed");
+    }
+}
