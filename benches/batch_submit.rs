@@ -116,7 +116,8 @@ fn over_socket(rt: &Runtime, base_url: &str, parts: u32) {
             pinger.detach().await;
             (worst, pings)
         });
-        let records = sender.submit(&shape(parts)).await.expect("journaled");
+        let sender = reel::engine::Engine::Remote(sender);
+        let records = sender.submit_parts(shape(parts)).await.expect("journaled");
         let answered = started.elapsed();
         assert_eq!(records.len(), TASKS as usize);
         assert_eq!(batch_event(&mut watcher_events).await, TASKS as usize);
@@ -130,6 +131,7 @@ fn over_socket(rt: &Runtime, base_url: &str, parts: u32) {
             secs(announced),
             worst.as_secs_f64() * 1000.0
         );
+        let reel::engine::Engine::Remote(sender) = sender else { unreachable!("attached over the socket") };
         sender.stop(true).await.expect("stopped");
         watcher.detach().await;
     });

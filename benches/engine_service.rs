@@ -57,6 +57,7 @@ fn bench(c: &mut Criterion) {
 
     // 2,000 tasks in flight, sent as 20 batches of 100 by one client.
     let (engine, mut events) = rt.block_on(attach_if_running(&socket)).expect("attach").expect("running");
+    let engine = reel::engine::Engine::Remote(engine);
     let draft = Draft {
         model: "acme/aurora-3.0/text-to-video".into(),
         prompt: "a red fox running through fresh snow at dawn".into(),
@@ -66,7 +67,7 @@ fn bench(c: &mut Criterion) {
     rt.block_on(async {
         for _ in 0..20 {
             let part = Part { submission: valid.clone(), count: 100, parent: None };
-            engine.submit(&[part]).await.expect("submitted");
+            engine.submit_parts(vec![part]).await.expect("submitted");
         }
         let mut queued = HashSet::new();
         while queued.len() < 2000 {
@@ -79,7 +80,7 @@ fn bench(c: &mut Criterion) {
             }
         }
     });
-    rt.block_on(engine.detach());
+    rt.block_on(engine.shutdown());
     bench_requests(c, &rt, &socket, "2,000 tasks in flight");
 
     let (engine, _events) = rt.block_on(attach_if_running(&socket)).expect("attach").expect("running");

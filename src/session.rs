@@ -92,6 +92,14 @@ pub async fn open(settings: &Settings) -> Result<Session, SessionError> {
     engine.url_ttl = secs(e.url_ttl_secs);
     engine.max_downloads = e.max_downloads;
     engine.stall.window = secs(e.stall_secs);
+    engine.catalog = settings.catalog.clone();
+    engine.limits = crate::engine::admission::Limits {
+        budget: settings.budget,
+        pricing: settings.pricing.clone(),
+        agents: settings.agents,
+        max_tasks: crate::engine::admission::Limits::DEFAULT_MAX_TASKS,
+        demo: settings.target == Target::Demo,
+    };
     Ok(Session { client, store, engine, sim })
 }
 

@@ -150,7 +150,10 @@ async fn a_local_file_not_uploaded_is_never_journaled_or_sent() {
     let valid = validate(&draft, &Catalog::builtin(), UnknownModels::Warn).expect("valid");
     assert!(valid.awaits_uploads());
     let refused = rig.engine().submit(valid, 1, None).await;
-    assert!(matches!(refused, Err(reel::engine::EngineError::NotUploaded(1))), "{refused:?}");
+    assert!(
+        matches!(refused, Err(reel::engine::EngineError::Refused(reel::engine::Refused::NotUploaded { item: 1 }))),
+        "{refused:?}"
+    );
     assert_eq!(sim.task_count(), 0);
     assert!(reel::engine::query::unfinished(&rig.data.join("reel.db")).expect("read").is_empty());
     rig.engine.take().expect("engine").shutdown().await;
@@ -538,7 +541,10 @@ async fn a_refused_key_keeps_tasks_waiting_until_a_working_key_is_in_use() {
     let message = rig.tasks[&ids[0]].error.as_ref().and_then(|e| e["message"].as_str()).unwrap_or_default().to_string();
     assert!(message.contains("check REEL_API_KEY or api_key_cmd") && message.contains("request id"), "{message}");
     let refused = rig.engine().submit(submission("p"), 1, None).await;
-    assert!(matches!(refused, Err(EngineError::KeyRefused(_))), "nothing more is journaled: {refused:?}");
+    assert!(
+        matches!(refused, Err(EngineError::Refused(reel::engine::Refused::KeyRefused { .. }))),
+        "nothing more is journaled: {refused:?}"
+    );
     let store = Store::open(&rig.data.join("reel.db")).expect("store");
     let waiting = store.read(reel::store::tasks::unfinished).await.expect("read");
     assert_eq!(waiting.len(), 3, "three tasks wait, none rejected");
@@ -577,6 +583,9 @@ async fn a_task_reviewed_while_it_renders_keeps_its_review_to_the_end() {
     let timeline: Vec<&str> = stored.1.iter().map(|e| e.state.as_str()).collect();
     assert!(timeline.contains(&"rated 4") && timeline.contains(&"tagged keeper"), "{timeline:?}");
     let missing = rig.engine().review(id + 100, Change::Pick(true)).await;
-    assert!(matches!(missing, Err(EngineError::NoTask(n)) if n == id + 100), "{missing:?}");
+    assert!(
+        matches!(missing, Err(EngineError::Refused(reel::engine::Refused::NoTask { id: n })) if n == id + 100),
+        "{missing:?}"
+    );
     rig.engine.take().expect("engine").shutdown().await;
 }

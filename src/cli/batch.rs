@@ -10,7 +10,7 @@ use serde::Serialize;
 
 use super::CliError;
 use super::output::{Output, allow_closed, note};
-use super::submit::{SubmitArgs, checked_media, deliver, model_of, over_budget, parse_media, uploaded};
+use super::submit::{SubmitArgs, checked_media, deliver, model_of, parse_media, uploaded};
 use crate::batch::RowError;
 use crate::batch::expand::{Checked, Defaults};
 use crate::batch::key::Content;
@@ -147,10 +147,6 @@ pub async fn run(
     if args.dry_run {
         return dry_run(&batch, settings, args.delivery.json, out);
     }
-    let left_out = batch.left_out();
-    if left_out > 0 {
-        note(&format!("{left_out} of the tasks were sent by an earlier run and are left out (--again sends them)"));
-    }
     let plan = batch.to_send();
     if plan.is_empty() {
         note("every task was already sent; nothing to send");
@@ -172,11 +168,10 @@ pub async fn run(
             return Ok(ExitCode::from(2));
         }
     }
-    if over_budget(settings, reach, &plan, 1, args.delivery.yes).await? {
-        return Ok(ExitCode::from(2));
-    }
+    // Every row goes to the engine, which leaves out (unless --again) what an earlier run sent,
+    // as it journals: two runs of one file at once send each row once.
     let parts =
-        batch.fresh().map(|c| Part { submission: c.submission.clone(), count: c.copies, parent: None }).collect();
+        batch.tasks.iter().map(|c| Part { submission: c.submission.clone(), count: c.copies, parent: None }).collect();
     deliver(parts, args.sending(), settings, reach, out).await
 }
 

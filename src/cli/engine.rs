@@ -108,14 +108,8 @@ async fn serve(args: &RunArgs, settings: &Settings) -> Result<ExitCode, CliError
     } else {
         Duration::from_secs_f64(settings.engine.idle_exit_secs)
     };
-    let opts = ServeOptions {
-        socket: service::socket_path(&settings.data_dir),
-        grace,
-        serves: session::served(settings)?,
-        catalog: settings.catalog.clone(),
-        db: session::db_path(settings),
-        previewer: Some(crate::preview::Previewer::from_settings(settings)),
-    };
+    let opts =
+        ServeOptions { socket: service::socket_path(&settings.data_dir), grace, serves: session::served(settings)? };
     service::serve(opts, engine, events).await.map_err(SessionError::from)?;
     drop(session);
     Ok(ExitCode::SUCCESS)
@@ -221,7 +215,8 @@ async fn stop(
     };
     match engine.stop(args.force).await {
         Ok(()) => {}
-        Err(EngineError::Remote(why)) if !args.force => {
+        Err(EngineError::Refused(why @ crate::engine::Refused::Unfinished { .. })) if !args.force => {
+            let why = why.to_string();
             if !confirmed(&format!("reel: {why}. Stop anyway?")) {
                 note(&why);
                 engine.detach().await;

@@ -32,7 +32,7 @@ impl From<ReadError> for CliError {
         match e {
             ReadError::Query(q) => CliError::Query(q),
             ReadError::Engine(e) => CliError::Engine(e),
-            ReadError::Stopped(why) => CliError::Engine(crate::engine::EngineError::Remote(why)),
+            ReadError::Stopped(why) => CliError::Engine(crate::engine::Refused::failed(why).into()),
         }
     }
 }

@@ -13,10 +13,9 @@ use super::output::{Output, allow_closed, note};
 use super::progress::Board;
 use crate::config::{Settings, Target};
 use crate::engine::journal::Part;
+use crate::engine::{DraftPart, Submission};
 use crate::media::{measured, preflight, uploads};
-use crate::rules::{
-    Draft, Invalid, MediaDraft, ModelChoiceError, UnknownModels, ValidSubmission, choose_model, validate,
-};
+use crate::rules::{Draft, Invalid, MediaDraft, ModelChoiceError, UnknownModels, choose_model, validate};
 use crate::session::{self, Reach};
 use crate::store::LocalState;
 
@@ -105,6 +104,7 @@ impl Delivery {
             yes: self.yes,
             json: self.json,
             no_preflight: self.no_preflight,
+            resume: false,
         }
     }
 }
@@ -122,6 +122,8 @@ pub struct Sending {
     pub yes: bool,
     pub json: bool,
     pub no_preflight: bool,
+    /// Leave out what an earlier run with the same content sent (a batch file run again).
+    pub resume: bool,
 }
 
 /// Why the prompt could not be had.
@@ -210,7 +212,7 @@ impl SubmitArgs {
     }
 
     pub(super) fn sending(&self) -> Sending {
-        Sending { journaled_only: self.from.is_some(), ..self.delivery.sending(None) }
+        Sending { journaled_only: self.from.is_some(), resume: !self.again, ..self.delivery.sending(None) }
     }
 }
 
@@ -276,32 +278,7 @@ pub async fn send(
     for w in &valid.warnings {
         note(&format!("warning: {w}"));
     }
-    if over_budget(settings, reach, std::slice::from_ref(&valid), how.count, how.yes).await? {
-        return Ok(ExitCode::from(2));
-    }
     deliver(vec![Part { submission: valid, count: how.count, parent: how.parent }], how, settings, reach, out).await
-}
-
-/// Whether sending `plan` (`count` times each) would pass the daily budget, said on stderr;
-/// `--yes` sends anyway.
-pub(super) async fn over_budget(
-    settings: &Settings,
-    reach: &Reach,
-    plan: &[ValidSubmission],
-    count: u32,
-    yes: bool,
-) -> Result<bool, CliError> {
-    if settings.budget.daily.is_none() || yes {
-        return Ok(false);
-    }
-    let spent = super::reading::reader(settings, reach).await?.spent_today(&settings.pricing).await?;
-    match crate::rules::check_budget(&settings.budget, &settings.pricing, spent, plan, count) {
-        Ok(_) => Ok(false),
-        Err(over) => {
-            note(&format!("{over}; add --yes to send anyway"));
-            Ok(true)
-        }
-    }
 }
 
 /// Hands the parts to the engine as one submission (one batch when there are several tasks),
@@ -327,8 +304,27 @@ pub(super) async fn deliver(
     }
     let attached = session::attach(settings, reach).await?;
     let (engine, mut events) = (attached.engine, attached.events);
-    let records = engine.submit_parts(parts).await?;
-    follow_sent(engine, &mut events, Board::new(stderr_is_tty(), records), how, out).await
+    // The engine admits or refuses it against its limits (the daily budget: `--yes` says yes).
+    let submission = Submission {
+        parts: parts.iter().map(DraftPart::from).collect(),
+        over_budget: how.yes,
+        resume: how.resume,
+        ..Submission::default()
+    };
+    let submitted = engine.send(submission).await?;
+    if submitted.left_out > 0 {
+        note(&format!(
+            "{} sent by an earlier run {} left out (--again sends them)",
+            crate::tui::labels::count(submitted.left_out as usize, "task"),
+            if submitted.left_out == 1 { "is" } else { "are" }
+        ));
+    }
+    if submitted.tasks.is_empty() {
+        note("every task was already sent; nothing to send");
+        engine.shutdown().await;
+        return Ok(ExitCode::SUCCESS);
+    }
+    follow_sent(engine, &mut events, Board::new(stderr_is_tty(), submitted.tasks), how, out).await
 }
 
 /// Follows tasks just handed to the engine until they are sent (or saved, with `wait`), prints

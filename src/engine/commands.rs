@@ -3,100 +3,41 @@
 
 use std::path::PathBuf;
 
-use super::journal::{self, Origin, Part};
 use super::manual::{self, Recheck};
 use super::queue::Job;
 use super::run::{Runner, now};
 use super::timeline::Entry;
-use super::{Command, EngineError};
-use crate::store::tasks::{self, NewTask};
+use super::{Answer, Command, EngineError, Refused, Request};
+use crate::store::tasks;
 use crate::store::{LocalState, TaskRecord};
-
-fn idempotency_key(rng: &mut fastrand::Rng) -> String {
-    (0..32).map(|_| format!("{:x}", rng.u8(..16))).collect()
-}
 
 impl Runner {
     pub(super) async fn command(&mut self, command: Command) {
         match command {
-            Command::Submit { parts, reply } => {
-                let _ = reply.send(self.submit(&parts).await);
-            }
-            Command::Resend { id, reply } => {
-                let _ = reply.send(self.resend(id).await);
-            }
-            Command::Recheck { id, reply } => {
-                let _ = reply.send(self.recheck(id).await);
-            }
-            Command::Download { id, reply } => {
-                let _ = reply.send(self.redownload(id).await);
-            }
-            Command::Delete { id, remove_file, reply } => {
-                let _ = reply.send(self.delete(id, remove_file).await);
-            }
-            Command::Import { entries, reply } => {
-                let _ = reply.send(self.import(entries).await);
-            }
-            Command::Tasks { ids, reply } => {
-                let _ = reply.send(self.tasks(ids).await);
-            }
-            Command::Review { id, change, reply } => {
-                let _ = reply.send(self.review(id, change).await);
-            }
-            Command::Activity { reply } => {
-                let _ = reply.send(Ok(self.activity()));
+            Command::Call { request, reply } => {
+                let _ = reply.send(self.handle(request).await);
             }
             Command::Shutdown => {}
         }
     }
 
-    /// Journals every task of a submission in one transaction (all or none), as one batch
-    /// when there are several, then queues them.
-    async fn submit(&mut self, parts: &[Part]) -> Result<Vec<TaskRecord>, EngineError> {
-        // Uploads happen in the client that holds the storage credentials; a path never
-        // reaches the service, whichever client forgot.
-        for part in parts {
-            if let Some(i) = part.submission.media.iter().position(|m| m.awaits_upload()) {
-                return Err(EngineError::NotUploaded(i + 1));
+    /// The runner's part of the engine's API: everything that changes what the engine works on.
+    async fn handle(&mut self, request: Request) -> Result<Answer, EngineError> {
+        Ok(match request {
+            Request::Submit(s) => Answer::Submitted(Box::new(self.submit(*s).await?)),
+            Request::Resend { id } => self.resend(id).await.map(|()| Answer::Done)?,
+            Request::Recheck { id } => self.recheck(id).await.map(|()| Answer::Done)?,
+            Request::Download { id } => self.redownload(id).await.map(|()| Answer::Done)?,
+            Request::Delete { id, remove_file } => Answer::Task(Box::new(self.delete(id, remove_file).await?)),
+            Request::Import { entries } => Answer::Tasks(self.import(entries).await?),
+            Request::Tasks { ids } => Answer::Tasks(self.tasks(ids).await?),
+            Request::Review { id, change } => Answer::Task(Box::new(self.review(id, change).await?)),
+            Request::Activity => Answer::Activity(self.activity()),
+            // Reads, fetches and the process's own questions are answered before the runner.
+            other @ (Request::Read { .. } | Request::Fetch { .. } | Request::Status | Request::Stop { .. }) => {
+                return Err(Refused::failed(format!("the engine's runner does not answer {other:?}")).into());
             }
-        }
-        let now = now();
-        let service = self.queue.service(now);
-        if service.refuses_sends() {
-            // Journaling it would only add tasks that wait for a key nobody has given yet.
-            let why = service.detail.unwrap_or_else(|| "the service refused the API key".into());
-            return Err(EngineError::KeyRefused(why));
-        }
-        let mut rows: Vec<NewTask> = Vec::new();
-        for part in parts {
-            for _ in 0..part.count.max(1) {
-                let origin = Origin {
-                    parent_id: part.parent,
-                    idempotency_key: idempotency_key(&mut self.rng),
-                    profile: self.cfg.profile.clone(),
-                    base_url: self.client.base_url().to_string(),
-                    created_at: now.ms,
-                };
-                rows.push(journal::new_task(&part.submission, origin));
-            }
-        }
-        let records = self
-            .store
-            .write(move |c| {
-                let tx = c.transaction()?;
-                let out = tasks::insert_batch(&tx, &rows)?;
-                tx.commit()?;
-                Ok(out)
-            })
-            .await?;
-        let models: Vec<String> = parts.iter().map(|p| p.submission.model.to_string()).collect();
-        let batch = records.first().and_then(|r| r.batch_id);
-        tracing::info!(count = records.len(), models = ?models, batch, "journaled new tasks");
-        self.emit_all(&records);
-        for r in &records {
-            self.queue.track(r.clone(), Job::Send, now.at);
-        }
-        Ok(records)
+        })
     }
 
     /// Journals imported entries in one transaction, leaving out files already known (and a
@@ -162,7 +103,7 @@ impl Runner {
         if let Some(r) = self.queue.get(id) {
             return Ok(r.clone());
         }
-        self.store.read(move |c| tasks::get(c, id)).await?.ok_or(EngineError::NoTask(id))
+        self.store.read(move |c| tasks::get(c, id)).await?.ok_or(EngineError::from(Refused::NoTask { id }))
     }
 
     /// Journals a row the user's request changed, then works on it.
@@ -204,8 +145,11 @@ impl Runner {
 
     async fn delete(&mut self, id: i64, remove_file: bool) -> Result<TaskRecord, EngineError> {
         manual::deletable(id, self.queue.get(id).map(|r| r.state))?;
-        let task =
-            self.store.write(move |c| crate::store::history::delete(c, id)).await?.ok_or(EngineError::NoTask(id))?;
+        let task = self
+            .store
+            .write(move |c| crate::store::history::delete(c, id))
+            .await?
+            .ok_or(EngineError::from(Refused::NoTask { id }))?;
         tracing::info!(task = id, remove_file, "deleted");
         // Only reel's own files: an imported entry's file stays in the folder it came from.
         let own = |p: &PathBuf| p.starts_with(&self.cfg.videos_dir) && task.imported_from.is_none();
@@ -233,7 +177,7 @@ impl Runner {
             Ok(task)
         };
         let task = self.store.write(write).await.map_err(|e| match e {
-            crate::store::StoreError::Missing(id) => EngineError::NoTask(id),
+            crate::store::StoreError::Missing(id) => EngineError::from(Refused::NoTask { id }),
             e => e.into(),
         })?;
         self.queue.reviewed(id, &task.review);

@@ -10,7 +10,7 @@ use futures_util::StreamExt as _;
 use sha2::{Digest, Sha256};
 use tokio::io::AsyncWriteExt as _;
 
-use super::service::RemoteEngine;
+use super::Engine;
 use super::service::reads::{Found, Read, RemoteFile};
 use crate::store::TaskRecord;
 
@@ -57,7 +57,7 @@ pub fn cached_video(cache_dir: &Path, sha256: &str) -> Result<PathBuf, FetchErro
 /// The task's video in the cache, fetched first when it is not there. `progress` hears the
 /// bytes so far and the whole length.
 pub async fn video(
-    engine: &RemoteEngine,
+    engine: &Engine,
     task: &TaskRecord,
     cache_dir: &Path,
     progress: impl FnMut(u64, u64),
@@ -73,14 +73,14 @@ pub async fn video(
 /// The saved video whose sha256 is `sha` (the service's bytes or the tagged file: the
 /// previews know a file by the former) in the cache, fetched first when it is not there.
 pub async fn video_by_sum(
-    engine: &RemoteEngine,
+    engine: &Engine,
     sha: &str,
     cache_dir: &Path,
     progress: impl FnMut(u64, u64),
 ) -> Result<PathBuf, FetchError> {
     let task = match engine.read(Read::BySum { sha256: sha.to_string() }).await? {
         Found::Tasks(mut t) => t.pop().ok_or_else(|| FetchError::NoSum(sha.to_string()))?,
-        other => return Err(super::EngineError::Remote(format!("the engine answered {other:?}")).into()),
+        other => return Err(super::EngineError::Unexpected(other.kind()).into()),
     };
     video(engine, &task, cache_dir, progress).await
 }
@@ -88,7 +88,7 @@ pub async fn video_by_sum(
 /// Fetches the task's video to `dest`, checked against the journal's sum, written beside it
 /// and renamed into place.
 pub async fn fetch_to(
-    engine: &RemoteEngine,
+    engine: &Engine,
     task: &TaskRecord,
     dest: &Path,
     progress: impl FnMut(u64, u64),
@@ -99,7 +99,7 @@ pub async fn fetch_to(
 
 /// Fetches `file` to `dest` in pieces, several asked at once, checked against `want`.
 async fn fetch_file(
-    engine: &RemoteEngine,
+    engine: &Engine,
     file: RemoteFile,
     want: Option<&str>,
     what: &str,
@@ -160,7 +160,7 @@ async fn fetch_file(
 /// cache (`previews`, the folder the previews read), fetched when missing; the engine's machine
 /// makes them if it has not yet. The poster first (asking for it makes them all there, with one
 /// ffmpeg), then the strip at once.
-pub async fn stills(engine: &RemoteEngine, sha: &str, previews: &Path) -> Result<(), FetchError> {
+pub async fn stills(engine: &Engine, sha: &str, previews: &Path) -> Result<(), FetchError> {
     use crate::preview::{StillPaths, cache};
     let folder = cache::folder(previews, sha)?;
     if cache::complete(&folder) {
@@ -195,7 +195,7 @@ pub async fn stills(engine: &RemoteEngine, sha: &str, previews: &Path) -> Result
 const MAX_STILL: u64 = 8 << 20;
 
 /// One still's bytes, in pieces while the host has more; its length must not change meanwhile.
-async fn still(engine: &RemoteEngine, sha: &str, index: usize) -> Result<Vec<u8>, FetchError> {
+async fn still(engine: &Engine, sha: &str, index: usize) -> Result<Vec<u8>, FetchError> {
     let file = RemoteFile::StillBySum { sha256: sha.to_string(), index };
     let (total, mut bytes) = engine.fetch(file.clone(), 0, CHUNK).await?;
     if total > MAX_STILL {

@@ -6,16 +6,20 @@ use std::path::Path;
 use tokio::sync::{mpsc, oneshot, watch};
 use tokio::task::JoinHandle;
 
-use super::journal::Part;
-use super::{Activity, Command, EngineConfig, EngineError, Event, Reply, run};
+use super::service::reads;
+use super::{Answer, Command, EngineConfig, EngineError, Event, Refused, Request, run};
 use crate::api::Client;
-use crate::store::{Store, TaskRecord};
+use crate::store::Store;
 
 pub struct LocalEngine {
     commands: mpsc::UnboundedSender<Command>,
     task: Option<JoinHandle<()>>,
     /// Becomes true when the runner has stopped.
     done: watch::Receiver<bool>,
+    /// The journal, read for clients that cannot open it (over SSH).
+    db: std::path::PathBuf,
+    /// Makes the stills such clients fetch, where none were made yet.
+    previewer: Option<crate::preview::Previewer>,
     _lock: File,
 }
 
@@ -42,6 +46,7 @@ impl LocalEngine {
         store: Store,
     ) -> Result<(LocalEngine, mpsc::UnboundedReceiver<Event>), EngineError> {
         let lock = lock(&store.path().with_extension("lock"))?;
+        let (db, previewer) = (store.path().to_path_buf(), config.previews.clone());
         let (commands, commands_rx) = mpsc::unbounded_channel();
         let (events, events_rx) = mpsc::unbounded_channel();
         let runner = run::Runner::start(config, client, store, events, commands_rx).await?;
@@ -50,52 +55,49 @@ impl LocalEngine {
             runner.run().await;
             let _ = done_tx.send(true);
         });
-        Ok((LocalEngine { commands, task: Some(task), done, _lock: lock }, events_rx))
+        Ok((LocalEngine { commands, task: Some(task), done, db, previewer, _lock: lock }, events_rx))
     }
 
-    async fn ask<T>(&self, make: impl FnOnce(Reply<T>) -> Command) -> Result<T, EngineError> {
-        let (tx, rx) = oneshot::channel();
-        self.commands.send(make(tx)).map_err(|_| EngineError::Stopped)?;
-        rx.await.map_err(|_| EngineError::Stopped)?
-    }
-
-    /// Journals the tasks of every part (they exist once this returns), one batch when they
-    /// are several, and queues their submission.
-    pub async fn submit(&self, parts: Vec<Part>) -> Result<Vec<TaskRecord>, EngineError> {
-        self.ask(|reply| Command::Submit { parts, reply }).await
-    }
-
-    pub async fn resend(&self, id: i64) -> Result<(), EngineError> {
-        self.ask(|reply| Command::Resend { id, reply }).await
-    }
-
-    pub async fn recheck(&self, id: i64) -> Result<(), EngineError> {
-        self.ask(|reply| Command::Recheck { id, reply }).await
-    }
-
-    pub async fn download(&self, id: i64) -> Result<(), EngineError> {
-        self.ask(|reply| Command::Download { id, reply }).await
-    }
-
-    pub async fn delete(&self, id: i64, remove_file: bool) -> Result<TaskRecord, EngineError> {
-        self.ask(|reply| Command::Delete { id, remove_file, reply }).await
-    }
-
-    pub async fn import(&self, entries: Vec<(TaskRecord, String)>) -> Result<Vec<TaskRecord>, EngineError> {
-        self.ask(|reply| Command::Import { entries, reply }).await
-    }
-
-    pub async fn tasks(&self, ids: Vec<i64>) -> Result<Vec<TaskRecord>, EngineError> {
-        self.ask(|reply| Command::Tasks { ids, reply }).await
-    }
-
-    pub async fn review(&self, id: i64, change: crate::store::review::Change) -> Result<TaskRecord, EngineError> {
-        self.ask(|reply| Command::Review { id, change, reply }).await
+    /// Any operation of the engine's API: reads of the journal and its files on blocking
+    /// threads (a slow read never holds the engine's work up), the rest by the runner.
+    pub async fn call(&self, request: Request) -> Result<Answer, EngineError> {
+        match request {
+            Request::Read { read } => {
+                let db = self.db.clone();
+                let found = tokio::task::spawn_blocking(move || reads::answer(&db, read))
+                    .await
+                    .map_err(Refused::failed)?
+                    .map_err(Refused::failed)?;
+                Ok(Answer::Found(Box::new(found)))
+            }
+            Request::Fetch { file, offset, len } => {
+                use base64::Engine as _;
+                let (db, previewer) = (self.db.clone(), self.previewer.clone());
+                let chunk =
+                    tokio::task::spawn_blocking(move || reads::fetch(&db, previewer.as_ref(), &file, offset, len))
+                        .await
+                        .map_err(Refused::failed)?
+                        .map_err(Refused::failed)?;
+                let data = base64::engine::general_purpose::STANDARD.encode(&chunk.bytes);
+                Ok(Answer::Chunk { total: chunk.total, data })
+            }
+            Request::Status | Request::Stop { .. } => {
+                Err(Refused::failed("this engine runs inside this command; it has no process to ask").into())
+            }
+            request => {
+                let (reply, rx) = oneshot::channel();
+                self.commands.send(Command::Call { request, reply }).map_err(|_| EngineError::Stopped)?;
+                rx.await.map_err(|_| EngineError::Stopped)?
+            }
+        }
     }
 
     /// What the engine is working on.
-    pub async fn activity(&self) -> Result<Activity, EngineError> {
-        self.ask(|reply| Command::Activity { reply }).await
+    pub async fn activity(&self) -> Result<super::Activity, EngineError> {
+        match self.call(Request::Activity).await? {
+            Answer::Activity(a) => Ok(a),
+            other => Err(EngineError::Unexpected(other.kind())),
+        }
     }
 
     /// Asks the engine to stop without waiting (see [`LocalEngine::stopped`]).

@@ -1,8 +1,8 @@
 //! What a user's request does to a task: send it again, check it again, download it again.
 //! Pure: the row in, the new row and what the engine does next out, or why it does not apply.
 
-use super::EngineError;
 use super::queue::Job;
+use super::{EngineError, Refused};
 use crate::store::{LocalState, TaskRecord};
 
 /// Event recorded when a task is sent again.
@@ -14,7 +14,7 @@ pub const DOWNLOAD_REQUESTED: &str = "download requested";
 /// service that did take the first POST can recognise the second.
 pub fn resend(r: &TaskRecord, now_ms: i64) -> Result<TaskRecord, EngineError> {
     if !matches!(r.state, LocalState::SubmitUnknown | LocalState::Rejected) {
-        return Err(EngineError::NotApplicable { id: r.id, state: r.state, action: "sending it again" });
+        return Err(Refused::NotApplicable { id: r.id, state: r.state, action: "sending it again".into() }.into());
     }
     let mut r = r.clone();
     r.state = LocalState::Waiting;
@@ -37,14 +37,15 @@ pub fn recheck(r: &TaskRecord) -> Result<Recheck, EngineError> {
     match r.state {
         LocalState::DownloadFailed => return Ok(Recheck::Download),
         s if s.is_polled() || matches!(s, LocalState::Expired | LocalState::Lost) => {}
-        s => return Err(EngineError::NotApplicable { id: r.id, state: s, action: "checking it again" }),
+        s => return Err(Refused::NotApplicable { id: r.id, state: s, action: "checking it again".into() }.into()),
     }
     if r.remote_id.is_none() {
-        return Err(EngineError::NotApplicable {
+        return Err(Refused::NotApplicable {
             id: r.id,
             state: r.state,
-            action: "checking it (it has no remote id)",
-        });
+            action: "checking it (it has no remote id)".into(),
+        }
+        .into());
     }
     let mut r = r.clone();
     r.url_refreshes = 0;
@@ -55,7 +56,9 @@ pub fn recheck(r: &TaskRecord) -> Result<Recheck, EngineError> {
 /// whether a request or transfer for the task is under way.
 pub fn redownload(r: &TaskRecord, busy: bool, now_ms: i64) -> Result<(TaskRecord, Job), EngineError> {
     if busy {
-        return Err(EngineError::NotApplicable { id: r.id, state: r.state, action: "downloading it again now" });
+        return Err(
+            Refused::NotApplicable { id: r.id, state: r.state, action: "downloading it again now".into() }.into()
+        );
     }
     let downloadable = matches!(
         r.state,
@@ -66,7 +69,7 @@ pub fn redownload(r: &TaskRecord, busy: bool, now_ms: i64) -> Result<(TaskRecord
             | LocalState::Expired
     );
     if r.remote_id.is_none() || !downloadable {
-        return Err(EngineError::NotApplicable { id: r.id, state: r.state, action: "downloading it" });
+        return Err(Refused::NotApplicable { id: r.id, state: r.state, action: "downloading it".into() }.into());
     }
     let mut r = r.clone();
     // A saved task keeps its end time: elapsed stays its render time, not the time since.
@@ -85,7 +88,7 @@ pub fn redownload(r: &TaskRecord, busy: bool, now_ms: i64) -> Result<(TaskRecord
 /// A task can be deleted only when the engine is not working on it.
 pub fn deletable(id: i64, running: Option<LocalState>) -> Result<(), EngineError> {
     match running {
-        Some(state) => Err(EngineError::NotApplicable { id, state, action: "deleting it while it runs" }),
+        Some(state) => Err(Refused::NotApplicable { id, state, action: "deleting it while it runs".into() }.into()),
         None => Ok(()),
     }
 }

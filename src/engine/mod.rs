@@ -8,6 +8,9 @@
 //! records). The I/O shell: `run` (the loop), `commands`, `download`, `files`, `query`
 //! (read-only connections).
 
+pub mod admission;
+mod admit;
+pub mod calls;
 mod commands;
 pub mod download;
 mod local;
@@ -24,6 +27,7 @@ pub mod query;
 pub mod queue;
 pub mod reader;
 pub mod recover;
+pub mod refusal;
 mod run;
 pub mod service;
 pub mod stall;
@@ -40,9 +44,11 @@ use thiserror::Error;
 use tokio::sync::{mpsc, oneshot};
 
 use crate::api::Client;
-use crate::rules::ValidSubmission;
-use crate::store::{LocalState, Store, StoreError, TaskRecord};
+use crate::store::{Store, StoreError, TaskRecord};
+pub use admit::{AGENT_PREFIX, agent_tag};
+pub use calls::{Answer, DraftPart, Request, Submission, Submitted};
 pub use health::{Health, ServiceState};
+pub use refusal::Refused;
 pub use schedule::PollPolicy;
 
 #[derive(Debug, Clone, PartialEq)]
@@ -67,6 +73,10 @@ pub struct EngineConfig {
     /// Writes each saved file's provenance into it; `None`: files are kept as the service sent
     /// them (the sidecar has it all either way).
     pub provenance: Option<provenance::Tagger>,
+    /// The rules every submission is validated with again, the engine's own.
+    pub catalog: crate::rules::Catalog,
+    /// The limits every submission is admitted against.
+    pub limits: admission::Limits,
 }
 
 impl EngineConfig {
@@ -82,6 +92,8 @@ impl EngineConfig {
             profile: None,
             previews: None,
             provenance: None,
+            catalog: crate::rules::Catalog::builtin(),
+            limits: admission::Limits { max_tasks: admission::Limits::DEFAULT_MAX_TASKS, ..Default::default() },
         }
     }
 }
@@ -96,73 +108,32 @@ pub enum EngineError {
     Io { path: PathBuf, source: std::io::Error },
     #[error("the engine has stopped")]
     Stopped,
-    #[error("no task {0}")]
-    NoTask(i64),
-    #[error("media item {0} is a local file that was not uploaded; only its URL can be sent")]
-    NotUploaded(usize),
-    #[error("task {id} is {state}; {action} does not apply")]
-    NotApplicable { id: i64, state: LocalState, action: &'static str },
-    /// The engine process answered with an error.
-    #[error("{0}")]
-    Remote(String),
+    /// The engine would not do it, and says why as data (the same kind in this process and
+    /// across the socket).
+    #[error(transparent)]
+    Refused(#[from] Refused),
     #[error("the engine process: {0}")]
     Service(#[from] service::ServiceError),
-    #[error("{0}; nothing was sent (tasks sent before wait for a working key)")]
-    KeyRefused(String),
+    #[error("the engine answered {0} where reel expected another answer; are both sides the same reel?")]
+    Unexpected(&'static str),
+}
+
+impl EngineError {
+    /// What crosses the socket: the refusal as it is, anything else in the engine's words.
+    pub fn refusal(self) -> Refused {
+        match self {
+            EngineError::Refused(r) => r,
+            other => Refused::failed(other),
+        }
+    }
 }
 
 pub(crate) type Reply<T> = oneshot::Sender<Result<T, EngineError>>;
 
+/// What the runner is asked: a call of the API, or to stop.
 #[derive(Debug)]
 pub enum Command {
-    /// Journal and send every part of a submission: one batch when it makes several tasks.
-    Submit {
-        parts: Vec<journal::Part>,
-        reply: Reply<Vec<TaskRecord>>,
-    },
-    /// Send a `submit_unknown` or `rejected` task again, with its original idempotency key.
-    Resend {
-        id: i64,
-        reply: Reply<()>,
-    },
-    /// Poll a stalled, unrecognized, expired or lost task now.
-    Recheck {
-        id: i64,
-        reply: Reply<()>,
-    },
-    /// Fetch the file again.
-    Download {
-        id: i64,
-        reply: Reply<()>,
-    },
-    /// Forget a task (its events go with it); with `remove_file`, delete its video and sidecar.
-    Delete {
-        id: i64,
-        remove_file: bool,
-        reply: Reply<TaskRecord>,
-    },
-    /// Journals entries `reel import` rebuilt from files, each with what its timeline says of
-    /// where it came from; those whose file is in the history already are left out.
-    Import {
-        entries: Vec<(TaskRecord, String)>,
-        reply: Reply<Vec<TaskRecord>>,
-    },
-    /// The tasks as they stand now (a client that missed events catches up); unknown ids
-    /// are left out.
-    Tasks {
-        ids: Vec<i64>,
-        reply: Reply<Vec<TaskRecord>>,
-    },
-    /// Change a task's rating, pick or tags (any task, in any state).
-    Review {
-        id: i64,
-        change: crate::store::review::Change,
-        reply: Reply<TaskRecord>,
-    },
-    /// What the engine is working on.
-    Activity {
-        reply: Reply<Activity>,
-    },
+    Call { request: Request, reply: Reply<Answer> },
     Shutdown,
 }
 
@@ -234,81 +205,130 @@ impl Engine {
         Ok((Engine::Local(local), events))
     }
 
-    /// Journals the tasks (they exist once this returns) and queues their submission.
+    /// Any operation of the engine's API, wherever the engine is.
+    pub async fn call(&self, request: Request) -> Result<Answer, EngineError> {
+        match self {
+            Engine::Local(e) => e.call(request).await,
+            Engine::Remote(e) => e.call(request).await,
+        }
+    }
+
+    /// A submission, admitted or refused by the engine against its limits as it is journaled.
+    pub async fn send(&self, submission: Submission) -> Result<Submitted, EngineError> {
+        match self.call(Request::Submit(Box::new(submission))).await? {
+            Answer::Submitted(s) => Ok(*s),
+            other => Err(EngineError::Unexpected(other.kind())),
+        }
+    }
+
+    /// A user's submission of several parts (a grid, several tasks sent again at once), as one
+    /// batch, within the daily budget; the tasks journaled.
+    pub async fn submit_parts(&self, parts: Vec<journal::Part>) -> Result<Vec<TaskRecord>, EngineError> {
+        let parts = parts.iter().map(DraftPart::from).collect();
+        Ok(self.send(Submission { parts, ..Submission::default() }).await?.tasks)
+    }
+
+    /// `count` copies of a user's submission, within the daily budget; the tasks journaled.
     pub async fn submit(
         &self,
-        submission: ValidSubmission,
+        submission: crate::rules::ValidSubmission,
         count: u32,
         parent: Option<i64>,
     ) -> Result<Vec<TaskRecord>, EngineError> {
         self.submit_parts(vec![journal::Part { submission, count, parent }]).await
     }
 
-    /// Journals every task of a submission made of several parts (a grid, several tasks sent
-    /// again at once) as one batch, and queues their submission.
-    pub async fn submit_parts(&self, parts: Vec<journal::Part>) -> Result<Vec<TaskRecord>, EngineError> {
-        match self {
-            Engine::Local(e) => e.submit(parts).await,
-            Engine::Remote(e) => e.submit(&parts).await,
+    async fn done(&self, request: Request) -> Result<(), EngineError> {
+        match self.call(request).await? {
+            Answer::Done => Ok(()),
+            other => Err(EngineError::Unexpected(other.kind())),
+        }
+    }
+
+    async fn task(&self, request: Request) -> Result<TaskRecord, EngineError> {
+        match self.call(request).await? {
+            Answer::Task(t) => Ok(*t),
+            other => Err(EngineError::Unexpected(other.kind())),
+        }
+    }
+
+    async fn records(&self, request: Request) -> Result<Vec<TaskRecord>, EngineError> {
+        match self.call(request).await? {
+            Answer::Tasks(t) => Ok(t),
+            other => Err(EngineError::Unexpected(other.kind())),
         }
     }
 
     pub async fn resend(&self, id: i64) -> Result<(), EngineError> {
-        match self {
-            Engine::Local(e) => e.resend(id).await,
-            Engine::Remote(e) => e.done(service::Request::Resend { id }).await,
-        }
+        self.done(Request::Resend { id }).await
     }
 
     pub async fn recheck(&self, id: i64) -> Result<(), EngineError> {
-        match self {
-            Engine::Local(e) => e.recheck(id).await,
-            Engine::Remote(e) => e.done(service::Request::Recheck { id }).await,
-        }
+        self.done(Request::Recheck { id }).await
     }
 
     pub async fn download(&self, id: i64) -> Result<(), EngineError> {
-        match self {
-            Engine::Local(e) => e.download(id).await,
-            Engine::Remote(e) => e.done(service::Request::Download { id }).await,
-        }
+        self.done(Request::Download { id }).await
     }
 
     pub async fn delete(&self, id: i64, remove_file: bool) -> Result<TaskRecord, EngineError> {
-        match self {
-            Engine::Local(e) => e.delete(id, remove_file).await,
-            Engine::Remote(e) => e.delete(id, remove_file).await,
-        }
+        self.task(Request::Delete { id, remove_file }).await
     }
 
-    /// Journals entries rebuilt from files (see [`Command::Import`]); the ones journaled.
+    /// Journals entries rebuilt from files (see [`Request::Import`]); the ones journaled.
     pub async fn import(&self, entries: Vec<(TaskRecord, String)>) -> Result<Vec<TaskRecord>, EngineError> {
-        match self {
-            Engine::Local(e) => e.import(entries).await,
-            Engine::Remote(e) => e.import(entries).await,
-        }
+        self.records(Request::Import { entries }).await
     }
 
     /// The tasks as they stand now, for a client that missed events; deleted ones are left out.
     pub async fn tasks(&self, ids: Vec<i64>) -> Result<Vec<TaskRecord>, EngineError> {
-        match self {
-            Engine::Local(e) => e.tasks(ids).await,
-            Engine::Remote(e) => e.tasks(ids).await,
-        }
+        self.records(Request::Tasks { ids }).await
     }
 
     /// Changes a task's rating, pick or tags; every client sees the task's update.
     pub async fn review(&self, id: i64, change: crate::store::review::Change) -> Result<TaskRecord, EngineError> {
-        match self {
-            Engine::Local(e) => e.review(id, change).await,
-            Engine::Remote(e) => e.review(id, change).await,
-        }
+        self.task(Request::Review { id, change }).await
     }
 
     pub async fn activity(&self) -> Result<Activity, EngineError> {
-        match self {
-            Engine::Local(e) => e.activity().await,
-            Engine::Remote(e) => e.status().await.map(|s| s.activity()),
+        match self.call(Request::Activity).await? {
+            Answer::Activity(a) => Ok(a),
+            other => Err(EngineError::Unexpected(other.kind())),
+        }
+    }
+
+    /// The engine process: who it is, what it serves, on which config.
+    pub async fn status(&self) -> Result<service::Status, EngineError> {
+        match self.call(Request::Status).await? {
+            Answer::Status(s) => Ok(*s),
+            other => Err(EngineError::Unexpected(other.kind())),
+        }
+    }
+
+    /// A question about the journal, answered by the engine from its store.
+    pub async fn read(&self, read: service::reads::Read) -> Result<service::reads::Found, EngineError> {
+        match self.call(Request::Read { read }).await? {
+            Answer::Found(found) => Ok(*found),
+            other => Err(EngineError::Unexpected(other.kind())),
+        }
+    }
+
+    /// Up to `len` bytes of a saved file from `offset`, and the file's whole length.
+    pub async fn fetch(
+        &self,
+        file: service::reads::RemoteFile,
+        offset: u64,
+        len: u32,
+    ) -> Result<(u64, Vec<u8>), EngineError> {
+        use base64::Engine as _;
+        match self.call(Request::Fetch { file, offset, len }).await? {
+            Answer::Chunk { total, data } => {
+                let bytes = base64::engine::general_purpose::STANDARD
+                    .decode(data.as_bytes())
+                    .map_err(|e| Refused::failed(format!("the engine sent a file piece reel cannot read: {e}")))?;
+                Ok((total, bytes))
+            }
+            other => Err(EngineError::Unexpected(other.kind())),
         }
     }
 

@@ -60,20 +60,14 @@ impl Reader {
                     .map_err(|e| ReadError::Stopped(e.to_string()))?
                     .map_err(ReadError::from)
             }
-            Reader::Engine(engine) => match &**engine {
-                Engine::Remote(remote) => Ok(remote.read(read).await?),
-                Engine::Local(_) => Err(ReadError::Stopped("an engine in this process has no journal to lend".into())),
-            },
+            Reader::Engine(engine) => Ok(engine.read(read).await?),
         }
     }
 
     /// The engine on another machine this reads through, if it does.
-    pub fn far_engine(&self) -> Option<&super::service::RemoteEngine> {
+    pub fn far_engine(&self) -> Option<&Engine> {
         match self {
-            Reader::Engine(engine) => match &**engine {
-                Engine::Remote(remote) => Some(remote),
-                Engine::Local(_) => None,
-            },
+            Reader::Engine(engine) => Some(engine),
             Reader::Store(_) => None,
         }
     }
@@ -215,7 +209,7 @@ impl Reader {
 }
 
 fn unexpected(found: &Found) -> ReadError {
-    ReadError::Engine(EngineError::Remote(format!("the engine answered {found:?}")))
+    ReadError::Engine(EngineError::Unexpected(found.kind()))
 }
 
 fn tasks(found: Found) -> Result<Vec<TaskRecord>, ReadError> {

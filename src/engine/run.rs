@@ -39,7 +39,6 @@ pub struct Runner {
     outcomes_tx: mpsc::UnboundedSender<Outcome>,
     outcomes: mpsc::UnboundedReceiver<Outcome>,
     pub(super) queue: Queue,
-    pub(super) rng: fastrand::Rng,
     /// The service's state last announced, so that each change is announced once.
     announced: super::ServiceState,
     /// Makes the preview stills of files just saved.
@@ -72,7 +71,6 @@ impl Runner {
             commands,
             outcomes_tx,
             outcomes,
-            rng: fastrand::Rng::new(),
             announced: super::ServiceState::default(),
             previews: None,
         };

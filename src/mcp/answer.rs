@@ -50,13 +50,15 @@ pub struct Quote {
     /// Tasks whose billed seconds are not known before rendering (automatic duration, a
     /// reference video of unstated length).
     pub unknown_billed: u32,
-    pub cost: f64,
+    /// The most the priced tasks can cost, and whether that is exactly what they cost.
+    pub priced: crate::rules::pricing::Quote,
     /// Tasks of models without a price.
     pub unpriced: u32,
 }
 
 pub fn quote(plan: &[ValidSubmission], copies: u32, pricing: &Pricing) -> Quote {
-    let mut q = Quote { tasks: 0, billed_seconds: 0.0, unknown_billed: 0, cost: 0.0, unpriced: 0 };
+    let priced = pricing.quote(plan, copies);
+    let mut q = Quote { tasks: 0, billed_seconds: 0.0, unknown_billed: 0, priced, unpriced: 0 };
     for v in plan {
         q.tasks = q.tasks.saturating_add(copies);
         match v.billing.total() {
@@ -67,7 +69,6 @@ pub fn quote(plan: &[ValidSubmission], copies: u32, pricing: &Pricing) -> Quote 
             q.unpriced = q.unpriced.saturating_add(copies);
         }
     }
-    q.cost = pricing.planned(plan, copies);
     q
 }
 
@@ -93,8 +94,10 @@ pub fn quoted(plan: &[ValidSubmission], copies: u32, pricing: &Pricing) -> Value
         "tasks": q.tasks,
         "billed_seconds": q.billed_seconds,
         "tasks_with_unknown_billed_seconds": q.unknown_billed,
-        "cost": q.cost,
-        "cost_text": pricing.format(q.cost),
+        // Nothing priced has no cost to give: null, never 0.
+        "cost": (q.unpriced < q.tasks).then_some(q.priced.cost),
+        "cost_is_at_most": !q.priced.exact,
+        "cost_text": pricing.said(&q.priced),
         "unpriced_tasks": q.unpriced,
         "submissions": each,
         "sent": false,
@@ -181,12 +184,13 @@ mod tests {
             (vec![valid(priced, "10")], 1, (1, 10.0, 0, 5.0, 0)),
             (vec![valid(priced, "10"), valid(priced, "4")], 2, (4, 28.0, 0, 14.0, 0)),
             (vec![valid("acme/aurora-2.7/text-to-video", "5")], 3, (3, 15.0, 0, 0.0, 3)),
-            (vec![valid(priced, "-1")], 1, (1, 0.0, 1, 0.0, 0)),
+            // An automatic duration: at most the model's longest, 30 s.
+            (vec![valid(priced, "-1")], 1, (1, 0.0, 1, 15.0, 0)),
         ];
         for (plan, copies, (tasks, billed, unknown, cost, unpriced)) in cases {
             let q = quote(&plan, copies, &pricing);
             assert_eq!(
-                (q.tasks, q.billed_seconds, q.unknown_billed, q.cost, q.unpriced),
+                (q.tasks, q.billed_seconds, q.unknown_billed, q.priced.cost, q.unpriced),
                 (tasks, billed, unknown, cost, unpriced)
             );
         }

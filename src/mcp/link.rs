@@ -110,7 +110,9 @@ impl Link {
                     Ok(records) => {
                         trouble = None;
                         if let Some(missing) = ids.iter().find(|id| !records.iter().any(|r| r.id == **id)) {
-                            return Err(WaitError::Engine(EngineError::NoTask(*missing)));
+                            return Err(WaitError::Engine(EngineError::from(crate::engine::Refused::NoTask {
+                                id: *missing,
+                            })));
                         }
                         if records != last {
                             seen(&records).await;

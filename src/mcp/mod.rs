@@ -8,10 +8,8 @@
 //! `today` what agents have sent today, `poster` the preview image.
 
 pub mod answer;
-pub mod limits;
 mod link;
 mod poster;
-pub mod today;
 pub mod tools;
 
 use std::time::Duration;
@@ -28,8 +26,9 @@ use thiserror::Error;
 use tokio::time::Instant;
 
 use crate::config::Settings;
-use crate::engine::journal::Part;
+use crate::engine::admission::Sender;
 use crate::engine::reader::Reader;
+use crate::engine::{DraftPart, Submission, Submitted};
 use crate::rules::{UnknownModels, ValidSubmission, validate};
 use crate::session::Reach;
 use crate::store::LocalState;
@@ -59,9 +58,6 @@ pub struct Server {
 struct Inner {
     settings: Settings,
     link: Link,
-    /// Held from the limits' check until the tasks carry their agent tag, so that two calls
-    /// at once cannot both pass a limit that only one fits.
-    sending: tokio::sync::Mutex<()>,
 }
 
 /// A tool error (`isError`): the text names the field and the rule, or the limit.
@@ -98,10 +94,7 @@ fn client_name(peer: &Peer<RoleServer>) -> String {
 impl Server {
     pub fn new(settings: Settings, reach: Reach) -> Server {
         let link = Link::new(settings.clone(), reach);
-        Server {
-            inner: std::sync::Arc::new(Inner { settings, link, sending: tokio::sync::Mutex::new(()) }),
-            tool_router: Self::tool_router(),
-        }
+        Server { inner: std::sync::Arc::new(Inner { settings, link }), tool_router: Self::tool_router() }
     }
 
     fn settings(&self) -> &Settings {
@@ -131,21 +124,22 @@ impl Server {
         }
     }
 
-    /// Whether agents may send this plan now: the `[agents]` limits, then the user's own daily
-    /// budget (an agent cannot answer its question, so past it is a refusal).
-    async fn within_limits(&self, plan: &[ValidSubmission], copies: u32) -> Result<(), String> {
-        let s = self.settings();
-        let q = answer::quote(plan, copies, &s.pricing);
-        let reader = self.reader().await?;
-        let today = today::agents(&reader, &s.pricing).await.map_err(|e| e.to_string())?;
-        limits::check(&s.agents, &s.pricing.currency, limits::Plan { tasks: q.tasks, cost: q.cost }, today)
-            .map_err(|e| e.to_string())?;
-        if s.budget.daily.is_some() {
-            let spent = reader.spent_today(&s.pricing).await.map_err(|e| e.to_string())?;
-            crate::rules::check_budget(&s.budget, &s.pricing, spent, plan, copies)
-                .map_err(|over| format!("[budget] daily: {over}"))?;
-        }
-        Ok(())
+    /// Asks the engine to admit the plan as this agent's: the engine decides against its own
+    /// limits (the `[agents]` limits and the daily budget of the machine it runs on) in the
+    /// step that journals the tasks, so no two agents at once can both pass a limit. With
+    /// `dry_run` it only says what it would do.
+    async fn admission(
+        &self,
+        plan: &[ValidSubmission],
+        copies: u32,
+        peer: &Peer<RoleServer>,
+        dry_run: bool,
+    ) -> Result<Submitted, String> {
+        let live = self.inner.link.engine().await.map_err(|e| format!("cannot reach reel's engine: {e}"))?;
+        let parts = plan.iter().map(|v| DraftPart { draft: v.into(), count: copies, parent: None }).collect();
+        let submission =
+            Submission { parts, sender: Sender::Agent { name: client_name(peer) }, dry_run, ..Submission::default() };
+        live.engine.send(submission).await.map_err(|e| e.to_string())
     }
 
     #[tool(description = "The video models reel can send to, each with its rules: the seconds range (and whether -1, \
@@ -158,13 +152,17 @@ impl Server {
     #[tool(description = "Validate a submission (or a small grid: lists of ratios and of seconds make one task per \
                        combination) with reel's rules and quote it: tasks, billed seconds and cost. Sends nothing. \
                        Says too whether the user's [agents] limits would let `submit` send it now.")]
-    async fn check(&self, Parameters(args): Parameters<SubmissionArgs>) -> Result<CallToolResult, ErrorData> {
+    async fn check(
+        &self,
+        Parameters(args): Parameters<SubmissionArgs>,
+        peer: Peer<RoleServer>,
+    ) -> Result<CallToolResult, ErrorData> {
         let (valid, copies) = match self.validated(&args) {
             Ok(v) => v,
             Err(refused) => return Ok(refused),
         };
         let mut out = answer::quoted(&valid, copies, &self.settings().pricing);
-        let allowed = self.within_limits(&valid, copies).await;
+        let allowed = self.admission(&valid, copies, &peer, true).await;
         out["submit_allowed_now"] = Value::Bool(allowed.is_ok());
         if let Err(why) = allowed {
             out["submit_refused_because"] = Value::String(why);
@@ -188,20 +186,10 @@ impl Server {
             Ok(v) => v,
             Err(refused) => return Ok(refused),
         };
-        let _sending = self.inner.sending.lock().await;
-        if let Err(why) = self.within_limits(&valid, copies).await {
-            return Ok(refuse(format!("{why}\nnothing was sent")));
-        }
-        let live = match self.inner.link.engine().await {
-            Ok(live) => live,
-            Err(e) => return Ok(refuse(format!("cannot reach reel's engine: {e}; nothing was sent"))),
+        let records = match self.admission(&valid, copies, &peer, false).await {
+            Ok(submitted) => submitted.tasks,
+            Err(why) => return Ok(refuse(why)),
         };
-        let parts = valid.into_iter().map(|submission| Part { submission, count: copies, parent: None }).collect();
-        let records = match live.engine.submit_parts(parts).await {
-            Ok(r) => r,
-            Err(e) => return Ok(refuse(format!("the engine refused the submission: {e}"))),
-        };
-        let records = today::label(&live.engine, records, &client_name(&peer)).await;
         Ok(answer(&answer::tasks(&records)))
     }
 

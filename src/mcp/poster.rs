@@ -6,7 +6,7 @@ use std::path::Path;
 use base64::Engine as _;
 
 use crate::config::Settings;
-use crate::engine::service::RemoteEngine;
+use crate::engine::Engine;
 use crate::preview::Previewer;
 use crate::store::{LocalState, TaskRecord};
 
@@ -29,7 +29,7 @@ fn no_video(task: &TaskRecord) -> String {
 }
 
 /// `far`: the engine on another machine, whose stills are fetched into this one's cache.
-pub async fn of(settings: &Settings, task: &TaskRecord, far: Option<&RemoteEngine>) -> Result<Poster, String> {
+pub async fn of(settings: &Settings, task: &TaskRecord, far: Option<&Engine>) -> Result<Poster, String> {
     let (Some(video), Some(sha)) = (&task.file_path, &task.sha256) else { return Err(no_video(task)) };
     let previewer = Previewer::from_settings(settings);
     if let Some(engine) = far {

@@ -8,8 +8,8 @@ use thiserror::Error;
 use crate::rules::{Catalog, Draft, MediaDraft, choose_model, is_local};
 use crate::store::review::Change;
 
-/// The tag prefix of agents' tasks (see `today`).
-pub const AGENT_PREFIX: &str = "agent-";
+/// The tag prefix of agents' tasks (the engine tags them as it admits them).
+pub use crate::engine::AGENT_PREFIX;
 
 /// One value or a list of them; a list makes a grid.
 #[derive(Debug, Clone, PartialEq, Deserialize, JsonSchema)]

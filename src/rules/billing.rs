@@ -16,6 +16,10 @@ pub struct Billing {
     pub reference_video_seconds: f64,
     /// Reference videos whose duration the user did not state.
     pub unstated_reference_videos: usize,
+    /// The longest output the model allows, where the rules know it: what an automatic
+    /// duration may come to.
+    #[serde(skip)]
+    pub longest_output: Option<i64>,
 }
 
 impl Billing {
@@ -25,6 +29,19 @@ impl Billing {
             (Some(out), 0) => Some(out as f64 + self.reference_video_seconds),
             _ => None,
         }
+    }
+
+    /// The most these billed seconds can come to by the spec's rules: an automatic duration at
+    /// the model's longest, reference videos of unstated length at what is left of their
+    /// 15-second total. `None` only when an automatic duration's model is not known.
+    pub fn at_most(&self) -> Option<f64> {
+        let output = self.output_seconds.or(self.longest_output)? as f64;
+        let cap = MediaKind::ReferenceVideo.max_total_seconds().unwrap_or(0.0);
+        let unstated = match self.unstated_reference_videos {
+            0 => 0.0,
+            _ => (cap - self.reference_video_seconds).max(0.0),
+        };
+        Some(output + self.reference_video_seconds + unstated)
     }
 }
 
@@ -39,6 +56,7 @@ pub fn billing(seconds: i64, media: &[(MediaKind, Option<f64>)]) -> Billing {
         output_seconds: (seconds != DurationRule::AUTO).then_some(seconds),
         reference_video_seconds: stated,
         unstated_reference_videos: unstated,
+        longest_output: None,
     }
 }
 

@@ -45,7 +45,12 @@ mod tests {
             ratio: Ratio::Square,
             watermark: false,
             media: Vec::new(),
-            billing: Billing { output_seconds: Some(5), reference_video_seconds: 0.0, unstated_reference_videos: 0 },
+            billing: Billing {
+                output_seconds: Some(5),
+                reference_video_seconds: 0.0,
+                unstated_reference_videos: 0,
+                longest_output: None,
+            },
             warnings: Vec::new(),
         }
     }

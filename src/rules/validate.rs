@@ -400,7 +400,7 @@ pub fn validate(draft: &Draft, catalog: &Catalog, unknown: UnknownModels) -> Res
                 resolution,
                 ratio,
                 watermark: draft.watermark.unwrap_or(false),
-                billing: billing(seconds, &billed),
+                billing: Billing { longest_output: rule.map(|r| r.max), ..billing(seconds, &billed) },
                 media,
                 warnings,
             })

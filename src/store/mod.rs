@@ -1,6 +1,7 @@
 //! The local SQLite journal: every task and every state change. One writer thread, WAL mode so
 //! readers on their own connections never wait for it.
 
+pub mod admitted;
 #[doc(hidden)]
 pub mod fixtures;
 pub mod history;

@@ -358,6 +358,15 @@ pub const MIGRATIONS: &[&str] = &[
     -- `reel import`: nor one whose bytes are those the service sent for a task.
     CREATE INDEX tasks_by_sha256 ON tasks(sha256) WHERE sha256 IS NOT NULL;
     "#,
+    // 11: facts of the journal itself. `salt` makes the idempotency keys derived from content
+    // this journal's own: the same prompt sent from two data folders is two requests.
+    r#"
+    CREATE TABLE journal_meta (
+        name  TEXT PRIMARY KEY,
+        value TEXT NOT NULL
+    ) WITHOUT ROWID;
+    INSERT INTO journal_meta (name, value) VALUES ('salt', lower(hex(randomblob(16))));
+    "#,
 ];
 
 pub fn version(conn: &Connection) -> Result<usize, StoreError> {

@@ -200,13 +200,19 @@ async fn send_parts(
     media: &MediaContext,
     tx: &UnboundedSender<Action>,
     parts: Vec<Part>,
+    past_budget: bool,
 ) -> Result<Vec<crate::store::TaskRecord>, EffectError> {
     let mut ready = Vec::with_capacity(parts.len());
     for part in parts {
         let submission = prepare(part.submission, media, |line| drop(tx.send(Action::Report(Ok(line))))).await?;
         ready.push(Part { submission, ..part });
     }
-    Ok(engine.submit_parts(ready).await?)
+    let submission = crate::engine::Submission {
+        parts: ready.iter().map(crate::engine::DraftPart::from).collect(),
+        over_budget: past_budget,
+        ..Default::default()
+    };
+    Ok(engine.send(submission).await?.tasks)
 }
 
 /// Runs `job` over the journal, read where it is (this machine's file on the blocking pool,
@@ -235,7 +241,13 @@ fn blocking(tx: UnboundedSender<Action>, job: impl FnOnce() -> Option<Action> + 
 pub async fn perform(effect: Effect, cx: &Context, console: &mut impl Console) -> std::io::Result<()> {
     let tx = cx.actions.clone();
     let report = |r: Result<String, EffectError>| drop(cx.actions.send(Action::Report(r)));
+    let (mut effect, mut past_budget) = (effect, false);
+    while let Effect::PastBudget(inner) = effect {
+        (effect, past_budget) = (*inner, true);
+    }
     match effect {
+        // Unwrapped above.
+        Effect::PastBudget(_) => {}
         e @ (Effect::LoadStills { .. }
         | Effect::LoadThumbs { .. }
         | Effect::Play { .. }
@@ -252,7 +264,7 @@ pub async fn perform(effect: Effect, cx: &Context, console: &mut impl Console) -
             let parts = plan.into_iter().map(|submission| Part { submission, count: copies, parent }).collect();
             let (engine, media) = (cx.engine.get(), cx.media.clone());
             tokio::spawn(async move {
-                let result = send_parts(&engine, &media, &tx, parts).await;
+                let result = send_parts(&engine, &media, &tx, parts, past_budget).await;
                 let _ = tx.send(Action::Submitted { again: false, result });
             });
         }
@@ -263,7 +275,7 @@ pub async fn perform(effect: Effect, cx: &Context, console: &mut impl Console) -
                 .collect();
             let (engine, media) = (cx.engine.get(), cx.media.clone());
             tokio::spawn(async move {
-                let result = send_parts(&engine, &media, &tx, parts).await;
+                let result = send_parts(&engine, &media, &tx, parts, past_budget).await;
                 let _ = tx.send(Action::Submitted { again: true, result });
             });
         }
@@ -277,7 +289,7 @@ pub async fn perform(effect: Effect, cx: &Context, console: &mut impl Console) -
         Effect::SubmitBatch(parts) => {
             let (engine, media) = (cx.engine.get(), cx.media.clone());
             tokio::spawn(async move {
-                let result = send_parts(&engine, &media, &tx, parts).await;
+                let result = send_parts(&engine, &media, &tx, parts, past_budget).await;
                 let _ = tx.send(Action::Batch(BatchNews::Submitted(result)));
             });
         }
@@ -363,8 +375,8 @@ pub async fn perform(effect: Effect, cx: &Context, console: &mut impl Console) -
                     let (dir, player) = (cx.fetched.clone(), cx.programs.player.clone());
                     tokio::spawn(async move {
                         let result = match &*engine {
-                            Engine::Remote(remote) => {
-                                crate::engine::fetched::video_by_sum(remote, &sha256, &dir, |_, _| {})
+                            Engine::Remote(_) => {
+                                crate::engine::fetched::video_by_sum(&engine, &sha256, &dir, |_, _| {})
                                     .await
                                     .map_err(|e| EffectError::Fetch(e.to_string()))
                                     .and_then(|local| play(&player, &local.display().to_string()))

@@ -13,17 +13,14 @@ use tokio::task::JoinHandle;
 use tokio_util::codec::{FramedRead, FramedWrite, LinesCodec};
 
 use super::ServiceError;
-use super::protocol::{self, Answer, DraftPart, FromEngine, MAX_LINE, PROTOCOL, Refusal, Request, Status, ToEngine};
-use crate::engine::journal::Part;
-use crate::engine::{EngineError, Event};
-use crate::rules::Draft;
-use crate::store::TaskRecord;
+use super::protocol::{self, Answer, FromEngine, MAX_LINE, PROTOCOL, Request, Status, ToEngine};
+use crate::engine::{EngineError, Event, Refused};
 
 /// Requests waiting for their replies, and whether the connection has closed (after which no
 /// request may wait: nothing would ever answer it).
 #[derive(Default)]
 struct Waiting {
-    replies: HashMap<u64, oneshot::Sender<Result<Answer, Refusal>>>,
+    replies: HashMap<u64, oneshot::Sender<Result<Answer, Refused>>>,
     closed: bool,
 }
 
@@ -216,34 +213,8 @@ impl RemoteEngine {
         self.far.as_ref().map(|f| f.label.as_str())
     }
 
-    /// A question about the journal, answered by the engine from its store.
-    pub async fn read(&self, read: super::reads::Read) -> Result<super::reads::Found, EngineError> {
-        match self.ask(Request::Read { read }).await? {
-            Answer::Found(found) => Ok(*found),
-            other => Err(Self::unexpected(&other)),
-        }
-    }
-
-    /// Up to `len` bytes of a saved file from `offset`, and the file's whole length.
-    pub async fn fetch(
-        &self,
-        file: super::reads::RemoteFile,
-        offset: u64,
-        len: u32,
-    ) -> Result<(u64, Vec<u8>), EngineError> {
-        use base64::Engine as _;
-        match self.ask(Request::Fetch { file, offset, len }).await? {
-            Answer::Chunk { total, data } => {
-                let bytes = base64::engine::general_purpose::STANDARD
-                    .decode(data.as_bytes())
-                    .map_err(|e| EngineError::Remote(format!("the engine sent a file piece reel cannot read: {e}")))?;
-                Ok((total, bytes))
-            }
-            other => Err(Self::unexpected(&other)),
-        }
-    }
-
-    async fn ask(&self, request: Request) -> Result<Answer, EngineError> {
+    /// Any operation of the engine's API; a refusal comes back as the kind it was.
+    pub async fn call(&self, request: Request) -> Result<Answer, EngineError> {
         let seq = self.seq.fetch_add(1, Ordering::Relaxed);
         let (tx, rx) = oneshot::channel();
         {
@@ -254,67 +225,21 @@ impl RemoteEngine {
             waiting.replies.insert(seq, tx);
         }
         self.outgoing.send(ToEngine::Request { seq, request }).map_err(|_| EngineError::Stopped)?;
-        rx.await.map_err(|_| EngineError::Stopped)?.map_err(|Refusal(why)| EngineError::Remote(why))
-    }
-
-    fn unexpected(answer: &Answer) -> EngineError {
-        EngineError::Remote(format!("the engine answered {answer:?}"))
-    }
-
-    pub async fn submit(&self, parts: &[Part]) -> Result<Vec<TaskRecord>, EngineError> {
-        // The engine validates every draft again.
-        let parts = parts
-            .iter()
-            .map(|p| DraftPart { draft: Draft::from(&p.submission), count: p.count, parent: p.parent })
-            .collect();
-        match self.ask(Request::Submit { parts }).await? {
-            Answer::Tasks(t) => Ok(t),
-            other => Err(Self::unexpected(&other)),
-        }
+        Ok(rx.await.map_err(|_| EngineError::Stopped)??)
     }
 
     /// A request whose answer is only that it was done.
-    pub async fn done(&self, request: Request) -> Result<(), EngineError> {
-        match self.ask(request).await? {
+    async fn done(&self, request: Request) -> Result<(), EngineError> {
+        match self.call(request).await? {
             Answer::Done => Ok(()),
-            other => Err(Self::unexpected(&other)),
+            other => Err(EngineError::Unexpected(other.kind())),
         }
-    }
-
-    /// A request answered with one task.
-    async fn task(&self, request: Request) -> Result<TaskRecord, EngineError> {
-        match self.ask(request).await? {
-            Answer::Task(t) => Ok(*t),
-            other => Err(Self::unexpected(&other)),
-        }
-    }
-
-    pub async fn import(&self, entries: Vec<(TaskRecord, String)>) -> Result<Vec<TaskRecord>, EngineError> {
-        match self.ask(Request::Import { entries }).await? {
-            Answer::Tasks(t) => Ok(t),
-            other => Err(Self::unexpected(&other)),
-        }
-    }
-
-    pub async fn tasks(&self, ids: Vec<i64>) -> Result<Vec<TaskRecord>, EngineError> {
-        match self.ask(Request::Tasks { ids }).await? {
-            Answer::Tasks(t) => Ok(t),
-            other => Err(Self::unexpected(&other)),
-        }
-    }
-
-    pub async fn delete(&self, id: i64, remove_file: bool) -> Result<TaskRecord, EngineError> {
-        self.task(Request::Delete { id, remove_file }).await
-    }
-
-    pub async fn review(&self, id: i64, change: crate::store::review::Change) -> Result<TaskRecord, EngineError> {
-        self.task(Request::Review { id, change }).await
     }
 
     pub async fn status(&self) -> Result<Status, EngineError> {
-        match self.ask(Request::Status).await? {
+        match self.call(Request::Status).await? {
             Answer::Status(s) => Ok(*s),
-            other => Err(Self::unexpected(&other)),
+            other => Err(EngineError::Unexpected(other.kind())),
         }
     }
 

@@ -3,11 +3,9 @@
 //! send as they please: requests and their replies (matched by `seq`), and every engine event.
 
 use serde::{Deserialize, Serialize};
-use thiserror::Error;
 
-use super::super::{Event, ServiceState};
-use crate::rules::Draft;
-use crate::store::TaskRecord;
+pub use super::super::calls::{Answer, DraftPart, Request};
+use super::super::{Event, Refused, ServiceState};
 
 /// Bumped whenever a message changes shape; a client and an engine must agree on it.
 /// 3: a submission is a list of parts, journaled as one batch.
@@ -16,7 +14,9 @@ use crate::store::TaskRecord;
 /// 5: `Review` (rating, pick, tags) and the review on every task record.
 /// 6: `Read` (the journal read through the engine) and `Fetch` (saved files), for clients on
 /// another machine.
-pub const PROTOCOL: u32 = 6;
+/// 7: one API for every operation (`calls`): a submission is admitted by the engine against
+/// its limits, refusals are typed (`Refused`), and the status names the engine's config.
+pub const PROTOCOL: u32 = 7;
 /// Longest line either side reads: a task row is a few kilobytes, and the answer to a
 /// submission carries every row of the batch (10,000 rows are about 8 MiB).
 pub const MAX_LINE: usize = 64 << 20;
@@ -66,87 +66,6 @@ pub struct Status {
     pub serves: Served,
 }
 
-/// A part of a submission as it travels: `count` copies of a draft, derived from `parent`.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct DraftPart {
-    pub draft: Draft,
-    pub count: u32,
-    pub parent: Option<i64>,
-}
-
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(tag = "request", rename_all = "snake_case")]
-pub enum Request {
-    /// Every part validated again by the engine (it trusts no client), then all journaled
-    /// together, as one batch when they make several tasks.
-    Submit {
-        parts: Vec<DraftPart>,
-    },
-    Resend {
-        id: i64,
-    },
-    Recheck {
-        id: i64,
-    },
-    Download {
-        id: i64,
-    },
-    Delete {
-        id: i64,
-        remove_file: bool,
-    },
-    /// Journal entries rebuilt from files, each with its timeline's words (`reel import`).
-    Import {
-        entries: Vec<(TaskRecord, String)>,
-    },
-    /// The tasks with these ids as they stand now (for a client that missed events).
-    Tasks {
-        ids: Vec<i64>,
-    },
-    /// Change a task's rating, pick or tags; answered with the task as it is now.
-    Review {
-        id: i64,
-        change: crate::store::review::Change,
-    },
-    /// A question about the journal (for a client that cannot open it: over SSH).
-    Read {
-        read: super::reads::Read,
-    },
-    /// A piece of a saved file (base64 in the answer), for a client on another machine.
-    Fetch {
-        file: super::reads::RemoteFile,
-        offset: u64,
-        len: u32,
-    },
-    Status,
-    /// Stop the engine; without `force` it refuses while tasks are unfinished.
-    Stop {
-        force: bool,
-    },
-}
-
-/// Why the engine did not do what a client asked, in the engine's words. On the wire it is the
-/// text alone, as it has always been.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, Error)]
-#[serde(transparent)]
-#[error("{0}")]
-pub struct Refusal(pub String);
-
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(tag = "answer", content = "value", rename_all = "snake_case")]
-pub enum Answer {
-    Tasks(Vec<TaskRecord>),
-    Task(Box<TaskRecord>),
-    Done,
-    Status(Box<Status>),
-    Found(Box<super::reads::Found>),
-    /// Bytes of a file from the offset asked (base64), and the file's whole length.
-    Chunk {
-        total: u64,
-        data: String,
-    },
-}
-
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "type", rename_all = "snake_case")]
 pub enum ToEngine {
@@ -169,7 +88,7 @@ pub enum FromEngine {
     },
     Reply {
         seq: u64,
-        result: Result<Answer, Refusal>,
+        result: Result<Answer, Refused>,
     },
     Event {
         event: Event,
@@ -193,7 +112,9 @@ pub fn decode<'a, T: Deserialize<'a>>(line: &'a str) -> Result<T, serde_json::Er
 mod tests {
     use super::*;
     use crate::engine::TaskUpdate;
+    use crate::rules::Draft;
     use crate::store::LocalState;
+    use crate::store::TaskRecord;
     use crate::store::fixtures::record;
 
     #[test]
@@ -219,7 +140,7 @@ mod tests {
             ToEngine::Hello { protocol: PROTOCOL, version: "0.1.0".into() },
             ToEngine::Request {
                 seq: 1,
-                request: Request::Submit {
+                request: Request::Submit(Box::new(crate::engine::Submission {
                     parts: vec![
                         DraftPart { draft: Draft { prompt: "p".into(), ..Draft::default() }, count: 2, parent: None },
                         DraftPart {
@@ -228,7 +149,9 @@ mod tests {
                             parent: Some(4),
                         },
                     ],
-                },
+                    sender: crate::engine::admission::Sender::Agent { name: "claude".into() },
+                    ..Default::default()
+                })),
             },
             ToEngine::Request { seq: 2, request: Request::Stop { force: true } },
             ToEngine::Request { seq: 3, request: Request::Tasks { ids: vec![4, 9] } },
@@ -254,7 +177,7 @@ mod tests {
                     TaskRecord { batch_id: Some(1), ..record(2, LocalState::Waiting) },
                 ])),
             },
-            FromEngine::Reply { seq: 4, result: Err(Refusal("no task 9".into())) },
+            FromEngine::Reply { seq: 4, result: Err(Refused::NoTask { id: 9 }) },
             FromEngine::Reply { seq: 5, result: Ok(Answer::Status(Box::new(status))) },
             FromEngine::Event {
                 event: Event::Task(Box::new(TaskUpdate { record: record(2, LocalState::Queued), eta_ms: Some(5) })),
@@ -305,9 +228,9 @@ mod tests {
     }
 
     #[test]
-    fn a_refusal_is_its_text_on_the_wire() {
-        let line = encode(&FromEngine::Reply { seq: 4, result: Err(Refusal("no task 9".into())) }).expect("encodes");
-        assert_eq!(line, r#"{"type":"reply","seq":4,"result":{"Err":"no task 9"}}"#);
+    fn a_refusal_is_its_kind_and_numbers_on_the_wire() {
+        let line = encode(&FromEngine::Reply { seq: 4, result: Err(Refused::NoTask { id: 9 }) }).expect("encodes");
+        assert_eq!(line, r#"{"type":"reply","seq":4,"result":{"Err":{"kind":"no_task","id":9}}}"#);
         let done = encode(&FromEngine::Reply { seq: 5, result: Ok(Answer::Done) }).expect("encodes");
         assert_eq!(done, r#"{"type":"reply","seq":5,"result":{"Ok":{"answer":"done"}}}"#);
     }

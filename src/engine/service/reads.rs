@@ -100,6 +100,25 @@ pub enum Found {
     Keys(Vec<String>),
 }
 
+impl Found {
+    /// The answer's kind, for a client that got another than it asked for.
+    pub fn kind(&self) -> &'static str {
+        match self {
+            Found::Id(_) => "an id",
+            Found::Tasks(_) => "tasks",
+            Found::Changes(_) => "changes",
+            Found::Show(..) => "a task with its timeline",
+            Found::History(_) => "history rows",
+            Found::Lineage(..) => "a lineage",
+            Found::Models(_) => "models",
+            Found::Ledger(_) => "a ledger",
+            Found::Spent(_) => "spending",
+            Found::Files(_) => "files",
+            Found::Keys(_) => "keys",
+        }
+    }
+}
+
 /// A file on the engine's machine a client may fetch: only a task's saved video or the
 /// preview stills made of it, never a path the client names.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]

@@ -7,58 +7,18 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
 use futures_util::{SinkExt as _, StreamExt as _};
-use thiserror::Error;
 use tokio::sync::{Notify, broadcast, mpsc, watch};
 use tokio_util::codec::{FramedRead, FramedWrite, LinesCodec};
 
 use super::ServiceError;
-use super::protocol::{self, Answer, FromEngine, MAX_LINE, PROTOCOL, Refusal, Request, Served, Status, ToEngine};
-use crate::engine::journal::Part;
-use crate::engine::{EngineError, Event, LocalEngine, now_ms};
-use crate::rules::{Catalog, Invalid, UnknownModels, validate};
+use super::protocol::{self, Answer, FromEngine, MAX_LINE, PROTOCOL, Request, Served, Status, ToEngine};
+use crate::engine::{EngineError, Event, LocalEngine, Refused, now_ms};
 
 pub struct ServeOptions {
     pub socket: PathBuf,
     /// How long the engine stays once nothing is unfinished and no client is attached.
     pub grace: Duration,
     pub serves: Served,
-    /// Submissions are validated again here with the engine's own catalog.
-    pub catalog: Catalog,
-    /// The journal, read for clients that cannot open it (over SSH).
-    pub db: PathBuf,
-    /// Makes the stills such clients fetch, where none were made yet.
-    pub previewer: Option<crate::preview::Previewer>,
-}
-
-/// Why the engine did not do a client's request; the client reads the text.
-#[derive(Debug, Error)]
-enum Unserved {
-    #[error(transparent)]
-    Invalid(#[from] Invalid),
-    /// One part of a submission of several.
-    #[error("part {part}: {invalid}")]
-    Part { part: usize, invalid: Invalid },
-    #[error(transparent)]
-    Engine(#[from] EngineError),
-    #[error(
-        "{unfinished} {} unfinished; stopping now pauses {} until the next reel starts the engine \
-         (add --force to stop anyway)",
-        if *unfinished == 1 { "task is" } else { "tasks are" },
-        if *unfinished == 1 { "it" } else { "them" },
-    )]
-    Unfinished { unfinished: usize },
-    #[error(transparent)]
-    Query(#[from] crate::engine::query::QueryError),
-    #[error(transparent)]
-    Fetch(#[from] super::reads::FetchError),
-    #[error("the engine could not finish reading: {0}")]
-    Join(#[from] tokio::task::JoinError),
-}
-
-impl From<Unserved> for Refusal {
-    fn from(why: Unserved) -> Refusal {
-        Refusal(why.to_string())
-    }
 }
 
 struct Shared {
@@ -88,54 +48,22 @@ impl Shared {
         })
     }
 
-    async fn handle(&self, request: Request) -> Result<Answer, Unserved> {
-        Ok(match request {
-            Request::Submit { parts } => {
-                let several = parts.len() > 1;
-                let mut valid = Vec::with_capacity(parts.len());
-                for (i, p) in parts.into_iter().enumerate() {
-                    match validate(&p.draft, &self.opts.catalog, UnknownModels::Warn) {
-                        Ok(submission) => valid.push(Part { submission, count: p.count, parent: p.parent }),
-                        Err(invalid) if several => return Err(Unserved::Part { part: i + 1, invalid }),
-                        Err(invalid) => return Err(invalid.into()),
-                    }
-                }
-                Answer::Tasks(self.engine.submit(valid).await?)
-            }
-            Request::Resend { id } => self.engine.resend(id).await.map(|()| Answer::Done)?,
-            Request::Recheck { id } => self.engine.recheck(id).await.map(|()| Answer::Done)?,
-            Request::Download { id } => self.engine.download(id).await.map(|()| Answer::Done)?,
-            Request::Delete { id, remove_file } => Answer::Task(Box::new(self.engine.delete(id, remove_file).await?)),
-            Request::Import { entries } => Answer::Tasks(self.engine.import(entries).await?),
-            Request::Tasks { ids } => Answer::Tasks(self.engine.tasks(ids).await?),
-
-            Request::Review { id, change } => Answer::Task(Box::new(self.engine.review(id, change).await?)),
-            Request::Read { read } => {
-                let db = self.opts.db.clone();
-                let found = tokio::task::spawn_blocking(move || super::reads::answer(&db, read)).await??;
-                Answer::Found(Box::new(found))
-            }
-            Request::Fetch { file, offset, len } => {
-                use base64::Engine as _;
-                let (db, previewer) = (self.opts.db.clone(), self.opts.previewer.clone());
-                let chunk = tokio::task::spawn_blocking(move || {
-                    super::reads::fetch(&db, previewer.as_ref(), &file, offset, len)
-                })
-                .await??;
-                let data = base64::engine::general_purpose::STANDARD.encode(&chunk.bytes);
-                Answer::Chunk { total: chunk.total, data }
-            }
-            Request::Status => Answer::Status(Box::new(self.status().await?)),
+    /// A client's call: the process's own questions here, everything else by the engine, the
+    /// same handler a client in the engine's process uses.
+    async fn handle(&self, request: Request) -> Result<Answer, Refused> {
+        match request {
+            Request::Status => Ok(Answer::Status(Box::new(self.status().await.map_err(EngineError::refusal)?))),
             Request::Stop { force } => {
-                let unfinished = self.engine.activity().await?.unfinished;
+                let unfinished = self.engine.activity().await.map_err(EngineError::refusal)?.unfinished;
                 if unfinished > 0 && !force {
-                    return Err(Unserved::Unfinished { unfinished });
+                    return Err(Refused::Unfinished { unfinished });
                 }
                 tracing::info!(force, unfinished, "stop requested");
                 self.stop.notify_one();
-                Answer::Done
+                Ok(Answer::Done)
             }
-        })
+            request => self.engine.call(request).await.map_err(EngineError::refusal),
+        }
     }
 }
 
@@ -324,7 +252,7 @@ async fn connection(stream: tokio::net::UnixStream, shared: Arc<Shared>) {
             Ok(ToEngine::Request { seq, request }) => {
                 let (shared, replies) = (shared.clone(), replies.clone());
                 tokio::spawn(async move {
-                    let result = shared.handle(request).await.map_err(Refusal::from);
+                    let result = shared.handle(request).await;
                     let _ = replies.send(FromEngine::Reply { seq, result });
                 });
             }
@@ -341,28 +269,4 @@ async fn connection(stream: tokio::net::UnixStream, shared: Arc<Shared>) {
 fn current_uid() -> u32 {
     // SAFETY: getuid has no preconditions, cannot fail and touches no memory of ours.
     unsafe { libc::getuid() }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn a_refused_stop_counts_what_it_would_pause() {
-        let cases = [
-            (
-                1,
-                "1 task is unfinished; stopping now pauses it until the next reel starts the engine (add --force to stop anyway)",
-            ),
-            (
-                3,
-                "3 tasks are unfinished; stopping now pauses them until the next reel starts the engine (add --force to stop anyway)",
-            ),
-        ];
-        for (unfinished, want) in cases {
-            assert_eq!(Refusal::from(Unserved::Unfinished { unfinished }), Refusal(want.into()));
-        }
-        let no_task = Unserved::from(EngineError::NoTask(9));
-        assert_eq!(Refusal::from(no_task), Refusal("no task 9".into()), "the engine's own words");
-    }
 }

@@ -192,6 +192,9 @@ pub enum Effect {
     CompletePath(String),
     /// Send a batch file's plan: its parts as one submission, one batch.
     SubmitBatch(Vec<crate::engine::journal::Part>),
+    /// A submission the user said yes to sending past the daily budget: the engine is told so
+    /// (it refuses one past the budget without it).
+    PastBudget(Box<Effect>),
     /// One engine action on each task; `skipped` says what was not asked and why.
     Bulk {
         op: Op,

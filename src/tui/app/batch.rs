@@ -161,7 +161,8 @@ impl App {
 
     /// The effects `update` gives out: a batch handed to the engine is being sent.
     pub(super) fn note_batch_sending(&mut self, effects: &[Effect]) {
-        if effects.iter().any(|e| matches!(e, Effect::SubmitBatch(_))) {
+        let batch = |e: &Effect| matches!(e, Effect::SubmitBatch(_));
+        if effects.iter().any(|e| batch(e) || matches!(e, Effect::PastBudget(inner) if batch(inner))) {
             self.form.batch_sending(true);
         }
     }

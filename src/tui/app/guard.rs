@@ -15,6 +15,7 @@ fn plan_of(effect: &Effect) -> (Vec<ValidSubmission>, u32) {
         Effect::SubmitBatch(parts) => {
             (parts.iter().flat_map(|p| std::iter::repeat_n(p.submission.clone(), p.count as usize)).collect(), 1)
         }
+        Effect::PastBudget(inner) => plan_of(inner),
         _ => (Vec::new(), 1),
     }
 }
@@ -28,7 +29,7 @@ impl App {
             (Question::Delete(id), Cmd::YesWithFile) => vec![Effect::Delete { id, remove_file: true }],
             (Question::Budget { then, planned, .. }, Cmd::Yes) => {
                 self.spent_today += planned;
-                vec![*then]
+                vec![Effect::PastBudget(then)]
             }
             (Question::Again { then, .. }, Cmd::Yes) => self.guarded(*then),
             (Question::Batch { then, count: n, .. }, Cmd::Yes) => {

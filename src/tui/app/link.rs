@@ -20,7 +20,9 @@ enum WhileDown {
 
 fn while_down(effect: &Effect) -> WhileDown {
     match effect {
-        Effect::Submit { .. } | Effect::SubmitAgain(_) | Effect::SubmitBatch(_) => WhileDown::Hold,
+        Effect::Submit { .. } | Effect::SubmitAgain(_) | Effect::SubmitBatch(_) | Effect::PastBudget(_) => {
+            WhileDown::Hold
+        }
         Effect::Bulk { .. } | Effect::Delete { .. } | Effect::Review { .. } | Effect::ReviewTake { .. } => {
             WhileDown::Refuse
         }

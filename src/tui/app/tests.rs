@@ -405,7 +405,10 @@ fn past_the_daily_budget_the_dashboard_asks_first() {
     assert!(status(&a).contains("past the daily budget of $3.00"), "{}", status(&a));
     assert!(key(&mut a, KeyCode::Char('n')).is_empty());
     ctrl(&mut a, 's');
-    assert!(matches!(&key(&mut a, KeyCode::Char('y'))[..], [Effect::Submit { .. }]));
+    // Sent with the user's yes, which the engine needs to pass its budget.
+    assert!(
+        matches!(&key(&mut a, KeyCode::Char('y'))[..], [Effect::PastBudget(e)] if matches!(**e, Effect::Submit { .. }))
+    );
     assert!((a.spent_today - 3.5).abs() < 1e-9);
 }
 
@@ -512,12 +515,18 @@ fn a_search_not_yet_written_is_written_when_quitting() {
 fn effect_errors_reach_the_status_line_as_their_message() {
     use crate::engine::EngineError;
     let mut a = app();
-    a.update(Action::Submitted { again: false, result: Err(EngineError::NoTask(3).into()) }, NOW);
+    a.update(
+        Action::Submitted {
+            again: false,
+            result: Err(EngineError::from(crate::engine::Refused::NoTask { id: 3 }).into()),
+        },
+        NOW,
+    );
     assert_eq!(status(&a), "Not sent: no task 3");
     // The socket closed during the request: whether the engine journaled it first is unknown.
     a.update(Action::Submitted { again: false, result: Err(EngineError::Stopped.into()) }, NOW);
     assert!(status(&a).starts_with("The engine stopped before it answered: if it recorded"), "{}", status(&a));
-    a.update(Action::Report(Err(EngineError::NoTask(9).into())), NOW);
+    a.update(Action::Report(Err(EngineError::from(crate::engine::Refused::NoTask { id: 9 }).into())), NOW);
     assert_eq!(status(&a), "No task 9", "one capitalisation style");
     let missing = std::io::Error::new(std::io::ErrorKind::NotFound, "No such file \u{1b}[2J");
     a.update(Action::Report(Err(EffectError::Spawn { program: "mpv".into(), source: missing })), NOW);
@@ -527,6 +536,6 @@ fn effect_errors_reach_the_status_line_as_their_message() {
     a.update(Action::HistoryPage(g, Err(EngineError::Stopped.into())), NOW);
     assert!(!a.history.loading());
     assert_eq!(status(&a), "Cannot read the history: the engine has stopped");
-    a.update(Action::Deleted(Err(EngineError::NoTask(4).into())), NOW);
+    a.update(Action::Deleted(Err(EngineError::from(crate::engine::Refused::NoTask { id: 4 }).into())), NOW);
     assert_eq!(status(&a), "No task 4");
 }

@@ -32,6 +32,7 @@ fn load(a: &mut App, p: Plan) -> Vec<Effect> {
 fn sent_parts(effects: &[Effect]) -> Option<(usize, u32)> {
     effects.iter().find_map(|e| match e {
         Effect::SubmitBatch(parts) => Some((parts.len(), parts.iter().map(|p| p.count).sum())),
+        Effect::PastBudget(inner) => sent_parts(std::slice::from_ref(inner)),
         _ => None,
     })
 }

@@ -132,7 +132,12 @@ fn a_refused_review_goes_back_to_what_the_journal_holds() {
     let journal = reviewed(1, Review { rating: Some(3), ..Review::default() });
     answered(&mut a, 1, Ok(()), Some(journal.clone()));
     assert!(shown(&a, 1).picked, "one change is still on its way");
-    answered(&mut a, 1, Err(crate::engine::EngineError::NoTask(1).into()), Some(journal.clone()));
+    answered(
+        &mut a,
+        1,
+        Err(crate::engine::EngineError::from(crate::engine::Refused::NoTask { id: 1 }).into()),
+        Some(journal.clone()),
+    );
     assert_eq!(shown(&a, 1), journal.review, "the refused pick is not shown");
     assert!(status(&a).to_lowercase().contains("no task 1"), "{}", status(&a));
 }

@@ -30,7 +30,10 @@ pub fn perform(
         return work.perform(effect, &tx);
     }
     tokio::spawn(async move {
-        let Engine::Remote(remote) = &*engine else { return work.perform(effect, &tx) };
+        if !matches!(&*engine, Engine::Remote(_)) {
+            return work.perform(effect, &tx);
+        }
+        let remote = &*engine;
         match effect {
             Effect::LoadStills { sha256, path } => match fetched::stills(remote, &sha256, work.cache_dir()).await {
                 Ok(()) => work.perform(Effect::LoadStills { sha256, path }, &tx),
