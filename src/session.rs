@@ -138,6 +138,48 @@ pub struct Attached {
     pub base_url: Option<String>,
     /// The store, client and (in demo mode) simulator of an engine in this process.
     pub session: Option<Session>,
+    /// Settings the running engine decides by that this command's config has otherwise (the
+    /// engine keeps the config it started with).
+    pub differs: Vec<String>,
+}
+
+impl Attached {
+    /// What to tell the user when the engine runs on another config than this command's.
+    pub fn config_note(&self) -> Option<String> {
+        (!self.differs.is_empty()).then(|| {
+            format!(
+                "the running engine keeps the config it started with, and it decides by it; it differs from this \
+                 command's: {}. Stop it (`reel engine stop`) for the next command to start one with this config",
+                self.differs.join("; ")
+            )
+        })
+    }
+}
+
+/// The settings an engine decides by, as this config has them (see [`service::Decides`]).
+pub fn decides(settings: &Settings) -> service::Decides {
+    let e = &settings.engine;
+    let money = |v: Option<f64>| v.map_or("none".to_string(), |v| format!("{v}"));
+    let pairs: Vec<(&str, String)> = vec![
+        ("[engine] requests_per_second", e.requests_per_second.to_string()),
+        ("[engine] first_poll_secs", e.first_poll_secs.to_string()),
+        ("[engine] poll_interval_secs", e.poll_interval_secs.to_string()),
+        ("[engine] max_poll_interval_secs", e.max_poll_interval_secs.to_string()),
+        ("[engine] client_timeout_secs", e.client_timeout_secs.to_string()),
+        ("[engine] url_ttl_secs", e.url_ttl_secs.to_string()),
+        ("[engine] max_downloads", e.max_downloads.to_string()),
+        ("[engine] stall_secs", e.stall_secs.to_string()),
+        ("[engine] max_retry_after_secs", e.max_retry_after_secs.to_string()),
+        ("[budget] daily", money(settings.budget.daily)),
+        // Plain data of strings and numbers: serializing it cannot fail.
+        ("[pricing]", serde_json::to_string(&settings.pricing).unwrap_or_default()),
+        ("[agents] submit", settings.agents.submit.to_string()),
+        ("[agents] daily", money(settings.agents.daily)),
+        ("[agents] daily_tasks", settings.agents.daily_tasks.map_or("none".into(), |n| n.to_string())),
+        ("[agents] max_tasks_per_call", settings.agents.max_tasks_per_call.to_string()),
+        ("[files] provenance", settings.files.provenance.to_string()),
+    ];
+    service::Decides(pairs.into_iter().map(|(k, v)| (k.to_string(), v)).collect())
 }
 
 /// What this reel would serve: the engine it attaches to must serve the same.
@@ -167,18 +209,23 @@ pub async fn attach(settings: &Settings, reach: &Reach) -> Result<Attached, Sess
                 .map_err(|source| ServiceError::Io { path: settings.data_dir.clone(), source })?;
             let (remote, events) = service::connect_or_start(&socket, launch, &serves).await?;
             let base_url = remote.welcome().serves.base_url.clone();
-            Ok(Attached { engine: Engine::Remote(remote), events, base_url, session: None })
+            let differs = decides(settings).differences(&remote.welcome().decides);
+            if !differs.is_empty() {
+                tracing::warn!(differs = ?differs, "the running engine's config differs from this command's");
+            }
+            Ok(Attached { engine: Engine::Remote(remote), events, base_url, session: None, differs })
         }
         Reach::Ssh(reach) => {
             let (remote, events) = reach.connect().await?;
             let base_url = remote.welcome().serves.base_url.clone();
-            Ok(Attached { engine: Engine::Remote(remote), events, base_url, session: None })
+            // The host's config decides there; this machine's has no say.
+            Ok(Attached { engine: Engine::Remote(remote), events, base_url, session: None, differs: Vec::new() })
         }
         Reach::InProcess => {
             let session = open(settings).await?;
             let (engine, events) = session.start_engine().await?;
             let base_url = (settings.target != Target::Demo).then(|| session.client.base_url().to_string());
-            Ok(Attached { engine, events, base_url, session: Some(session) })
+            Ok(Attached { engine, events, base_url, session: Some(session), differs: Vec::new() })
         }
     }
 }

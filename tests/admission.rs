@@ -67,7 +67,9 @@ async fn commands_at_once_never_pass_the_daily_budget() {
         let sim = start(common::fast_config()).await;
         // $0.50 a task (5 s at $0.10), $1.00 a day: two fit, whoever asks first.
         let f = with_config(&format!("[budget]\ndaily = 1.0\n{PRICED}"));
-        let runs = at_once(&f, &sim, |i| ["submit", "-m", MODEL, "-s", "5", &format!("race {i}")].map(String::from).to_vec()).await;
+        let runs =
+            at_once(&f, &sim, |i| ["submit", "-m", MODEL, "-s", "5", &format!("race {i}")].map(String::from).to_vec())
+                .await;
         let sent: Vec<&(i32, String)> = runs.iter().filter(|(code, _)| *code == 0).collect();
         assert_eq!(sent.len(), 2, "round {round}: {runs:#?}");
         for (code, err) in runs.iter().filter(|(code, _)| *code != 0) {
@@ -94,7 +96,8 @@ async fn two_identical_batch_runs_at_once_send_each_row_once() {
         let lines: Vec<String> = (0..rows).map(|i| format!("row {i}: a heron in the reeds")).collect();
         std::fs::write(&file, lines.join("\n") + "\n").unwrap();
         let path = file.display().to_string();
-        let runs = at_once(&f, &sim, |_| ["submit", "-m", MODEL, "--from", &path, "--yes"].map(String::from).to_vec()).await;
+        let runs =
+            at_once(&f, &sim, |_| ["submit", "-m", MODEL, "--from", &path, "--yes"].map(String::from).to_vec()).await;
         for (code, err) in &runs {
             assert_eq!(*code, 0, "round {round}: every run ends well (some find the rows sent): {err}");
         }
@@ -174,4 +177,21 @@ async fn agents_at_once_never_pass_their_daily_limits() {
             let _ = f.run(&sim, &["engine", "stop", "--force"]).await;
         }
     }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn the_engine_decides_by_its_own_config_and_a_command_with_another_is_told() {
+    let sim = start(common::fast_config()).await;
+    let f = with_config(&format!("[budget]\ndaily = 1.0\n{PRICED}"));
+    let (code, _, err) = f.run(&sim, &["submit", "-m", MODEL, "-s", "5", "first"]).await;
+    assert_eq!(code, 0, "{err}");
+    // The config now allows far more; the engine started with $1.00 and keeps it.
+    let text = std::fs::read_to_string(&f.config).unwrap().replace("daily = 1.0", "daily = 100.0");
+    std::fs::write(&f.config, text).unwrap();
+    let (code, _, err) = f.run(&sim, &["submit", "-m", MODEL, "-s", "10", "second"]).await;
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("[budget] daily: the engine's 1, this config's 100"), "told: {err}");
+    assert!(err.contains("past the daily budget of $1.00"), "the engine's limit holds: {err}");
+    assert_eq!(f.tasks(&sim).await.len(), 1);
+    let _ = f.run(&sim, &["engine", "stop", "--force"]).await;
 }

@@ -260,6 +260,7 @@ async fn a_request_after_the_socket_closed_fails_at_once() {
             downloads: 0,
             service: reel::engine::ServiceState::default(),
             serves: Served { profile: None, base_url: None, key_id: None },
+            decides: Default::default(),
         };
         let welcome = FromEngine::Welcome { protocol: PROTOCOL, status: Box::new(status) };
         let line = protocol::encode(&welcome).expect("encodes") + "\n";

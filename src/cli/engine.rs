@@ -108,8 +108,12 @@ async fn serve(args: &RunArgs, settings: &Settings) -> Result<ExitCode, CliError
     } else {
         Duration::from_secs_f64(settings.engine.idle_exit_secs)
     };
-    let opts =
-        ServeOptions { socket: service::socket_path(&settings.data_dir), grace, serves: session::served(settings)? };
+    let opts = ServeOptions {
+        socket: service::socket_path(&settings.data_dir),
+        grace,
+        serves: session::served(settings)?,
+        decides: session::decides(settings),
+    };
     service::serve(opts, engine, events).await.map_err(SessionError::from)?;
     drop(session);
     Ok(ExitCode::SUCCESS)

@@ -282,6 +282,7 @@ mod tests {
                 detail: Some("429".into()),
             },
             serves: Served { profile: None, base_url: None, key_id: None },
+            decides: Default::default(),
         };
         let v = engine_status(&status);
         let text = v.to_string();

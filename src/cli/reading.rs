@@ -44,7 +44,7 @@ pub async fn lend<T>(
     settings: &Settings,
     read: impl AsyncFnOnce(&Reader) -> Result<T, CliError>,
 ) -> Result<(Attached, T), CliError> {
-    let Attached { engine, events, base_url, session } = attached;
+    let Attached { engine, events, base_url, session, differs } = attached;
     let engine = Arc::new(engine);
     let reader = Reader::of(&engine, &db_path(settings));
     let result = read(&reader).await;
@@ -52,7 +52,7 @@ pub async fn lend<T>(
     let Ok(engine) = Arc::try_unwrap(engine) else {
         return Err(CliError::Usage("the engine was kept by a read that ended".into()));
     };
-    Ok((Attached { engine, events, base_url, session }, result?))
+    Ok((Attached { engine, events, base_url, session, differs }, result?))
 }
 
 /// The engine attached, and the tasks `ids` name, read as [`resolve_all`] reads them.

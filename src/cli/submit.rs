@@ -303,6 +303,9 @@ pub(super) async fn deliver(
         note(&format!("demo mode: no API key is configured, so this runs against the embedded simulator{tail}"));
     }
     let attached = session::attach(settings, reach).await?;
+    if let Some(said) = attached.config_note() {
+        note(&said);
+    }
     let (engine, mut events) = (attached.engine, attached.events);
     // The engine admits or refuses it against its limits (the daily budget: `--yes` says yes).
     let submission = Submission {

@@ -79,6 +79,9 @@ pub async fn run(
     // Attached first, read second: a task that ends in between is read as ended, and every
     // later change arrives as an event.
     let attached = session::attach(settings, reach).await?;
+    if let Some(said) = attached.config_note() {
+        super::output::note(&said);
+    }
     let (attached, targets) = lend(attached, settings, async |reader| {
         if here.is_none() {
             if let Some(batch) = args.batch

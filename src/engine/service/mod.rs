@@ -21,7 +21,7 @@ use thiserror::Error;
 
 pub use bridge::bridge;
 pub use client::RemoteEngine;
-pub use protocol::{Request, Served, Status};
+pub use protocol::{Decides, Request, Served, Status};
 pub use server::{ServeOptions, serve};
 pub use spawn::{Launch, attach_if_running, connect_or_start};
 

@@ -64,6 +64,32 @@ pub struct Status {
     /// The service's health, since when, and the pause on every request.
     pub service: ServiceState,
     pub serves: Served,
+    /// What the engine decides by, from the config it started with: each setting by name,
+    /// with its value as the config would write it.
+    #[serde(default)]
+    pub decides: Decides,
+}
+
+/// The settings an engine decides by (polling, downloads, the budget, prices, agents' limits,
+/// bounds), by name and value: a client compares them with its own config's.
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
+pub struct Decides(pub Vec<(String, String)>);
+
+impl Decides {
+    /// The settings on which `engine` (the running engine's) differs from `self` (this
+    /// command's config): "[agents] daily_tasks: the engine's 10, this config's 4".
+    pub fn differences(&self, engine: &Decides) -> Vec<String> {
+        let theirs: std::collections::BTreeMap<&str, &str> =
+            engine.0.iter().map(|(k, v)| (k.as_str(), v.as_str())).collect();
+        self.0
+            .iter()
+            .filter_map(|(name, ours)| match theirs.get(name.as_str()) {
+                Some(t) if *t == ours => None,
+                Some(t) => Some(format!("{name}: the engine's {t}, this config's {ours}")),
+                None => Some(format!("{name}: unknown to the engine, this config's {ours}")),
+            })
+            .collect()
+    }
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -135,6 +161,7 @@ mod tests {
                 ..ServiceState::default()
             },
             serves: served,
+            decides: Decides(vec![("[agents] daily_tasks".into(), "10".into())]),
         };
         let to: Vec<ToEngine> = vec![
             ToEngine::Hello { protocol: PROTOCOL, version: "0.1.0".into() },
@@ -233,6 +260,17 @@ mod tests {
         assert_eq!(line, r#"{"type":"reply","seq":4,"result":{"Err":{"kind":"no_task","id":9}}}"#);
         let done = encode(&FromEngine::Reply { seq: 5, result: Ok(Answer::Done) }).expect("encodes");
         assert_eq!(done, r#"{"type":"reply","seq":5,"result":{"Ok":{"answer":"done"}}}"#);
+    }
+
+    #[test]
+    fn a_config_that_differs_from_the_engines_is_named_setting_by_setting() {
+        let d = |pairs: &[(&str, &str)]| Decides(pairs.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect());
+        let engine =
+            d(&[("[engine] requests_per_second", "200"), ("[agents] daily_tasks", "10"), ("[budget] daily", "none")]);
+        let ours =
+            d(&[("[engine] requests_per_second", "10"), ("[agents] daily_tasks", "10"), ("[budget] daily", "none")]);
+        assert_eq!(ours.differences(&engine), ["[engine] requests_per_second: the engine's 200, this config's 10"]);
+        assert!(ours.differences(&ours.clone()).is_empty());
     }
 
     #[test]

@@ -19,6 +19,8 @@ pub struct ServeOptions {
     /// How long the engine stays once nothing is unfinished and no client is attached.
     pub grace: Duration,
     pub serves: Served,
+    /// The settings this engine decides by, for clients to compare with their config.
+    pub decides: super::protocol::Decides,
 }
 
 struct Shared {
@@ -45,6 +47,7 @@ impl Shared {
             downloads: a.downloads,
             service: a.service,
             serves: self.opts.serves.clone(),
+            decides: self.opts.decides.clone(),
         })
     }
 

@@ -221,6 +221,7 @@ mod tests {
             downloads: 0,
             service: ServiceState { health, ..ServiceState::default() },
             serves: serves(key),
+            decides: Default::default(),
         }
     }
 
