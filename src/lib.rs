@@ -8,6 +8,7 @@
 //! - `engine` the background engine: submission journal, poll scheduler, downloads, recovery
 //! - `store`  the SQLite journal: schema, task rows, events, the writer thread
 //! - `media`  reference media: uploads of local files, preflight checks of media URLs
+//! - `public` the JSON shape of tasks that scripts (`--json`) and agents (`reel mcp`) read
 //! - `preview` previews of saved videos: cached poster and strip frames, inline playback (ffmpeg)
 //! - `logging` the log file (`tracing`, rotated daily) in the data folder
 //! - `session` wiring: settings → store, client (or the demo simulator), engine
@@ -25,6 +26,7 @@ pub mod logging;
 pub mod mcp;
 pub mod media;
 pub mod preview;
+pub mod public;
 pub mod rules;
 pub mod session;
 pub mod sim;

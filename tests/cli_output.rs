@@ -6,7 +6,7 @@ use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 
-use reel::cli::public::PublicTask;
+use reel::public::PublicTask;
 use reel::store::fixtures::new_task;
 use reel::store::tasks::{self, MediaRecord, NewTask, TaskRecord};
 use reel::store::{LocalState, open_writer};

@@ -5,9 +5,9 @@
 use std::path::Path;
 use std::process::Command;
 
-use reel::cli::public::PublicTask;
 use reel::config::Pricing;
 use reel::engine::query;
+use reel::public::PublicTask;
 use reel::store::fixtures::new_task;
 use reel::store::history::{HistoryQuery, Order};
 use reel::store::tasks::{self, MediaRecord, NewTask, TaskRecord};

@@ -188,7 +188,7 @@ async fn status(
     let s = engine.status().await?;
     engine.detach().await;
     if args.json {
-        out.json(&super::public::engine_status(&s))?;
+        out.json(&crate::public::engine_status(&s))?;
     } else {
         for line in describe(&s, now_ms()) {
             out.line(&line)?;

@@ -119,7 +119,7 @@ pub fn exit_code(records: &[TaskRecord], ok: impl Fn(LocalState) -> bool, unreac
 /// Prints tasks as JSON, or one line each: id, remote id, state, and the file or the problem.
 pub fn print_tasks(records: &[TaskRecord], json: bool, out: &mut Output<impl Write>) -> Result<(), OutputError> {
     if json {
-        return out.json(&super::public::tasks(records));
+        return out.json(&crate::public::tasks(records));
     }
     for r in records {
         let detail = match (&r.file_path, &r.error) {

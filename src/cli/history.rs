@@ -8,11 +8,11 @@ use thiserror::Error;
 
 use super::CliError;
 use super::output::{Output, OutputError};
-use super::public::{self, PublicTask};
 use crate::config::Settings;
 use crate::engine::ledger::{Ledger, Line};
 use crate::engine::query::{self, HistoryRow, QueryError};
 use crate::engine::reader::Reader;
+use crate::public::{self, PublicTask};
 use crate::session::Reach;
 use crate::store::history::HistoryQuery;
 use crate::store::{LocalState, StoreError, TaskRecord};

@@ -130,7 +130,7 @@ pub async fn run(
         skipped.len()
     ));
     if args.json {
-        out.json(&super::public::tasks(&imported))?;
+        out.json(&crate::public::tasks(&imported))?;
     } else {
         for t in &imported {
             out.line(&format!(

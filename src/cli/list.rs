@@ -58,7 +58,7 @@ pub async fn run(
     let reader = super::reading::reader(settings, reach).await?;
     let tasks = reader.list(args.status, args.batch, args.limit).await?;
     if args.json {
-        out.json(&super::public::tasks(&tasks))?;
+        out.json(&crate::public::tasks(&tasks))?;
     } else if tasks.is_empty() && (args.status.is_some() || args.batch.is_some()) {
         out.line("No tasks match.")?;
     } else if tasks.is_empty() {

@@ -15,7 +15,6 @@ pub mod open;
 pub mod output;
 pub mod pick;
 pub mod progress;
-pub mod public;
 pub mod pull;
 pub mod rate;
 pub mod reading;

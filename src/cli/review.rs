@@ -27,7 +27,7 @@ pub async fn run(
     engine.shutdown().await;
     let reviewed = reviewed?;
     if json {
-        out.json(&super::public::PublicTask::from(&reviewed))?;
+        out.json(&crate::public::PublicTask::from(&reviewed))?;
     } else {
         out.line(&format!("Task {}: {}", reviewed.id, reviewed.review.summary()))?;
     }

@@ -9,10 +9,10 @@ use thiserror::Error;
 
 use super::CliError;
 use super::output::{Output, OutputError};
-use super::public;
 use crate::config::Settings;
 use crate::engine::reader::Reader;
 use crate::preview::{PreviewError, Previewer, StillPaths};
+use crate::public;
 use crate::session::Reach;
 use crate::store::{EventRecord, LocalState, TaskRecord};
 use crate::text::{local_time, one_line, size};

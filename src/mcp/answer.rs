@@ -1,5 +1,5 @@
 //! The tools' results as JSON text: the catalog with its rules, quotes, tasks and timelines.
-//! Tasks are shown as `--json` shows them to scripts ([`crate::cli::public`]); no credential is
+//! Tasks are shown as `--json` shows them to scripts ([`crate::public`]); no credential is
 //! part of any of these.
 
 use serde_json::{Value, json};
@@ -127,7 +127,7 @@ pub fn refused(failures: &[(&Draft, Invalid)], grid: bool) -> String {
 }
 
 pub fn tasks(records: &[TaskRecord]) -> Value {
-    json!({ "tasks": crate::cli::public::tasks(records) })
+    json!({ "tasks": crate::public::tasks(records) })
 }
 
 /// One task with its timeline, its file (`file_present`: whether it is where it was saved, on
@@ -139,8 +139,8 @@ pub fn shown(
     preview: Result<&str, String>,
 ) -> Value {
     let mut out = json!({
-        "task": crate::cli::public::PublicTask::from(task),
-        "timeline": crate::cli::public::events(events),
+        "task": crate::public::PublicTask::from(task),
+        "timeline": crate::public::events(events),
         "file_path": task.file_path,
         "file_present": file_present,
         "billed": crate::engine::ledger::billed_text(task),

@@ -293,7 +293,7 @@ impl Server {
             Err(e) => return Ok(refuse(e)),
         };
         match reader.history(&q, None, limit).await {
-            Ok(rows) => Ok(answer(&serde_json::json!({ "tasks": crate::cli::public::rows(&rows) }))),
+            Ok(rows) => Ok(answer(&serde_json::json!({ "tasks": crate::public::rows(&rows) }))),
             Err(e) => Ok(refuse(e.to_string())),
         }
     }
