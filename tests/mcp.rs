@@ -147,6 +147,41 @@ async fn tools_are_listed_checks_quote_and_a_submit_is_refused_by_default() {
     client.cancel().await.expect("closed");
 }
 
+/// What an agent reads when it gets an argument wrong or a limit refuses: a tool error
+/// (`isError: true`, not a protocol error nor a success) whose text names the field and rule.
+#[tokio::test]
+async fn wrong_arguments_and_refusals_are_tool_errors_naming_the_field() {
+    let sim = start(common::fast_config()).await;
+    let f = with_config("");
+    let (client, _) = connect(&f, &sim).await;
+    let cases = [
+        (
+            "submit",
+            json!({"model": MODEL, "prompt": "a fox", "seconds": "ten"}),
+            "seconds: \"ten\" is not a whole number of seconds or a list of them",
+        ),
+        ("check", json!({"model": MODEL, "prompt": "a fox", "copies": -1}), "copies: -1 is not a whole number"),
+        ("check", json!({"model": MODEL, "prompt": "a fox", "api_key": "x"}), "api_key: not an argument of this tool"),
+        ("check", json!({}), "model: missing; give a model id from the models tool (a string)\nprompt: missing"),
+        ("status", json!({"ids": []}), "ids: an empty list"),
+        ("search", json!({"limit": 500}), "limit: 500 is not allowed; give 1 to 200"),
+        ("models", json!({"x": 1}), "x: not an argument of this tool; this tool takes no arguments"),
+        // [agents] submit = false, the default: refused, and the text says which limit.
+        ("submit", json!({"model": MODEL, "prompt": "a fox"}), "[agents] submit is false"),
+    ];
+    for (tool, args, want) in cases {
+        let result = call(&client, tool, args.clone()).await;
+        assert_eq!(result.is_error, Some(true), "{tool} {args}: {}", text(&result));
+        assert!(text(&result).contains(want), "{tool} {args}: {}", text(&result));
+    }
+    // A quote is a success even when `submit` would be refused; it says so inside.
+    let quote = ok(&call(&client, "check", json!({"model": MODEL, "prompt": "a fox"})).await);
+    assert_eq!(quote["submit_allowed_now"], false, "{quote}");
+    let found = ok(&call(&client, "search", json!({})).await);
+    assert_eq!(found["tasks"], json!([]), "nothing was journaled");
+    client.cancel().await.expect("closed");
+}
+
 /// Every text a client was given, to look for secrets in.
 fn all_text(results: &[CallToolResult]) -> String {
     results.iter().map(|r| serde_json::to_string(r).unwrap()).collect::<Vec<_>>().join("\n")

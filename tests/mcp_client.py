@@ -41,6 +41,10 @@ async def main(reel):
             bad = await session.call_tool("check", {"model": "aurora-3.0/t2v", "prompt": "a heron", "seconds": 999})
             expect(bad.is_error and "seconds" in text(bad), f"seconds refused: {text(bad)}")
 
+            # A wrong type is a tool error naming the field, not serde's words nor a protocol error.
+            typed = await session.call_tool("submit", {"model": "aurora-3.0/t2v", "prompt": "a heron", "seconds": "ten"})
+            expect(typed.is_error and 'seconds: "ten" is not' in text(typed), f"seconds named: {text(typed)}")
+
             local = await session.call_tool(
                 "submit",
                 {"model": "aurora-3.0/i2v", "prompt": "x", "media": [{"type": "first_frame", "url": "/etc/hosts"}]},

@@ -3,11 +3,13 @@
 //! agent's tasks are journaled, scheduled and budgeted as the user's, and show in the
 //! dashboard live. Standard output carries MCP messages only; logs go to the log file.
 //!
-//! `tools` holds the arguments (schemas, descriptions, the pure step to drafts), `limits` the
-//! `[agents]` rules, `answer` the results as JSON, `link` the engine connection and waiting,
-//! `today` what agents have sent today, `poster` the preview image.
+//! `tools` holds the arguments (schemas, descriptions, the pure step to drafts), `args` how a
+//! mistake in them is told, `answer` the results as JSON, `link` the engine connection and
+//! waiting, `poster` the preview image. The engine admits what agents send, against the
+//! `[agents]` limits of its own config (`engine::admission`).
 
 pub mod answer;
+pub mod args;
 mod link;
 mod poster;
 pub mod tools;
@@ -33,14 +35,12 @@ use crate::rules::{UnknownModels, ValidSubmission, validate};
 use crate::session::Reach;
 use crate::store::LocalState;
 use crate::store::history::HistoryQuery;
+use args::Checked;
 use link::Link;
-use tools::{IdsArgs, PickArgs, RateArgs, ReviewCall, SearchArgs, ShowArgs, SubmissionArgs, TagArgs, WaitArgs};
+use tools::{IdsArgs, NoArgs, PickArgs, RateArgs, ReviewCall, SearchArgs, ShowArgs, SubmissionArgs, TagArgs, WaitArgs};
 
 /// How long `wait` waits when the call gives no timeout.
 const DEFAULT_WAIT: Duration = Duration::from_secs(600);
-/// Search results when the call does not say, and the most it may ask for.
-const SEARCH_DEFAULT: usize = 20;
-const SEARCH_MAX: usize = 200;
 
 #[derive(Debug, Error)]
 pub enum McpError {
@@ -60,29 +60,27 @@ struct Inner {
     link: Link,
 }
 
-/// A tool error (`isError`): the text names the field and the rule, or the limit.
+/// A tool error (`isError: true`): the text names the field and the rule, or the limit. Every
+/// call that did not do what it asked answers with one; a success is only ever what was asked.
 fn refuse(text: impl Into<String>) -> CallToolResult {
     CallToolResult::error(vec![Content::text(text.into())])
 }
 
 fn answer(value: &Value) -> CallToolResult {
-    let text = serde_json::to_string_pretty(value).unwrap_or_else(|e| format!("{{\"error\": \"{e}\"}}"));
-    CallToolResult::success(vec![Content::text(text)])
+    match serde_json::to_string_pretty(value) {
+        Ok(text) => CallToolResult::success(vec![Content::text(text)]),
+        Err(e) => refuse(format!("reel could not write its answer as JSON: {e}")),
+    }
 }
 
-/// The ids a call names, each once, in order.
-fn unique(ids: &tools::OneOrMany<i64>) -> Vec<i64> {
-    let all = match ids {
-        tools::OneOrMany::One(id) => vec![*id],
-        tools::OneOrMany::Many(ids) => ids.clone(),
-    };
-    let mut out = Vec::new();
-    for id in all {
-        if !out.contains(&id) {
-            out.push(id);
+/// The arguments, or the tool error naming the one that is wrong (see `args`).
+macro_rules! given {
+    ($checked:expr) => {
+        match $checked.0 {
+            Ok(args) => args,
+            Err(e) => return Ok(refuse(e.to_string())),
         }
-    }
-    out
+    };
 }
 
 /// The client's name as it said in `initialize`, for the tag its tasks carry.
@@ -145,18 +143,23 @@ impl Server {
     #[tool(description = "The video models reel can send to, each with its rules: the seconds range (and whether -1, \
                        automatic, is allowed), resolutions, aspect ratios, the media types its mode takes, and its \
                        price per billed second when the user priced it.")]
-    async fn models(&self) -> Result<CallToolResult, ErrorData> {
+    async fn models(&self, Parameters(args): Parameters<Checked<NoArgs>>) -> Result<CallToolResult, ErrorData> {
+        let NoArgs {} = given!(args);
         Ok(answer(&answer::models(&self.settings().catalog, &self.settings().pricing)))
     }
 
     #[tool(description = "Validate a submission (or a small grid: lists of ratios and of seconds make one task per \
                        combination) with reel's rules and quote it: tasks, billed seconds and cost. Sends nothing. \
-                       Says too whether the user's [agents] limits would let `submit` send it now.")]
+                       Says too whether reel's engine would let `submit` send it now (the [agents] limits and \
+                       the daily budget, as the engine counts them): a plan it would refuse is still quoted (not a \
+                       tool error) with submit_allowed_now false and submit_refused_because. Wrong arguments and \
+                       broken rules are tool errors naming the field.")]
     async fn check(
         &self,
-        Parameters(args): Parameters<SubmissionArgs>,
+        Parameters(args): Parameters<Checked<SubmissionArgs>>,
         peer: Peer<RoleServer>,
     ) -> Result<CallToolResult, ErrorData> {
+        let args = given!(args);
         let (valid, copies) = match self.validated(&args) {
             Ok(v) => v,
             Err(refused) => return Ok(refused),
@@ -179,9 +182,10 @@ impl Server {
     )]
     async fn submit(
         &self,
-        Parameters(args): Parameters<SubmissionArgs>,
+        Parameters(args): Parameters<Checked<SubmissionArgs>>,
         peer: Peer<RoleServer>,
     ) -> Result<CallToolResult, ErrorData> {
+        let args = given!(args);
         let (valid, copies) = match self.validated(&args) {
             Ok(v) => v,
             Err(refused) => return Ok(refused),
@@ -194,13 +198,18 @@ impl Server {
     }
 
     #[tool(description = "The tasks as they stand now: state, progress, file, error. Takes one id or a list.")]
-    async fn status(&self, Parameters(args): Parameters<IdsArgs>) -> Result<CallToolResult, ErrorData> {
+    async fn status(&self, Parameters(args): Parameters<Checked<IdsArgs>>) -> Result<CallToolResult, ErrorData> {
+        let args = given!(args);
+        let ids = match tools::ids(&args.ids) {
+            Ok(ids) => ids,
+            Err(e) => return Ok(refuse(e.to_string())),
+        };
         let reader = match self.reader().await {
             Ok(r) => r,
             Err(e) => return Ok(refuse(e)),
         };
         let mut records = Vec::new();
-        for id in unique(&args.ids) {
+        for id in ids {
             match reader.show(id).await {
                 Ok((t, _)) => records.push(t),
                 Err(e) => return Ok(refuse(format!("ids: {e}"))),
@@ -215,11 +224,21 @@ impl Server {
                        reel's engine: the tasks are read again from its journal.")]
     async fn wait(
         &self,
-        Parameters(args): Parameters<WaitArgs>,
+        Parameters(args): Parameters<Checked<WaitArgs>>,
         meta: Meta,
         peer: Peer<RoleServer>,
     ) -> Result<CallToolResult, ErrorData> {
-        let ids = unique(&args.ids);
+        let args = given!(args);
+        let ids = match tools::ids(&args.ids) {
+            Ok(ids) => ids,
+            Err(e) => return Ok(refuse(e.to_string())),
+        };
+        // Every argument is checked before anything is asked of the engine.
+        let limit = match args.timeout_secs {
+            None => DEFAULT_WAIT,
+            Some(s) if s.is_finite() && s > 0.0 => Duration::from_secs_f64(s.min(86_400.0)),
+            Some(s) => return Ok(refuse(format!("timeout_secs: {s} is not a number of seconds above 0"))),
+        };
         let reader = match self.reader().await {
             Ok(r) => r,
             Err(e) => return Ok(refuse(e)),
@@ -241,11 +260,6 @@ impl Server {
                 }
             }
         }
-        let limit = match args.timeout_secs {
-            None => DEFAULT_WAIT,
-            Some(s) if s.is_finite() && s > 0.0 => Duration::from_secs_f64(s.min(86_400.0)),
-            Some(s) => return Ok(refuse(format!("timeout_secs: {s} is not a number of seconds above 0"))),
-        };
         let token = meta.get_progress_token();
         let total = ids.len() as f64;
         let seen = |records: &[crate::store::TaskRecord]| -> BoxFuture<'static, ()> {
@@ -281,12 +295,16 @@ impl Server {
                        by prefix against prompts, and rating:>=4 (also rating:5, rating:<3), tag:NAME, picked; \
                        optionally one model and one state. An agent's tasks carry the tag agent-CLIENTNAME."
     )]
-    async fn search(&self, Parameters(args): Parameters<SearchArgs>) -> Result<CallToolResult, ErrorData> {
+    async fn search(&self, Parameters(args): Parameters<Checked<SearchArgs>>) -> Result<CallToolResult, ErrorData> {
+        let args = given!(args);
         let state = match args.state.as_deref().map(str::parse::<LocalState>).transpose() {
             Ok(s) => s,
             Err(e) => return Ok(refuse(format!("state: {e}"))),
         };
-        let limit = args.limit.unwrap_or(SEARCH_DEFAULT).clamp(1, SEARCH_MAX);
+        let limit = match tools::search_limit(args.limit) {
+            Ok(n) => n,
+            Err(e) => return Ok(refuse(e.to_string())),
+        };
         let q = HistoryQuery { text: args.query.clone(), model: args.model.clone(), state, ..HistoryQuery::default() };
         let reader = match self.reader().await {
             Ok(r) => r,
@@ -300,7 +318,8 @@ impl Server {
 
     #[tool(description = "One task in full: its parameters, timeline, billed seconds, the saved file's path, and its \
                        poster frame as an image when the video is saved (made with ffmpeg when needed).")]
-    async fn show(&self, Parameters(args): Parameters<ShowArgs>) -> Result<CallToolResult, ErrorData> {
+    async fn show(&self, Parameters(args): Parameters<Checked<ShowArgs>>) -> Result<CallToolResult, ErrorData> {
+        let args = given!(args);
         let reader = match self.reader().await {
             Ok(r) => r,
             Err(e) => return Ok(refuse(e)),
@@ -347,7 +366,8 @@ impl Server {
     }
 
     #[tool(description = "Rate a task 1 to 5 (0 removes its rating), as the user does in the dashboard.")]
-    async fn rate(&self, Parameters(args): Parameters<RateArgs>) -> Result<CallToolResult, ErrorData> {
+    async fn rate(&self, Parameters(args): Parameters<Checked<RateArgs>>) -> Result<CallToolResult, ErrorData> {
+        let args = given!(args);
         self.review(args.id, ReviewCall::Rate(args.rating)).await
     }
 
@@ -355,12 +375,14 @@ impl Server {
         description = "Add tags to a task (or remove them with remove = true): short single words, found later with \
                        `search` and the word tag:NAME."
     )]
-    async fn tag(&self, Parameters(args): Parameters<TagArgs>) -> Result<CallToolResult, ErrorData> {
+    async fn tag(&self, Parameters(args): Parameters<Checked<TagArgs>>) -> Result<CallToolResult, ErrorData> {
+        let args = given!(args);
         self.review(args.id, ReviewCall::Tag { tags: args.tags, remove: args.remove }).await
     }
 
     #[tool(description = "Pick a task as the winner of its batch or comparison (picked = false unpicks it).")]
-    async fn pick(&self, Parameters(args): Parameters<PickArgs>) -> Result<CallToolResult, ErrorData> {
+    async fn pick(&self, Parameters(args): Parameters<Checked<PickArgs>>) -> Result<CallToolResult, ErrorData> {
+        let args = given!(args);
         self.review(args.id, ReviewCall::Pick(args.picked.unwrap_or(true))).await
     }
 }
@@ -374,7 +396,9 @@ impl ServerHandler for Server {
                 "reel sends video-generation tasks through the user's engine, journaled and budgeted, and shows them \
                  in the user's dashboard. Start with `models`, then `check` a submission; `submit` works only when the \
                  user allowed agents to send ([agents] submit = true). Follow tasks with `status` or `wait`; find past \
-                 ones with `search`, look at one with `show`.",
+                 ones with `search`, look at one with `show`. A call that does not do what it asks is a tool error \
+                 (isError) whose text names the argument and its rule, or the limit; only `check` tells of a \
+                 refusal, the one `submit` would meet, inside its quote.",
             )
     }
 }

@@ -6,10 +6,13 @@ use serde::Deserialize;
 use thiserror::Error;
 
 use crate::rules::{Catalog, Draft, MediaDraft, choose_model, is_local};
-use crate::store::review::Change;
+use crate::store::review::{BadReview, Change, checked};
 
 /// The tag prefix of agents' tasks (the engine tags them as it admits them).
 pub use crate::engine::AGENT_PREFIX;
+/// Search results when the call does not say, and the most it may ask for.
+pub const SEARCH_DEFAULT: usize = 20;
+pub const SEARCH_MAX: usize = 200;
 
 /// One value or a list of them; a list makes a grid.
 #[derive(Debug, Clone, PartialEq, Deserialize, JsonSchema)]
@@ -68,6 +71,11 @@ pub struct SubmissionArgs {
     /// Copies of each combination. Default 1.
     pub copies: Option<u32>,
 }
+
+/// No arguments (the `models` tool): anything given is refused as an unknown argument.
+#[derive(Debug, Clone, PartialEq, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct NoArgs {}
 
 /// Task ids as reel numbers them (the `id` of every task in a result).
 #[derive(Debug, Clone, PartialEq, Deserialize, JsonSchema)]
@@ -140,20 +148,45 @@ pub struct PickArgs {
     pub picked: Option<bool>,
 }
 
-/// The review change a rate, tag or pick call asks for. Tags starting `agent-` are reel's
-/// label of agents' tasks, counted by the daily limits: no agent may add or remove one.
+/// The ids a call names, each once, in order; at least one (an empty list would answer
+/// "nothing" as if it were a success).
+pub fn ids(ids: &OneOrMany<i64>) -> Result<Vec<i64>, ArgsError> {
+    let mut out = Vec::new();
+    for id in ids.values() {
+        if !out.contains(&id) {
+            out.push(id);
+        }
+    }
+    if out.is_empty() { Err(ArgsError::EmptyList { field: "ids" }) } else { Ok(out) }
+}
+
+/// How many tasks a search returns: refused outside 1 to [`SEARCH_MAX`] rather than quietly
+/// returning fewer than asked.
+pub fn search_limit(limit: Option<usize>) -> Result<usize, ArgsError> {
+    match limit {
+        None => Ok(SEARCH_DEFAULT),
+        Some(n) if (1..=SEARCH_MAX).contains(&n) => Ok(n),
+        Some(n) => Err(ArgsError::Limit(n)),
+    }
+}
+
+/// The review change a rate, tag or pick call asks for, checked here (the engine checks it
+/// again) so that the error names the argument. Tags starting `agent-` are reel's label of
+/// agents' tasks, counted by the daily limits: no agent may add or remove one.
 pub fn review_change(call: ReviewCall) -> Result<Change, ArgsError> {
-    Ok(match call {
-        ReviewCall::Rate(0) => Change::Rate(None),
-        ReviewCall::Rate(n) => Change::Rate(Some(n)),
-        ReviewCall::Pick(p) => Change::Pick(p),
+    let (change, field) = match call {
+        ReviewCall::Rate(0) => (Change::Rate(None), "rating"),
+        ReviewCall::Rate(n) => (Change::Rate(Some(n)), "rating"),
+        ReviewCall::Pick(p) => (Change::Pick(p), "picked"),
         ReviewCall::Tag { tags, remove } => {
             if let Some(t) = tags.iter().find(|t| t.trim().to_lowercase().starts_with(AGENT_PREFIX)) {
                 return Err(ArgsError::AgentTag(t.clone()));
             }
-            if remove { Change::Untag(tags) } else { Change::Tag(tags) }
+            (if remove { Change::Untag(tags) } else { Change::Tag(tags) }, "tags")
         }
-    })
+    };
+    checked(&change).map_err(|rule| ArgsError::Review { field, rule })?;
+    Ok(change)
 }
 
 /// A review call's arguments, as the tools take them.
@@ -178,6 +211,10 @@ pub enum ArgsError {
     EmptyList { field: &'static str },
     #[error("copies: {0} is not allowed; give 1 or more")]
     Copies(u32),
+    #[error("limit: {0} is not allowed; give 1 to {SEARCH_MAX} (a search returns at most {SEARCH_MAX} tasks)")]
+    Limit(usize),
+    #[error("{field}: {rule}")]
+    Review { field: &'static str, rule: BadReview },
     #[error(
         "tags: \"{0}\" starts with agent-, reel's own label of the tasks agents send (the [agents] daily limits count \
          them); an agent cannot add or remove it"
@@ -313,9 +350,47 @@ mod tests {
             (tag(&["keeper"], true), Ok(Change::Untag(vec!["keeper".into()]))),
             (tag(&["ok", "agent-claude"], true), Err(ArgsError::AgentTag("agent-claude".into()))),
             (tag(&[" Agent-X"], false), Err(ArgsError::AgentTag(" Agent-X".into()))),
+            (ReviewCall::Rate(9), Err(ArgsError::Review { field: "rating", rule: BadReview::Rating(9) })),
+            (tag(&[], false), Err(ArgsError::Review { field: "tags", rule: BadReview::NoTags })),
+            (
+                tag(&["two words"], false),
+                Err(ArgsError::Review { field: "tags", rule: BadReview::NotOneWord("two words".into()) }),
+            ),
         ];
         for (call, want) in cases {
             assert_eq!(review_change(call.clone()), want, "{call:?}");
+        }
+    }
+
+    #[test]
+    fn ids_are_each_named_once_and_at_least_one() {
+        // (ids given, Ok(ids) or Err(the error's text))
+        type Want = Result<Vec<i64>, &'static str>;
+        let cases: &[(OneOrMany<i64>, Want)] = &[
+            (OneOrMany::One(3), Ok(vec![3])),
+            (OneOrMany::Many(vec![2, 1, 2]), Ok(vec![2, 1])),
+            (OneOrMany::Many(vec![]), Err("ids: an empty list; give at least one value")),
+        ];
+        for (given, want) in cases {
+            assert_eq!(ids(given).map_err(|e| e.to_string()), want.clone().map_err(String::from), "{given:?}");
+        }
+    }
+
+    #[test]
+    fn a_search_limit_is_refused_outside_its_range() {
+        let cases = [
+            (None, Ok(SEARCH_DEFAULT)),
+            (Some(1), Ok(1)),
+            (Some(SEARCH_MAX), Ok(SEARCH_MAX)),
+            (Some(0), Err("limit: 0 is not allowed; give 1 to 200")),
+            (Some(201), Err("limit: 201 is not allowed; give 1 to 200")),
+        ];
+        for (given, want) in cases {
+            match (search_limit(given), want) {
+                (Ok(n), Ok(w)) => assert_eq!(n, w, "{given:?}"),
+                (Err(e), Err(w)) => assert!(e.to_string().starts_with(w), "{given:?}: {e}"),
+                (got, want) => panic!("{given:?}: {got:?}, wanted {want:?}"),
+            }
         }
     }
 
