@@ -117,7 +117,9 @@ type Decided = Result<(Admitted, Vec<TaskRecord>), admission::Limit>;
 impl Journaling {
     /// Reads today, decides and journals, all in one transaction: all or nothing.
     fn run(self, c: &mut Connection) -> Result<Decided, StoreError> {
-        let tx = c.transaction()?;
+        // The write lock first: a read that later wants to write cannot wait for another
+        // connection's lock (a second engine process starting up, about to lose the race).
+        let tx = c.transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)?;
         let keys: Vec<&str> = self.candidates.iter().map(|c| c.key.as_str()).collect();
         let existing = admitted::row_key_counts(&tx, &keys)?;
         let today = today(&tx, self.today_from, &self.limits, &self.catalog)?;
