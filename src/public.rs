@@ -202,6 +202,8 @@ pub fn engine_status(s: &crate::engine::service::Status) -> Value {
             "detail": service.detail,
         },
         "serves": s.serves,
+        // The settings the engine decides by, from the config it started with.
+        "decides": s.decides.0.iter().map(|(k, v)| (k.clone(), Value::String(v.clone()))).collect::<serde_json::Map<_, _>>(),
     })
 }
 

@@ -193,6 +193,18 @@ async fn status(
         for line in describe(&s, now_ms()) {
             out.line(&line)?;
         }
+        // Over SSH the host's config decides; this machine's is not compared.
+        if reach.far().is_none() {
+            let differs = session::decides(settings).differences(&s.decides);
+            if differs.is_empty() {
+                out.line("Config    as this command's (the limits, prices and polling it decides by)")?;
+            } else {
+                out.line("Config    the one it started with, which differs from this command's:")?;
+                for d in differs {
+                    out.line(&format!("          {d}"))?;
+                }
+            }
+        }
     }
     Ok(ExitCode::SUCCESS)
 }
