@@ -2,10 +2,9 @@
 //! their templates (`template`) and lists into tasks (`expand`), and keys each task by its
 //! content (`key`) so that a file run again sends only what it has not sent; `plan` holds a
 //! file's whole expansion, shared by the command line and the dashboard's form. All of it is
-//! pure but `journaled`, the one read of the journal (which tasks were already sent).
+//! pure; which rows were sent is the engine's to say (it decides as it journals).
 
 pub mod expand;
-pub mod journaled;
 pub mod key;
 pub mod plan;
 pub mod read;

@@ -222,6 +222,13 @@ pub fn spent_since(db: &Path, since: i64, pricing: &Pricing) -> Result<f64, Quer
     Ok(ledger::spent(&rows, pricing))
 }
 
+/// The keys of `keys` (a batch file's rows) that some journaled task has; none before the
+/// journal exists. A quote only: the engine decides what a run sends as it journals it.
+pub fn already_sent(db: &Path, keys: &[String]) -> Result<std::collections::HashSet<String>, QueryError> {
+    let Some(conn) = open(db)? else { return Ok(Default::default()) };
+    Ok(tasks::existing_row_keys(&conn, keys)?)
+}
+
 /// Every task, oldest first.
 pub fn export(db: &Path, each: impl FnMut(TaskRecord) -> Result<(), StoreError>) -> Result<(), QueryError> {
     let Some(conn) = open(db)? else { return Ok(()) };

@@ -166,7 +166,7 @@ pub fn answer(db: &Path, read: Read) -> Result<Found, QueryError> {
             None => Vec::new(),
         }),
         Read::Sent { keys } => {
-            let mut sent: Vec<String> = crate::batch::journaled::already_sent(db, &keys)?.into_iter().collect();
+            let mut sent: Vec<String> = query::already_sent(db, &keys)?.into_iter().collect();
             sent.sort();
             Found::Keys(sent)
         }
