@@ -34,7 +34,7 @@ fn app() -> App {
 /// `text` as the effect reads it, over the form's fields; `sent`: tasks an earlier run sent.
 fn load(a: &mut App, file: &str, text: &str, sent: &[usize]) {
     let rows = read::rows(file, text).expect("rows");
-    let media = |t: &str| reel::cli::submit::parse_media(t).map_err(|e| e.to_string());
+    let media = |t: &str| reel::rules::parse_media(t).map_err(|e| e.to_string());
     let (good, problems) = expand_rows(&rows, &a.form().batch_defaults(), &BTreeMap::new(), &Catalog::builtin(), media);
     let mut plan = Plan::new(file, rows.len(), good, problems);
     plan.sent = sent.iter().map(|i| plan.keys[*i].clone()).collect();

@@ -10,7 +10,7 @@ use serde::Serialize;
 
 use super::CliError;
 use super::output::{Output, allow_closed, note};
-use super::submit::{SubmitArgs, checked_media, deliver, model_of, parse_media, uploaded};
+use super::submit::{SubmitArgs, checked_media, deliver, model_of, uploaded};
 use crate::batch::RowError;
 use crate::batch::expand::{Checked, Defaults};
 use crate::batch::key::Content;
@@ -19,6 +19,7 @@ use crate::batch::read::{self, Row};
 use crate::batch::template::{self, VarSource};
 use crate::config::Settings;
 use crate::engine::journal::Part;
+use crate::rules::parse_media;
 use crate::rules::{Draft, MediaDraft, UnknownModels, ValidSubmission, validate};
 use crate::session::Reach;
 

@@ -8,10 +8,11 @@ use clap::Args;
 
 use super::CliError;
 use super::output::Output;
-use super::submit::{BadMedia, Delivery, model_of, parse_media, read_prompt, send, usage};
+use super::submit::{Delivery, model_of, read_prompt, send, usage};
 use crate::config::Settings;
 use crate::engine::journal;
 use crate::rules::Draft;
+use crate::rules::{BadMedia, parse_media};
 use crate::session::Reach;
 
 #[derive(Debug, Args)]

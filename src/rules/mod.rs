@@ -2,6 +2,7 @@
 
 pub mod billing;
 pub mod catalog;
+pub mod media_text;
 pub mod model_choice;
 pub mod model_id;
 pub mod params;
@@ -13,6 +14,7 @@ pub mod wire;
 
 pub use billing::{Billing, billing};
 pub use catalog::{Catalog, DurationRule, Family, ModelEntry, ModelSpec};
+pub use media_text::{BadMedia, parse_media};
 pub use model_choice::{ModelChoiceError, choose_model};
 pub use model_id::{Mode, ModelId, ModelIdError};
 pub use params::{MediaKind, Ratio, Resolution};

@@ -56,7 +56,7 @@ fn expand_batch(
     let (rows, good, problems) = match read::rows(name, &text) {
         Ok(rows) => {
             // Media items as `reel submit --media` takes them, by the same parser.
-            let media = |t: &str| crate::cli::submit::parse_media(t).map_err(|e| e.to_string());
+            let media = |t: &str| crate::rules::parse_media(t).map_err(|e| e.to_string());
             let (good, problems) = plan::expand_rows(&rows, defaults, &Default::default(), catalog, media);
             (rows.len(), good, problems)
         }

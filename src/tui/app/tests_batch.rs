@@ -17,7 +17,7 @@ use crate::tui::keymap::Scope;
 /// positions of tasks an earlier run journaled.
 fn plan(a: &App, file: &str, text: &str, sent: &[usize]) -> Plan {
     let rows = read::rows(file, text).expect("rows");
-    let media = |t: &str| crate::cli::submit::parse_media(t).map_err(|e| e.to_string());
+    let media = |t: &str| crate::rules::parse_media(t).map_err(|e| e.to_string());
     let (good, problems) = expand_rows(&rows, &a.form.batch_defaults(), &BTreeMap::new(), &a.catalog, media);
     let mut p = Plan::new(file, rows.len(), good, problems);
     p.sent = sent.iter().map(|i| p.keys[*i].clone()).collect();
