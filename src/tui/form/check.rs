@@ -10,6 +10,8 @@ pub const MAX_COPIES: u32 = 50;
 /// Billed seconds and cost of sending every submission of `plan` `copies` times, as the form
 /// and the questions before sending show them: unknown parts are said, never counted as 0.
 pub fn billed_and_cost(plan: &[ValidSubmission], copies: u32, pricing: &Pricing) -> (String, String) {
+    // At most what the rules allow where a part is not known yet; unpriced said, never $0.00.
+    let cost = if plan.is_empty() { "-".into() } else { pricing.said(&pricing.quote(plan, copies)) };
     let copies = f64::from(copies);
     let totals: Vec<Option<f64>> = plan.iter().map(|v| v.billing.total().map(|t| t * copies)).collect();
     let billed = match (plan.len(), totals.iter().copied().sum::<Option<f64>>()) {
@@ -17,14 +19,6 @@ pub fn billed_and_cost(plan: &[ValidSubmission], copies: u32, pricing: &Pricing)
         (1, None) => plan[0].billing.to_string(),
         (_, Some(t)) => format!("{} s", crate::rules::billing::secs(t)),
         (_, None) => "not known before rendering".into(),
-    };
-    let costs: Vec<Option<f64>> =
-        plan.iter().zip(&totals).map(|(v, t)| t.and_then(|t| pricing.cost(&v.model.to_string(), t))).collect();
-    let cost = match costs.iter().copied().sum::<Option<f64>>() {
-        _ if plan.is_empty() => "-".into(),
-        Some(c) => pricing.format(c),
-        None if totals.iter().any(Option::is_none) => "not known before rendering".into(),
-        None => "unpriced".into(),
     };
     (billed, cost)
 }
