@@ -76,11 +76,21 @@ pub struct Defaults {
 pub struct BatchSettings {
     /// Past this many tasks, a batch asks before sending (unless `--yes`).
     pub confirm_over: u32,
+    /// Largest batch file (or `--var NAME=@FILE`) read, in bytes: a file past it, or a stream
+    /// that never ends, is refused after reading at most this much.
+    pub max_file_bytes: u64,
+    /// Longest line of such a file, in bytes.
+    pub max_line_bytes: u64,
+    /// Most tasks one run may expand to, copies counted; counted before any task is built. Meant
+    /// for the engine's admission of every submission too.
+    pub max_tasks: u32,
 }
 
 impl Default for BatchSettings {
     fn default() -> Self {
-        BatchSettings { confirm_over: 20 }
+        // 64 MiB is 10,000 rows of over 6 KiB each, past any real prompt (2,500 characters at
+        // most); 1 MiB holds a row of 10,000 template values.
+        BatchSettings { confirm_over: 20, max_file_bytes: 64 << 20, max_line_bytes: 1 << 20, max_tasks: 10_000 }
     }
 }
 
@@ -458,6 +468,13 @@ fn text_bounds(p: &PromptSettings) -> Result<TextBounds, ConfigError> {
     Ok(TextBounds { prompt_chars: p.max_chars, negative_chars: p.max_negative_chars })
 }
 
+/// A bound of 0 would refuse everything: a mistake, said at start rather than on every run.
+fn check_batch(b: &BatchSettings) -> Result<(), ConfigError> {
+    above_zero("batch", "max_file_bytes", b.max_file_bytes)?;
+    above_zero("batch", "max_line_bytes", b.max_line_bytes)?;
+    above_zero("batch", "max_tasks", u64::from(b.max_tasks))
+}
+
 /// Combines the file, the environment and the `--profile` flag. Pure: runs no command.
 pub fn resolve(
     file: &ConfigFile,
@@ -500,6 +517,7 @@ pub fn resolve(
     let mut models = file.models.clone();
     models.extend(profile.map(|p| p.models.clone()).unwrap_or_default());
     let catalog = Catalog::builtin().with_extra(models)?.with_text_bounds(text_bounds(&file.prompt)?);
+    check_batch(&file.batch)?;
     let data_dir =
         env.data_dir.clone().or_else(|| file.data_dir.clone()).or(default_data_dir).ok_or(ConfigError::NoDataDir)?;
     let e = file.engine;
