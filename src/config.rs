@@ -9,11 +9,11 @@ use thiserror::Error;
 
 use crate::api::{ApiKey, KeyError};
 use crate::media::storage::StorageSettings;
-use crate::rules::Catalog;
 use crate::rules::catalog::{CatalogError, ModelSpec};
 /// Pricing and the budget are rules; they are read from the config file, so they are named
 /// here too.
 pub use crate::rules::pricing::{Budget, Pricing};
+use crate::rules::{Catalog, TextBounds};
 pub use remote::RemoteSettings;
 
 #[path = "config_remote.rs"]
@@ -43,6 +43,8 @@ pub struct ConfigFile {
     pub budget: Budget,
     #[serde(default)]
     pub batch: BatchSettings,
+    #[serde(default)]
+    pub prompt: PromptSettings,
     #[serde(default)]
     pub files: FilesSettings,
     #[serde(default)]
@@ -74,11 +76,38 @@ pub struct Defaults {
 pub struct BatchSettings {
     /// Past this many tasks, a batch asks before sending (unless `--yes`).
     pub confirm_over: u32,
+    /// Largest batch file (or `--var NAME=@FILE`) read, in bytes: a file past it, or a stream
+    /// that never ends, is refused after reading at most this much.
+    pub max_file_bytes: u64,
+    /// Longest line of such a file, in bytes.
+    pub max_line_bytes: u64,
+    /// Most tasks one run may expand to, copies counted; counted before any task is built. Meant
+    /// for the engine's admission of every submission too.
+    pub max_tasks: u32,
 }
 
 impl Default for BatchSettings {
     fn default() -> Self {
-        BatchSettings { confirm_over: 20 }
+        // 64 MiB is 10,000 rows of over 6 KiB each, past any real prompt (2,500 characters at
+        // most); 1 MiB holds a row of 10,000 template values.
+        BatchSettings { confirm_over: 20, max_file_bytes: 64 << 20, max_line_bytes: 1 << 20, max_tasks: 10_000 }
+    }
+}
+
+/// `[prompt]`: what a prompt may hold, checked by the shared validation for every client.
+#[derive(Debug, Clone, Copy, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct PromptSettings {
+    /// Longest prompt, in characters.
+    pub max_chars: usize,
+    /// Longest negative prompt, in characters.
+    pub max_negative_chars: usize,
+}
+
+impl Default for PromptSettings {
+    fn default() -> Self {
+        let b = TextBounds::DEFAULT;
+        PromptSettings { max_chars: b.prompt_chars, max_negative_chars: b.negative_chars }
     }
 }
 
@@ -339,6 +368,8 @@ pub enum ConfigError {
     NoDataDir,
     #[error("[engine] in the config file: every number must be above 0")]
     Engine,
+    #[error("[{section}] {key} in the config file must be above 0")]
+    Bound { section: &'static str, key: &'static str },
 }
 
 fn known_profiles(known: &[String]) -> String {
@@ -426,6 +457,24 @@ pub fn parse_file(path: &Path, text: &str) -> Result<ConfigFile, ConfigError> {
     })
 }
 
+fn above_zero(section: &'static str, key: &'static str, value: u64) -> Result<(), ConfigError> {
+    if value == 0 { Err(ConfigError::Bound { section, key }) } else { Ok(()) }
+}
+
+/// `[prompt]` as the bounds the catalog's validation applies.
+fn text_bounds(p: &PromptSettings) -> Result<TextBounds, ConfigError> {
+    above_zero("prompt", "max_chars", p.max_chars as u64)?;
+    above_zero("prompt", "max_negative_chars", p.max_negative_chars as u64)?;
+    Ok(TextBounds { prompt_chars: p.max_chars, negative_chars: p.max_negative_chars })
+}
+
+/// A bound of 0 would refuse everything: a mistake, said at start rather than on every run.
+fn check_batch(b: &BatchSettings) -> Result<(), ConfigError> {
+    above_zero("batch", "max_file_bytes", b.max_file_bytes)?;
+    above_zero("batch", "max_line_bytes", b.max_line_bytes)?;
+    above_zero("batch", "max_tasks", u64::from(b.max_tasks))
+}
+
 /// Combines the file, the environment and the `--profile` flag. Pure: runs no command.
 pub fn resolve(
     file: &ConfigFile,
@@ -467,7 +516,8 @@ pub fn resolve(
     };
     let mut models = file.models.clone();
     models.extend(profile.map(|p| p.models.clone()).unwrap_or_default());
-    let catalog = Catalog::builtin().with_extra(models)?;
+    let catalog = Catalog::builtin().with_extra(models)?.with_text_bounds(text_bounds(&file.prompt)?);
+    check_batch(&file.batch)?;
     let data_dir =
         env.data_dir.clone().or_else(|| file.data_dir.clone()).or(default_data_dir).ok_or(ConfigError::NoDataDir)?;
     let e = file.engine;

@@ -125,6 +125,31 @@ fn batch_threshold_from_the_file_or_twenty() {
 }
 
 #[test]
+fn batch_bounds_from_the_file_or_their_defaults() {
+    let b = run("", Env::default(), None).expect("ok").batch;
+    assert_eq!((b.max_file_bytes, b.max_line_bytes, b.max_tasks), (64 << 20, 1 << 20, 10_000));
+    let s = run("[batch]\nmax_file_bytes = 1000\nmax_line_bytes = 100\nmax_tasks = 50\n", Env::default(), None)
+        .expect("ok");
+    assert_eq!((s.batch.max_file_bytes, s.batch.max_line_bytes, s.batch.max_tasks), (1000, 100, 50));
+    for key in ["max_file_bytes", "max_line_bytes", "max_tasks"] {
+        let e = run(&format!("[batch]\n{key} = 0\n"), Env::default(), None).expect_err("0 refuses everything");
+        assert_eq!(e.to_string(), format!("[batch] {key} in the config file must be above 0"));
+    }
+    assert!(parse_file(Path::new("c.toml"), "[batch]\nmax_tasks = -1\n").is_err());
+}
+
+#[test]
+fn prompt_bounds_reach_the_catalog() {
+    let s = run("", Env::default(), None).expect("ok");
+    assert_eq!(s.catalog.text_bounds(), TextBounds::DEFAULT);
+    let s = run("[prompt]\nmax_chars = 2500\nmax_negative_chars = 500\n", Env::default(), None).expect("ok");
+    assert_eq!(s.catalog.text_bounds(), TextBounds { prompt_chars: 2500, negative_chars: 500 });
+    let e = run("[prompt]\nmax_chars = 0\n", Env::default(), None).expect_err("0 refuses every prompt");
+    assert_eq!(e.to_string(), "[prompt] max_chars in the config file must be above 0");
+    assert!(parse_file(Path::new("c.toml"), "[prompt]\nmax_len = 5\n").is_err(), "unknown keys are refused");
+}
+
+#[test]
 fn budget_from_the_file() {
     let s = run("[budget]\ndaily = 2.5\n", Env::default(), None).expect("ok");
     assert_eq!(s.budget, Budget { daily: Some(2.5) });

@@ -144,6 +144,19 @@ pub fn size(bytes: u64) -> String {
     format!("{value:.1} {}", UNITS[unit])
 }
 
+/// A count with its thousands marked, as people write it in prose: `10,000`.
+pub fn thousands(n: u64) -> String {
+    let digits = n.to_string();
+    let mut out = String::with_capacity(digits.len() + digits.len() / 3);
+    for (i, c) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i).is_multiple_of(3) {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
+}
+
 /// Seconds as `1:05` or `1:02:05`.
 pub fn clock(seconds: i64) -> String {
     let s = seconds.max(0);
@@ -189,6 +202,15 @@ mod tests {
         for (text, width, rows, want) in cases {
             assert_eq!(wrap_lines(text, width, rows), want, "{text:?} in {rows} lines of {width}");
         }
+    }
+
+    #[test]
+    fn thousands_are_marked() {
+        let cases = [(0, "0"), (999, "999"), (1_000, "1,000"), (10_000, "10,000"), (1_048_576, "1,048,576")];
+        for (n, want) in cases {
+            assert_eq!(thousands(n), want, "{n}");
+        }
+        assert_eq!(thousands(u64::MAX), "18,446,744,073,709,551,615");
     }
 
     #[test]

@@ -43,6 +43,13 @@ impl Env {
         self
     }
 
+    /// The same folder with more settings (sections of their own) in its config.
+    fn with_config(self, extra: &str) -> Env {
+        let text = std::fs::read_to_string(&self.config).expect("config");
+        std::fs::write(&self.config, format!("{text}{extra}")).expect("config");
+        self
+    }
+
     /// Writes a file in the test's folder; its path.
     fn file(&self, name: &str, text: &str) -> String {
         let path = self.dir.path().join(name);
@@ -200,6 +207,77 @@ async fn past_the_threshold_it_asks_and_without_a_terminal_refuses() {
         run(&env, &sim, &["submit", "--from", &text, "--model", MODEL, "--wait", "--yes", "--json"]).await;
     assert_eq!(code, 0, "{err}");
     assert_eq!(json(&out).len(), 3);
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn an_endless_file_is_refused_in_bounded_memory_and_nothing_is_journaled() {
+    let sim = start(fast_config()).await;
+    let env = env("");
+    // Before the bound, `--from /dev/zero` grew by gigabytes a minute: refused here at once.
+    let started = std::time::Instant::now();
+    let (code, out, err) = run(&env, &sim, &["submit", "--from", "/dev/zero", "--model", MODEL, "--dry-run"]).await;
+    assert_eq!(code, 2, "{err}");
+    assert!(out.is_empty(), "{out}");
+    assert!(err.contains("/dev/zero:1: a line longer than 1 MiB (the [batch] max_line_bytes)"), "{err}");
+    assert!(err.contains("nothing was sent"), "{err}");
+    assert!(started.elapsed() < Duration::from_secs(20), "took {:?}", started.elapsed());
+
+    // A file past the size bound is refused unread; a --var file is read within the same bounds.
+    let env = env.with_config("[batch]\nmax_file_bytes = 100\nmax_line_bytes = 20\n");
+    let big = env.file("big.txt", &"a fox\n".repeat(20));
+    let (code, _, err) = run(&env, &sim, &["submit", "--from", &big, "--model", MODEL, "--yes"]).await;
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("big.txt: the file is 120 bytes, more than 100 bytes (the [batch] max_file_bytes)"), "{err}");
+    env.file("subjects.txt", &format!("fox\n{}\n", "o".repeat(21)));
+    let args = ["submit", "--model", MODEL, "--prompt", "a {subject}", "--var", "subject=@subjects.txt", "--yes"];
+    let (code, _, err) = run(&env, &sim, &args).await;
+    assert_eq!(code, 2, "{err}");
+    assert!(
+        err.contains(
+            "--var subject=@subjects.txt: subjects.txt:2: a line longer than 20 bytes (the [batch] max_line_bytes)"
+        ),
+        "{err}"
+    );
+    assert!(listed(&env, &sim).await.is_empty(), "nothing was journaled");
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_run_past_max_tasks_is_refused_whole_even_when_skipping_invalid_rows() {
+    let sim = start(fast_config()).await;
+    let env = env("[batch]\nmax_tasks = 5\n");
+    let csv = env.file("p.csv", "prompt,copies\na {red|blue} fox,2\nan owl,1\nan {old|young} cat,1\n");
+    let args = ["submit", "--from", &csv, "--model", MODEL, "--skip-invalid", "--yes", "--wait"];
+    let (code, _, err) = run(&env, &sim, &args).await;
+    assert_eq!(code, 2, "{err}");
+    assert!(
+        err.contains("this batch expands to more than 5 tasks (the [batch] max_tasks); counting stopped at "),
+        "{err}"
+    );
+    assert!(err.contains("p.csv:4, with 7 tasks (copies counted)"), "{err}");
+    assert!(err.contains("nothing was sent"), "{err}");
+    // A template on the command line counts the same way.
+    let args = ["submit", "--model", MODEL, "--prompt", "{a|b|c} fox", "--ratio", "16:9,9:16", "--dry-run"];
+    let (code, _, err) = run(&env, &sim, &args).await;
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("counting stopped at command line, with 6 tasks"), "{err}");
+    assert!(listed(&env, &sim).await.is_empty(), "nothing was journaled");
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn rows_whose_prompts_break_the_text_rules_are_named() {
+    let sim = start(fast_config()).await;
+    let env = env("[prompt]\nmax_chars = 12\n");
+    let jsonl = env.file("p.jsonl", "{\"prompt\": \"a fox\\u001b[2J\"}\n{\"prompt\": \"a very long owl\"}\n");
+    let (code, _, err) = run(&env, &sim, &["submit", "--from", &jsonl, "--model", MODEL, "--yes"]).await;
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("p.jsonl:1: prompt: prompt holds U+001B (a control character) at character 6"), "{err}");
+    assert!(
+        err.contains(
+            "p.jsonl:2: prompt: prompt is 15 characters long; at most 12 are allowed (the [prompt] max_chars)"
+        ),
+        "{err}"
+    );
+    assert!(listed(&env, &sim).await.is_empty(), "nothing was journaled");
 }
 
 #[tokio::test(flavor = "multi_thread")]

@@ -218,6 +218,43 @@ async fn a_piped_prompt_expands_like_a_typed_one() {
 }
 
 #[tokio::test(flavor = "multi_thread")]
+async fn over_long_prompts_and_control_characters_are_refused_before_anything_is_journaled() {
+    let sim = start(fast_config()).await;
+    let env = env(Some("acme/aurora-3.0/text-to-video"));
+    let long = "x".repeat(10_001);
+    let cases: [(&[&str], &str); 4] = [
+        (
+            &["submit", "--prompt", &long],
+            "prompt: prompt is 10,001 characters long; at most 10,000 are allowed (the [prompt] max_chars)",
+        ),
+        (&["submit", "a fox\u{1b}]0;pwned\u{7}"], "prompt: prompt holds U+001B (a control character) at character 6"),
+        (
+            &["submit", "a fox", "--negative", "blur \u{202e}"],
+            "metadata.negative_prompt: metadata.negative_prompt holds U+202E (a bidi embedding or override) at \
+             character 6",
+        ),
+        // The batch path (a template) checks every task with the same rules.
+        (&["submit", "{a|b} fox\u{7f}"], "command line: prompt: prompt holds U+007F (DEL) at character 6"),
+    ];
+    for (args, want) in cases {
+        let (code, out, err) = run(&env, &sim, args).await;
+        assert_eq!(code, 2, "{args:?}: {err}");
+        assert!(out.is_empty(), "{args:?}: {out}");
+        assert!(err.contains(want), "{args:?}: {err}");
+        assert!(err.contains("nothing was sent"), "{args:?}: {err}");
+    }
+    assert!(listed(&env, &sim).await.is_empty(), "nothing was journaled");
+    // At the bound, and with newlines and tabs, the prompt is sent.
+    let at_bound = "x".repeat(10_000);
+    let (code, out, err) = run(&env, &sim, &["submit", "--prompt", &at_bound, "--json"]).await;
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(one_task(&out)["prompt"].as_str().map(str::len), Some(10_000));
+    let (code, _, err) = run(&env, &sim, &["submit", "a fox\n\tin snow", "--json"]).await;
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(listed(&env, &sim).await.len(), 2);
+}
+
+#[tokio::test(flavor = "multi_thread")]
 async fn without_a_default_model_the_error_says_where_to_set_one() {
     let sim = start(fast_config()).await;
     let (none, ambiguous) = (env(None), env(Some("t2v")));

@@ -35,7 +35,9 @@ fn app() -> App {
 fn load(a: &mut App, file: &str, text: &str, sent: &[usize]) {
     let rows = read::rows(file, text).expect("rows");
     let media = |t: &str| reel::rules::parse_media(t).map_err(|e| e.to_string());
-    let (good, problems) = expand_rows(&rows, &a.form().batch_defaults(), &BTreeMap::new(), &Catalog::builtin(), media);
+    let defaults = a.form().batch_defaults();
+    let (good, problems) =
+        expand_rows(&rows, &defaults, &BTreeMap::new(), &Catalog::builtin(), media, 10_000).expect("within");
     let mut plan = Plan::new(file, rows.len(), good, problems);
     plan.sent = sent.iter().map(|i| plan.keys[*i].clone()).collect();
     let defaults = a.form().batch_defaults();

@@ -3,10 +3,13 @@
 
 use std::collections::BTreeMap;
 
+use thiserror::Error;
+
 use super::RowError;
 use super::read::Row;
-use super::template;
-use crate::rules::{Catalog, Draft, UnknownModels, ValidSubmission, validate};
+use super::template::{self, Expansion};
+use crate::rules::{Catalog, Draft, MediaDraft, UnknownModels, ValidSubmission, validate};
+use crate::text::thousands;
 
 /// Field names a row may set; any other column is a template variable.
 pub const FIELDS: &[&str] =
@@ -53,13 +56,75 @@ fn watermark(text: &str) -> Option<bool> {
     }
 }
 
-/// The tasks of one row. `vars` are the `--var` values; a column of the row wins over them.
-pub fn row_tasks(
+/// A run that expands past `[batch] max_tasks`, found by counting before any task is built.
+#[derive(Debug, Clone, PartialEq, Eq, Error)]
+#[error(
+    "this batch expands to more than {} tasks (the [batch] max_tasks); counting stopped at {at}, with {} \
+     tasks (copies counted)",
+    thousands(u64::from(*max)),
+    thousands(*reached)
+)]
+pub struct TooManyTasks {
+    pub max: u32,
+    /// Tasks counted through the row that passed the bound.
+    pub reached: u64,
+    /// That row: `FILE:LINE`, or `command line`.
+    pub at: String,
+}
+
+/// One row read and checked, its tasks not made yet: what they share, and the lists they
+/// cross. [`RowPlan::count`] is arithmetic on the lists, so a row of millions costs nothing
+/// to count.
+#[derive(Debug)]
+pub struct RowPlan {
+    at: String,
+    /// Every field but the prompt, ratio and seconds, which the lists give.
+    base: Draft,
+    prompts: Expansion,
+    ratios: Vec<Option<String>>,
+    seconds: Vec<Option<String>>,
+    copies: u32,
+}
+
+impl RowPlan {
+    /// Tasks this row makes, each copy counted.
+    pub fn count(&self) -> u64 {
+        [self.prompts.len(), self.ratios.len(), self.seconds.len()]
+            .iter()
+            .fold(u64::from(self.copies), |n, &len| n.saturating_mul(len as u64))
+    }
+
+    /// The row's tasks: every prompt crossed with every ratio and every seconds.
+    pub fn tasks(&self) -> Vec<Task> {
+        let mut tasks = Vec::new();
+        for prompt in self.prompts.prompts() {
+            for ratio in &self.ratios {
+                for seconds in &self.seconds {
+                    tasks.push(Task {
+                        at: self.at.clone(),
+                        draft: Draft {
+                            prompt: prompt.clone(),
+                            ratio: ratio.as_deref().map(str::to_ascii_lowercase),
+                            seconds: seconds.clone(),
+                            ..self.base.clone()
+                        },
+                        copies: self.copies,
+                    });
+                }
+            }
+        }
+        tasks
+    }
+}
+
+/// One row checked and counted, its tasks not made yet. `vars` are the `--var` values; a
+/// column of the row wins over them.
+pub fn row_plan(
     row: &Row,
     defaults: &Defaults,
     vars: &BTreeMap<String, Vec<String>>,
-    parse_media: impl Fn(&str) -> Result<crate::rules::MediaDraft, String>,
-) -> Result<Vec<Task>, Vec<RowError>> {
+    parse_media: impl Fn(&str) -> Result<MediaDraft, String>,
+) -> Result<RowPlan, Vec<RowError>> {
     let bad = |field: &str, message: String| RowError { at: row.at.clone(), field: field.into(), message };
     let field = |name: &str| row.fields.get(name).or_else(|| defaults.fields.get(name));
     let mut errors = Vec::new();
@@ -72,17 +137,15 @@ pub fn row_tasks(
                 .push(bad(name, format!("is neither a field ({}) nor a {{{name}}} of the prompt", FIELDS.join(", "))));
         }
     }
-    let prompts = template::expand(&prompt, |name| {
+    let prompts = template::parse(&prompt, |name| {
         row.fields
             .get(name)
             .filter(|_| !FIELDS.contains(&name))
             .map(|v| vec![v.clone()])
             .or_else(|| vars.get(name).cloned())
     })
-    .unwrap_or_else(|e| {
-        errors.push(bad("prompt", e.to_string()));
-        Vec::new()
-    });
+    .map_err(|e| errors.push(bad("prompt", e.to_string())))
+    .ok();
     let media_text = if row.media.is_empty() { &defaults.media } else { &row.media };
     let media: Vec<_> =
         media_text.iter().filter_map(|m| parse_media(m).map_err(|e| errors.push(bad("media", e))).ok()).collect();
@@ -99,31 +162,22 @@ pub fn row_tasks(
             1
         }
     };
-    if !errors.is_empty() {
-        return Err(errors);
-    }
-    let mut tasks = Vec::new();
-    for prompt in &prompts {
-        for ratio in list(field("ratio")) {
-            for seconds in list(field("seconds")) {
-                tasks.push(Task {
-                    at: row.at.clone(),
-                    draft: Draft {
-                        model: field("model").map_or(String::new(), |m| m.trim().to_string()),
-                        prompt: prompt.clone(),
-                        negative_prompt: field("negative").cloned().unwrap_or_default(),
-                        seconds: seconds.clone(),
-                        resolution: field("resolution").map(|r| r.trim().to_ascii_uppercase()),
-                        ratio: ratio.as_deref().map(str::to_ascii_lowercase),
-                        watermark: marked,
-                        media: media.clone(),
-                    },
-                    copies,
-                });
-            }
-        }
-    }
-    Ok(tasks)
+    let Some(prompts) = prompts.filter(|_| errors.is_empty()) else { return Err(errors) };
+    Ok(RowPlan {
+        at: row.at.clone(),
+        base: Draft {
+            model: field("model").map_or(String::new(), |m| m.trim().to_string()),
+            negative_prompt: field("negative").cloned().unwrap_or_default(),
+            resolution: field("resolution").map(|r| r.trim().to_ascii_uppercase()),
+            watermark: marked,
+            media,
+            ..Draft::default()
+        },
+        prompts,
+        ratios: list(field("ratio")),
+        seconds: list(field("seconds")),
+        copies,
+    })
 }
 
 /// Every task validated with the shared rules: those that pass, and each broken rule named
@@ -165,6 +219,15 @@ mod tests {
     fn media(text: &str) -> Result<crate::rules::MediaDraft, String> {
         let (kind, url) = text.split_once('=').ok_or_else(|| format!("\"{text}\" is not TYPE=URL"))?;
         Ok(crate::rules::MediaDraft::typed(kind, url, None))
+    }
+
+    fn row_tasks(
+        row: &Row,
+        defaults: &Defaults,
+        vars: &BTreeMap<String, Vec<String>>,
+        parse_media: impl Fn(&str) -> Result<MediaDraft, String>,
+    ) -> Result<Vec<Task>, Vec<RowError>> {
+        row_plan(row, defaults, vars, parse_media).map(|plan| plan.tasks())
     }
 
     /// Prompt, ratio, seconds and copies of a task.

@@ -1,13 +1,15 @@
-//! Batch files and templates: `reel submit --from FILE` reads rows (`read`), expands
-//! their templates (`template`) and lists into tasks (`expand`), and keys each task by its
-//! content (`key`) so that a file run again sends only what it has not sent; `plan` holds a
-//! file's whole expansion, shared by the command line and the dashboard's form. All of it is
-//! pure; which rows were sent is the engine's to say (it decides as it journals).
+//! Batch files and templates: `reel submit --from FILE` takes a file's text within bounds
+//! (`stream`), reads rows from it (`read`), expands their templates (`template`) and lists into
+//! tasks (`expand`), and keys each task by its content (`key`) so that a file run again sends
+//! only what it has not sent; `plan` holds a file's whole expansion, shared by the command line
+//! and the dashboard's form. All of it is pure but `stream::file`, which opens the file; which
+//! rows were sent is the engine's to say (it decides as it journals).
 
 pub mod expand;
 pub mod key;
 pub mod plan;
 pub mod read;
+pub mod stream;
 pub mod template;
 
 use std::fmt;

@@ -7,25 +7,40 @@ use std::collections::{BTreeMap, HashSet};
 use std::path::{Path, PathBuf};
 
 use super::RowError;
-use super::expand::{self, Checked, Defaults, Task};
+use super::expand::{self, Checked, Defaults, Task, TooManyTasks};
 use super::key::content_key;
 use super::read::Row;
 use crate::rules::{Catalog, MediaDraft, ValidSubmission};
 
 /// Every task of every row over `defaults`, validated; and the problems of the rest, each
-/// said once (the tasks of one row often break the same rule).
+/// said once (the tasks of one row often break the same rule). Refused whole, before any task
+/// is made, when the rows expand to more than `max_tasks` tasks (copies counted): the rows are
+/// counted first, and counting stops at the row that passes the bound.
 pub fn expand_rows(
     rows: &[Row],
     defaults: &Defaults,
     vars: &BTreeMap<String, Vec<String>>,
     catalog: &Catalog,
     parse_media: impl Fn(&str) -> Result<MediaDraft, String>,
-) -> (Vec<Checked>, Vec<RowError>) {
+    max_tasks: u32,
+) -> Result<(Vec<Checked>, Vec<RowError>), TooManyTasks> {
+    let mut planned = Vec::with_capacity(rows.len());
+    let mut counted: u64 = 0;
+    for row in rows {
+        let plan = expand::row_plan(row, defaults, vars, &parse_media);
+        if let Ok(p) = &plan {
+            counted = counted.saturating_add(p.count());
+            if counted > u64::from(max_tasks) {
+                return Err(TooManyTasks { max: max_tasks, reached: counted, at: row.at.clone() });
+            }
+        }
+        planned.push(plan);
+    }
     let mut all: Vec<Task> = Vec::new();
     let mut problems = Vec::new();
-    for row in rows {
-        match expand::row_tasks(row, defaults, vars, &parse_media) {
-            Ok(tasks) => all.extend(tasks),
+    for plan in planned {
+        match plan {
+            Ok(p) => all.extend(p.tasks()),
             Err(errors) => problems.extend(errors),
         }
     }
@@ -35,7 +50,7 @@ pub fn expand_rows(
             problems.push(p);
         }
     }
-    (good, problems)
+    Ok((good, problems))
 }
 
 /// A batch file expanded: what it asks for, what is left to send, and what is wrong with it.
@@ -105,7 +120,8 @@ mod tests {
     fn plan(text: &str) -> Plan {
         let rows = read::rows("p.csv", text).expect("rows");
         let defaults = Defaults { fields: [("model".to_string(), T2V.to_string())].into(), media: vec![] };
-        let (good, problems) = expand_rows(&rows, &defaults, &BTreeMap::new(), &Catalog::builtin(), media);
+        let (good, problems) =
+            expand_rows(&rows, &defaults, &BTreeMap::new(), &Catalog::builtin(), media, 10_000).expect("within");
         Plan::new("p.csv", rows.len(), good, problems)
     }
 
@@ -139,6 +155,70 @@ mod tests {
         let shown: Vec<String> = p.problems.iter().map(ToString::to_string).collect();
         assert_eq!(shown.len(), 1, "{shown:?}");
         assert!(shown[0].starts_with("p.csv:2: seconds: "), "{shown:?}");
+    }
+
+    #[test]
+    fn the_bound_on_a_run_counts_every_row_and_copy() {
+        // (file, max_tasks, Ok(tasks to send) or Err((tasks counted, where counting stopped)))
+        type Case = (&'static str, u32, Result<usize, (u64, &'static str)>);
+        let cases: [Case; 7] = [
+            ("prompt,copies\n{a|b} fox,3\n", 6, Ok(6)),
+            ("prompt,copies\n{a|b} fox,3\n", 5, Err((6, "p.csv:2"))),
+            ("prompt\na\nb\nc\n", 3, Ok(3)),
+            ("prompt\na\nb\nc\n", 2, Err((3, "p.csv:4"))),
+            ("prompt,ratio,seconds,copies\n{a|b},\"16:9,9:16\",\"5,10\",100\n", 800, Ok(800)),
+            ("prompt,ratio,seconds,copies\n{a|b},\"16:9,9:16\",\"5,10\",100\n", 799, Err((800, "p.csv:2"))),
+            // A row that cannot be expanded makes no task; it is a problem, not a count.
+            ("prompt,copies\n{colour} fox,100\nan owl,1\n", 1, Ok(1)),
+        ];
+        for (text, max, want) in cases {
+            let rows = read::rows("p.csv", text).expect("rows");
+            let defaults = Defaults { fields: [("model".to_string(), T2V.to_string())].into(), media: vec![] };
+            let got = expand_rows(&rows, &defaults, &BTreeMap::new(), &Catalog::builtin(), media, max);
+            match (got, want) {
+                (Ok((good, problems)), Ok(n)) => {
+                    let p = Plan::new("p.csv", rows.len(), good, problems);
+                    assert_eq!(p.to_send().len(), n, "{text}");
+                }
+                (Err(e), Err((reached, at))) => {
+                    assert_eq!(e, TooManyTasks { max, reached, at: at.into() }, "{text}");
+                }
+                (got, want) => panic!("{text} within {max}: {got:?}, want {want:?}"),
+            }
+        }
+    }
+
+    #[test]
+    fn a_million_tasks_are_refused_without_being_made() {
+        // 100 rows of 10,000 alternatives each: 1,000,000 tasks, refused at the second row.
+        let alternatives: Vec<String> = (0..10_000).map(|i| format!("v{i}")).collect();
+        let prompt = format!("a {{{}}} fox", alternatives.join("|"));
+        let rows: Vec<Row> = (1..=100)
+            .map(|i| Row {
+                at: format!("p.txt:{i}"),
+                fields: [("prompt".to_string(), prompt.clone())].into(),
+                media: vec![],
+            })
+            .collect();
+        // Every row's media is parsed once as it is read: the count of rows read.
+        let read = std::cell::Cell::new(0);
+        let counted = |text: &str| {
+            read.set(read.get() + 1);
+            media(text)
+        };
+        let defaults = Defaults {
+            fields: [("model".to_string(), T2V.to_string())].into(),
+            media: vec!["reference_image=https://x.org/a.png".into()],
+        };
+        let e =
+            expand_rows(&rows, &defaults, &BTreeMap::new(), &Catalog::builtin(), counted, 10_000).expect_err("refused");
+        assert_eq!(e, TooManyTasks { max: 10_000, reached: 20_000, at: "p.txt:2".into() });
+        assert_eq!(read.get(), 2, "reading stopped at the row that passed the bound");
+        assert_eq!(
+            e.to_string(),
+            "this batch expands to more than 10,000 tasks (the [batch] max_tasks); counting stopped at p.txt:2, \
+             with 20,000 tasks (copies counted)"
+        );
     }
 
     #[test]

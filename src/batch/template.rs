@@ -21,6 +21,7 @@ pub enum TemplateError {
     TooMany,
 }
 
+#[derive(Debug)]
 enum Piece {
     Text(String),
     /// Index into the dimensions.
@@ -31,9 +32,57 @@ fn is_name(s: &str) -> bool {
     !s.is_empty() && s.chars().all(|c| c.is_alphanumeric() || c == '_' || c == '-')
 }
 
+/// A template parsed, its prompts not made yet: how many there are is known first, so that a
+/// caller can refuse an expansion too large before any of it is built.
+#[derive(Debug)]
+pub struct Expansion {
+    pieces: Vec<Piece>,
+    dims: Vec<Vec<String>>,
+    total: usize,
+}
+
+impl Expansion {
+    /// How many prompts the template expands to (at most [`MAX_EXPANSION`]).
+    pub fn len(&self) -> usize {
+        self.total
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.total == 0
+    }
+
+    /// Every prompt, in order, made one at a time.
+    pub fn prompts(&self) -> impl Iterator<Item = String> + '_ {
+        (0..self.total).map(|n| self.prompt(n))
+    }
+
+    /// The `n`th prompt. The last dimension varies fastest, as nested loops written left to
+    /// right would.
+    fn prompt(&self, n: usize) -> String {
+        let mut pick = vec![0; self.dims.len()];
+        let mut rest = n;
+        for (d, dim) in self.dims.iter().enumerate().rev() {
+            pick[d] = rest % dim.len();
+            rest /= dim.len();
+        }
+        self.pieces
+            .iter()
+            .map(|p| match p {
+                Piece::Text(t) => t.as_str(),
+                Piece::Slot(d) => self.dims[*d][pick[*d]].as_str(),
+            })
+            .collect()
+    }
+}
+
 /// Every prompt `template` expands to; `values` gives a variable's values, `None` when it has
 /// none. The same variable used twice takes the same value in each prompt.
 pub fn expand(template: &str, values: impl Fn(&str) -> Option<Vec<String>>) -> Result<Vec<String>, TemplateError> {
+    parse(template, values).map(|e| e.prompts().collect())
+}
+
+/// `template` parsed and counted, as [`expand`] takes it, without making its prompts.
+pub fn parse(template: &str, values: impl Fn(&str) -> Option<Vec<String>>) -> Result<Expansion, TemplateError> {
     let mut pieces = Vec::new();
     let mut dims: Vec<Vec<String>> = Vec::new();
     let mut names: Vec<(String, usize)> = Vec::new();
@@ -77,25 +126,7 @@ pub fn expand(template: &str, values: impl Fn(&str) -> Option<Vec<String>>) -> R
     pieces.push(Piece::Text(text));
     let total = dims.iter().try_fold(1usize, |n, d| n.checked_mul(d.len()).filter(|&n| n <= MAX_EXPANSION));
     let total = total.ok_or(TemplateError::TooMany)?;
-    let mut out = Vec::with_capacity(total);
-    for n in 0..total {
-        // The last dimension varies fastest, as nested loops written left to right would.
-        let mut pick = vec![0; dims.len()];
-        let mut rest = n;
-        for (d, dim) in dims.iter().enumerate().rev() {
-            pick[d] = rest % dim.len();
-            rest /= dim.len();
-        }
-        let prompt: String = pieces
-            .iter()
-            .map(|p| match p {
-                Piece::Text(t) => t.as_str(),
-                Piece::Slot(d) => dims[*d][pick[*d]].as_str(),
-            })
-            .collect();
-        out.push(prompt);
-    }
-    Ok(out)
+    Ok(Expansion { pieces, dims, total })
 }
 
 /// `--var NAME=a,b` or `--var NAME=@FILE` (the file's lines): the name and its source.
@@ -157,6 +188,18 @@ mod tests {
         assert_eq!(expand("a {red car} b", vars), Err(TemplateError::NotAName("red car".into())));
         let huge = "{a|b|c|d|e|f|g|h|i|j}".repeat(5);
         assert_eq!(expand(&huge, vars), Err(TemplateError::TooMany));
+    }
+
+    #[test]
+    fn a_template_is_counted_before_any_prompt_is_made() {
+        let cases = [("plain", 1), ("{a|b}", 2), ("{a|b} {subject} {1|2|3}", 12), ("{a|b}{{x}}", 2)];
+        for (template, n) in cases {
+            let e = parse(template, vars).expect("parses");
+            assert_eq!((e.len(), e.prompts().count()), (n, n), "{template}");
+        }
+        let widest = format!("{{{}}}", (0..MAX_EXPANSION).map(|i| i.to_string()).collect::<Vec<_>>().join("|"));
+        assert_eq!(parse(&widest, vars).map(|e| e.len()), Ok(MAX_EXPANSION));
+        assert_eq!(parse(&format!("{widest}{{a|b}}"), vars).map(|e| e.len()), Err(TemplateError::TooMany));
     }
 
     #[test]

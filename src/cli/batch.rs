@@ -4,6 +4,7 @@
 
 use std::collections::{BTreeMap, HashMap, HashSet};
 use std::io::{IsTerminal, Write};
+use std::path::Path;
 use std::process::ExitCode;
 
 use serde::Serialize;
@@ -16,6 +17,7 @@ use crate::batch::expand::{Checked, Defaults};
 use crate::batch::key::Content;
 use crate::batch::plan::{self, Plan};
 use crate::batch::read::{self, Row};
+use crate::batch::stream::{self, ReadBounds};
 use crate::batch::template::{self, VarSource};
 use crate::config::Settings;
 use crate::engine::journal::Part;
@@ -61,7 +63,7 @@ fn defaults(args: &SubmitArgs, settings: &Settings) -> Defaults {
 }
 
 /// `--var` values, files read; each problem said.
-fn vars(args: &SubmitArgs) -> Result<BTreeMap<String, Vec<String>>, Vec<String>> {
+fn vars(args: &SubmitArgs, bounds: ReadBounds) -> Result<BTreeMap<String, Vec<String>>, Vec<String>> {
     let mut out = BTreeMap::new();
     let mut problems = Vec::new();
     for text in &args.var {
@@ -69,11 +71,11 @@ fn vars(args: &SubmitArgs) -> Result<BTreeMap<String, Vec<String>>, Vec<String>>
             Ok((name, VarSource::Values(values))) => {
                 out.insert(name, values);
             }
-            Ok((name, VarSource::File(path))) => match std::fs::read_to_string(&path) {
+            Ok((name, VarSource::File(path))) => match stream::file(Path::new(&path), &path, bounds) {
                 Ok(text) => {
                     out.insert(name, template::file_values(&text));
                 }
-                Err(e) => problems.push(format!("--var {name}=@{path}: cannot read {path}: {e}")),
+                Err(e) => problems.push(format!("--var {name}=@{path}: {e}")),
             },
             Err(problem) => problems.push(problem),
         }
@@ -81,20 +83,25 @@ fn vars(args: &SubmitArgs) -> Result<BTreeMap<String, Vec<String>>, Vec<String>>
     if problems.is_empty() { Ok(out) } else { Err(problems) }
 }
 
-/// The rows: the file's, or the flags alone as one row.
-fn rows(args: &SubmitArgs) -> Result<Vec<Row>, Vec<String>> {
+/// The rows: the file's (read within `bounds`), or the flags alone as one row.
+fn rows(args: &SubmitArgs, bounds: ReadBounds) -> Result<Vec<Row>, Vec<String>> {
     let Some(path) = &args.from else { return Ok(vec![Row { at: "command line".into(), ..Row::default() }]) };
     let name = path.display().to_string();
-    let text = std::fs::read_to_string(path).map_err(|e| vec![format!("cannot read {name}: {e}")])?;
+    let text = stream::file(path, &name, bounds).map_err(|e| vec![e.to_string()])?;
     read::rows(&name, &text).map_err(|errors| errors.iter().map(ToString::to_string).collect())
 }
 
 /// Every task of every row, validated; the problems of the rest; and how many rows there were.
+/// A run past `[batch] max_tasks` is refused whole, `--skip-invalid` or not.
 fn expansion(args: &SubmitArgs, settings: &Settings) -> Result<(usize, Vec<Checked>, Vec<RowError>), Vec<String>> {
-    let vars = vars(args)?;
-    let rows = rows(args)?;
+    let bounds = ReadBounds::from(&settings.batch);
+    let vars = vars(args, bounds)?;
+    let rows = rows(args, bounds)?;
     let media = |text: &str| parse_media(text).map_err(|e| e.to_string());
-    let (good, problems) = plan::expand_rows(&rows, &defaults(args, settings), &vars, &settings.catalog, media);
+    let defaults = defaults(args, settings);
+    let max = settings.batch.max_tasks;
+    let (good, problems) =
+        plan::expand_rows(&rows, &defaults, &vars, &settings.catalog, media, max).map_err(|e| vec![e.to_string()])?;
     Ok((rows.len(), good, problems))
 }
 

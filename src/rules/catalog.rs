@@ -6,6 +6,7 @@ use serde::{Deserialize, Serialize};
 use thiserror::Error;
 
 use super::model_id::{ModelId, ModelIdError};
+use super::prompt_text::TextBounds;
 
 /// The catalog shipped in the binary.
 pub const BUILTIN_TOML: &str = include_str!("../../assets/models.toml");
@@ -162,10 +163,12 @@ fn entry(spec: ModelSpec, origin: Origin) -> Result<ModelEntry, CatalogError> {
     })
 }
 
-/// The known models, built-in first, then the config's (which replace a built-in of the same id).
+/// The known models, built-in first, then the config's (which replace a built-in of the same id);
+/// and the bounds on a prompt's text, which every client validates against with the catalog.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Catalog {
     entries: Vec<ModelEntry>,
+    text: TextBounds,
 }
 
 impl Catalog {
@@ -181,7 +184,17 @@ impl Catalog {
             .map(|s| entry(s, Origin::Builtin))
             .collect::<Result<Vec<_>, _>>()
             .expect("assets/models.toml entries are valid (checked by tests)");
-        Catalog { entries }
+        Catalog { entries, text: TextBounds::DEFAULT }
+    }
+
+    /// The catalog with the config's bounds on a prompt's text.
+    pub fn with_text_bounds(self, text: TextBounds) -> Catalog {
+        Catalog { text, ..self }
+    }
+
+    /// The longest prompt and negative prompt `validate` accepts.
+    pub fn text_bounds(&self) -> TextBounds {
+        self.text
     }
 
     /// Adds models from the config; an entry with a known id replaces the built-in one.

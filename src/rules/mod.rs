@@ -7,6 +7,7 @@ pub mod model_choice;
 pub mod model_id;
 pub mod params;
 pub mod pricing;
+pub mod prompt_text;
 mod redraft;
 pub mod source;
 pub mod validate;
@@ -19,6 +20,7 @@ pub use model_choice::{ModelChoiceError, choose_model};
 pub use model_id::{Mode, ModelId, ModelIdError};
 pub use params::{MediaKind, Ratio, Resolution};
 pub use pricing::{Budget, OverBudget, Pricing, check_budget};
+pub use prompt_text::TextBounds;
 pub use source::{LocalOrigin, is_local};
 pub use validate::{
     DEFAULT_SECONDS, Draft, Field, Invalid, Media, MediaDraft, UnknownModels, ValidSubmission, Violation, Warning,

@@ -9,6 +9,7 @@ use super::billing::{Billing, billing};
 use super::catalog::{Catalog, DurationRule, RuleSource};
 use super::model_id::{Mode, ModelId, ModelIdError};
 use super::params::{MediaKind, Ratio, Resolution};
+use super::prompt_text::{Forbidden, first_forbidden};
 use super::source::{LocalOrigin, is_local};
 
 /// Spec section 4.1: `seconds` when none is given.
@@ -141,6 +142,18 @@ pub enum Violation {
     ModelUnknown { value: String },
     #[error("prompt is required and must not be blank")]
     PromptMissing,
+    #[error(
+        "{field} is {} characters long; at most {} are allowed ({})",
+        thousands(*chars),
+        thousands(*max),
+        bound_setting(*field)
+    )]
+    TextTooLong { field: Field, chars: usize, max: usize },
+    #[error(
+        "{field} holds {character} at character {at}; remove it (of control characters only newlines and tabs \
+         are allowed)"
+    )]
+    ControlCharacter { field: Field, character: Forbidden, at: usize },
     #[error("seconds \"{value}\" is not a whole number; give an integer such as 5")]
     SecondsNotInteger { value: String },
     #[error("seconds {value} is out of range for {model}: it accepts {rule}")]
@@ -169,6 +182,18 @@ pub enum Violation {
     ReferenceDurationExceeded { kind: MediaKind, total: f64, max: f64 },
 }
 
+fn thousands(n: usize) -> String {
+    crate::text::thousands(n as u64)
+}
+
+/// The config setting that bounds a text field's length, for the message.
+fn bound_setting(field: Field) -> &'static str {
+    match field {
+        Field::NegativePrompt => "the [prompt] max_negative_chars",
+        _ => "the [prompt] max_chars",
+    }
+}
+
 fn mode_hint(mode: Mode) -> &'static str {
     match mode {
         Mode::TextToVideo => " (text-to-video takes no media)",
@@ -182,7 +207,7 @@ impl Violation {
         use Violation::*;
         match self {
             BodyNotObject => Field::Body,
-            WrongType { field, .. } => *field,
+            WrongType { field, .. } | TextTooLong { field, .. } | ControlCharacter { field, .. } => *field,
             ModelInvalid { .. } | ModelUnknown { .. } => Field::Model,
             PromptMissing => Field::Prompt,
             SecondsNotInteger { .. } | SecondsOutOfRange { .. } => Field::Seconds,
@@ -231,6 +256,21 @@ impl fmt::Display for Invalid {
 }
 
 impl std::error::Error for Invalid {}
+
+/// A prompt's text within its length bound and free of control characters. Blank text is
+/// not sent, so it is not checked here (a blank prompt is `PromptMissing`).
+fn check_text(field: Field, text: &str, max: usize, out: &mut Vec<Violation>) {
+    if text.trim().is_empty() {
+        return;
+    }
+    let chars = text.chars().count();
+    if chars > max {
+        out.push(Violation::TextTooLong { field, chars, max });
+    }
+    if let Some((at, character)) = first_forbidden(text) {
+        out.push(Violation::ControlCharacter { field, character, at });
+    }
+}
 
 fn check_url(index: usize, value: &str) -> Option<Violation> {
     let reason = match url::Url::parse(value) {
@@ -347,6 +387,9 @@ pub fn validate(draft: &Draft, catalog: &Catalog, unknown: UnknownModels) -> Res
     if draft.prompt.trim().is_empty() {
         violations.push(Violation::PromptMissing);
     }
+    let bounds = catalog.text_bounds();
+    check_text(Field::Prompt, &draft.prompt, bounds.prompt_chars, &mut violations);
+    check_text(Field::NegativePrompt, &draft.negative_prompt, bounds.negative_chars, &mut violations);
 
     let seconds = match draft.seconds.as_deref().map(str::trim).filter(|s| !s.is_empty()) {
         None => Some(DEFAULT_SECONDS),

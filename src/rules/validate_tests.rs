@@ -311,3 +311,92 @@ fn local_files_wait_for_their_upload() {
     let e = validate(&d, &Catalog::builtin(), UnknownModels::Warn).expect_err("a path is no URL");
     assert!(matches!(e.violations[0], Violation::MediaUrlInvalid { index: 0, .. }), "{e}");
 }
+
+#[test]
+fn prompt_lengths_at_and_past_their_bounds() {
+    use crate::rules::TextBounds;
+    let small = Catalog::builtin().with_text_bounds(TextBounds { prompt_chars: 5, negative_chars: 3 });
+    let run = |d: &Draft| validate(d, &small, UnknownModels::Warn).map(|_| ()).map_err(|e| e.violations);
+    let with = |f: fn(&mut Draft)| {
+        let mut d = Draft { prompt: "fox".into(), ..draft(T2V_A) };
+        f(&mut d);
+        d
+    };
+    let too_long = |field, chars, max| Err(vec![Violation::TextTooLong { field, chars, max }]);
+    type Case = (&'static str, Draft, Result<(), Vec<Violation>>);
+    let cases: Vec<Case> = vec![
+        ("prompt at the bound", with(|d| d.prompt = "abcde".into()), Ok(())),
+        ("prompt one past", with(|d| d.prompt = "abcdef".into()), too_long(Field::Prompt, 6, 5)),
+        // Characters, not bytes: five two-byte and five four-byte characters are five.
+        ("accented at the bound", with(|d| d.prompt = "ééééé".into()), Ok(())),
+        ("emoji at the bound", with(|d| d.prompt = "🎬🎬🎬🎬🎬".into()), Ok(())),
+        ("CJK one past", with(|d| d.prompt = "日本語のプロ".into()), too_long(Field::Prompt, 6, 5)),
+        ("spaces count", with(|d| d.prompt = " abcde".into()), too_long(Field::Prompt, 6, 5)),
+        ("negative at the bound", with(|d| d.negative_prompt = "abc".into()), Ok(())),
+        ("negative one past", with(|d| d.negative_prompt = "abcd".into()), too_long(Field::NegativePrompt, 4, 3)),
+        ("blank negative is not sent", with(|d| d.negative_prompt = "      ".into()), Ok(())),
+    ];
+    for (name, d, want) in cases {
+        assert_eq!(run(&d), want, "{name}");
+    }
+    let builtin = TextBounds::default();
+    assert_eq!((builtin.prompt_chars, builtin.negative_chars), (10_000, 10_000));
+    assert_eq!(Catalog::builtin().text_bounds(), builtin);
+    let at = |n: usize| Draft { prompt: "x".repeat(n), ..draft(T2V_A) };
+    assert!(super::validate(&at(10_000), &Catalog::builtin(), UnknownModels::Warn).is_ok());
+    let v = super::validate(&at(10_001), &Catalog::builtin(), UnknownModels::Warn).expect_err("too long");
+    assert_eq!(v.to_string(), "prompt is 10,001 characters long; at most 10,000 are allowed (the [prompt] max_chars)");
+    assert_eq!(v.violations[0].field(), Field::Prompt);
+}
+
+#[test]
+fn control_characters_are_refused_by_field_character_and_place() {
+    use crate::rules::prompt_text::Forbidden;
+    let control = |field, c, at| vec![Violation::ControlCharacter { field, character: Forbidden(c), at }];
+    let ok = Vec::new;
+    let cases: Vec<(&str, Draft, Vec<Violation>)> = vec![
+        ("newlines and tabs", with(T2V_A, |d| d.prompt = "a fox\n\tin snow".into()), ok()),
+        ("windows line ends", with(T2V_A, |d| d.prompt = "a fox\r\nin snow".into()), ok()),
+        ("ESC", with(T2V_A, |d| d.prompt = "a fox\u{1b}[2J".into()), control(Field::Prompt, '\u{1b}', 6)),
+        ("NUL", with(T2V_A, |d| d.prompt = "\0a fox".into()), control(Field::Prompt, '\0', 1)),
+        ("lone CR", with(T2V_A, |d| d.prompt = "a fox\rin".into()), control(Field::Prompt, '\r', 6)),
+        ("DEL", with(T2V_A, |d| d.prompt = "a fox\u{7f}".into()), control(Field::Prompt, '\u{7f}', 6)),
+        ("C1", with(T2V_A, |d| d.prompt = "a \u{9b}31m fox".into()), control(Field::Prompt, '\u{9b}', 3)),
+        ("bidi override", with(T2V_A, |d| d.prompt = "a \u{202e}xof".into()), control(Field::Prompt, '\u{202e}', 3)),
+        ("bidi isolate", with(T2V_A, |d| d.prompt = "\u{2067}a fox".into()), control(Field::Prompt, '\u{2067}', 1)),
+        (
+            "in the negative prompt",
+            with(T2V_A, |d| d.negative_prompt = "blur\u{7}".into()),
+            control(Field::NegativePrompt, '\u{7}', 5),
+        ),
+        (
+            "both fields, and a length too",
+            with(T2V_A, |d| {
+                d.prompt = format!("{}\u{1b}", "x".repeat(10_000));
+                d.negative_prompt = "\u{9b}2J".into();
+            }),
+            [
+                vec![Violation::TextTooLong { field: Field::Prompt, chars: 10_001, max: 10_000 }],
+                control(Field::Prompt, '\u{1b}', 10_001),
+                control(Field::NegativePrompt, '\u{9b}', 1),
+            ]
+            .concat(),
+        ),
+    ];
+    for (name, d, want) in cases {
+        match run(&d) {
+            Ok(_) if want.is_empty() => {}
+            Ok(v) => panic!("{name}: accepted {v:?}, want {want:?}"),
+            Err(got) => assert_eq!(got, want, "{name}"),
+        }
+    }
+    let v = run(&with(T2V_A, |d| d.prompt = "a fox\u{1b}[2J".into())).expect_err("refused");
+    assert_eq!(
+        v[0].to_string(),
+        "prompt holds U+001B (a control character) at character 6; remove it (of control characters only \
+         newlines and tabs are allowed)"
+    );
+    let v = run(&with(T2V_A, |d| d.negative_prompt = "x\u{202e}".into())).expect_err("refused");
+    assert_eq!(v[0].field(), Field::NegativePrompt);
+    assert!(v[0].to_string().starts_with("metadata.negative_prompt holds U+202E (a bidi embedding or override)"));
+}

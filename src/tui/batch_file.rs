@@ -5,6 +5,8 @@
 use std::path::{Path, PathBuf};
 
 use super::app::EffectError;
+use crate::batch::stream::{self, ReadBounds};
+use crate::config::BatchSettings;
 use crate::engine::reader::{ReadError, Reader};
 
 /// Tab in the path input: the typed path's folder listed (`~` and relative paths resolved as
@@ -23,15 +25,17 @@ pub fn complete_path(typed: &str, home: Option<&Path>) -> crate::tui::form::Comp
 }
 
 /// A batch file read and expanded over the form's fields (`defaults`), with the tasks an
-/// earlier run journaled marked as sent. Rows that cannot be read are the plan's problems.
+/// earlier run journaled marked as sent. Rows that cannot be read are the plan's problems; a
+/// file past the `[batch]` bounds is not loaded.
 pub async fn load_batch(
     typed: String,
     defaults: crate::batch::expand::Defaults,
     home: Option<PathBuf>,
     catalog: crate::rules::Catalog,
+    bounds: BatchSettings,
     reader: &Reader,
 ) -> Result<crate::batch::plan::Plan, EffectError> {
-    let read = tokio::task::spawn_blocking(move || expand_batch(&typed, &defaults, home.as_deref(), &catalog));
+    let read = tokio::task::spawn_blocking(move || expand_batch(&typed, &defaults, home.as_deref(), &catalog, &bounds));
     let mut plan = read.await.map_err(|e| EffectError::Reading(ReadError::Stopped(e.to_string())))??;
     plan.sent = reader.already_sent(&plan.keys).await.map_err(|source| EffectError::Read {
         what: format!("which tasks of {} were already sent", plan.file),
@@ -46,18 +50,22 @@ fn expand_batch(
     defaults: &crate::batch::expand::Defaults,
     home: Option<&Path>,
     catalog: &crate::rules::Catalog,
+    bounds: &BatchSettings,
 ) -> Result<crate::batch::plan::Plan, EffectError> {
     use crate::batch::{plan, read};
     let path = plan::resolve(typed, home);
-    let text = std::fs::read_to_string(&path)
-        .map_err(|source| EffectError::BatchFile { path: path.display().to_string(), source })?;
     // Messages name the file as the user typed it: `prompts.csv:14: seconds: …`.
     let name = typed.trim();
+    let text = stream::file(&path, name, ReadBounds::from(bounds)).map_err(|e| match e {
+        stream::ReadError::Io { path, source } => EffectError::BatchFile { path, source },
+        past => EffectError::BatchRead(past),
+    })?;
     let (rows, good, problems) = match read::rows(name, &text) {
         Ok(rows) => {
             // Media items as `reel submit --media` takes them, by the same parser.
             let media = |t: &str| crate::rules::parse_media(t).map_err(|e| e.to_string());
-            let (good, problems) = plan::expand_rows(&rows, defaults, &Default::default(), catalog, media);
+            let (good, problems) =
+                plan::expand_rows(&rows, defaults, &Default::default(), catalog, media, bounds.max_tasks)?;
             (rows.len(), good, problems)
         }
         Err(problems) => (0, Vec::new(), problems),
@@ -90,5 +98,33 @@ mod tests {
         }
         let home = Some(dir.path());
         assert_eq!(complete_path("~/sh", home), Completion::To("~/shots.jsonl".into()), "the path stays as typed");
+    }
+
+    #[test]
+    fn a_file_past_the_batch_bounds_is_not_loaded() {
+        let dir = tempfile::tempdir().expect("a temp dir");
+        std::fs::write(dir.path().join("long.txt"), format!("{}\n", "x".repeat(101))).expect("write");
+        std::fs::write(dir.path().join("many.txt"), "{a|b|c} fox\n{a|b} owl\n").expect("write");
+        std::fs::write(dir.path().join("fine.txt"), "{a|b|c} fox\n{a|b} owl\n").expect("write");
+        let bounds = BatchSettings { max_file_bytes: 1000, max_line_bytes: 100, max_tasks: 4, ..Default::default() };
+        let defaults = crate::batch::expand::Defaults {
+            fields: [("model".to_string(), "acme/aurora-3.0/text-to-video".to_string())].into(),
+            media: vec![],
+        };
+        let catalog = crate::rules::Catalog::builtin();
+        let load = |name: &str, max_tasks| {
+            let bounds = BatchSettings { max_tasks, ..bounds };
+            expand_batch(&format!("~/{name}"), &defaults, Some(dir.path()), &catalog, &bounds)
+        };
+        let e = load("long.txt", 4).expect_err("a line past its bound");
+        assert!(matches!(e, EffectError::BatchRead(_)), "{e:?}");
+        assert_eq!(e.to_string(), "~/long.txt:1: a line longer than 100 bytes (the [batch] max_line_bytes)");
+        let e = load("many.txt", 4).expect_err("5 tasks past 4");
+        assert!(matches!(e, EffectError::BatchTasks(_)), "{e:?}");
+        assert!(e.to_string().starts_with("this batch expands to more than 4 tasks"), "{e}");
+        let plan = load("fine.txt", 5).expect("5 tasks within 5");
+        assert_eq!((plan.tasks.len(), plan.problems.len()), (5, 0));
+        let e = load("none.txt", 5).expect_err("missing");
+        assert!(matches!(e, EffectError::BatchFile { .. }), "{e:?}");
     }
 }

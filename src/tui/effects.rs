@@ -76,6 +76,8 @@ pub struct Context {
     /// Where videos fetched from an engine on another machine are kept (by sha256).
     pub fetched: PathBuf,
     pub reviews: Reviews,
+    /// `[batch]`: the bounds a batch file loaded into the form is read and expanded within.
+    pub batch: crate::config::BatchSettings,
 }
 
 /// One review after another, in the order asked: ratings are absolute (`+` three times asks
@@ -294,9 +296,9 @@ pub async fn perform(effect: Effect, cx: &Context, console: &mut impl Console) -
             });
         }
         Effect::LoadBatch { path, defaults, refresh } => {
-            let (home, catalog) = (cx.media.home.clone(), cx.media.catalog.clone());
+            let (home, catalog, bounds) = (cx.media.home.clone(), cx.media.catalog.clone(), cx.batch);
             reading(cx, tx, move |r| async move {
-                let result = super::batch_file::load_batch(path, defaults.clone(), home, catalog, &r).await;
+                let result = super::batch_file::load_batch(path, defaults.clone(), home, catalog, bounds, &r).await;
                 Some(Action::Batch(BatchNews::Loaded { defaults, refresh, result }))
             });
         }

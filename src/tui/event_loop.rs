@@ -132,6 +132,7 @@ impl Dashboard {
             previews: Arc::new(PreviewWork::new(Previewer::from_settings(&settings))),
             fetched: crate::engine::fetched::cache_dir(&settings.data_dir),
             reviews: Default::default(),
+            batch: settings.batch,
         };
         let header = Header {
             profile: settings.profile.clone(),

@@ -343,6 +343,12 @@ pub enum EffectError {
     Save { what: &'static str, path: String, source: std::io::Error },
     #[error("cannot read {path}: {source}")]
     BatchFile { path: String, source: std::io::Error },
+    /// A batch file past the `[batch] max_file_bytes` or `max_line_bytes`, or not UTF-8.
+    #[error(transparent)]
+    BatchRead(crate::batch::stream::ReadError),
+    /// A batch file that expands past `[batch] max_tasks`.
+    #[error(transparent)]
+    BatchTasks(#[from] crate::batch::expand::TooManyTasks),
     /// A media item could not be uploaded or failed its check.
     #[error("{0}; nothing was sent")]
     Media(#[from] crate::tui::media::NotReady),

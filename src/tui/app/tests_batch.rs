@@ -18,7 +18,8 @@ use crate::tui::keymap::Scope;
 fn plan(a: &App, file: &str, text: &str, sent: &[usize]) -> Plan {
     let rows = read::rows(file, text).expect("rows");
     let media = |t: &str| crate::rules::parse_media(t).map_err(|e| e.to_string());
-    let (good, problems) = expand_rows(&rows, &a.form.batch_defaults(), &BTreeMap::new(), &a.catalog, media);
+    let (good, problems) =
+        expand_rows(&rows, &a.form.batch_defaults(), &BTreeMap::new(), &a.catalog, media, 10_000).expect("within");
     let mut p = Plan::new(file, rows.len(), good, problems);
     p.sent = sent.iter().map(|i| p.keys[*i].clone()).collect();
     p

@@ -245,7 +245,9 @@ mod tests {
 
     fn plan_of(form: &Form, file: &str, text: &str) -> Plan {
         let rows = read::rows(file, text).expect("rows");
-        let (good, problems) = expand_rows(&rows, &form.batch_defaults(), &BTreeMap::new(), &Catalog::builtin(), media);
+        let defaults = form.batch_defaults();
+        let (good, problems) =
+            expand_rows(&rows, &defaults, &BTreeMap::new(), &Catalog::builtin(), media, 10_000).expect("within");
         Plan::new(file, rows.len(), good, problems)
     }
 

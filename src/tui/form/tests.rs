@@ -141,3 +141,27 @@ fn drafts_are_kept_cleared_and_undone() {
     assert_eq!((again.prompt_text(), again.saved()), ("a red fox".to_string(), kept));
     assert!(again.has_draft() && again.check().is_clean());
 }
+
+#[test]
+fn prompt_bounds_are_problems_beside_their_fields() {
+    let mut f = Form::new(&Catalog::builtin(), &Pricing::default());
+    f.paste(Field::Prompt, &"x".repeat(10_001));
+    // Pastes lose control characters, but a bidi override is no control character to them.
+    f.paste(Field::Negative, "no \u{202e}text");
+    let c = check(&mut f);
+    assert!(!c.is_clean() && c.plan.is_empty());
+    assert_eq!(
+        c.first_problem(Field::Prompt),
+        Some("prompt is 10,001 characters long; at most 10,000 are allowed (the [prompt] max_chars)")
+    );
+    let negative = c.first_problem(Field::Negative).unwrap_or_default();
+    assert!(
+        negative.starts_with("metadata.negative_prompt holds U+202E (a bidi embedding or override) at character 4")
+    );
+
+    // The bounds are the catalog's, as the config set them.
+    let strict = Catalog::builtin().with_text_bounds(rules::TextBounds { prompt_chars: 5, negative_chars: 5 });
+    let mut f = Form::new(&strict, &Pricing::default());
+    f.paste(Field::Prompt, "a red fox");
+    assert!(check(&mut f).first_problem(Field::Prompt).is_some_and(|p| p.contains("at most 5 are allowed")));
+}
