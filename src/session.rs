@@ -97,7 +97,7 @@ pub async fn open(settings: &Settings) -> Result<Session, SessionError> {
         budget: settings.budget,
         pricing: settings.pricing.clone(),
         agents: settings.agents,
-        max_tasks: crate::engine::admission::Limits::DEFAULT_MAX_TASKS,
+        max_tasks: settings.batch.max_tasks,
         demo: settings.target == Target::Demo,
     };
     Ok(Session { client, store, engine, sim })
@@ -178,6 +178,9 @@ pub fn decides(settings: &Settings) -> service::Decides {
         ("[agents] daily_tasks", settings.agents.daily_tasks.map_or("none".into(), |n| n.to_string())),
         ("[agents] max_tasks_per_call", settings.agents.max_tasks_per_call.to_string()),
         ("[files] provenance", settings.files.provenance.to_string()),
+        ("[batch] max_tasks", settings.batch.max_tasks.to_string()),
+        ("[prompt] max_chars", settings.catalog.text_bounds().prompt_chars.to_string()),
+        ("[prompt] max_negative_chars", settings.catalog.text_bounds().negative_chars.to_string()),
     ];
     service::Decides(pairs.into_iter().map(|(k, v)| (k.to_string(), v)).collect())
 }

@@ -195,3 +195,18 @@ async fn the_engine_decides_by_its_own_config_and_a_command_with_another_is_told
     assert_eq!(f.tasks(&sim).await.len(), 1);
     let _ = f.run(&sim, &["engine", "stop", "--force"]).await;
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn a_submission_past_the_engines_max_tasks_is_refused_whole() {
+    let sim = start(common::fast_config()).await;
+    let f = with_config("[batch]\nmax_tasks = 5\n");
+    let (code, _, err) = f.run(&sim, &["submit", "-m", MODEL, "-n", "6", "six foxes"]).await;
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("makes 6 tasks, past the engine's [batch] max_tasks = 5"), "{err}");
+    assert!(err.contains("nothing was sent"), "{err}");
+    assert!(f.tasks(&sim).await.is_empty(), "nothing journaled");
+    let (code, _, err) = f.run(&sim, &["submit", "-m", MODEL, "-n", "5", "five foxes"]).await;
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(f.tasks(&sim).await.len(), 5);
+    let _ = f.run(&sim, &["engine", "stop", "--force"]).await;
+}

@@ -1,6 +1,6 @@
 //! `reel submit`: validate, journal, send; optionally wait for the files.
 
-use std::io::Write;
+use std::io::{Read as _, Write};
 use std::process::ExitCode;
 use std::time::Duration;
 
@@ -135,15 +135,24 @@ pub enum PromptError {
     EmptyStdin,
     #[error("cannot read the prompt from standard input: {0}")]
     Stdin(#[from] std::io::Error),
+    #[error("the prompt from standard input is longer than {} MiB; nothing was sent", MAX_STDIN >> 20)]
+    TooLong,
 }
 
+/// The most a prompt piped in may be read (memory stays bounded); the rules' own length bound
+/// refuses far less.
+const MAX_STDIN: u64 = 64 << 20;
+
 /// The prompt as given, or read from `stdin` when it is `-` (its last line end dropped).
-pub fn read_prompt(given: Option<&str>, mut stdin: impl std::io::Read) -> Result<String, PromptError> {
+pub fn read_prompt(given: Option<&str>, stdin: impl std::io::Read) -> Result<String, PromptError> {
     match given {
         None => Err(PromptError::Missing),
         Some("-") => {
             let mut text = String::new();
-            stdin.read_to_string(&mut text)?;
+            stdin.take(MAX_STDIN + 1).read_to_string(&mut text)?;
+            if text.len() as u64 > MAX_STDIN {
+                return Err(PromptError::TooLong);
+            }
             let text = text.strip_suffix('\n').map(|t| t.strip_suffix('\r').unwrap_or(t)).unwrap_or(&text);
             if text.trim().is_empty() { Err(PromptError::EmptyStdin) } else { Ok(text.to_string()) }
         }

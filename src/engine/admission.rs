@@ -97,6 +97,13 @@ pub enum Limit {
     )]
     TooMany { tasks: u64, max: u32 },
     #[error(
+        "this submission is {} MiB, more than the {} MiB one message to the engine may carry; send it in smaller \
+         files",
+        bytes.div_ceil(1 << 20),
+        max >> 20
+    )]
+    TooLarge { bytes: u64, max: u64 },
+    #[error(
         "agents may not send tasks: [agents] submit is false in the config file of the machine the engine runs on \
          (the default); the user allows it with submit = true. models, check, status, search and show work without it"
     )]

@@ -13,7 +13,7 @@ use tokio::task::JoinHandle;
 use tokio_util::codec::{FramedRead, FramedWrite, LinesCodec};
 
 use super::ServiceError;
-use super::protocol::{self, Answer, FromEngine, MAX_LINE, PROTOCOL, Request, Status, ToEngine};
+use super::protocol::{self, Answer, FromEngine, MAX_ANSWER, MAX_LINE, PROTOCOL, Request, Status, ToEngine};
 use crate::engine::{EngineError, Event, Refused};
 
 /// Requests waiting for their replies, and whether the connection has closed (after which no
@@ -27,7 +27,8 @@ struct Waiting {
 type Pending = Arc<Mutex<Waiting>>;
 
 pub struct RemoteEngine {
-    outgoing: mpsc::UnboundedSender<ToEngine>,
+    /// Encoded messages, one line each.
+    outgoing: mpsc::UnboundedSender<String>,
     pending: Pending,
     seq: AtomicU64,
     welcome: Status,
@@ -145,7 +146,7 @@ impl RemoteEngine {
     ) -> Result<Hello, HandshakeError> {
         use std::io::ErrorKind;
         use tokio_util::codec::LinesCodecError;
-        let mut lines = FramedRead::new(read, LinesCodec::new_with_max_length(MAX_LINE));
+        let mut lines = FramedRead::new(read, LinesCodec::new_with_max_length(MAX_ANSWER));
         let mut sink = FramedWrite::new(write, LinesCodec::new_with_max_length(MAX_LINE));
         let hello = ToEngine::Hello { protocol: PROTOCOL, version: env!("CARGO_PKG_VERSION").to_string() };
         let line = protocol::encode(&hello).map_err(|e| HandshakeError::Protocol(e.to_string()))?;
@@ -189,10 +190,9 @@ impl RemoteEngine {
             socket => (socket.name(), None),
         };
         let reader = tokio::spawn(read_loop(lines, pending.clone(), events_tx, name, far.is_some()));
-        let (outgoing, mut queue) = mpsc::unbounded_channel::<ToEngine>();
+        let (outgoing, mut queue) = mpsc::unbounded_channel::<String>();
         let writer = tokio::spawn(async move {
-            while let Some(message) = queue.recv().await {
-                let Ok(line) = protocol::encode(&message) else { continue };
+            while let Some(line) = queue.recv().await {
                 if sink.send(line).await.is_err() {
                     break;
                 }
@@ -216,6 +216,13 @@ impl RemoteEngine {
     /// Any operation of the engine's API; a refusal comes back as the kind it was.
     pub async fn call(&self, request: Request) -> Result<Answer, EngineError> {
         let seq = self.seq.fetch_add(1, Ordering::Relaxed);
+        let line = protocol::encode(&ToEngine::Request { seq, request }).map_err(crate::engine::Refused::failed)?;
+        // Past what one message may carry the engine would drop the connection: refused here,
+        // by name, with nothing journaled.
+        if line.len() > MAX_LINE {
+            let limit = crate::engine::admission::Limit::TooLarge { bytes: line.len() as u64, max: MAX_LINE as u64 };
+            return Err(crate::engine::Refused::Limit(limit).into());
+        }
         let (tx, rx) = oneshot::channel();
         {
             let mut waiting = self.pending.lock().unwrap_or_else(|e| e.into_inner());
@@ -224,7 +231,7 @@ impl RemoteEngine {
             }
             waiting.replies.insert(seq, tx);
         }
-        self.outgoing.send(ToEngine::Request { seq, request }).map_err(|_| EngineError::Stopped)?;
+        self.outgoing.send(line).map_err(|_| EngineError::Stopped)?;
         Ok(rx.await.map_err(|_| EngineError::Stopped)??)
     }
 

@@ -17,9 +17,12 @@ use super::super::{Event, Refused, ServiceState};
 /// 7: one API for every operation (`calls`): a submission is admitted by the engine against
 /// its limits, refusals are typed (`Refused`), and the status names the engine's config.
 pub const PROTOCOL: u32 = 7;
-/// Longest line either side reads: a task row is a few kilobytes, and the answer to a
-/// submission carries every row of the batch (10,000 rows are about 8 MiB).
+/// Longest line the engine reads (and a client sends): a task row is a few kilobytes, and a
+/// submission of 10,000 tasks with short prompts is about 8 MiB.
 pub const MAX_LINE: usize = 64 << 20;
+/// Longest line a client reads: the answer to a submission carries every row journaled, a
+/// little more than the request that made them.
+pub const MAX_ANSWER: usize = 2 * MAX_LINE;
 
 /// Who an engine works for. A client attaches only to an engine that serves what it would
 /// serve itself, so that nobody's tasks silently go to another account.

@@ -190,7 +190,7 @@ async fn connection(stream: tokio::net::UnixStream, shared: Arc<Shared>) {
     let _attached = Attached(shared.clone());
     let (read, write) = stream.into_split();
     let mut lines = FramedRead::new(read, LinesCodec::new_with_max_length(MAX_LINE));
-    let mut sink = FramedWrite::new(write, LinesCodec::new_with_max_length(MAX_LINE));
+    let mut sink = FramedWrite::new(write, LinesCodec::new_with_max_length(super::protocol::MAX_ANSWER));
     let send = |m: &FromEngine| protocol::encode(m).unwrap_or_default();
 
     let version = env!("CARGO_PKG_VERSION");
