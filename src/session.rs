@@ -98,7 +98,6 @@ pub async fn open(settings: &Settings) -> Result<Session, SessionError> {
         pricing: settings.pricing.clone(),
         agents: settings.agents,
         max_tasks: settings.batch.max_tasks,
-        demo: settings.target == Target::Demo,
     };
     Ok(Session { client, store, engine, sim })
 }

@@ -303,7 +303,7 @@ async fn running_a_file_again_sends_only_the_new_rows() {
     let (code, out, err) = run(&env, &sim, &send(&[])).await;
     assert_eq!(code, 0, "{err}");
     assert_eq!(prompts(&json(&out)), ["a barn at night"], "only the new row");
-    assert!(err.contains("2 of the tasks were sent by an earlier run"), "{err}");
+    assert!(err.contains("2 tasks sent by an earlier run are left out"), "{err}");
 
     let (code, out, err) = run(&env, &sim, &send(&[])).await;
     assert_eq!(code, 0, "{err}");

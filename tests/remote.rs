@@ -319,14 +319,17 @@ fn script(dir: &Path, name: &str, body: &str) -> String {
 
 /// An agent on this machine (`reel --engine ssh://… mcp`, through rmcp's own client) sends,
 /// waits, searches and shows through the host's engine: the task and its file are the host's,
-/// the limits this machine's config, and the poster comes from the host as MCP image content.
+/// the limits the host's config, and the poster comes from the host as MCP image content.
 #[tokio::test(flavor = "multi_thread")]
 async fn an_agent_over_ssh_works_on_the_hosts_engine() {
     use rmcp::ServiceExt as _;
     use rmcp::model::CallToolRequestParams;
     let Some(host) = Host::start(fast_config()).await else { return };
     let client = host.client();
-    std::fs::write(&client.config, "[agents]\nsubmit = true\n").expect("the client's config");
+    // The host's config decides what agents may do there; this machine's has no say.
+    let mut host_config = std::fs::read_to_string(&host.folder.config).expect("the host's config");
+    host_config.push_str("[agents]\nsubmit = true\n");
+    std::fs::write(&host.folder.config, host_config).expect("the host's config");
     let (transport, _) = rmcp::transport::TokioChildProcess::builder(client.command(&["mcp"]))
         .stderr(std::process::Stdio::null())
         .spawn()

@@ -206,7 +206,12 @@ impl SubmitArgs {
     }
 
     pub(super) fn sending(&self) -> Sending {
-        Sending { journaled_only: self.from.is_some(), resume: !self.again, ..self.delivery.sending(None) }
+        // Only a batch (a file, a template, lists) resumes: a plain submit is another take.
+        Sending {
+            journaled_only: self.from.is_some(),
+            resume: self.is_batch() && !self.again,
+            ..self.delivery.sending(None)
+        }
     }
 }
 

@@ -21,8 +21,6 @@ pub struct Limits {
     pub agents: AgentsSettings,
     /// Tasks one submission may make (`[batch] max_tasks`), whoever sends it.
     pub max_tasks: u32,
-    /// The engine serves the demo simulator: nothing costs money there.
-    pub demo: bool,
 }
 
 impl Limits {
@@ -140,10 +138,6 @@ pub fn admit(limits: &Limits, ask: &Ask, today: Today, existing: &HashMap<String
         quote.unpriced += if each.unpriced > 0 { *n } else { 0 };
         quote.cost += each.cost * f64::from(*n);
         quote.exact &= each.exact || *n == 0;
-    }
-    if limits.demo {
-        quote.cost = 0.0;
-        quote.exact = true;
     }
     let admitted = Admitted { left_out: u32::try_from(wanted).unwrap_or(u32::MAX) - quote.tasks, take, quote };
     let agent = matches!(ask.sender, Sender::Agent { .. });

@@ -15,7 +15,6 @@ fn limits() -> Limits {
         pricing: Pricing { currency: "$".into(), ..Pricing::default() },
         agents: AgentsSettings { submit: true, daily: Some(1.0), daily_tasks: Some(10), max_tasks_per_call: 4 },
         max_tasks: 100,
-        demo: false,
     }
 }
 
@@ -75,15 +74,6 @@ fn admission_decisions() {
             vec![part("a", 1, Quote { exact: false, ..priced(6.0) })],
             t(5.0, 0, 0.0),
             Err("this adds at most $6.00"),
-        ),
-        (
-            "demo is free",
-            Limits { demo: true, ..limits() },
-            user.clone(),
-            false,
-            vec![part("a", 50, priced(9.0))],
-            t(5.0, 0, 0.0),
-            Ok(50),
         ),
         (
             "past max_tasks, whoever sends",

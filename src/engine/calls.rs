@@ -4,9 +4,10 @@
 
 use serde::{Deserialize, Serialize};
 
+use super::Activity;
 use super::admission::Sender;
 use super::service::reads::{Found, Read, RemoteFile};
-use super::{Activity, service::Status};
+use super::service::status::Status;
 use crate::rules::Draft;
 use crate::store::TaskRecord;
 

@@ -13,6 +13,7 @@ pub mod reads;
 mod server;
 mod spawn;
 pub mod ssh;
+pub mod status;
 
 use std::path::{Path, PathBuf};
 
