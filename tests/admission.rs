@@ -13,7 +13,7 @@ use std::time::{Duration, Instant};
 use common::folder::{Folder, MODEL, PATIENCE, folder};
 use common::start;
 use reel::sim::SimHandle;
-use rmcp::model::{CallToolRequestParams, CallToolResult, RawContent};
+use rmcp::model::{CallToolRequestParams, CallToolResult};
 use rmcp::transport::TokioChildProcess;
 use rmcp::{RoleClient, ServiceExt, service::RunningService};
 use serde_json::{Value, json};
@@ -119,15 +119,7 @@ async fn agent(f: &Folder, sim: &SimHandle) -> Agent {
 }
 
 fn text(result: &CallToolResult) -> String {
-    let texts: Vec<&str> = result
-        .content
-        .iter()
-        .filter_map(|c| match &c.raw {
-            RawContent::Text(t) => Some(t.text.as_str()),
-            _ => None,
-        })
-        .collect();
-    texts.join("\n")
+    common::tool_text(result)
 }
 
 /// Every agent calls `submit` with `args` at the same moment; the results.

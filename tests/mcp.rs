@@ -14,7 +14,6 @@ use common::{have_tools, start};
 use reel::sim::{LifecycleConfig, SimConfig, SimHandle};
 use rmcp::model::{
     CallToolRequestParams, CallToolResult, ClientCapabilities, ClientInfo, Implementation, ProgressNotificationParam,
-    RawContent,
 };
 use rmcp::service::{NotificationContext, RunningService};
 use rmcp::transport::TokioChildProcess;
@@ -70,15 +69,7 @@ async fn call(client: &Client, tool: &str, args: Value) -> CallToolResult {
 }
 
 fn text(result: &CallToolResult) -> String {
-    let texts: Vec<&str> = result
-        .content
-        .iter()
-        .filter_map(|c| match &c.raw {
-            RawContent::Text(t) => Some(t.text.as_str()),
-            _ => None,
-        })
-        .collect();
-    texts.join("\n")
+    common::tool_text(result)
 }
 
 /// A successful call's JSON.

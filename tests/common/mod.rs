@@ -149,3 +149,16 @@ pub fn dashboard(pricing: reel::config::Pricing, now_ms: i64) -> reel::tui::app:
     let (budget, prefs) = (reel::config::Budget::default(), reel::tui::prefs::Prefs::default());
     reel::tui::app::App::new(Catalog::builtin(), pricing, vec![], budget, header, prefs, now_ms, (120, 32))
 }
+
+/// The text parts of an MCP tool result, one a line.
+pub fn tool_text(result: &rmcp::model::CallToolResult) -> String {
+    let texts: Vec<&str> = result
+        .content
+        .iter()
+        .filter_map(|c| match &c.raw {
+            rmcp::model::RawContent::Text(t) => Some(t.text.as_str()),
+            _ => None,
+        })
+        .collect();
+    texts.join("\n")
+}
