@@ -10,6 +10,7 @@
 //! - `media`  reference media: uploads of local files, preflight checks of media URLs
 //! - `public` the JSON shape of tasks that scripts (`--json`) and agents (`reel mcp`) read
 //! - `preview` previews of saved videos: cached poster and strip frames, inline playback (ffmpeg)
+//! - `disk`   the disk under reel's files: a full one told from other failures, free room
 //! - `logging` the log file (`tracing`, rotated daily) in the data folder
 //! - `session` wiring: settings → store, client (or the demo simulator), engine
 //! - `sim`    the embedded simulator of the API: a real HTTP server on loopback
@@ -21,6 +22,7 @@ pub mod api;
 pub mod batch;
 pub mod cli;
 pub mod config;
+pub mod disk;
 pub mod engine;
 pub mod logging;
 pub mod mcp;

@@ -1,12 +1,14 @@
 //! The log file: `tracing` to `<data dir>/logs/reel.log.<date>`, rotated daily, seven files
 //! kept. Every transition, failed request, retry, store error and engine start and stop goes
-//! there; the API key never does (it is redacted wherever it is held).
+//! there; the API key never does (it is redacted wherever it is held). Lines are written whole
+//! or not at all (`lines`): a full disk loses lines, counted, never leaves half of one.
+
+mod lines;
 
 use std::path::{Path, PathBuf};
 
 use thiserror::Error;
 use tracing_appender::non_blocking::WorkerGuard;
-use tracing_appender::rolling::{RollingFileAppender, Rotation};
 use tracing_subscriber::EnvFilter;
 use tracing_subscriber::layer::SubscriberExt as _;
 use tracing_subscriber::util::SubscriberInitExt as _;
@@ -43,13 +45,7 @@ pub fn init(data_dir: &Path, filter: Option<&str>, mirror: bool) -> Result<LogGu
         .parse(filter_text)
         .map_err(|e| LogError::Filter { filter: filter_text.to_string(), reason: e.to_string() })?;
     std::fs::create_dir_all(&dir).map_err(|e| LogError::Open { path: dir.clone(), reason: e.to_string() })?;
-    let appender = RollingFileAppender::builder()
-        .rotation(Rotation::DAILY)
-        .filename_prefix("reel")
-        .filename_suffix("log")
-        .max_log_files(KEPT)
-        .build(&dir)
-        .map_err(|e| LogError::Open { path: dir.clone(), reason: e.to_string() })?;
+    let appender = lines::WholeLines::new(&dir, KEPT);
     let (file, guard) = tracing_appender::non_blocking(appender);
     let file_layer = tracing_subscriber::fmt::layer().with_ansi(false).with_writer(file);
     // A second init in one process (tests) keeps the first subscriber; that is fine.

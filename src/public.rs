@@ -282,6 +282,7 @@ mod tests {
                 paused_until_ms: Some(1_800_000_005_000),
                 retry_after: true,
                 detail: Some("429".into()),
+                disk: None,
             },
             serves: Served { profile: None, base_url: None, key_id: None },
             decides: Default::default(),

@@ -23,6 +23,10 @@ impl Runner {
 
     /// The runner's part of the engine's API: everything that changes what the engine works on.
     async fn handle(&mut self, request: Request) -> Result<Answer, EngineError> {
+        if !matches!(request, Request::Tasks { .. } | Request::Activity) {
+            // While the disk is full nothing can be journaled, so nothing may change.
+            self.refuse_while_paused()?;
+        }
         Ok(match request {
             Request::Submit(s) => Answer::Submitted(Box::new(self.submit(*s).await?)),
             Request::Resend { id } => self.resend(id).await.map(|()| Answer::Done)?,
@@ -109,12 +113,8 @@ impl Runner {
     /// Journals a row the user's request changed, then works on it.
     async fn take_up(&mut self, record: TaskRecord, event: &str, job: Job) -> Result<(), EngineError> {
         let now = now();
-        self.write(vec![super::queue::Write {
-            record: record.clone(),
-            event: Some(Entry::said(event)),
-            sidecar: false,
-        }])
-        .await?;
+        self.write(&[super::queue::Write { record: record.clone(), event: Some(Entry::said(event)), sidecar: false }])
+            .await?;
         self.queue.track(record, job, now.at);
         Ok(())
     }

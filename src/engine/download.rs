@@ -18,6 +18,7 @@ use tokio::io::{AsyncReadExt, AsyncSeekExt, AsyncWriteExt};
 use tokio::sync::mpsc;
 use tokio::task::JoinHandle;
 
+use super::disk::{self, Site};
 use super::stall::StallWatch;
 use crate::api::download::Validator;
 use crate::api::{ApiError, Client, Download};
@@ -34,6 +35,15 @@ pub enum FetchError {
     /// Worth another try later; what arrived is kept in the `.part` file.
     #[error("{0}")]
     Retry(String),
+    /// The disk is full: nothing is wrong with the transfer, and it is not counted as an
+    /// attempt. What arrived is kept in the `.part` file; the engine pauses until there is room.
+    #[error("the disk holding {} is full: {source}", dir.display())]
+    DiskFull {
+        dir: PathBuf,
+        /// The rest of the file, when its size is known.
+        needed: Option<u64>,
+        source: std::io::Error,
+    },
 }
 
 /// A saved file.
@@ -70,6 +80,10 @@ fn meta_path(path: &Path) -> PathBuf {
 }
 
 fn io(context: &str, path: &Path, e: std::io::Error) -> FetchError {
+    if disk::is_full(&e) {
+        let dir = path.parent().unwrap_or(path).to_path_buf();
+        return FetchError::DiskFull { dir, needed: None, source: e };
+    }
     FetchError::Retry(format!("{context} {}: {e}", path.display()))
 }
 
@@ -110,13 +124,20 @@ async fn sync_dir(dir: &Path) {
     }
 }
 
-/// Writes `bytes` to `path` atomically: a `.part` file, fsync, rename.
+/// Writes `bytes` to `path` atomically: a `.part` file, fsync, rename. On failure (a full
+/// disk) the `.part` file is removed: `path` is either as it was or whole.
 pub async fn write_atomic(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
     let part = part_path(path);
-    let mut f = tokio::fs::File::create(&part).await?;
-    f.write_all(bytes).await?;
-    f.sync_all().await?;
-    drop(f);
+    let written = async {
+        let mut f = tokio::fs::File::create(&part).await?;
+        f.write_all(bytes).await?;
+        f.sync_all().await
+    }
+    .await;
+    if let Err(e) = written {
+        let _ = tokio::fs::remove_file(&part).await;
+        return Err(e);
+    }
     tokio::fs::rename(&part, path).await?;
     if let Some(dir) = path.parent() {
         sync_dir(dir).await;
@@ -132,7 +153,7 @@ async fn load_validator(path: &Path) -> Validator {
 async fn save_validator(path: &Path, v: &Validator) {
     // Without it a later resume still has its overlap check; losing it is not an error.
     if let Ok(body) = serde_json::to_vec(v) {
-        let _ = tokio::fs::write(meta_path(path), body).await;
+        let _ = write_atomic(&meta_path(path), &body).await;
     }
 }
 
@@ -195,12 +216,13 @@ struct Writer {
 }
 
 impl Writer {
-    /// Appends to `file`, which is positioned at byte `at`.
-    fn start(mut file: std::fs::File, at: u64) -> Writer {
+    /// Appends to `file` (at `path`), which is positioned at byte `at`.
+    fn start(mut file: std::fs::File, path: PathBuf, at: u64) -> Writer {
         let (tx, mut rx) = mpsc::channel::<Bytes>(QUEUE);
         let job = tokio::task::spawn_blocking(move || {
             let (mut asked, mut end) = (at, at);
             while let Some(chunk) = rx.blocking_recv() {
+                disk::check(Site::File, &path)?;
                 file.write_all(&chunk)?;
                 end += chunk.len() as u64;
                 if end - asked >= WRITEBACK_EVERY {
@@ -328,7 +350,7 @@ pub async fn fetch(
     tokio::fs::create_dir_all(dir).await.map_err(|e| io("cannot create", dir, e))?;
     let part = part_path(path);
     let Opened { mut download, file, mut hasher, kept, first, mut watch } = open(client, url, path, stall).await?;
-    let mut writer = Writer::start(file.into_std().await, kept);
+    let mut writer = Writer::start(file.into_std().await, part.clone(), kept);
     let total = download.total;
     progress(kept, total);
     let mut written = kept;
@@ -352,7 +374,7 @@ pub async fn fetch(
         hasher.update(&chunk);
         if let Err(e) = writer.write(chunk).await {
             // The writer has ended; nothing is left to wait for.
-            return Err(io("cannot write", &part, e));
+            return Err(with_need(io("cannot write", &part, e), total, &part).await);
         }
         if last_report.elapsed().as_millis() >= 100 {
             progress(written, total);
@@ -373,9 +395,22 @@ pub async fn fetch(
         let _ = writer.close(false).await;
         return Err(FetchError::Retry(format!("got {written} of {total} bytes")));
     }
-    writer.close(true).await.map_err(|e| io("cannot write", &part, e))?;
+    if let Err(e) = writer.close(true).await {
+        return Err(with_need(io("cannot write", &part, e), total, &part).await);
+    }
     progress(written, total.or(Some(written)));
     finish(&part, path, written, hasher).await
+}
+
+/// A full disk's error with what the rest of the file needs, judging by what is on disk.
+async fn with_need(e: FetchError, total: Option<u64>, part: &Path) -> FetchError {
+    match e {
+        FetchError::DiskFull { dir, source, .. } => {
+            let have = tokio::fs::metadata(part).await.map_or(0, |m| m.len());
+            FetchError::DiskFull { dir, needed: total.map(|t| t.saturating_sub(have)), source }
+        }
+        other => other,
+    }
 }
 
 async fn finish(part: &Path, path: &Path, size: u64, hasher: Sha256) -> Result<Saved, FetchError> {
@@ -494,7 +529,7 @@ mod tests {
         let path = dir.path().join("read-only");
         std::fs::write(&path, b"").expect("file");
         let file = std::fs::File::open(&path).expect("opened for reading only");
-        let mut writer = Writer::start(file, 0);
+        let mut writer = Writer::start(file, path.clone(), 0);
         // The writer fails on the first chunk; the queue fills at most, then the error comes back.
         let mut result = Ok(());
         for _ in 0..=QUEUE + 1 {

@@ -49,11 +49,26 @@ pub struct ServiceState {
     pub retry_after: bool,
     /// The last failure, in the words reel uses for it (never the key).
     pub detail: Option<String>,
+    /// The engine's writing work is paused: the disk is full (set by the engine, not the
+    /// service, but said with it: nothing moves until there is room).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub disk: Option<super::disk::DiskFull>,
 }
 
 impl ServiceState {
-    /// One line: `unreachable since 20:14 · next try in 8 s`; `ok` when all is well.
+    /// One line: `paused: the disk holding … is full (…) · unreachable since 20:14 · next try in
+    /// 8 s`; `ok` when all is well.
     pub fn summary(&self, now_ms: i64) -> String {
+        let service = self.service_summary(now_ms);
+        match (&self.disk, self.health) {
+            (None, _) => service,
+            (Some(disk), Health::Ok) => disk.summary(),
+            (Some(disk), _) => format!("{} · {service}", disk.summary()),
+        }
+    }
+
+    /// The service's part of [`summary`](Self::summary) alone.
+    pub fn service_summary(&self, now_ms: i64) -> String {
         let since = self.since_ms.map(|ms| format!(" since {}", local_minute(ms))).unwrap_or_default();
         let head = match self.health {
             Health::Ok => return "ok".to_string(),
@@ -123,6 +138,7 @@ impl HealthTracker {
             paused_until_ms,
             retry_after: self.retry_after && paused_until_ms.is_some(),
             detail: self.detail.clone(),
+            disk: None,
         }
     }
 

@@ -5,13 +5,15 @@
 //! The pure core: `queue` (what to start next), `transition` (what an answer does to a task),
 //! `manual` (what a user's request does), `schedule` (intervals, back-off, budget), `health`,
 //! `recover`, `journal` (submission → row → request body), `timeline` (what a change of state
-//! records). The I/O shell: `run` (the loop), `commands`, `download`, `files`, `query`
+//! records), `disk` (a full disk: how it is told, said, and waited out). The I/O shell: `run`
+//! (the loop, and the pause while the disk is full), `commands`, `download`, `files`, `query`
 //! (read-only connections).
 
 pub mod admission;
 mod admit;
 pub mod calls;
 mod commands;
+pub mod disk;
 pub mod download;
 mod local;
 pub use local::LocalEngine;

@@ -186,6 +186,7 @@ impl Tagger {
     pub fn tag(&self, path: &Path, fields: &[(&str, String)]) -> Result<String, ProvenanceError> {
         let to = tagging_path(path);
         let io = |source| ProvenanceError::Io { path: to.clone(), source };
+        super::disk::check(super::disk::Site::Provenance, path).map_err(io)?;
         let ran = crate::preview::run_program(&self.ffmpeg, &args(path, &to, fields), TIME_LIMIT, path);
         let failed = |message: String| {
             let _ = std::fs::remove_file(&to);

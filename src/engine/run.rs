@@ -1,11 +1,14 @@
 //! The engine's I/O shell: it asks the pure core ([`Queue`]) what to do, performs it (store
 //! writes first, then requests and transfers), and feeds every answer back.
 
+use std::path::PathBuf;
 use std::sync::Mutex;
 use std::time::{Instant, SystemTime, UNIX_EPOCH};
 
+use thiserror::Error;
 use tokio::sync::mpsc;
 
+use super::disk::{self, DiskFull, Site};
 use super::download::{self, FetchError, Saved};
 use super::provenance;
 use super::queue::{Limits, Now, Plan, Queue, Start, Write};
@@ -43,6 +46,36 @@ pub struct Runner {
     announced: super::ServiceState,
     /// Makes the preview stills of files just saved.
     previews: Option<Background>,
+    /// The disk is full: what could not be written waits here, and nothing new starts.
+    paused: Option<Paused>,
+}
+
+/// The engine's writing work, held while the disk is full: the rows not yet journaled and the
+/// work that may leave only after them, in the order they came.
+struct Paused {
+    disk: DiskFull,
+    writes: Vec<Write>,
+    starts: Vec<Start>,
+    /// When to look again whether there is room.
+    next_probe: Instant,
+}
+
+/// Why rows could not be journaled.
+#[derive(Debug, Error)]
+pub(super) enum WriteError {
+    #[error(transparent)]
+    Store(#[from] StoreError),
+    #[error("cannot write {}: {source}", path.display())]
+    Sidecar { path: PathBuf, source: std::io::Error },
+}
+
+impl From<WriteError> for EngineError {
+    fn from(e: WriteError) -> EngineError {
+        match e {
+            WriteError::Store(e) => e.into(),
+            WriteError::Sidecar { path, source } => EngineError::Io { path, source },
+        }
+    }
 }
 
 impl Runner {
@@ -73,6 +106,7 @@ impl Runner {
             outcomes,
             announced: super::ServiceState::default(),
             previews: None,
+            paused: None,
         };
         runner.previews = runner.cfg.previews.clone().map(Background::start);
         let unfinished = runner.store.read(tasks::unfinished).await?;
@@ -81,14 +115,15 @@ impl Runner {
         let plans = unfinished.into_iter().map(|r| recover::plan(r, &here, now.ms)).collect();
         let writes = runner.queue.recover(plans, now);
         tracing::info!(base_url = %here, resumed = runner.queue.tracked(), "engine started");
-        runner.write(writes).await?;
+        runner.write(&writes).await?;
         Ok(runner)
     }
 
     pub async fn run(mut self) {
         loop {
-            let plan = self.queue.next(now());
-            let wake = plan.wake;
+            // While the disk is full nothing new starts; the engine only looks for room.
+            let plan = if self.paused.is_some() { Plan::default() } else { self.queue.next(now()) };
+            let wake = self.paused.as_ref().map_or(plan.wake, |p| Some(p.next_probe));
             self.perform(plan).await;
             let sleep = async {
                 match wake {
@@ -109,11 +144,19 @@ impl Runner {
                             self.queue.sent(id, &result, duplicate_of, now)
                         }
                         Outcome::Polled { id, result } => self.queue.polled(id, &result, now),
-                        Outcome::Fetched { id, result } => self.queue.fetched(id, &result, now),
+                        Outcome::Fetched { id, result } => {
+                            if let Err(FetchError::DiskFull { dir, needed, .. }) = &result {
+                                let what = format!("task {id}'s file");
+                                self.pause(full(dir.clone(), *needed, what, now.ms), Vec::new(), Vec::new());
+                            }
+                            self.queue.fetched(id, &result, now)
+                        }
                     };
                     self.perform(plan).await;
                 }
-                () = sleep => {}
+                () = sleep => if self.paused.is_some() {
+                    self.try_resume().await;
+                }
             }
         }
         tracing::info!(unfinished = self.queue.tracked(), "engine stopped");
@@ -136,10 +179,20 @@ impl Runner {
             let why = crate::text::safe(why);
             tracing::warn!(task, delay_ms = delay.as_millis() as u64, error = %why, "retrying");
         }
-        let written = self.write(plan.writes).await;
+        if let Some(p) = &mut self.paused {
+            // After the rows it waits for, in order.
+            p.writes.extend(plan.writes);
+            p.starts.extend(plan.starts);
+            return;
+        }
+        let written = self.write(&plan.writes).await;
         // After the rows: whoever hears the service is down already sees the tasks that wait.
         self.announce_service();
         if let Err(e) = written {
+            if let Some(disk) = self.full_disk(&e) {
+                self.pause(disk, plan.writes, plan.starts);
+                return;
+            }
             // Nothing may leave unless its row says so: the work waits and is tried again.
             self.trouble(&e);
             let later = Instant::now() + self.cfg.policy.backoff_base;
@@ -153,8 +206,85 @@ impl Runner {
         }
     }
 
+    /// The disk that `e` found full, if that is why the write failed.
+    fn full_disk(&self, e: &WriteError) -> Option<DiskFull> {
+        let ms = now_ms();
+        match e {
+            WriteError::Store(e) if disk::store_is_full(e) => {
+                let dir = self.store.path().parent().map(PathBuf::from).unwrap_or_default();
+                Some(full(dir, None, "the journal".into(), ms))
+            }
+            WriteError::Sidecar { path, source } if disk::is_full(source) => {
+                let dir = path.parent().map(PathBuf::from).unwrap_or_default();
+                Some(full(dir, None, format!("the sidecar {}", path.display()), ms))
+            }
+            _ => None,
+        }
+    }
+
+    /// Holds `writes` and `starts` until the disk has room; already paused, adds them.
+    fn pause(&mut self, disk: DiskFull, writes: Vec<Write>, starts: Vec<Start>) {
+        match &mut self.paused {
+            Some(p) => {
+                p.disk = DiskFull { since_ms: p.disk.since_ms, ..disk };
+                p.writes.extend(writes);
+                p.starts.extend(starts);
+            }
+            None => {
+                tracing::warn!(what = %disk.what, "{}", disk.summary());
+                let next_probe = Instant::now() + disk::PROBE;
+                self.paused = Some(Paused { disk, writes, starts, next_probe });
+            }
+        }
+        self.announce_service();
+    }
+
+    /// Looks for room; with room, journals what waited and lets its work leave.
+    async fn try_resume(&mut self) {
+        let Some(mut p) = self.paused.take() else { return };
+        p.next_probe = Instant::now() + disk::PROBE;
+        p.disk.free_bytes = disk::free_bytes(&p.disk.dir);
+        if p.disk.free_bytes.is_some_and(|free| !p.disk.room_in(free)) {
+            self.paused = Some(p);
+            self.announce_service();
+            return;
+        }
+        match self.write(&p.writes).await {
+            Ok(()) => {
+                tracing::info!(rows = p.writes.len(), starts = p.starts.len(), "the disk has room again; resuming");
+                self.announce_service();
+                for start in p.starts {
+                    self.launch(start);
+                }
+            }
+            Err(e) => match self.full_disk(&e) {
+                Some(disk) => {
+                    p.disk = DiskFull { since_ms: p.disk.since_ms, needed_bytes: p.disk.needed_bytes, ..disk };
+                    self.paused = Some(p);
+                    self.announce_service();
+                }
+                None => {
+                    // Another failure: the work waits and is tried again, as any failed write.
+                    self.trouble(&e);
+                    let later = Instant::now() + self.cfg.policy.backoff_base;
+                    for start in &p.starts {
+                        self.queue.not_started(start.id(), later);
+                    }
+                    self.announce_service();
+                }
+            },
+        }
+    }
+
+    /// The service as the engine knows it, with the pause of its writing work.
+    fn service(&self) -> super::ServiceState {
+        let mut service = self.queue.service(now());
+        service.disk = self.paused.as_ref().map(|p| p.disk.clone());
+        service
+    }
+
     fn announce_service(&mut self) {
-        let service = self.queue.service(now());
+        let service = self.service();
         if service == self.announced {
             return;
         }
@@ -166,13 +296,33 @@ impl Runner {
         let _ = self.events.send(Event::Service(service));
     }
 
+    /// What the engine works on. While paused, tasks finished here but not yet journaled still
+    /// count as unfinished, as the journal has them.
     pub(super) fn activity(&self) -> super::Activity {
         let (requests_in_flight, downloads) = self.queue.running();
+        let held: std::collections::BTreeSet<i64> = self
+            .paused
+            .iter()
+            .flat_map(|p| p.writes.iter().map(|w| w.record.id))
+            .filter(|id| self.queue.get(*id).is_none())
+            .collect();
         super::Activity {
-            unfinished: self.queue.tracked(),
+            unfinished: self.queue.tracked() + held.len(),
             requests_in_flight,
             downloads,
-            service: self.queue.service(now()),
+            service: self.service(),
+        }
+    }
+
+    /// The pause of the engine's writing work, said to whoever asks to write now.
+    pub(super) fn refuse_while_paused(&self) -> Result<(), EngineError> {
+        match &self.paused {
+            Some(p) => Err(super::Refused::failed(format!(
+                "{}; nothing was changed: try again when there is room (the engine resumes by itself)",
+                p.disk.summary()
+            ))
+            .into()),
+            None => Ok(()),
         }
     }
 
@@ -198,8 +348,9 @@ impl Runner {
         }
     }
 
-    /// Journals the rows in one transaction (sidecars first), then announces them.
-    pub(super) async fn write(&self, writes: Vec<Write>) -> Result<(), StoreError> {
+    /// Journals the rows in one transaction (sidecars first), then announces them. A full disk
+    /// fails the whole write (a sidecar too), so that it can be done again whole.
+    pub(super) async fn write(&self, writes: &[Write]) -> Result<(), WriteError> {
         if writes.is_empty() {
             return Ok(());
         }
@@ -207,9 +358,17 @@ impl Runner {
             if let Some(path) = &w.record.file_path {
                 let sidecar = std::path::Path::new(path).with_extension("json");
                 let body = serde_json::to_vec_pretty(&files::sidecar(&w.record)).unwrap_or_default();
-                if let Err(e) = download::write_atomic(&sidecar, &body).await {
-                    tracing::error!(task = w.record.id, path = %sidecar.display(), error = %e, "cannot write sidecar");
-                    let _ = self.events.send(Event::Trouble(format!("cannot write {}: {e}", sidecar.display())));
+                let written = match disk::check(Site::Sidecar, &sidecar) {
+                    Ok(()) => download::write_atomic(&sidecar, &body).await,
+                    Err(e) => Err(e),
+                };
+                match written {
+                    Ok(()) => {}
+                    Err(source) if disk::is_full(&source) => return Err(WriteError::Sidecar { path: sidecar, source }),
+                    Err(e) => {
+                        tracing::error!(task = w.record.id, path = %sidecar.display(), error = %e, "cannot write sidecar");
+                        let _ = self.events.send(Event::Trouble(format!("cannot write {}: {e}", sidecar.display())));
+                    }
                 }
             }
         }
@@ -228,7 +387,7 @@ impl Runner {
                 Ok(())
             })
             .await?;
-        for w in &writes {
+        for w in writes {
             if let Some(entry) = &w.event {
                 let detail = crate::text::safe(entry.detail().unwrap_or_default());
                 tracing::info!(task = w.record.id, state = %w.record.state, detail = %detail, "transition");
@@ -289,10 +448,18 @@ impl Runner {
                     if let (Ok(saved), Some((tagger, fields))) = (&mut result, tagging) {
                         let file = saved.path.clone();
                         let tagged = tokio::task::spawn_blocking(move || tagger.tag(&file, &fields)).await;
-                        saved.tagged = Some(match tagged {
-                            Ok(result) => result.map_err(|e| e.to_string()),
-                            Err(e) => Err(e.to_string()),
-                        });
+                        let tagged = match tagged {
+                            Ok(Err(e)) if let Some(full) = tagging_found_full(&e, &saved.path, saved.size) => {
+                                // Saved again, tagged, once there is room: never left untagged for good.
+                                Err(full)
+                            }
+                            Ok(result) => Ok(result.map_err(|e| e.to_string())),
+                            Err(e) => Ok(Err(e.to_string())),
+                        };
+                        match tagged {
+                            Ok(t) => saved.tagged = Some(t),
+                            Err(full) => result = Err(full),
+                        }
                     }
                     match &result {
                         Ok(saved) => tracing::info!(task = id, bytes = saved.size, "download saved"),
@@ -305,6 +472,28 @@ impl Runner {
             }
         }
     }
+}
+
+/// The full disk a failed tagging met, if that is why: the tagged copy needs the file's size
+/// again beside it.
+fn tagging_found_full(e: &provenance::ProvenanceError, file: &std::path::Path, size: u64) -> Option<FetchError> {
+    let dir = file.parent().map(PathBuf::from).unwrap_or_default();
+    let full = |source| FetchError::DiskFull { dir: dir.clone(), needed: Some(size), source };
+    match e {
+        provenance::ProvenanceError::Io { source, .. } if disk::is_full(source) => {
+            Some(full(std::io::Error::from_raw_os_error(source.raw_os_error().unwrap_or(libc::ENOSPC))))
+        }
+        provenance::ProvenanceError::Ffmpeg { message, .. } => {
+            let short = disk::free_bytes(&dir).is_some_and(|free| free < size.saturating_add(disk::MARGIN));
+            short.then(|| full(std::io::Error::other(format!("ffmpeg could not write the tagged copy: {message}"))))
+        }
+        _ => None,
+    }
+}
+
+fn full(dir: PathBuf, needed_bytes: Option<u64>, what: String, since_ms: i64) -> DiskFull {
+    let free_bytes = disk::free_bytes(&dir);
+    DiskFull { dir, free_bytes, needed_bytes, what, since_ms }
 }
 
 fn log_answer(id: i64, what: &str, result: &Result<VideoTask, ApiError>) {

@@ -390,6 +390,10 @@ fn download_step(r: &TaskRecord, result: &Result<Saved, FetchError>, max_attempt
             r.error = Some(json!({ "message": message }));
             Step { record: r, event: Some(Entry::said(message)), next: Next::Stop }
         }
+        Err(FetchError::DiskFull { .. }) => {
+            // Not the transfer's fault and not an attempt: it waits for room (the engine pauses).
+            Step { record: r, event: None, next: Next::RetryDownload(super::disk::PROBE) }
+        }
         Err(FetchError::Fatal(message)) => {
             r.download_attempts += 1;
             r.state = LocalState::DownloadFailed;

@@ -78,6 +78,9 @@ pub fn open_writer(path: &Path) -> Result<Connection, StoreError> {
 pub struct Store {
     jobs: mpsc::Sender<Job>,
     path: PathBuf,
+    /// Tests: every write fails as on a full disk (`SQLITE_FULL`), on every clone.
+    #[cfg(test)]
+    full: std::sync::Arc<std::sync::atomic::AtomicBool>,
 }
 
 impl Store {
@@ -92,11 +95,22 @@ impl Store {
                 }
             })
             .map_err(|e| StoreError::Encode(e.to_string()))?;
-        Ok(Store { jobs, path: path.to_path_buf() })
+        Ok(Store {
+            jobs,
+            path: path.to_path_buf(),
+            #[cfg(test)]
+            full: Default::default(),
+        })
     }
 
     pub fn path(&self) -> &Path {
         &self.path
+    }
+
+    /// Tests: from now on every write fails as on a full disk (`true`), or works again.
+    #[cfg(test)]
+    pub fn inject_full(&self, full: bool) {
+        self.full.store(full, std::sync::atomic::Ordering::SeqCst);
     }
 
     /// Runs `f` on the writer connection and waits for its result.
@@ -105,6 +119,11 @@ impl Store {
         F: FnOnce(&mut Connection) -> Result<R, StoreError> + Send + 'static,
         R: Send + 'static,
     {
+        #[cfg(test)]
+        if self.full.load(std::sync::atomic::Ordering::SeqCst) {
+            let full = rusqlite::ffi::Error::new(rusqlite::ffi::SQLITE_FULL);
+            return Err(rusqlite::Error::SqliteFailure(full, Some("database or disk is full".into())).into());
+        }
         let (tx, rx) = oneshot::channel();
         let job: Job = Box::new(move |conn| {
             let _ = tx.send(f(conn));

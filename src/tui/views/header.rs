@@ -29,8 +29,11 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &App) {
     spans.extend(link(app));
     // The service's health is the engine's word: not claimed while no engine is attached.
     if app.link().attached() {
+        if let Some(disk) = &h.service.disk {
+            spans.push(Span::styled(format!("  {}", disk.summary()), theme::error()));
+        }
         spans.push(Span::raw("  service "));
-        spans.push(Span::styled(h.service.summary(app.now_ms()), health_style));
+        spans.push(Span::styled(h.service.service_summary(app.now_ms()), health_style));
     }
     // The profile and the address come last, each whole or not at all on a narrow terminal;
     // in demo mode the badge already says where tasks go.
