@@ -73,7 +73,7 @@ pub mod inject {
 
 /// A small tmpfs of its own for a test (Linux, as root); `None` elsewhere, except in CI
 /// (`CI` set), where a test that needs one must not pass without it.
-#[cfg(test)]
+#[doc(hidden)]
 pub mod testing {
     use std::path::Path;
     use std::process::Command;

@@ -201,6 +201,15 @@ pub fn engine_status(s: &crate::engine::service::Status) -> Value {
             "retry_after": service.retry_after,
             "detail": service.detail,
         },
+        // The engine's writing work waits for room on a full disk (`null`: it does not).
+        "paused": service.disk.as_ref().map(|d| serde_json::json!({
+            "summary": d.summary(),
+            "dir": d.dir,
+            "free_bytes": d.free_bytes,
+            "needed_bytes": d.needed_bytes,
+            "what": d.what,
+            "since": time_ms(d.since_ms),
+        })),
         "serves": s.serves,
         // The settings the engine decides by, from the config it started with.
         "decides": s.decides.0.iter().map(|(k, v)| (k.clone(), Value::String(v.clone()))).collect::<serde_json::Map<_, _>>(),

@@ -150,8 +150,12 @@ fn describe(s: &Status, now: i64) -> Vec<String> {
             s.downloads,
             if s.downloads == 1 { "download" } else { "downloads" }
         ),
-        format!("Service   {}", s.service.summary(now)),
+        format!("Service   {}", s.service.service_summary(now)),
     ];
+    if let Some(disk) = &s.service.disk {
+        // Above the service: it is why nothing moves.
+        lines.insert(lines.len() - 1, format!("Writing   {}", disk.summary()));
+    }
     if let Some(detail) = s.service.detail.as_deref().filter(|_| s.service.health != crate::engine::Health::Ok) {
         lines.push(format!("Because   {}", text::one_line(detail)));
     }

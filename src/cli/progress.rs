@@ -183,11 +183,18 @@ impl Board {
                 self.transfers.insert(*id, Transfer { bytes: *bytes, total: *total, rate: *rate });
             }
             Event::Service(s) => {
-                let said = (s.health != self.service.health).then(|| format!("service: {}", s.summary(now)));
+                let mut said: Vec<String> = Vec::new();
+                // A pause for room is said once when it begins and once when it ends.
+                match (&self.service.disk, &s.disk) {
+                    (None, Some(disk)) => said.push(disk.summary()),
+                    (Some(_), None) => said.push("resumed: the disk has room again".to_string()),
+                    _ => {}
+                }
+                said.extend((s.health != self.service.health).then(|| format!("service: {}", s.service_summary(now))));
                 self.saw_unreachable |= matches!(s.health, Health::Unreachable | Health::KeyRefused);
                 self.service = s.clone();
                 // A new pause of the same health is drawn live on a terminal, not printed again.
-                return said.into_iter().collect();
+                return said;
             }
             Event::Trouble(message) => return vec![format!("problem: {}", one_line(message))],
         }
@@ -234,9 +241,11 @@ impl Board {
             all.set_position(self.tasks.values().filter(|(t, _)| t.state.is_settled()).count() as u64);
             all.set_message(tally(self.tasks.values().map(|(t, _)| t.state)));
         }
-        let trouble = self.service.health != Health::Ok || self.service.paused_until_ms.is_some_and(|u| u > now);
+        let trouble = self.service.health != Health::Ok
+            || self.service.paused_until_ms.is_some_and(|u| u > now)
+            || self.service.disk.is_some();
         match (&bars.service, trouble) {
-            (Some(bar), true) => bar.set_message(format!("service: {}", self.service.summary(now))),
+            (Some(bar), true) => bar.set_message(service_line(&self.service, now)),
             (Some(bar), false) => {
                 bars.multi.remove(bar);
                 bar.finish_and_clear();
@@ -245,7 +254,7 @@ impl Board {
             (None, true) => {
                 // Added before any message: a bar outside the block would draw on its own.
                 let bar = bars.multi.add(ProgressBar::new_spinner().with_style(style("{wide_msg}")));
-                bar.set_message(format!("service: {}", self.service.summary(now)));
+                bar.set_message(service_line(&self.service, now));
                 bars.service = Some(bar);
             }
             (None, false) => {}
@@ -367,6 +376,14 @@ fn tally(states: impl Iterator<Item = LocalState>) -> String {
     let mut counts: Vec<_> = counts.into_iter().collect();
     counts.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(b.0)));
     counts.iter().map(|(s, n)| format!("{n} {s}")).collect::<Vec<_>>().join(", ")
+}
+
+/// The live line of what holds the work: the disk's pause, then the service.
+fn service_line(s: &crate::engine::ServiceState, now: i64) -> String {
+    match &s.disk {
+        Some(_) => s.summary(now),
+        None => format!("service: {}", s.summary(now)),
+    }
 }
 
 #[cfg(test)]

@@ -156,7 +156,7 @@ mod tests {
             log.write_day("2026-11-28", line.as_bytes());
         }
         let text = read(small.path(), "2026-11-28");
-        assert!(!text.is_empty() && text.len() % line.len() == 0, "whole lines only ({} bytes)", text.len());
+        assert!(!text.is_empty() && text.len().is_multiple_of(line.len()), "whole lines only ({} bytes)", text.len());
         assert!(log.lost > 0, "the disk filled");
     }
 
