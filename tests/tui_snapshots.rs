@@ -187,6 +187,7 @@ fn an_outage_with_tasks_waiting() {
         paused_until_ms: Some(NOW + 8_000),
         retry_after: false,
         detail: Some("could not connect to http://127.0.0.1:8787: connection refused".into()),
+        disk: None,
     };
     a.update(Action::Engine(Event::Service(outage)), NOW);
     a.focus_on(Focus::Table);
