@@ -199,6 +199,29 @@ fn an_outage_with_tasks_waiting() {
     insta::assert_snapshot!(shown);
 }
 
+/// The disk is full: the header says the engine's work is paused, where, and by how much.
+#[test]
+fn running_tasks_paused_on_a_full_disk() {
+    let mut a = busy_app();
+    a.focus_on(Focus::Table);
+    let disk = reel::engine::disk::DiskFull {
+        dir: "/home/ana/.local/share/reel/videos".into(),
+        free_bytes: Some(412_000),
+        needed_bytes: Some(3_074_000),
+        what: "task 3's file".into(),
+        since_ms: NOW - 30_000,
+    };
+    a.update(Action::Engine(Event::Service(ServiceState { disk: Some(disk), ..ServiceState::default() })), NOW);
+    let shown = screen(&a, 160, 40);
+    let header = shown.lines().next().unwrap_or_default();
+    assert!(
+        header.contains("paused: the disk holding /home/ana/.local/share/reel/videos is full (0.4 MB free, the next file needs 3.1 MB)"),
+        "{shown}"
+    );
+    assert!(header.contains("service ok"), "the service itself is fine: {header}");
+    insta::assert_snapshot!(shown);
+}
+
 /// The engine process went away: the header says so and when the next attempt is, and
 /// neither the spinners nor the service's health claim anything live.
 #[test]
