@@ -304,6 +304,11 @@ fn download_outcomes_table() {
     let saved = || Ok(Saved { path: PathBuf::from("/v/1.mp4"), size: 3, sha256: "abc".into(), tagged: None });
     let gone = || Err(FetchError::Gone(ApiError::UrlGone { status: 410 }));
     let retry = || Err(FetchError::Retry("reset".into()));
+    let full = || {
+        let source = std::io::Error::from_raw_os_error(libc::ENOSPC);
+        Err(FetchError::DiskFull { dir: PathBuf::from("/v"), needed: Some(3), source })
+    };
+    use crate::engine::disk::PROBE;
     // (name, url refreshes so far, attempts so far, outcome, state after, next)
     type Case = (&'static str, i64, i64, Result<Saved, FetchError>, LocalState, Next);
     let cases: Vec<Case> = vec![
@@ -312,6 +317,7 @@ fn download_outcomes_table() {
         ("url dead again: expired", 1, 0, gone(), LocalState::Expired, Next::Stop),
         ("broken: retry later", 0, 0, retry(), LocalState::Downloading, Next::RetryDownload(Duration::from_secs(2))),
         ("broken too often: give up", 0, 2, retry(), LocalState::DownloadFailed, Next::Stop),
+        ("disk full: waits, not an attempt", 0, 2, full(), LocalState::Downloading, Next::RetryDownload(PROBE)),
         (
             "cannot work: give up at once",
             0,
@@ -327,6 +333,9 @@ fn download_outcomes_table() {
         r.download_attempts = attempts;
         let step = after_download(&r, &result, 3, &ctx());
         assert_eq!((step.record.state, step.next), (state, next), "{name}");
+        if name.starts_with("disk full") {
+            assert_eq!(step.record.download_attempts, attempts, "{name}");
+        }
         assert_eq!(step.event.is_some(), state != LocalState::Downloading, "{name}: an event per state change");
         if state == LocalState::Downloaded {
             assert_eq!(step.record.sha256.as_deref(), Some("abc"));
