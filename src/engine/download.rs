@@ -1,5 +1,6 @@
 //! Saving one result file: stream to `<name>.part`, resume with a verified Range, cut a
-//! transfer that stalls, verify the length, hash, fsync, rename.
+//! transfer that stalls or outgrows what the video can be, verify the length and the file (a
+//! complete MP4 of about the seconds asked, see `verify`), hash, fsync, rename.
 //!
 //! A resume is checked, not trusted: `If-Range` carries the validator of the first answer (in
 //! `<name>.part.meta`), `Content-Range` must match what was asked, and the request starts a
@@ -19,6 +20,7 @@ use tokio::sync::mpsc;
 use tokio::task::JoinHandle;
 
 use super::stall::StallWatch;
+use super::verify::{self, Expect, Remedy};
 use crate::api::download::Validator;
 use crate::api::{ApiError, Client, Download};
 
@@ -316,20 +318,50 @@ async fn open(client: &Client, url: &str, path: &Path, stall: StallRule) -> Resu
     }
 }
 
-/// Downloads `url` to `path`, resuming from `path.part` if an earlier attempt left one.
+/// Removes what a refused transfer left: it must not be resumed.
+async fn discard(path: &Path) {
+    let _ = tokio::fs::remove_file(part_path(path)).await;
+    let _ = tokio::fs::remove_file(meta_path(path)).await;
+}
+
+/// The container check of the whole `.part` file and its first bytes (off the async threads).
+async fn inspect(part: &Path, len: u64) -> Result<(Result<verify::Container, verify::Damage>, Vec<u8>), FetchError> {
+    let owned = part.to_path_buf();
+    let job = tokio::task::spawn_blocking(move || -> std::io::Result<_> {
+        let mut file = std::fs::File::open(&owned)?;
+        let mut head = vec![0u8; len.min(32) as usize];
+        std::io::Read::read_exact(&mut file, &mut head)?;
+        Ok((verify::check_container(std::io::BufReader::new(file), len), head))
+    });
+    match job.await {
+        Ok(result) => result.map_err(|e| io("cannot read", part, e)),
+        Err(e) => Err(FetchError::Retry(format!("cannot check {}: {e}", part.display()))),
+    }
+}
+
+/// Downloads `url` to `path`, resuming from `path.part` if an earlier attempt left one. The
+/// file is called saved only when it is what `expect` says a task's video is.
 pub async fn fetch(
     client: &Client,
     url: &str,
     path: &Path,
     stall: StallRule,
+    expect: &Expect,
     progress: Progress<'_>,
 ) -> Result<Saved, FetchError> {
     let dir = path.parent().ok_or_else(|| FetchError::Retry(format!("{} has no folder", path.display())))?;
     tokio::fs::create_dir_all(dir).await.map_err(|e| io("cannot create", dir, e))?;
     let part = part_path(path);
     let Opened { mut download, file, mut hasher, kept, first, mut watch } = open(client, url, path, stall).await?;
-    let mut writer = Writer::start(file.into_std().await, kept);
     let total = download.total;
+    if let Some(t) = total
+        && t > expect.bound.bytes
+    {
+        drop(file);
+        discard(path).await;
+        return Err(FetchError::Fatal(expect.bound.refusal(t, true)));
+    }
+    let mut writer = Writer::start(file.into_std().await, kept);
     progress(kept, total);
     let mut written = kept;
     let mut last_report = Instant::now();
@@ -344,6 +376,9 @@ pub async fn fetch(
             },
         };
         written += chunk.len() as u64;
+        if written > expect.bound.bytes {
+            break Err(FetchError::Fatal(expect.bound.refusal(written, false)));
+        }
         if let Some(t) = total
             && written > t
         {
@@ -364,7 +399,11 @@ pub async fn fetch(
         let _ = writer.close(false).await;
         return Err(match e {
             FetchError::Retry(m) => FetchError::Retry(format!("{m} (after {written} bytes)")),
-            other => other,
+            other => {
+                // Past the size bound: what arrived is no part of a video to resume.
+                discard(path).await;
+                other
+            }
         });
     }
     if let Some(total) = total
@@ -374,6 +413,24 @@ pub async fn fetch(
         return Err(FetchError::Retry(format!("got {written} of {total} bytes")));
     }
     writer.close(true).await.map_err(|e| io("cannot write", &part, e))?;
+    // Every byte the server announced arrived (checked above), or it announced none, so that
+    // the end seen may be a cut that only the file itself can show.
+    let framed = total.is_some();
+    let (container, head) = inspect(&part, written).await?;
+    if let Err(refused) = verify::judge(container, &head, framed, expect.seconds) {
+        tracing::warn!(path = %path.display(), bytes = written, why = %refused.why, "not a complete video");
+        return Err(match refused.remedy {
+            Remedy::Resume => FetchError::Retry(refused.why),
+            Remedy::Again => {
+                discard(path).await;
+                FetchError::Retry(refused.why)
+            }
+            Remedy::Never => {
+                discard(path).await;
+                FetchError::Fatal(refused.why)
+            }
+        });
+    }
     progress(written, total.or(Some(written)));
     finish(&part, path, written, hasher).await
 }
@@ -431,6 +488,10 @@ mod tests {
         (sim, client, url, bytes)
     }
 
+    fn any() -> Expect {
+        Expect::any(2000 * verify::MB)
+    }
+
     fn sha(bytes: &[u8]) -> String {
         crate::text::hex(&Sha256::digest(bytes))
     }
@@ -448,7 +509,7 @@ mod tests {
         let path = dir.path().join("out.mp4");
         let last = Mutex::new(None);
         let report = |done: u64, total: Option<u64>| *last.lock().expect("lock") = Some((done, total));
-        let saved = fetch(&client, &url, &path, StallRule::default(), &report).await.expect("saved");
+        let saved = fetch(&client, &url, &path, StallRule::default(), &any(), &report).await.expect("saved");
         let size = bytes.len() as u64;
         assert_eq!((saved.size, saved.sha256.as_str()), (size, sha(&bytes).as_str()));
         assert!(std::fs::read(&path).expect("file") == bytes.to_vec(), "the bytes on disk are the served ones");
@@ -463,13 +524,13 @@ mod tests {
         let dir = tempfile::tempdir().expect("tempdir");
         let path = dir.path().join("out.mp4");
         sim.set_faults(Faults { truncate: 1.0, ..Faults::default() });
-        let cut = fetch(&client, &url, &path, StallRule::default(), &|_, _| {}).await;
+        let cut = fetch(&client, &url, &path, StallRule::default(), &any(), &|_, _| {}).await;
         assert!(matches!(cut, Err(FetchError::Retry(_))), "{cut:?}");
         // The simulator sends exactly half before breaking the connection: all of it is on disk.
         let kept = std::fs::read(part_path(&path)).expect("the part file");
         assert!(kept == bytes[..bytes.len() / 2], "the part file holds the half that arrived");
         sim.set_faults(Faults::default());
-        let saved = fetch(&client, &url, &path, StallRule::default(), &|_, _| {}).await.expect("saved");
+        let saved = fetch(&client, &url, &path, StallRule::default(), &any(), &|_, _| {}).await.expect("saved");
         assert_eq!((saved.size, saved.sha256), (bytes.len() as u64, sha(&bytes)));
         assert!(std::fs::read(&path).expect("file") == bytes.to_vec());
         assert_eq!(file_statuses(&sim), [200, 206], "the second request resumed");
@@ -482,7 +543,7 @@ mod tests {
         let dir = tempfile::tempdir().expect("tempdir");
         let path = dir.path().join("out.mp4");
         std::fs::write(part_path(&path), vec![0x5a; bytes.len() / 2]).expect("a stale part file");
-        let saved = fetch(&client, &url, &path, StallRule::default(), &|_, _| {}).await.expect("saved");
+        let saved = fetch(&client, &url, &path, StallRule::default(), &any(), &|_, _| {}).await.expect("saved");
         assert_eq!((saved.size, saved.sha256), (bytes.len() as u64, sha(&bytes)));
         assert_eq!(file_statuses(&sim), [206, 200], "the resume was refused after comparing the overlap");
         sim.stop().await;

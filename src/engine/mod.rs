@@ -5,8 +5,8 @@
 //! The pure core: `queue` (what to start next), `transition` (what an answer does to a task),
 //! `manual` (what a user's request does), `schedule` (intervals, back-off, budget), `health`,
 //! `recover`, `journal` (submission → row → request body), `timeline` (what a change of state
-//! records). The I/O shell: `run` (the loop), `commands`, `download`, `files`, `query`
-//! (read-only connections).
+//! records), `verify` (what a downloaded file must be to be called saved). The I/O shell: `run`
+//! (the loop), `commands`, `download`, `files`, `query` (read-only connections).
 
 pub mod admission;
 mod admit;
@@ -35,6 +35,7 @@ pub mod timeline;
 pub use run::now_ms;
 pub mod schedule;
 pub mod transition;
+pub mod verify;
 
 use std::path::PathBuf;
 use std::time::Duration;
@@ -62,6 +63,9 @@ pub struct EngineConfig {
     pub download_attempts: u32,
     /// When a transfer counts as stalled and is cut.
     pub stall: download::StallRule,
+    /// Largest file any download may be, in bytes (`[engine] max_file_mb`); each task's own
+    /// bound, from its seconds and resolution, is usually lower.
+    pub max_file_bytes: u64,
     /// API requests under way at once.
     pub max_in_flight: usize,
     /// `<data dir>/videos`.
@@ -87,6 +91,7 @@ impl EngineConfig {
             max_downloads: 4,
             download_attempts: 6,
             stall: download::StallRule::default(),
+            max_file_bytes: verify::DEFAULT_MAX_FILE_MB * verify::MB,
             max_in_flight: 16,
             videos_dir,
             profile: None,
