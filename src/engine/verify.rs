@@ -54,11 +54,10 @@ impl SizeBound {
     /// Why a file of `size` bytes is refused: `announced` by the server before any byte, or
     /// passed while arriving (the transfer is cut there).
     pub fn refusal(&self, size: u64, announced: bool) -> String {
-        let (size, bound) = (mb(size), mb(self.bytes));
         if announced {
-            format!("the server announced {size}, more than {} ({bound}); not downloaded", self.limit)
+            format!("the server announced {}, more than {} ({}); not downloaded", mb(size), self.limit, mb(self.bytes))
         } else {
-            format!("the file passed {size}, more than {} ({bound}); the transfer was cut", self.limit)
+            format!("the file passed {}, the most {}; the transfer was cut at {size} bytes", mb(self.bytes), self.limit)
         }
     }
 }

@@ -54,7 +54,7 @@ fn refusals_name_the_numbers() {
     let b = size_bound(10, None, "1080P", 2000 * MB);
     assert_eq!(
         b.refusal(82 * MB + 1, false),
-        "the file passed 82 MB, more than a 10 s 1080P video can be (82 MB); the transfer was cut"
+        "the file passed 82 MB, the most a 10 s 1080P video can be; the transfer was cut at 82000001 bytes"
     );
     assert_eq!(
         SizeBound::ceiling(5 * MB).refusal(7_500_000, true),
