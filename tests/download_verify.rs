@@ -45,7 +45,8 @@ fn start_sim(hostile: &[&str]) -> Sim {
     let mut base = None;
     for line in lines.by_ref() {
         let line = line.expect("a line");
-        base = base.or_else(|| line.split_whitespace().find(|w| w.starts_with("http://127.0.0.1:")).map(str::to_string));
+        base =
+            base.or_else(|| line.split_whitespace().find(|w| w.starts_with("http://127.0.0.1:")).map(str::to_string));
         if line.starts_with("Serving") {
             break;
         }
@@ -72,7 +73,8 @@ fn env(engine: &str) -> Env {
 
 /// `reel submit --wait --json` of one task of `seconds` at `resolution`: (exit code, the task).
 async fn submit_wait(env: &Env, sim: &Sim, seconds: &str, resolution: &str) -> (i32, Value) {
-    let args = ["submit", "--model", MODEL, "--prompt", "a lighthouse", "--seconds", seconds, "--resolution", resolution];
+    let args =
+        ["submit", "--model", MODEL, "--prompt", "a lighthouse", "--seconds", seconds, "--resolution", resolution];
     let out = tokio::process::Command::new(env!("CARGO_BIN_EXE_reel"))
         .args(args)
         .args(["--wait", "--json"])
@@ -119,7 +121,10 @@ async fn an_endless_body_is_cut_at_the_size_bound_and_never_downloaded() {
         "{said}"
     );
     assert!(videos(&env).is_empty(), "no video: {:?}", files(&env.data.join("videos")));
-    assert!(files(&env.data.join("videos")).iter().all(|p| !p.to_string_lossy().ends_with(".part")), "nothing to resume");
+    assert!(
+        files(&env.data.join("videos")).iter().all(|p| !p.to_string_lossy().ends_with(".part")),
+        "nothing to resume"
+    );
 
     // The configured ceiling holds a task whose own bound is higher.
     let env = self::env("max_file_mb = 3\n");
@@ -138,7 +143,10 @@ async fn a_body_cut_cleanly_without_a_length_is_never_downloaded() {
     assert_eq!(task["state"], "download_failed", "{task}");
     let said = message(&task);
     assert!(said.starts_with("the file is not a complete MP4: it ends at byte "), "{said}");
-    assert!(said.contains("inside its `mdat` box, which runs to byte ") && said.ends_with("the file is cut short"), "{said}");
+    assert!(
+        said.contains("inside its `mdat` box, which runs to byte ") && said.ends_with("the file is cut short"),
+        "{said}"
+    );
     let (half, whole) = numbers(&said);
     assert_eq!(half, whole / 2, "{said}");
     assert!(videos(&env).is_empty(), "no video: {:?}", files(&env.data.join("videos")));
@@ -146,7 +154,11 @@ async fn a_body_cut_cleanly_without_a_length_is_never_downloaded() {
     // Two: the resume's Content-Range says the length, and the second cut shows against it.
     let env = self::env("download_attempts = 2\n");
     let (_, task) = submit_wait(&env, &sim, "20", "1080P").await;
-    assert_eq!((&task["state"], &task["download_attempts"]), (&Value::from("download_failed"), &Value::from(2)), "{task}");
+    assert_eq!(
+        (&task["state"], &task["download_attempts"]),
+        (&Value::from("download_failed"), &Value::from(2)),
+        "{task}"
+    );
     let said = message(&task);
     assert!(said.starts_with("got ") && said.ends_with(" bytes"), "{said}");
     let (got, total) = numbers(&said);
@@ -174,8 +186,10 @@ async fn a_body_cut_cleanly_without_a_length_is_never_downloaded() {
 
 /// The first two numbers of a text (words of digits, maybe followed by punctuation).
 fn numbers(text: &str) -> (u64, u64) {
-    let n: Vec<u64> =
-        text.split_whitespace().filter_map(|w| w.trim_end_matches(|c: char| !c.is_ascii_digit()).parse().ok()).collect();
+    let n: Vec<u64> = text
+        .split_whitespace()
+        .filter_map(|w| w.trim_end_matches(|c: char| !c.is_ascii_digit()).parse().ok())
+        .collect();
     (n[0], n[1])
 }
 

@@ -196,7 +196,10 @@ async fn urls_that_cannot_work_fail_at_once() {
         // Refused from the poll answer: no request is made for it.
         assert_eq!((t.state, t.download_attempts), (LocalState::DownloadFailed, 0), "{url:?}");
         let said = t.error.as_ref().and_then(|e| e["message"].as_str()).unwrap_or_default();
-        assert!(said.contains("reel fetches only http and https") && said.ends_with("nothing was downloaded"), "{said}");
+        assert!(
+            said.contains("reel fetches only http and https") && said.ends_with("nothing was downloaded"),
+            "{said}"
+        );
         assert!(sim.requests().iter().all(|q| !q.path.contains("/files/")), "{url:?}");
         sim.stop().await;
     }

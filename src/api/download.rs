@@ -158,7 +158,8 @@ impl Client {
             _ if status.is_redirection() => {
                 // A redirect the files client did not follow (its policy refuses other schemes,
                 // and a Location it cannot resolve comes back as the answer itself).
-                let location = response.headers().get(LOCATION).map(|v| String::from_utf8_lossy(v.as_bytes()).into_owned());
+                let location =
+                    response.headers().get(LOCATION).map(|v| String::from_utf8_lossy(v.as_bytes()).into_owned());
                 let detail = match location {
                     Some(location) => redirect_refused(status.as_u16(), &location, &parsed),
                     None => format!("an HTTP {} without a Location", status.as_u16()),

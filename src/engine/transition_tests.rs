@@ -152,7 +152,11 @@ fn completed_answers_with_urls_reel_will_not_fetch_end_download_failed_with_the_
         ("javascript:alert(1)", "it is a javascript: URL; reel fetches only http and https"),
     ];
     for (url, why) in cases {
-        let step = after_poll(&record(LocalState::InProgress), &task(json!({"id": "t", "status": "completed", "url": url})), &ctx());
+        let step = after_poll(
+            &record(LocalState::InProgress),
+            &task(json!({"id": "t", "status": "completed", "url": url})),
+            &ctx(),
+        );
         let r = &step.record;
         assert_eq!((r.state, &step.next), (LocalState::DownloadFailed, &Next::Stop), "{url:.40}");
         let message = r.error.as_ref().and_then(message_of).unwrap_or_default();

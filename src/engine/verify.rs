@@ -263,7 +263,12 @@ pub struct Refusal {
 /// (WebM, Ogg: the spec says MP4, but a CDN may transcode) and HTTP proved it complete: reel
 /// cannot check those containers itself, so the server's length is the only evidence. Anything
 /// else (an HTML or JSON page, an image, unknown bytes) is not a video, whatever the framing.
-pub fn judge(container: Result<Container, Damage>, head: &[u8], framed: bool, asked: Option<f64>) -> Result<Option<f64>, Refusal> {
+pub fn judge(
+    container: Result<Container, Damage>,
+    head: &[u8],
+    framed: bool,
+    asked: Option<f64>,
+) -> Result<Option<f64>, Refusal> {
     let refuse = |remedy, why: String| Err(Refusal { remedy, why });
     match container {
         Ok(Container::Mp4 { seconds }) if duration_fits(seconds, asked) => Ok(Some(seconds)),

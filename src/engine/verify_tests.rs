@@ -31,7 +31,8 @@ fn ftyp() -> Vec<u8> {
 fn size_bounds() {
     let ceiling = 2000 * MB;
     // (seconds, the model's longest, resolution, ceiling) → (bytes, limit)
-    let cases: Vec<((i64, Option<i64>, &str, u64), (u64, &str))> = vec![
+    type Case<'a> = ((i64, Option<i64>, &'a str, u64), (u64, &'a str));
+    let cases: Vec<Case> = vec![
         ((10, Some(30), "1080P", ceiling), (82 * MB, "a 10 s 1080P video can be")),
         ((4, Some(30), "480P", ceiling), (10 * MB, "a 4 s 480P video can be")),
         ((5, None, "720P", ceiling), (22 * MB, "a 5 s 720P video can be")),
@@ -114,7 +115,10 @@ fn the_simulators_video_is_complete_at_its_length_and_damaged_at_every_cut() {
         assert!(damaged, "cut at {cut} of {len}: {got:?}");
     }
     let half = check(&good[..(len / 2) as usize]).expect_err("damaged").to_string();
-    assert_eq!(half, format!("it ends at byte {} inside its `mdat` box, which runs to byte {len}: the file is cut short", len / 2));
+    assert_eq!(
+        half,
+        format!("it ends at byte {} inside its `mdat` box, which runs to byte {len}: the file is cut short", len / 2)
+    );
 }
 
 #[test]
@@ -133,10 +137,22 @@ fn boxes_must_tile_the_file() {
         ("no moov", [ftyp(), mdat.clone()].concat(), Err(Damage::NoMoov)),
         ("moov without mvhd", [ftyp(), bx(b"moov", &bx(b"trak", &[])), mdat.clone()].concat(), Err(Damage::NoMvhd)),
         ("no media", [ftyp(), moov.clone()].concat(), Err(Damage::NoMdat)),
-        ("a box size past the end", lying, Err(Damage::Cut { kind: "mdat".into(), end: 32 + 108 + 500, len: 32 + 108 + 72 })),
+        (
+            "a box size past the end",
+            lying,
+            Err(Damage::Cut { kind: "mdat".into(), end: 32 + 108 + 500, len: 32 + 108 + 72 }),
+        ),
         ("a box size under its header", tiny_size, Err(Damage::BadSize { at: 140, size: 4 })),
-        ("garbage after the boxes", [ftyp(), moov.clone(), mdat.clone(), vec![0xff; 12]].concat(), Err(Damage::NotABox { at: 212 })),
-        ("a header cut", [ftyp(), moov.clone(), mdat.clone(), vec![0, 0, 0]].concat(), Err(Damage::CutHeader { at: 212, len: 215 })),
+        (
+            "garbage after the boxes",
+            [ftyp(), moov.clone(), mdat.clone(), vec![0xff; 12]].concat(),
+            Err(Damage::NotABox { at: 212 }),
+        ),
+        (
+            "a header cut",
+            [ftyp(), moov.clone(), mdat.clone(), vec![0, 0, 0]].concat(),
+            Err(Damage::CutHeader { at: 212, len: 215 }),
+        ),
         ("html", b"<!doctype html><html>nope</html>".to_vec(), Ok(Container::Other)),
         ("empty", vec![], Ok(Container::Other)),
     ];
@@ -153,7 +169,8 @@ fn judgements() {
     let html = b"<!doctype html><html>";
     let png = crate::sim::MEDIA_PNG;
     // (container, first bytes, framed, asked) → remedy (None: saved)
-    let cases: Vec<(Result<Container, Damage>, &[u8], bool, Option<f64>, Option<Remedy>)> = vec![
+    type Case<'a> = (Result<Container, Damage>, &'a [u8], bool, Option<f64>, Option<Remedy>);
+    let cases: Vec<Case> = vec![
         (good(), b"", true, Some(4.0), None),
         (good(), b"", false, Some(5.0), None),
         (good(), b"", false, None, None),
@@ -167,7 +184,11 @@ fn judgements() {
     ];
     for (container, head, framed, asked, want) in cases {
         let got = judge(container.clone(), head, framed, asked);
-        assert_eq!(got.as_ref().err().map(|r| r.remedy), want, "{container:?} framed {framed} asked {asked:?}: {got:?}");
+        assert_eq!(
+            got.as_ref().err().map(|r| r.remedy),
+            want,
+            "{container:?} framed {framed} asked {asked:?}: {got:?}"
+        );
     }
     let far = judge(good(), b"", true, Some(10.0)).expect_err("refused");
     assert_eq!(far.why, "the video is 4.0 s long, far from the 10 s asked for; not the video of this task");
