@@ -408,7 +408,12 @@ pub fn resolve(
         e.max_retry_after_secs,
         e.idle_exit_secs,
     ];
-    if e.requests_per_second == 0 || e.max_downloads == 0 || positive.iter().any(|v| !v.is_finite() || *v <= 0.0) {
+    if e.requests_per_second == 0
+        || e.max_downloads == 0
+        || e.max_file_mb == 0
+        || e.download_attempts == 0
+        || positive.iter().any(|v| !v.is_finite() || *v <= 0.0)
+    {
         return Err(ConfigError::Engine);
     }
     let (programs, warnings) = programs(env);

@@ -106,6 +106,11 @@ pub struct EngineSettings {
     /// How long a result URL is assumed to work when the service does not say.
     pub url_ttl_secs: f64,
     pub max_downloads: usize,
+    /// Largest file a download may be, in MB; each task's own bound (from its seconds and
+    /// resolution) is usually lower. A transfer past it is cut and the task `download_failed`.
+    pub max_file_mb: u64,
+    /// Failed download attempts of one task before it is `download_failed`.
+    pub download_attempts: u32,
     /// A transfer that moves less than 1 KiB in this long is cut and resumed.
     pub stall_secs: f64,
     /// Longest wait a `Retry-After` can impose.
@@ -124,6 +129,8 @@ impl Default for EngineSettings {
             client_timeout_secs: 600.0,
             url_ttl_secs: 3600.0,
             max_downloads: 4,
+            max_file_mb: crate::engine::verify::DEFAULT_MAX_FILE_MB,
+            download_attempts: 6,
             stall_secs: 30.0,
             max_retry_after_secs: 300.0,
             idle_exit_secs: 60.0,

@@ -60,6 +60,11 @@ fn engine_settings_have_defaults_and_are_checked() {
     assert_eq!((s.engine.requests_per_second, s.engine.url_ttl_secs, s.engine.max_downloads), (3, 60.0, 4));
     assert!(matches!(run("[engine]\nrequests_per_second = 0", Env::default(), None), Err(ConfigError::Engine)));
     assert!(matches!(run("[engine]\nfirst_poll_secs = -1.0", Env::default(), None), Err(ConfigError::Engine)));
+    let s = run("[engine]\nmax_file_mb = 300\ndownload_attempts = 2", Env::default(), None).expect("ok");
+    assert_eq!((s.engine.max_file_mb, s.engine.download_attempts), (300, 2));
+    for zero in ["max_file_mb = 0", "download_attempts = 0"] {
+        assert!(matches!(run(&format!("[engine]\n{zero}"), Env::default(), None), Err(ConfigError::Engine)), "{zero}");
+    }
 }
 
 #[test]

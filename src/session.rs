@@ -91,6 +91,8 @@ pub async fn open(settings: &Settings) -> Result<Session, SessionError> {
     engine.policy.client_timeout = secs(e.client_timeout_secs);
     engine.url_ttl = secs(e.url_ttl_secs);
     engine.max_downloads = e.max_downloads;
+    engine.max_file_bytes = e.max_file_mb.saturating_mul(crate::engine::verify::MB);
+    engine.download_attempts = e.download_attempts;
     engine.stall.window = secs(e.stall_secs);
     engine.catalog = settings.catalog.clone();
     engine.limits = crate::engine::admission::Limits {
@@ -167,6 +169,8 @@ pub fn decides(settings: &Settings) -> service::Decides {
         ("[engine] client_timeout_secs", e.client_timeout_secs.to_string()),
         ("[engine] url_ttl_secs", e.url_ttl_secs.to_string()),
         ("[engine] max_downloads", e.max_downloads.to_string()),
+        ("[engine] max_file_mb", e.max_file_mb.to_string()),
+        ("[engine] download_attempts", e.download_attempts.to_string()),
         ("[engine] stall_secs", e.stall_secs.to_string()),
         ("[engine] max_retry_after_secs", e.max_retry_after_secs.to_string()),
         ("[budget] daily", money(settings.budget.daily)),

@@ -193,9 +193,25 @@ async fn urls_that_cannot_work_fail_at_once() {
         let ids = r.submit(1).await;
         r.settle(&ids).await;
         let t = &r.tasks[&ids[0]];
-        assert_eq!((t.state, t.download_attempts), (LocalState::DownloadFailed, 1), "{url:?}");
+        // Refused from the poll answer: no request is made for it.
+        assert_eq!((t.state, t.download_attempts), (LocalState::DownloadFailed, 0), "{url:?}");
+        let said = t.error.as_ref().and_then(|e| e["message"].as_str()).unwrap_or_default();
+        assert!(
+            said.contains("reel fetches only http and https") && said.ends_with("nothing was downloaded"),
+            "{said}"
+        );
+        assert!(sim.requests().iter().all(|q| !q.path.contains("/files/")), "{url:?}");
         sim.stop().await;
     }
+    let sim = start(hostile(Hostile { file_redirect_scheme: Trigger::Always, ..Hostile::default() })).await;
+    let mut r = rig(&sim).await;
+    let ids = r.submit(1).await;
+    r.settle(&ids).await;
+    let t = &r.tasks[&ids[0]];
+    assert_eq!((t.state, t.download_attempts), (LocalState::DownloadFailed, 1), "a redirect to file://");
+    let said = t.error.as_ref().and_then(|e| e["message"].as_str()).unwrap_or_default();
+    assert!(said.contains("an HTTP 302 to a file: URL"), "{said}");
+    sim.stop().await;
     let sim = start(hostile(Hostile { file_redirect_loop: Trigger::Always, ..Hostile::default() })).await;
     let mut r = rig(&sim).await;
     let ids = r.submit(1).await;

@@ -323,6 +323,37 @@ async fn endless_answers_never_end() {
 }
 
 #[tokio::test]
+async fn file_answers_without_a_length_never_end_or_end_cleanly_at_half() {
+    let sim = hostile(Hostile { file_endless: Trigger::Always, ..Hostile::default() }).await;
+    let (id, url) = file_url(&sim).await;
+    let video = sim.video_bytes(&id).expect("video");
+    let mut r = get(&url, &[]).await;
+    assert_eq!((r.status().as_u16(), header(&r, "content-length")), (200, String::new()), "no length");
+    let mut seen = Vec::new();
+    while seen.len() < video.len() + (4 << 20) {
+        seen.extend_from_slice(&r.chunk().await.expect("read").expect("it goes on"));
+    }
+    assert!(seen.starts_with(&video), "the file comes first");
+    assert!(seen[seen.len() - 1024..].iter().all(|b| *b == 0), "then zeros");
+    assert_eq!(last_fault(&sim), Some("file_endless"));
+
+    // Close-delimited: no length, no chunking; half the file, then the connection closes.
+    sim.set_hostile(Hostile { file_cut_clean: Trigger::Always, ..Hostile::default() });
+    let target = url.trim_start_matches(&sim.base_url());
+    let r = raw(sim.addr(), "GET", target, &[]).await;
+    assert_eq!((r.status, r.header("content-length"), r.header("transfer-encoding")), (200, None, None));
+    assert_eq!(r.body, video[..video.len() / 2], "half the file");
+    assert_eq!(last_fault(&sim), Some("file_cut_clean"));
+    // A client sees a clean end: nothing tells it the file is cut.
+    let whole = get(&url, &[]).await.bytes().await.expect("a clean end");
+    assert_eq!(whole.len(), video.len() / 2);
+
+    sim.set_hostile(Hostile { file_redirect_scheme: Trigger::Always, ..Hostile::default() });
+    let r = get(&url, &[]).await;
+    assert_eq!((r.status().as_u16(), header(&r, "location")), (302, "file:///etc/passwd".to_string()));
+}
+
+#[tokio::test]
 async fn a_huge_answer_is_valid_json_of_the_size_asked() {
     assert_eq!(Hostile::default().huge_bytes, 50 * 1024 * 1024);
     let size = 5 * 1024 * 1024;

@@ -2,7 +2,7 @@
 
 use bytes::Bytes;
 use reqwest::StatusCode;
-use reqwest::header::{CONTENT_RANGE, ETAG, HeaderMap, IF_RANGE, LAST_MODIFIED, RANGE};
+use reqwest::header::{CONTENT_RANGE, ETAG, HeaderMap, IF_RANGE, LAST_MODIFIED, LOCATION, RANGE};
 use serde::{Deserialize, Serialize};
 use url::Url;
 
@@ -58,16 +58,61 @@ pub fn parse_content_range(value: &str) -> Option<(u64, u64, Option<u64>)> {
     (first <= last && total.is_none_or(|t| last < t)).then_some((first, last, total))
 }
 
+/// Longest result URL reel fetches: signed CDN URLs run to one or two thousand characters, and
+/// servers commonly refuse request lines past 8 KiB.
+pub const MAX_URL_CHARS: usize = 4096;
+
+/// A URL as shown in a message: its first 100 characters, escaped.
+pub fn shown_url(url: &str) -> String {
+    let mut shown: String = url.chars().take(100).flat_map(char::escape_debug).collect();
+    if url.chars().nth(100).is_some() {
+        shown.push('…');
+    }
+    shown
+}
+
+/// Why reel cannot or will not fetch `url`, in words; `None` for an absolute http(s) URL with a
+/// host, of a sane length.
+pub fn url_problem(url: &str) -> Option<String> {
+    let chars = url.chars().count();
+    if chars > MAX_URL_CHARS {
+        return Some(format!("it is {chars} characters long, more than the {MAX_URL_CHARS} reel fetches"));
+    }
+    let parsed = match Url::parse(url) {
+        Ok(parsed) => parsed,
+        Err(url::ParseError::RelativeUrlWithoutBase) => {
+            return Some("it is a relative URL, with no server named to fetch it from".into());
+        }
+        Err(e) => return Some(format!("it is malformed ({e})")),
+    };
+    if !matches!(parsed.scheme(), "http" | "https") {
+        return Some(format!("it is a {}: URL; reel fetches only http and https", parsed.scheme()));
+    }
+    parsed.host_str().is_none_or(str::is_empty).then(|| "it names no server".into())
+}
+
+/// Why a redirect was not followed: `location` relative to `from`.
+fn redirect_refused(status: u16, location: &str, from: &Url) -> String {
+    match from.join(location) {
+        Ok(next) if !matches!(next.scheme(), "http" | "https") => format!(
+            "an HTTP {status} to a {}: URL (\"{}\"), which reel does not follow: only http and https",
+            next.scheme(),
+            shown_url(location)
+        ),
+        _ => format!("an HTTP {status} to \"{}\" that was not followed", shown_url(location)),
+    }
+}
+
 impl Client {
     /// Opens `url` from byte `offset`; with `validator` (from an earlier answer for the same
     /// file) the server sends the whole file instead if it changed. No Authorization header is
     /// sent: file URLs live on another host (a CDN), which must never see the API key.
     pub async fn open_download(&self, url: &str, offset: u64, validator: &Validator) -> Result<Download, ApiError> {
         let bad = |reason: &str| ApiError::BadUrl { url: url.chars().take(200).collect(), reason: reason.into() };
-        let parsed = Url::parse(url).map_err(|e| bad(&e.to_string()))?;
-        if !matches!(parsed.scheme(), "http" | "https") {
-            return Err(bad("only http and https URLs are downloaded"));
+        if let Some(why) = url_problem(url) {
+            return Err(bad(&why));
         }
+        let parsed = Url::parse(url).map_err(|e| bad(&e.to_string()))?;
         let mut request = self.files.get(parsed.clone());
         if offset > 0 {
             request = request.header(RANGE, format!("bytes={offset}-"));
@@ -110,6 +155,17 @@ impl Client {
                 let total = range.as_deref().and_then(|r| r.trim().strip_prefix("bytes */")?.parse().ok());
                 Err(ApiError::RangeNotSatisfiable { offset, total })
             }
+            _ if status.is_redirection() => {
+                // A redirect the files client did not follow (its policy refuses other schemes,
+                // and a Location it cannot resolve comes back as the answer itself).
+                let location =
+                    response.headers().get(LOCATION).map(|v| String::from_utf8_lossy(v.as_bytes()).into_owned());
+                let detail = match location {
+                    Some(location) => redirect_refused(status.as_u16(), &location, &parsed),
+                    None => format!("an HTTP {} without a Location", status.as_u16()),
+                };
+                Err(ApiError::Redirect { detail })
+            }
             _ => {
                 let retry_after = retry_after_of(response.headers(), self.options.max_retry_after);
                 let body = read_capped(response, MAX_ANSWER_BYTES, &parsed, timeout).await.unwrap_or_default();
@@ -146,5 +202,35 @@ mod tests {
         for (value, want) in cases {
             assert_eq!(parse_content_range(value), want, "{value}");
         }
+    }
+
+    #[test]
+    fn urls_reel_will_not_fetch_say_why() {
+        let long = format!("https://cdn.example/{}", "a".repeat(5000));
+        let cases = [
+            ("https://cdn.example/v.mp4?sig=1", None),
+            ("http://127.0.0.1:8080/files/0.mp4", None),
+            ("/files/0.mp4", Some("it is a relative URL, with no server named to fetch it from")),
+            ("http://[::1", Some("it is malformed (invalid IPv6 address)")),
+            ("file:///etc/passwd", Some("it is a file: URL; reel fetches only http and https")),
+            ("ftp://127.0.0.1/v.mp4", Some("it is a ftp: URL; reel fetches only http and https")),
+            ("javascript:alert(1)", Some("it is a javascript: URL; reel fetches only http and https")),
+            ("", Some("it is a relative URL, with no server named to fetch it from")),
+            (&long, Some("it is 5020 characters long, more than the 4096 reel fetches")),
+        ];
+        for (url, want) in cases {
+            assert_eq!(url_problem(url).as_deref(), want, "{}", shown_url(url));
+        }
+    }
+
+    #[test]
+    fn refused_redirects_name_the_scheme() {
+        let from = Url::parse("https://cdn.example/files/0.mp4").expect("url");
+        assert_eq!(
+            redirect_refused(302, "file:///etc/passwd", &from),
+            "an HTTP 302 to a file: URL (\"file:///etc/passwd\"), which reel does not follow: only http and https"
+        );
+        assert_eq!(redirect_refused(301, "/other", &from), "an HTTP 301 to \"/other\" that was not followed");
+        assert_eq!(shown_url(&"x".repeat(150)).chars().count(), 101);
     }
 }

@@ -160,11 +160,12 @@ fn http_url(v: Option<&Value>) -> Option<String> {
     (matches!(parsed.scheme(), "http" | "https") && parsed.host_str().is_some()).then(|| s.to_string())
 }
 
-/// Any absolute URL in the spec's own `url` field: one of another scheme is kept, so that the
-/// download refuses it at once with its reason instead of the task waiting for a URL forever.
+/// Any text in the spec's own `url` field: one reel cannot fetch (another scheme, a relative
+/// path, a malformed or huge URL) is kept, so that the task is refused at once with the reason
+/// instead of waiting for a URL forever.
 fn spec_url(v: Option<&Value>) -> Option<String> {
     let s = v?.as_str()?.trim();
-    url::Url::parse(s).is_ok().then(|| s.to_string())
+    (!s.is_empty()).then(|| s.to_string())
 }
 
 /// Where services put a completed task's video, in order: the spec's `url`, the gateways'

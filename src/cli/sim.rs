@@ -187,6 +187,15 @@ pub struct HostileArgs {
     /// Redirect a file URL to the second listener (another port on 127.0.0.1).
     #[arg(long, value_name = "WHEN", default_value = "never", help_heading = DOWNLOADS)]
     pub hostile_file_redirect_origin: Trigger,
+    /// Redirect a file URL to file:///etc/passwd (another scheme).
+    #[arg(long, value_name = "WHEN", default_value = "never", help_heading = DOWNLOADS)]
+    pub hostile_file_redirect_scheme: Trigger,
+    /// Answer a file request with no Content-Length and a body that never ends (chunked).
+    #[arg(long, value_name = "WHEN", default_value = "never", help_heading = DOWNLOADS)]
+    pub hostile_file_endless: Trigger,
+    /// Answer a file request with no Content-Length, half the bytes, then a clean close.
+    #[arg(long, value_name = "WHEN", default_value = "never", help_heading = DOWNLOADS)]
+    pub hostile_file_cut_clean: Trigger,
 
     /// Answer a task GET 200 with JSON that never ends ([[[[...).
     #[arg(long, value_name = "WHEN", default_value = "never", help_heading = ANSWERS)]
@@ -314,6 +323,9 @@ impl HostileArgs {
             file_redirect_loop: self.hostile_file_redirect_loop,
             file_redirect_path: self.hostile_file_redirect_path,
             file_redirect_origin: self.hostile_file_redirect_origin,
+            file_redirect_scheme: self.hostile_file_redirect_scheme,
+            file_endless: self.hostile_file_endless,
+            file_cut_clean: self.hostile_file_cut_clean,
             endless: self.hostile_endless,
             endless_spaces: self.hostile_endless_spaces,
             huge: self.hostile_huge,
@@ -452,6 +464,12 @@ mod tests {
             "5",
             "--retry-after-date",
             "--media-head-405",
+            "--hostile-file-endless",
+            "first:1",
+            "--hostile-file-cut-clean",
+            "every:2",
+            "--hostile-file-redirect-scheme",
+            "always",
         ])
         .expect("parses");
         let h = c.hostile;
@@ -472,6 +490,10 @@ mod tests {
         assert_eq!(h.api_redirect_status, 308);
         assert_eq!(h.storm, Some(Storm { after: Duration::from_secs(5), lasting: Duration::from_secs(30) }));
         assert!(h.retry_after_date);
+        assert_eq!(
+            (h.file_endless, h.file_cut_clean, h.file_redirect_scheme),
+            (Trigger::First(1), Trigger::Every(2), Trigger::Always)
+        );
     }
 
     #[test]

@@ -1,5 +1,6 @@
 //! Saving one result file: stream to `<name>.part`, resume with a verified Range, cut a
-//! transfer that stalls, verify the length, hash, fsync, rename.
+//! transfer that stalls or outgrows what the video can be, verify the length and the file (a
+//! complete MP4 of about the seconds asked, see `verify`), hash, fsync, rename.
 //!
 //! A resume is checked, not trusted: `If-Range` carries the validator of the first answer (in
 //! `<name>.part.meta`), `Content-Range` must match what was asked, and the request starts a
@@ -20,6 +21,7 @@ use tokio::task::JoinHandle;
 
 use super::disk::{self, Site};
 use super::stall::StallWatch;
+use super::verify::{self, Expect, Remedy};
 use crate::api::download::Validator;
 use crate::api::{ApiError, Client, Download};
 
@@ -338,20 +340,50 @@ async fn open(client: &Client, url: &str, path: &Path, stall: StallRule) -> Resu
     }
 }
 
-/// Downloads `url` to `path`, resuming from `path.part` if an earlier attempt left one.
+/// Removes what a refused transfer left: it must not be resumed.
+async fn discard(path: &Path) {
+    let _ = tokio::fs::remove_file(part_path(path)).await;
+    let _ = tokio::fs::remove_file(meta_path(path)).await;
+}
+
+/// The container check of the whole `.part` file and its first bytes (off the async threads).
+async fn inspect(part: &Path, len: u64) -> Result<(Result<verify::Container, verify::Damage>, Vec<u8>), FetchError> {
+    let owned = part.to_path_buf();
+    let job = tokio::task::spawn_blocking(move || -> std::io::Result<_> {
+        let mut file = std::fs::File::open(&owned)?;
+        let mut head = vec![0u8; len.min(32) as usize];
+        std::io::Read::read_exact(&mut file, &mut head)?;
+        Ok((verify::check_container(std::io::BufReader::new(file), len), head))
+    });
+    match job.await {
+        Ok(result) => result.map_err(|e| io("cannot read", part, e)),
+        Err(e) => Err(FetchError::Retry(format!("cannot check {}: {e}", part.display()))),
+    }
+}
+
+/// Downloads `url` to `path`, resuming from `path.part` if an earlier attempt left one. The
+/// file is called saved only when it is what `expect` says a task's video is.
 pub async fn fetch(
     client: &Client,
     url: &str,
     path: &Path,
     stall: StallRule,
+    expect: &Expect,
     progress: Progress<'_>,
 ) -> Result<Saved, FetchError> {
     let dir = path.parent().ok_or_else(|| FetchError::Retry(format!("{} has no folder", path.display())))?;
     tokio::fs::create_dir_all(dir).await.map_err(|e| io("cannot create", dir, e))?;
     let part = part_path(path);
     let Opened { mut download, file, mut hasher, kept, first, mut watch } = open(client, url, path, stall).await?;
-    let mut writer = Writer::start(file.into_std().await, part.clone(), kept);
     let total = download.total;
+    if let Some(t) = total
+        && t > expect.bound.bytes
+    {
+        drop(file);
+        discard(path).await;
+        return Err(FetchError::Fatal(expect.bound.refusal(t, true)));
+    }
+    let mut writer = Writer::start(file.into_std().await, part.clone(), kept);
     progress(kept, total);
     let mut written = kept;
     let mut last_report = Instant::now();
@@ -366,6 +398,9 @@ pub async fn fetch(
             },
         };
         written += chunk.len() as u64;
+        if written > expect.bound.bytes {
+            break Err(FetchError::Fatal(expect.bound.refusal(written, false)));
+        }
         if let Some(t) = total
             && written > t
         {
@@ -386,7 +421,11 @@ pub async fn fetch(
         let _ = writer.close(false).await;
         return Err(match e {
             FetchError::Retry(m) => FetchError::Retry(format!("{m} (after {written} bytes)")),
-            other => other,
+            other => {
+                // Past the size bound: what arrived is no part of a video to resume.
+                discard(path).await;
+                other
+            }
         });
     }
     if let Some(total) = total
@@ -397,6 +436,24 @@ pub async fn fetch(
     }
     if let Err(e) = writer.close(true).await {
         return Err(with_need(io("cannot write", &part, e), total, &part).await);
+    }
+    // Every byte the server announced arrived (checked above), or it announced none, so that
+    // the end seen may be a cut that only the file itself can show.
+    let framed = total.is_some();
+    let (container, head) = inspect(&part, written).await?;
+    if let Err(refused) = verify::judge(container, &head, framed, expect.seconds) {
+        tracing::warn!(path = %path.display(), bytes = written, why = %refused.why, "not a complete video");
+        return Err(match refused.remedy {
+            Remedy::Resume => FetchError::Retry(refused.why),
+            Remedy::Again => {
+                discard(path).await;
+                FetchError::Retry(refused.why)
+            }
+            Remedy::Never => {
+                discard(path).await;
+                FetchError::Fatal(refused.why)
+            }
+        });
     }
     progress(written, total.or(Some(written)));
     finish(&part, path, written, hasher).await
@@ -424,120 +481,5 @@ async fn finish(part: &Path, path: &Path, size: u64, hasher: Sha256) -> Result<S
 }
 
 #[cfg(test)]
-mod tests {
-    use std::sync::Mutex;
-    use std::time::Duration;
-
-    use super::*;
-    use crate::api::{ApiKey, ClientOptions, Status};
-    use crate::rules::{Catalog, Draft, UnknownModels, validate};
-    use crate::sim::{Faults, LifecycleConfig, SimConfig, SimHandle};
-
-    /// A simulator on 127.0.0.1 with one finished task of `seconds` at 1080P: (sim, client,
-    /// file URL, the served bytes).
-    async fn served(seconds: &str) -> (SimHandle, Client, String, Bytes) {
-        let lifecycle = LifecycleConfig {
-            queue_time: Duration::ZERO,
-            render_min: Duration::ZERO,
-            render_max: Duration::ZERO,
-            failure_rate: 0.0,
-        };
-        let config = SimConfig { lifecycle, seed: Some(7), ..SimConfig::default() };
-        let sim = SimHandle::start(config, 0).await.expect("the simulator starts");
-        let client = Client::new(&sim.base_url(), ApiKey::new(sim.api_key()).expect("key"), ClientOptions::default())
-            .expect("client");
-        let draft = Draft {
-            model: "acme/aurora-2.7/text-to-video".into(),
-            prompt: "a long take".into(),
-            seconds: Some(seconds.into()),
-            resolution: Some("1080P".into()),
-            ..Draft::default()
-        };
-        let valid = validate(&draft, &Catalog::builtin(), UnknownModels::Warn).expect("valid");
-        let queued = client.submit(&crate::engine::journal::request_for(&valid), None).await.expect("submitted");
-        let url = loop {
-            let task = client.get(&queued.id).await.expect("poll");
-            if task.status == Status::Completed {
-                break task.url.expect("a URL");
-            }
-            tokio::time::sleep(Duration::from_millis(20)).await;
-        };
-        let bytes = sim.current_file_bytes(&queued.id).expect("served bytes");
-        (sim, client, url, bytes)
-    }
-
-    fn sha(bytes: &[u8]) -> String {
-        crate::text::hex(&Sha256::digest(bytes))
-    }
-
-    fn file_statuses(sim: &SimHandle) -> Vec<u16> {
-        sim.requests().iter().filter(|q| q.path.contains("/files/")).map(|q| q.status).collect()
-    }
-
-    #[tokio::test]
-    async fn a_large_file_in_many_chunks_hashes_to_the_served_bytes() {
-        let (sim, client, url, bytes) = served("150").await;
-        // The longest video the spec allows: dozens of chunks, many more than the writer queues.
-        assert!(bytes.len() > 8 << 20, "a large file ({} bytes)", bytes.len());
-        let dir = tempfile::tempdir().expect("tempdir");
-        let path = dir.path().join("out.mp4");
-        let last = Mutex::new(None);
-        let report = |done: u64, total: Option<u64>| *last.lock().expect("lock") = Some((done, total));
-        let saved = fetch(&client, &url, &path, StallRule::default(), &report).await.expect("saved");
-        let size = bytes.len() as u64;
-        assert_eq!((saved.size, saved.sha256.as_str()), (size, sha(&bytes).as_str()));
-        assert!(std::fs::read(&path).expect("file") == bytes.to_vec(), "the bytes on disk are the served ones");
-        assert_eq!(*last.lock().expect("lock"), Some((size, Some(size))), "the last progress is the whole file");
-        assert!(!part_path(&path).exists() && !meta_path(&path).exists(), "nothing left behind");
-        sim.stop().await;
-    }
-
-    #[tokio::test]
-    async fn a_cut_transfer_keeps_what_arrived_and_resumes_to_the_same_bytes() {
-        let (sim, client, url, bytes) = served("30").await;
-        let dir = tempfile::tempdir().expect("tempdir");
-        let path = dir.path().join("out.mp4");
-        sim.set_faults(Faults { truncate: 1.0, ..Faults::default() });
-        let cut = fetch(&client, &url, &path, StallRule::default(), &|_, _| {}).await;
-        assert!(matches!(cut, Err(FetchError::Retry(_))), "{cut:?}");
-        // The simulator sends exactly half before breaking the connection: all of it is on disk.
-        let kept = std::fs::read(part_path(&path)).expect("the part file");
-        assert!(kept == bytes[..bytes.len() / 2], "the part file holds the half that arrived");
-        sim.set_faults(Faults::default());
-        let saved = fetch(&client, &url, &path, StallRule::default(), &|_, _| {}).await.expect("saved");
-        assert_eq!((saved.size, saved.sha256), (bytes.len() as u64, sha(&bytes)));
-        assert!(std::fs::read(&path).expect("file") == bytes.to_vec());
-        assert_eq!(file_statuses(&sim), [200, 206], "the second request resumed");
-        sim.stop().await;
-    }
-
-    #[tokio::test]
-    async fn a_part_file_of_other_bytes_is_fetched_again_whole() {
-        let (sim, client, url, bytes) = served("30").await;
-        let dir = tempfile::tempdir().expect("tempdir");
-        let path = dir.path().join("out.mp4");
-        std::fs::write(part_path(&path), vec![0x5a; bytes.len() / 2]).expect("a stale part file");
-        let saved = fetch(&client, &url, &path, StallRule::default(), &|_, _| {}).await.expect("saved");
-        assert_eq!((saved.size, saved.sha256), (bytes.len() as u64, sha(&bytes)));
-        assert_eq!(file_statuses(&sim), [206, 200], "the resume was refused after comparing the overlap");
-        sim.stop().await;
-    }
-
-    #[tokio::test]
-    async fn a_failing_disk_write_is_reported_not_waited_for() {
-        let dir = tempfile::tempdir().expect("tempdir");
-        let path = dir.path().join("read-only");
-        std::fs::write(&path, b"").expect("file");
-        let file = std::fs::File::open(&path).expect("opened for reading only");
-        let mut writer = Writer::start(file, path.clone(), 0);
-        // The writer fails on the first chunk; the queue fills at most, then the error comes back.
-        let mut result = Ok(());
-        for _ in 0..=QUEUE + 1 {
-            result = writer.write(Bytes::from_static(b"data")).await;
-            if result.is_err() {
-                break;
-            }
-        }
-        assert!(result.is_err(), "a write error is reported");
-    }
-}
+#[path = "download_tests.rs"]
+mod tests;

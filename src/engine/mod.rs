@@ -5,9 +5,9 @@
 //! The pure core: `queue` (what to start next), `transition` (what an answer does to a task),
 //! `manual` (what a user's request does), `schedule` (intervals, back-off, budget), `health`,
 //! `recover`, `journal` (submission → row → request body), `timeline` (what a change of state
-//! records), `disk` (a full disk: how it is told, said, and waited out). The I/O shell: `run`
-//! (the loop, and the pause while the disk is full), `commands`, `download`, `files`, `query`
-//! (read-only connections).
+//! records), `verify` (what a downloaded file must be to be called saved), `disk` (a full disk:
+//! how it is told, said, and waited out). The I/O shell: `run` (the loop, and the pause while
+//! the disk is full), `commands`, `download`, `files`, `query` (read-only connections).
 
 pub mod admission;
 mod admit;
@@ -37,6 +37,7 @@ pub mod timeline;
 pub use run::now_ms;
 pub mod schedule;
 pub mod transition;
+pub mod verify;
 
 use std::path::PathBuf;
 use std::time::Duration;
@@ -64,6 +65,9 @@ pub struct EngineConfig {
     pub download_attempts: u32,
     /// When a transfer counts as stalled and is cut.
     pub stall: download::StallRule,
+    /// Largest file any download may be, in bytes (`[engine] max_file_mb`); each task's own
+    /// bound, from its seconds and resolution, is usually lower.
+    pub max_file_bytes: u64,
     /// API requests under way at once.
     pub max_in_flight: usize,
     /// `<data dir>/videos`.
@@ -89,6 +93,7 @@ impl EngineConfig {
             max_downloads: 4,
             download_attempts: 6,
             stall: download::StallRule::default(),
+            max_file_bytes: verify::DEFAULT_MAX_FILE_MB * verify::MB,
             max_in_flight: 16,
             videos_dir,
             profile: None,

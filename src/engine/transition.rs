@@ -8,6 +8,7 @@ use super::download::{FetchError, Saved};
 use super::schedule::{Pace, PollPolicy, backoff, next_poll};
 use super::timeline::Entry;
 use crate::api::client::unusable_task_id;
+use crate::api::download::{shown_url, url_problem};
 use crate::api::types::message_of;
 use crate::api::{ApiError, Status, VideoTask};
 use crate::store::tasks::DUPLICATE_OF;
@@ -99,6 +100,7 @@ fn apply_status(mut r: TaskRecord, task: &VideoTask, ctx: &Ctx) -> Step {
     let progress = if task.status == Status::InProgress { task.progress } else { None };
     let running = next_poll(&ctx.pace, progress, ctx.now_ms);
     let (next, detail) = match (&task.status, &task.url) {
+        (Status::Completed, Some(url)) if url_problem(url).is_some() => unusable_url(&mut r, url, ctx),
         (Status::Completed, Some(url)) => {
             r.state = LocalState::Completed;
             r.url = Some(url.clone());
@@ -146,6 +148,23 @@ fn apply_status(mut r: TaskRecord, task: &VideoTask, ctx: &Ctx) -> Step {
     };
     let changed = r.state != before.0 || (r.state == LocalState::Unrecognized && r.remote_status != before.1);
     Step { record: r, event: changed.then(|| Entry::from(detail)), next }
+}
+
+/// A completed task whose URL reel cannot or will not fetch: `download_failed` with the reason
+/// (polling again would give the same URL), or still `downloaded` if a file was saved before.
+fn unusable_url(r: &mut TaskRecord, url: &str, ctx: &Ctx) -> (Next, Option<String>) {
+    let why = url_problem(url).unwrap_or_default();
+    let said = format!("the service says completed, but its video URL (\"{}\") cannot be used: {why}", shown_url(url));
+    r.remote_completed_at = r.remote_completed_at.or(Some(ctx.now_ms / 1000));
+    if r.file_path.is_some() {
+        r.state = LocalState::Downloaded;
+        return (Next::Stop, Some(format!("{said}; the saved file is kept")));
+    }
+    let message = format!("{said}; nothing was downloaded");
+    r.state = LocalState::DownloadFailed;
+    r.finished_at = Some(ctx.now_ms);
+    r.error = Some(json!({ "message": message }));
+    (Next::Stop, Some(message))
 }
 
 /// A gateway's `unknown`: polled like a queued task while young. The service has lost track of

@@ -142,6 +142,35 @@ fn completion_records_url_and_deadline() {
 }
 
 #[test]
+fn completed_answers_with_urls_reel_will_not_fetch_end_download_failed_with_the_reason() {
+    let long = format!("https://cdn.example/{}", "a".repeat(5000));
+    let cases = [
+        ("/files/0.mp4", "it is a relative URL, with no server named to fetch it from"),
+        ("http://[::1", "it is malformed (invalid IPv6 address)"),
+        (long.as_str(), "it is 5020 characters long, more than the 4096 reel fetches"),
+        ("file:///etc/passwd", "it is a file: URL; reel fetches only http and https"),
+        ("javascript:alert(1)", "it is a javascript: URL; reel fetches only http and https"),
+    ];
+    for (url, why) in cases {
+        let step = after_poll(
+            &record(LocalState::InProgress),
+            &task(json!({"id": "t", "status": "completed", "url": url})),
+            &ctx(),
+        );
+        let r = &step.record;
+        assert_eq!((r.state, &step.next), (LocalState::DownloadFailed, &Next::Stop), "{url:.40}");
+        let message = r.error.as_ref().and_then(message_of).unwrap_or_default();
+        assert!(message.contains(why) && message.ends_with("nothing was downloaded"), "{url:.40}: {message}");
+        assert_eq!(step.event, Some(Entry::said(message)));
+        assert!(r.finished_at.is_some() && r.url.is_none(), "{url:.40}");
+    }
+    let mut saved = record(LocalState::Downloaded);
+    saved.file_path = Some("/videos/1.mp4".into());
+    let step = after_poll(&saved, &task(json!({"id": "t", "status": "completed", "url": "/files/0.mp4"})), &ctx());
+    assert_eq!((step.record.state, step.next), (LocalState::Downloaded, Next::Stop), "a saved file stays saved");
+}
+
+#[test]
 fn failed_tasks_keep_error_details_and_unknown_statuses_are_shown() {
     let step = after_poll(
         &record(LocalState::InProgress),

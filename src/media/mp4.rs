@@ -59,7 +59,7 @@ fn children(b: &[u8]) -> impl Iterator<Item = ([u8; 4], &[u8])> {
 }
 
 /// The duration of a `mvhd` or `mdhd` full box's content (both share the layout up to it).
-fn timed(content: &[u8]) -> Option<f64> {
+pub(crate) fn timed(content: &[u8]) -> Option<f64> {
     let (scale, duration) = match content.first()? {
         0 => (be32(content, 12)?, be32(content, 16).filter(|d| *d != u32::MAX).map(u64::from)?),
         1 => (be32(content, 20)?, be64(content, 24).filter(|d| *d != u64::MAX)?),

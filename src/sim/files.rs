@@ -80,6 +80,8 @@ fn redirect(state: &State, hostile: &Hostile, req: &Request<Incoming>) -> Option
     } else if state.fires("file_redirect_origin", hostile.file_redirect_origin) {
         let location = format!("{}{}?{query}", state.other_base_url, path.trim_start_matches('/'));
         Some((location, "file_redirect_origin"))
+    } else if state.fires("file_redirect_scheme", hostile.file_redirect_scheme) {
+        Some(("file:///etc/passwd".to_string(), "file_redirect_scheme"))
     } else {
         None
     }
@@ -171,6 +173,15 @@ pub fn serve(
         r.body = bytes::Bytes::new();
     } else if truncate && part_len >= 2 {
         r.delivery = Delivery::Truncated;
+    } else if state.fires("file_endless", hostile.file_endless) {
+        r.headers.remove(header::CONTENT_LENGTH);
+        r.delivery = Delivery::Endless(b"\0");
+        label = Some("file_endless");
+    } else if state.fires("file_cut_clean", hostile.file_cut_clean) {
+        r.headers.remove(header::CONTENT_LENGTH);
+        r.body = r.body.slice(..part_len / 2);
+        r.delivery = Delivery::Unframed;
+        label = Some("file_cut_clean");
     } else if state.fires("overlong", hostile.overlong) {
         r.delivery = Delivery::Raw { pace: None, extra: OVERLONG_EXTRA };
         label = Some("overlong");

@@ -297,6 +297,13 @@ pub struct Hostile {
     pub file_redirect_path: Trigger,
     /// 302 to the same file on the second listener (another port on 127.0.0.1).
     pub file_redirect_origin: Trigger,
+    /// 302 to `file:///etc/passwd`: a redirect to another scheme.
+    pub file_redirect_scheme: Trigger,
+    /// A file answer with no `Content-Length` that never ends: the file, then zeros, chunked.
+    pub file_endless: Trigger,
+    /// A file answer with no `Content-Length`: half the bytes, then a clean close (written raw,
+    /// close-delimited), so that HTTP cannot show the cut; only the file can.
+    pub file_cut_clean: Trigger,
 
     // API answers (task GETs only, so that submissions go through).
     /// A 200 JSON answer that never ends: `[[[[...`.
@@ -358,6 +365,9 @@ impl Default for Hostile {
             file_redirect_loop: Trigger::Never,
             file_redirect_path: Trigger::Never,
             file_redirect_origin: Trigger::Never,
+            file_redirect_scheme: Trigger::Never,
+            file_endless: Trigger::Never,
+            file_cut_clean: Trigger::Never,
             endless: Trigger::Never,
             endless_spaces: Trigger::Never,
             huge: Trigger::Never,

@@ -42,6 +42,9 @@ pub enum Delivery {
         pace: Option<Duration>,
         extra: usize,
     },
+    /// Written on the socket by hand without a `Content-Length`, then the connection closes:
+    /// the close is the end of the body (HTTP/1.1 close-delimited), whatever was meant.
+    Unframed,
 }
 
 #[derive(Debug, Clone)]
@@ -80,13 +83,22 @@ impl Reply {
     }
 
     pub fn is_raw(&self) -> bool {
-        matches!(self.delivery, Delivery::Raw { .. })
+        self.raw_pace().is_some()
+    }
+
+    /// For answers written by hand: the pause between bytes (`Some(None)`: all at once).
+    pub fn raw_pace(&self) -> Option<Option<Duration>> {
+        match self.delivery {
+            Delivery::Raw { pace, .. } => Some(pace),
+            Delivery::Unframed => Some(None),
+            _ => None,
+        }
     }
 
     /// The hyper response for every delivery but `Raw` (which [`Reply::raw_bytes`] serves).
     pub fn into_response(self) -> Response<Body> {
         let body = match self.delivery {
-            Delivery::Whole | Delivery::Raw { .. } => full(self.body),
+            Delivery::Whole | Delivery::Raw { .. } | Delivery::Unframed => full(self.body),
             Delivery::Throttled(rate) => throttled(self.body, rate),
             Delivery::Truncated => truncated(self.body),
             Delivery::Trickle { head, every } => trickle(self.body, head, every),
@@ -116,7 +128,7 @@ impl Reply {
                 out.extend_from_slice(b"\r\n");
             }
         }
-        if !self.headers.contains_key(header::CONTENT_LENGTH) {
+        if !self.headers.contains_key(header::CONTENT_LENGTH) && self.delivery != Delivery::Unframed {
             out.extend_from_slice(format!("content-length: {}\r\n", self.body.len()).as_bytes());
         }
         out.extend_from_slice(b"connection: close\r\n\r\n");
@@ -260,5 +272,15 @@ mod tests {
         assert!(text.starts_with("HTTP/1.1 200 OK\r\n"), "{text}");
         assert!(text.contains("content-length: 5\r\n") && text.contains("connection: close\r\n\r\nhello"));
         assert_eq!(raw.len(), text.find("hello").map_or(0, |at| at + 5 + 10));
+    }
+
+    #[test]
+    fn an_unframed_answer_has_no_length_and_closes() {
+        let mut r = Reply::new(StatusCode::OK, "half");
+        r.delivery = Delivery::Unframed;
+        let raw = r.raw_bytes();
+        let text = String::from_utf8_lossy(&raw);
+        assert!(!text.contains("content-length") && text.ends_with("connection: close\r\n\r\nhalf"), "{text}");
+        assert_eq!(r.raw_pace(), Some(None));
     }
 }

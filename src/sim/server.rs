@@ -17,7 +17,7 @@ use tokio::sync::{Notify, watch};
 use super::faults::{Fault, Route};
 use super::hostile::Hostile;
 use super::raw::{self, RawReply, RawSlot};
-use super::reply::{Body, Delivery, Reply};
+use super::reply::{Body, Reply};
 use super::routes::{self, Endpoint, query_param, toggle_hop};
 use super::state::{Origin, RequestRecord, State, unix_now};
 use super::{api, files, media};
@@ -221,8 +221,8 @@ async fn handle(conn: &Conn, req: Request<Incoming>) -> Response<Body> {
         origin: conn.origin,
     });
     if dropped || reply.is_raw() {
-        if let (false, Delivery::Raw { pace, .. }) = (dropped, &reply.delivery) {
-            conn.raw.put(RawReply { bytes: reply.raw_bytes(), pace: *pace });
+        if let (false, Some(pace)) = (dropped, reply.raw_pace()) {
+            conn.raw.put(RawReply { bytes: reply.raw_bytes(), pace });
         }
         conn.kill.notify_one();
         std::future::pending::<()>().await;
