@@ -108,7 +108,8 @@ pub struct EngineSettings {
     pub max_downloads: usize,
     /// A transfer that moves less than 1 KiB in this long is cut and resumed.
     pub stall_secs: f64,
-    /// Longest wait a `Retry-After` can impose.
+    /// Longest `Retry-After` believed (as the SDKs: 60 s); a longer one is ignored and reel
+    /// backs off on its own schedule instead.
     pub max_retry_after_secs: f64,
     /// The engine process exits this long after nothing is unfinished and no client is attached.
     pub idle_exit_secs: f64,
@@ -125,7 +126,7 @@ impl Default for EngineSettings {
             url_ttl_secs: 3600.0,
             max_downloads: 4,
             stall_secs: 30.0,
-            max_retry_after_secs: 300.0,
+            max_retry_after_secs: 60.0,
             idle_exit_secs: 60.0,
         }
     }

@@ -147,6 +147,10 @@ pub struct HostileArgs {
     /// Seconds from start until the 429 storm begins.
     #[arg(long, value_parser = seconds, default_value = "0", value_name = "SECS")]
     pub storm_after_secs: Duration,
+    /// Answer API requests 503 with Retry-After of --retry-after-secs (a date with
+    /// --retry-after-date; past the year 9999 it is that year's last second).
+    #[arg(long, value_name = "WHEN", default_value = "never")]
+    pub hostile_unavailable: Trigger,
 
     /// Downloads that send --trickle-bytes, then stall (or drip, with --trickle-every-secs).
     #[arg(long, value_name = "WHEN", default_value = "never", help_heading = DOWNLOADS)]
@@ -325,6 +329,7 @@ impl HostileArgs {
             api_redirect_status: self.api_redirect_status,
             storm: self.storm_secs.map(|lasting| Storm { after: self.storm_after_secs, lasting }),
             retry_after_date: self.retry_after_date,
+            unavailable: self.hostile_unavailable,
             tasks: self.hostile_tasks,
             task_status: self.hostile_status,
             task_id: self.hostile_id,
@@ -451,6 +456,8 @@ mod tests {
             "--storm-after-secs",
             "5",
             "--retry-after-date",
+            "--hostile-unavailable",
+            "first:3",
             "--media-head-405",
         ])
         .expect("parses");
@@ -472,6 +479,7 @@ mod tests {
         assert_eq!(h.api_redirect_status, 308);
         assert_eq!(h.storm, Some(Storm { after: Duration::from_secs(5), lasting: Duration::from_secs(30) }));
         assert!(h.retry_after_date);
+        assert_eq!(h.unavailable, Trigger::First(3));
     }
 
     #[test]

@@ -271,6 +271,34 @@ fn a_429_pauses_every_request_until_retry_after() {
 }
 
 #[test]
+fn an_api_pause_holds_requests_but_not_downloads_of_known_urls() {
+    let mut l = limits();
+    l.max_downloads = 1;
+    let (mut q, now) = queue(l);
+    q.track(polled(1), Job::Poll, now.at);
+    for id in 2..=4 {
+        q.track(completed(id, T0 + 60_000), Job::Download, now.at);
+    }
+    assert_eq!(kinds(&q.next(now)), vec!["download", "poll"]);
+    let limited = Err(ApiError::RateLimited { retry_after: Some(Duration::from_secs(60)), body: ErrorBody::Empty });
+    q.polled(1, &limited, now);
+    assert!(q.paused_until(now.at).is_some(), "the API is paused");
+    // The files keep coming, one slot after another, while no request may go out.
+    let mut t = now;
+    let mut fetched = Vec::new();
+    for id in 2..=4 {
+        q.fetched(id, &saved(id), t);
+        t = t.after(Duration::from_secs(1));
+        let plan = q.next(t);
+        assert!(kinds(&plan).iter().all(|k| *k == "download"), "{:?}", kinds(&plan));
+        fetched.extend(ids(&plan));
+    }
+    assert_eq!(fetched, vec![3, 4]);
+    assert_eq!(q.running(), (0, 0));
+    assert_eq!(ids(&q.next(now.after(Duration::from_secs(60)))), vec![1], "the poll waits for the pause's end");
+}
+
+#[test]
 fn polls_that_change_nothing_visible_are_not_written() {
     let (mut q, now) = queue(limits());
     q.track(polled(1), Job::Poll, now.at);

@@ -167,6 +167,12 @@ impl SimHandle {
         self.state.task_count()
     }
 
+    /// Forgets a task id (real gateways forget theirs after about a day): polls of it answer
+    /// 404 "no task", and its file is gone. False if no task had this id.
+    pub fn forget(&self, task_id: &str) -> bool {
+        self.state.forget(task_id)
+    }
+
     /// The exact bytes of a completed task's file as first served, to compare downloads with.
     pub fn video_bytes(&self, task_id: &str) -> Option<Bytes> {
         self.state.get(task_id).map(|t| t.video())

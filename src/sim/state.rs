@@ -257,6 +257,11 @@ impl State {
         lock(&self.tasks).by_id.get(id).cloned()
     }
 
+    /// Forgets a task: its id and file answer 404 from now on, as a gateway's do after a day.
+    pub fn forget(&self, id: &str) -> bool {
+        lock(&self.tasks).by_id.remove(id).is_some()
+    }
+
     /// Tasks created so far (tasks that share an id count each).
     pub fn task_count(&self) -> usize {
         lock(&self.tasks).count
