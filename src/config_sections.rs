@@ -113,6 +113,9 @@ pub struct EngineSettings {
     pub max_retry_after_secs: f64,
     /// The engine process exits this long after nothing is unfinished and no client is attached.
     pub idle_exit_secs: f64,
+    /// An engine process with no client whose tasks only wait for a service that has been
+    /// unreachable this long exits too, leaving them in the journal for the next engine.
+    pub give_up_after_secs: f64,
 }
 
 impl Default for EngineSettings {
@@ -128,6 +131,7 @@ impl Default for EngineSettings {
             stall_secs: 30.0,
             max_retry_after_secs: 60.0,
             idle_exit_secs: 60.0,
+            give_up_after_secs: 3600.0,
         }
     }
 }

@@ -64,3 +64,104 @@ async fn a_saved_task_the_service_forgot_stays_saved_and_a_missing_file_stays_mi
     let total = serde_json::from_str::<Value>(&out).expect("json")["total"].clone();
     assert_eq!((total["succeeded"].as_u64(), total["lost"].as_u64()), (Some(1), Some(0)), "{total}");
 }
+
+/// A TCP relay on 127.0.0.1 in front of the simulator: stopped, the service is gone (every
+/// connection refused, open ones cut) while the simulator keeps its tasks; started again on
+/// the same port, it is back.
+struct Relay {
+    port: u16,
+    task: tokio::task::JoinHandle<()>,
+}
+
+impl Relay {
+    async fn start(port: u16, to: std::net::SocketAddr) -> Relay {
+        let listener = tokio::net::TcpListener::bind(("127.0.0.1", port)).await.expect("relay binds");
+        let port = listener.local_addr().expect("addr").port();
+        let task = tokio::spawn(async move {
+            // Dropped with this task, so stopping the relay cuts the connections it carries.
+            let mut carried = tokio::task::JoinSet::new();
+            while let Ok((mut inbound, _)) = listener.accept().await {
+                carried.spawn(async move {
+                    if let Ok(mut outbound) = tokio::net::TcpStream::connect(to).await {
+                        let _ = tokio::io::copy_bidirectional(&mut inbound, &mut outbound).await;
+                    }
+                });
+            }
+        });
+        Relay { port, task }
+    }
+
+    fn url(&self) -> String {
+        format!("http://127.0.0.1:{}", self.port)
+    }
+
+    async fn stop(self) {
+        self.task.abort();
+        let _ = self.task.await;
+    }
+}
+
+fn journal_states(data: &std::path::Path) -> Vec<(String, String)> {
+    let conn = rusqlite::Connection::open(data.join("reel.db")).expect("journal");
+    let mut stmt = conn
+        .prepare("SELECT t.remote_id, s.name FROM tasks t JOIN states s ON s.code = t.state_code ORDER BY t.id")
+        .expect("query");
+    stmt.query_map([], |r| Ok((r.get::<_, Option<String>>(0)?.unwrap_or_default(), r.get(1)?)))
+        .expect("rows")
+        .collect::<Result<_, _>>()
+        .expect("read")
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn an_engine_whose_service_is_gone_exits_leaving_its_tasks_for_the_next() {
+    use std::time::{Duration, Instant};
+    let mut config = fast_config();
+    config.lifecycle.render_min = Duration::from_secs(4);
+    config.lifecycle.render_max = Duration::from_secs(5);
+    let sim = start(config).await;
+    let relay = Relay::start(0, sim.addr()).await;
+    let (port, base) = (relay.port, relay.url());
+    let f = folder(0.5, 50);
+    let mut text = std::fs::read_to_string(&f.config).expect("config");
+    text.push_str("give_up_after_secs = 2\n");
+    std::fs::write(&f.config, text).expect("config");
+    let reel = |args: &[&str]| {
+        let mut c = f.reel(&sim, args);
+        c.env("REEL_BASE_URL", &base);
+        c
+    };
+    let out = reel(&["submit", "--model", MODEL, "--prompt", "a lighthouse", "--count", "2"]).output().await.expect("runs");
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let socket = reel::engine::service::socket_path(&f.data);
+    assert!(socket.exists(), "an engine process runs the tasks");
+    let deadline = Instant::now() + Duration::from_secs(30);
+    while !journal_states(&f.data).iter().all(|(remote, _)| !remote.is_empty()) {
+        assert!(Instant::now() < deadline, "not accepted: {:?}", journal_states(&f.data));
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+
+    // The service goes away for good, as far as this engine can tell.
+    relay.stop().await;
+    let gone_at = Instant::now();
+    let before = journal_states(&f.data);
+    assert!(before.iter().all(|(_, s)| s == "queued" || s == "in_progress"), "{before:?}");
+    let deadline = Instant::now() + Duration::from_secs(60);
+    while socket.exists() {
+        assert!(Instant::now() < deadline, "the engine did not give up");
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    assert!(gone_at.elapsed() >= Duration::from_secs(2), "not before [engine] give_up_after_secs");
+    let logs: String = walk(&f.data.join("logs")).iter().filter_map(|p| std::fs::read_to_string(p).ok()).collect();
+    assert!(logs.contains("the service has been unreachable for"), "the log says why it exits:\n{logs}");
+    assert!(logs.contains("they stay in the journal for the next engine"), "{logs}");
+    assert_eq!(journal_states(&f.data), before, "its tasks are left as they were");
+
+    // The service is back: the next engine takes them up and saves them.
+    let relay = Relay::start(port, sim.addr()).await;
+    let waited = tokio::time::timeout(common::folder::PATIENCE, reel(&["wait", "--all", "--json"]).output());
+    let out = waited.await.expect("in time").expect("runs");
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let after = journal_states(&f.data);
+    assert!(after.iter().all(|(_, s)| s == "downloaded"), "{after:?}");
+    relay.stop().await;
+}

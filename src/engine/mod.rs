@@ -145,6 +145,12 @@ pub struct Activity {
     pub requests_in_flight: usize,
     pub downloads: usize,
     pub service: ServiceState,
+    /// Unfinished tasks that wait for the API only: to be sent or polled.
+    #[serde(default)]
+    pub waiting_on_api: usize,
+    /// Unfinished tasks whose status reel does not know (`unrecognized`).
+    #[serde(default)]
+    pub unrecognized: usize,
 }
 
 /// A task changed; `eta_ms` is when it should finish, judging by the model's history.

@@ -209,6 +209,15 @@ impl Queue {
         self.tasks.len()
     }
 
+    /// (Tasks that wait for the API only, to be sent or polled; tasks of those whose status
+    /// reel does not know.) What decides whether an engine has anything it can still progress.
+    pub fn waiting(&self) -> (usize, usize) {
+        let api = self.tasks.values().filter(|t| t.job != Job::Download);
+        api.fold((0, 0), |(all, unknown), t| {
+            (all + 1, unknown + usize::from(t.record.state == LocalState::Unrecognized))
+        })
+    }
+
     pub fn health(&self) -> Health {
         self.health.health()
     }

@@ -168,11 +168,14 @@ impl Runner {
 
     pub(super) fn activity(&self) -> super::Activity {
         let (requests_in_flight, downloads) = self.queue.running();
+        let (waiting_on_api, unrecognized) = self.queue.waiting();
         super::Activity {
             unfinished: self.queue.tracked(),
             requests_in_flight,
             downloads,
             service: self.queue.service(now()),
+            waiting_on_api,
+            unrecognized,
         }
     }
 
