@@ -130,7 +130,8 @@ async fn an_engine_whose_service_is_gone_exits_leaving_its_tasks_for_the_next() 
         c.env("REEL_BASE_URL", &base);
         c
     };
-    let out = reel(&["submit", "--model", MODEL, "--prompt", "a lighthouse", "--count", "2"]).output().await.expect("runs");
+    let out =
+        reel(&["submit", "--model", MODEL, "--prompt", "a lighthouse", "--count", "2"]).output().await.expect("runs");
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     let socket = reel::engine::service::socket_path(&f.data);
     assert!(socket.exists(), "an engine process runs the tasks");
@@ -164,4 +165,166 @@ async fn an_engine_whose_service_is_gone_exits_leaving_its_tasks_for_the_next() 
     let after = journal_states(&f.data);
     assert!(after.iter().all(|(_, s)| s == "downloaded"), "{after:?}");
     relay.stop().await;
+}
+
+mod retry_after {
+    use std::collections::HashMap;
+    use std::time::{Duration, Instant};
+
+    use super::common::*;
+    use reel::api::{ApiError, ClientOptions};
+    use reel::engine::{Engine, EngineConfig, Event, Health, PollPolicy, ServiceState};
+    use reel::rules::{Catalog, Draft, UnknownModels, validate};
+    use reel::sim::{Faults, Hostile, SimConfig, SimHandle, Trigger};
+    use reel::store::{LocalState, Store, TaskRecord};
+    use tokio::sync::mpsc::UnboundedReceiver;
+
+    struct Rig {
+        _dir: tempfile::TempDir,
+        engine: Engine,
+        events: UnboundedReceiver<Event>,
+        tasks: HashMap<i64, TaskRecord>,
+        /// Every service state announced, with when it came.
+        service: Vec<(i64, ServiceState)>,
+    }
+
+    async fn rig(sim: &SimHandle, max_downloads: usize) -> Rig {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let store = Store::open(&dir.path().join("reel.db")).expect("store");
+        let mut config = EngineConfig::new(dir.path().join("videos"));
+        config.policy = PollPolicy {
+            first_poll: Duration::from_millis(100),
+            base: Duration::from_millis(100),
+            max: Duration::from_millis(300),
+            slow: Duration::from_millis(300),
+            backoff_base: Duration::from_millis(50),
+            backoff_max: Duration::from_millis(300),
+            budget_per_sec: 50,
+            ..PollPolicy::default()
+        };
+        config.max_downloads = max_downloads;
+        // The SDKs' cap, as `[engine] max_retry_after_secs` has it by default.
+        let client = client_with(sim, sim.api_key(), ClientOptions::default());
+        let (engine, events) = Engine::start(config, client, store).await.expect("engine");
+        Rig { _dir: dir, engine, events, tasks: HashMap::new(), service: Vec::new() }
+    }
+
+    impl Rig {
+        async fn submit(&self, count: u32) -> Vec<i64> {
+            let draft = Draft {
+                model: "acme/aurora-3.0/text-to-video".into(),
+                prompt: "a lighthouse in a storm".into(),
+                seconds: Some("4".into()),
+                resolution: Some("480P".into()),
+                ..Draft::default()
+            };
+            let s = validate(&draft, &Catalog::builtin(), UnknownModels::Warn).expect("valid");
+            self.engine.submit(s, count, None).await.expect("journaled").iter().map(|r| r.id).collect()
+        }
+
+        /// Follows events until `done` holds for every task, within a generous bound.
+        async fn until(&mut self, ids: &[i64], done: impl Fn(&TaskRecord) -> bool) {
+            let deadline = Instant::now() + Duration::from_secs(60);
+            while !ids.iter().all(|id| self.tasks.get(id).is_some_and(&done)) {
+                let left = deadline.saturating_duration_since(Instant::now());
+                match tokio::time::timeout(left, self.events.recv()).await {
+                    Ok(Some(Event::Task(u))) => {
+                        self.tasks.insert(u.record.id, u.record);
+                    }
+                    Ok(Some(Event::Service(s))) => self.service.push((reel::engine::now_ms(), s)),
+                    Ok(Some(_)) => {}
+                    Ok(None) => panic!("the engine stopped"),
+                    Err(_) => panic!("not there within the bound: {:?}", self.tasks),
+                }
+            }
+        }
+
+        /// Follows events for `d`.
+        async fn watch(&mut self, d: Duration) {
+            let _ = tokio::time::timeout(d, self.until(&[i64::MAX], |_| false)).await;
+        }
+    }
+
+    /// No announced pause reaches further than the cap, and none is called the service's own.
+    fn within_reason(service: &[(i64, ServiceState)]) {
+        for (at, s) in service {
+            assert!(s.paused_until_ms.is_none_or(|u| u <= at + 60_000), "a pause past the cap: {s:?}");
+            assert!(!s.retry_after, "a Retry-After past the cap is not believed: {s:?}");
+            assert!(!s.summary(*at).contains("Retry-After"), "{}", s.summary(*at));
+        }
+    }
+
+    #[tokio::test]
+    async fn a_429_asking_for_a_day_is_not_believed_and_reel_backs_off_on_its_own() {
+        let faults = Faults { rate_limit: 1.0, retry_after: Duration::from_secs(86_400), ..Faults::default() };
+        let sim = start(SimConfig { faults, ..fast_config() }).await;
+        let mut r = rig(&sim, 4).await;
+        let ids = r.submit(1).await;
+        r.watch(Duration::from_secs(1)).await;
+        let limited: Vec<_> = r.service.iter().filter(|(_, s)| s.health == Health::RateLimited).collect();
+        let (at, first) = limited.first().expect("the 429 is announced");
+        assert!(first.summary(*at).starts_with("rate limited (HTTP 429) · next try in "), "{}", first.summary(*at));
+        within_reason(&r.service);
+        sim.set_faults(Faults::default());
+        r.until(&ids, |t| t.state.is_settled()).await;
+        assert_eq!(r.tasks[&ids[0]].state, LocalState::Downloaded);
+        within_reason(&r.service);
+        let asked = sim.requests().iter().filter(|q| q.fault == Some("rate_limit")).count();
+        assert!(asked >= 1, "answered 429 first");
+    }
+
+    #[tokio::test]
+    async fn a_503_until_the_year_9999_is_not_believed_and_polls_go_on() {
+        let mut config = fast_config();
+        config.lifecycle.render_min = Duration::from_secs(1);
+        config.lifecycle.render_max = Duration::from_secs(1);
+        let sim = start(config).await;
+        // As far ahead as an HTTP date goes.
+        let far = Faults { retry_after: Duration::from_secs(300_000_000_000), ..Faults::default() };
+        sim.set_faults(far);
+        sim.set_hostile(Hostile { unavailable: Trigger::Always, retry_after_date: true, ..Hostile::default() });
+        let err = client_for(&sim).get("x").await.expect_err("503");
+        assert!(matches!(err, ApiError::Server { status: 503, retry_after: None, .. }), "not believed: {err:?}");
+        let raw = reqwest::get(format!("{}/v1/videos/x", sim.base_url())).await.expect("answers");
+        assert_eq!(raw.status(), 503);
+        let said = raw.headers().get("retry-after").and_then(|v| v.to_str().ok()).map(str::to_string);
+        assert_eq!(said.as_deref(), Some("Fri, 31 Dec 9999 23:59:59 GMT"));
+        sim.set_hostile(Hostile::default());
+
+        let mut r = rig(&sim, 4).await;
+        let ids = r.submit(1).await;
+        r.until(&ids, |t| t.remote_id.is_some()).await;
+        sim.set_hostile(Hostile { unavailable: Trigger::Always, retry_after_date: true, ..Hostile::default() });
+        r.watch(Duration::from_secs(2)).await;
+        let refused = sim.requests().iter().filter(|q| q.fault == Some("unavailable")).count();
+        assert!(refused >= 3, "polled again and again, not held until 9999: {refused}");
+        assert!(r.service.iter().any(|(_, s)| s.health == Health::Failing), "{:?}", r.service);
+        within_reason(&r.service);
+        sim.set_hostile(Hostile::default());
+        r.until(&ids, |t| t.state.is_settled()).await;
+        assert_eq!(r.tasks[&ids[0]].state, LocalState::Downloaded);
+    }
+
+    #[tokio::test]
+    async fn an_api_pause_holds_requests_never_the_downloads_of_files_already_finished() {
+        // A file's size, to serve each in about two seconds.
+        let measure = start(fast_config()).await;
+        let done = completed_task(&client_for(&measure)).await;
+        let size = measure.video_bytes(&done.id).expect("served").len() as u64;
+        let sim = start(SimConfig { file_rate: Some((size / 2).max(1)), ..fast_config() }).await;
+        let mut r = rig(&sim, 1).await;
+        let ids = r.submit(3).await;
+        r.until(&ids[..1], |t| t.state == LocalState::Downloading).await;
+        // The API asks for a pause of 55 s (believed: under the cap) while the files come.
+        sim.set_faults(Faults { rate_limit: 1.0, retry_after: Duration::from_secs(55), ..Faults::default() });
+        let more = r.submit(1).await;
+        r.until(&more, |t| t.state == LocalState::Waiting && t.error.is_some()).await;
+        let paused_at = sim.requests().len();
+        r.until(&ids, |t| t.state == LocalState::Downloaded).await;
+        let after: Vec<_> = sim.requests()[paused_at..].iter().map(|q| (q.method.clone(), q.path.clone())).collect();
+        assert!(after.iter().all(|(_, path)| path.contains("/files/")), "only files during the pause: {after:?}");
+        assert!(after.len() >= 2, "the other files came during the pause: {after:?}");
+        let paused = r.service.iter().any(|(_, s)| s.health == Health::RateLimited && s.retry_after);
+        assert!(paused, "the pause is the service's own, and said so: {:?}", r.service);
+    }
 }
