@@ -314,7 +314,10 @@ mod retry_after {
         let sim = start(SimConfig { file_rate: Some((size / 2).max(1)), ..fast_config() }).await;
         let mut r = rig(&sim, 1).await;
         let ids = r.submit(3).await;
-        r.until(&ids[..1], |t| t.state == LocalState::Downloading).await;
+        // Every render finished and its URL known; the files wait for the one download slot.
+        r.until(&ids, |t| t.url.is_some()).await;
+        let waiting = ids.iter().filter(|id| r.tasks[id].state != LocalState::Downloaded).count();
+        assert!(waiting >= 2, "files still to fetch when the pause begins: {waiting}");
         // The API asks for a pause of 55 s (believed: under the cap) while the files come.
         sim.set_faults(Faults { rate_limit: 1.0, retry_after: Duration::from_secs(55), ..Faults::default() });
         let more = r.submit(1).await;
