@@ -101,6 +101,10 @@ pub struct SimArgs {
     /// With --answers gateway: seconds after which the vendor forgets a task (`unknown` again).
     #[arg(long, value_parser = seconds, default_value = "86400")]
     pub forget_after_secs: Duration,
+    /// Seconds after which the service forgets a task's id: polls and its file answer 404
+    /// (gateways forget ids after about a day). Default: never.
+    #[arg(long, value_parser = seconds, value_name = "SECS")]
+    pub forget_tasks_after_secs: Option<Duration>,
     /// Seed for repeatable ids, timings, failures and faults.
     #[arg(long)]
     pub seed: Option<u64>,
@@ -273,6 +277,7 @@ impl SimArgs {
                 failure_rate: self.failure_rate,
             },
             url_ttl: self.url_ttl_secs,
+            forget_tasks_after: self.forget_tasks_after_secs,
             fresh_urls: self.fresh_urls,
             extensions: !self.spec_only,
             faults: Faults {
