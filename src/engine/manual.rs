@@ -96,12 +96,15 @@ pub fn redownload(r: &TaskRecord, busy: bool, now_ms: i64) -> Result<(TaskRecord
 /// as its error and said in its timeline. `on_disk` is whether the saved file is still there
 /// (`None`: not looked at); a file deleted since stays missing and is said to be.
 pub fn keep_saved(before: &TaskRecord, step: Step, on_disk: Option<bool>) -> Step {
-    let failed = matches!(step.record.state, LocalState::Expired | LocalState::DownloadFailed | LocalState::Lost);
+    // Any end but a new copy saved: a later look-up never undoes what happened to the render.
+    let failed = step.next == Next::Stop && step.record.state != LocalState::Downloaded;
     if before.file_path.is_none() || !failed {
         return step;
     }
     let why = if step.record.state == LocalState::Lost {
         "the service no longer has this task".to_string()
+    } else if step.record.state == LocalState::Failed {
+        "the service now says this task failed".to_string()
     } else {
         let said = step.record.error.as_ref().and_then(message_of).unwrap_or_default();
         format!("a fresh copy could not be fetched ({said})")
@@ -222,6 +225,7 @@ mod tests {
                 None,
                 "a fresh copy could not be fetched (refused); the file saved before is left as it was",
             ),
+            (LocalState::Failed, Some(true), "the service now says this task failed; the saved file is kept"),
         ];
         for (state, on_disk, want) in cases {
             let why = if state == LocalState::Lost { lost } else { "refused" };
@@ -235,8 +239,14 @@ mod tests {
         // Never saved: what happened stands. Saved and saved again, or still on its way: untouched.
         let never = TaskRecord { file_path: None, ..before.clone() };
         assert_eq!(keep_saved(&never, ended(LocalState::Lost, lost), Some(false)).record.state, LocalState::Lost);
-        for state in [LocalState::Downloaded, LocalState::Completed, LocalState::Downloading] {
-            let step = ended(state, "x");
+        let going = [
+            (LocalState::Downloaded, Next::Stop),
+            (LocalState::Completed, Next::Download),
+            (LocalState::Downloading, Next::RetryDownload(std::time::Duration::from_secs(1))),
+            (LocalState::Stalled, Next::Poll(std::time::Duration::from_secs(20))),
+        ];
+        for (state, next) in going {
+            let step = Step { next, ..ended(state, "x") };
             assert_eq!(keep_saved(&before, step.clone(), Some(true)), step, "{state}");
         }
     }
