@@ -3,7 +3,7 @@
 //! commands talk to it only through [`Command`]s and [`Event`]s.
 //!
 //! The pure core: `queue` (what to start next), `transition` (what an answer does to a task),
-//! `manual` (what a user's request does), `schedule` (intervals, back-off, budget), `health`,
+//! `manual` (what a user's request does), `saved` (a saved task stays saved), `schedule` (intervals, back-off, budget), `health`,
 //! `recover`, `journal` (submission → row → request body), `timeline` (what a change of state
 //! records). The I/O shell: `run` (the loop), `commands`, `download`, `files`, `query`
 //! (read-only connections).
@@ -29,6 +29,7 @@ pub mod reader;
 pub mod recover;
 pub mod refusal;
 mod run;
+pub mod saved;
 pub mod service;
 pub mod stall;
 pub mod timeline;

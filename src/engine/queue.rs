@@ -10,8 +10,8 @@ use std::time::{Duration, Instant};
 
 use super::download::{FetchError, Saved};
 use super::health::{Health, HealthTracker, ServiceState};
-use super::manual;
 use super::recover::{Recovery, Resume};
+use super::saved;
 use super::schedule::{Kind, LOAD_SHARE, Pace, PollPolicy, RateWindow, Rationer, RenderStats, Sighting, shortest};
 use super::timeline::Entry;
 use super::transition::{self, Ctx, Next, Step};
@@ -535,7 +535,7 @@ impl Queue {
         t.busy = false;
         let (record, on_disk) = (t.record.clone(), t.on_disk);
         let ctx = self.ctx(&record, now);
-        let step = manual::keep_saved(&record, transition::after_poll(&record, result, &ctx), on_disk);
+        let step = saved::keep_saved(&record, transition::after_poll(&record, result, &ctx), on_disk);
         if step.record.state == LocalState::Completed
             && record.state != LocalState::Completed
             && let (Some(c), Some(d)) = (step.record.remote_created_at, step.record.remote_completed_at)
@@ -567,7 +567,7 @@ impl Queue {
         let (record, on_disk) = (t.record.clone(), t.on_disk);
         let ctx = self.ctx(&record, now);
         let step = transition::after_download(&record, result, self.limits.download_attempts, &ctx);
-        let step = manual::keep_saved(&record, step, on_disk);
+        let step = saved::keep_saved(&record, step, on_disk);
         let saved = step.record.state == LocalState::Downloaded;
         let retry = retry_of(id, &step.next, result.as_ref().err());
         let mut plan = Plan { retry, ..self.apply(id, step, now) };

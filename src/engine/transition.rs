@@ -338,7 +338,7 @@ pub fn duplicate_id(r: &TaskRecord, remote_id: &str, other: i64, ctx: &Ctx) -> S
 
 /// A download attempt's end. `max_attempts` failed attempts (not counting the one URL refresh)
 /// make the task `download_failed`; a URL that stopped working is re-fetched from the service
-/// once, then the task is `expired`. A task saved before stays saved: see `manual::keep_saved`.
+/// once, then the task is `expired`. A task saved before stays saved: see `saved::keep_saved`.
 pub fn after_download(r: &TaskRecord, result: &Result<Saved, FetchError>, max_attempts: u32, ctx: &Ctx) -> Step {
     download_step(r, result, max_attempts, ctx)
 }
