@@ -407,6 +407,7 @@ pub fn resolve(
         e.stall_secs,
         e.max_retry_after_secs,
         e.idle_exit_secs,
+        e.give_up_after_secs,
     ];
     if e.requests_per_second == 0
         || e.max_downloads == 0

@@ -113,10 +113,14 @@ pub struct EngineSettings {
     pub download_attempts: u32,
     /// A transfer that moves less than 1 KiB in this long is cut and resumed.
     pub stall_secs: f64,
-    /// Longest wait a `Retry-After` can impose.
+    /// Longest `Retry-After` believed (as the SDKs: 60 s); a longer one is ignored and reel
+    /// backs off on its own schedule instead.
     pub max_retry_after_secs: f64,
     /// The engine process exits this long after nothing is unfinished and no client is attached.
     pub idle_exit_secs: f64,
+    /// An engine process with no client whose tasks only wait for a service that has been
+    /// unreachable this long exits too, leaving them in the journal for the next engine.
+    pub give_up_after_secs: f64,
 }
 
 impl Default for EngineSettings {
@@ -132,8 +136,9 @@ impl Default for EngineSettings {
             max_file_mb: crate::engine::verify::DEFAULT_MAX_FILE_MB,
             download_attempts: 6,
             stall_secs: 30.0,
-            max_retry_after_secs: 300.0,
+            max_retry_after_secs: 60.0,
             idle_exit_secs: 60.0,
+            give_up_after_secs: 3600.0,
         }
     }
 }

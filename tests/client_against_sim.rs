@@ -337,3 +337,23 @@ async fn progress_is_sent_unless_spec_only_and_the_client_copes_either_way() {
         running.raw
     );
 }
+
+#[tokio::test]
+async fn a_forgotten_task_answers_404_for_its_id_and_its_file() {
+    let sim = start(SimConfig { forget_tasks_after: Some(Duration::from_millis(1500)), ..fast_config() }).await;
+    let client = client_for(&sim);
+    let done = completed_task(&client).await;
+    tokio::time::sleep(Duration::from_millis(1600)).await;
+    let err = client.get(&done.id).await.expect_err("forgotten");
+    assert!(matches!(err, ApiError::NotFound { status: 404, .. }), "{err:?}");
+    let url = done.url.expect("url");
+    let file = client.open_download(&url, 0, &Default::default()).await.map(|_| ()).expect_err("gone");
+    assert!(matches!(file, ApiError::UrlGone { status: 404 }), "{file:?}");
+
+    let sim = start(fast_config()).await;
+    let client = client_for(&sim);
+    let done = completed_task(&client).await;
+    assert!(sim.forget(&done.id), "forgotten at once");
+    assert!(matches!(client.get(&done.id).await, Err(ApiError::NotFound { .. })));
+    assert!(!sim.forget(&done.id), "nothing left to forget");
+}

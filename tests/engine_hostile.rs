@@ -6,7 +6,7 @@
 mod common;
 
 use std::collections::HashMap;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::time::{Duration, Instant};
 
 use common::*;
@@ -45,7 +45,6 @@ fn submission(seconds: &str, resolution: &str) -> ValidSubmission {
 
 struct Rig {
     _dir: tempfile::TempDir,
-    data: PathBuf,
     engine: Engine,
     events: UnboundedReceiver<Event>,
     tasks: HashMap<i64, TaskRecord>,
@@ -61,7 +60,7 @@ async fn rig_with(sim: &SimHandle, tune: impl FnOnce(&mut EngineConfig), options
     tune(&mut config);
     let client = client_with(sim, sim.api_key(), options);
     let (engine, events) = Engine::start(config, client, store).await.expect("engine");
-    Rig { _dir: dir, data, engine, events, tasks: HashMap::new() }
+    Rig { _dir: dir, engine, events, tasks: HashMap::new() }
 }
 
 async fn rig(sim: &SimHandle) -> Rig {
@@ -322,38 +321,6 @@ async fn api_redirects_to_another_origin_are_refused_and_file_redirects_followed
     r.settle(&ids).await;
     assert_saved(&sim, &r.tasks[&ids[0]]);
     assert!(sim.requests().iter().any(|q| q.origin == Origin::Other), "the file came from the other origin");
-}
-
-#[tokio::test]
-async fn a_huge_retry_after_is_capped() {
-    let sim = start(SimConfig {
-        faults: Faults { rate_limit: 1.0, retry_after: Duration::from_secs(86_400), ..Faults::default() },
-        ..fast_config()
-    })
-    .await;
-    let options = ClientOptions { max_retry_after: Duration::from_millis(300), ..ClientOptions::default() };
-    let mut r = rig_with(&sim, |_| {}, options).await;
-    let ids = r.submit(1).await;
-    // Every answer is a 429 asking for a day; capped, the engine keeps asking.
-    tokio::time::sleep(Duration::from_secs(2)).await;
-    let posts = sim.requests().iter().filter(|q| q.method == "POST").count();
-    assert!(posts >= 2, "asked again after the cap, not after a day: {posts}");
-    let mut pauses = Vec::new();
-    while let Ok(event) = r.events.try_recv() {
-        if let Event::Service(service) = event {
-            pauses.push(service.paused_until_ms);
-        }
-    }
-    let now = reel::engine::now_ms();
-    assert!(
-        pauses.iter().flatten().all(|until| *until <= now + 1_000),
-        "the announced pause is the capped one: {pauses:?}"
-    );
-    assert!(pauses.iter().any(Option::is_some), "the pause is announced with its end: {pauses:?}");
-    sim.set_faults(Faults::default());
-    r.settle(&ids).await;
-    assert_saved(&sim, &r.tasks[&ids[0]]);
-    let _ = &r.data;
 }
 
 #[tokio::test]

@@ -18,7 +18,7 @@ use super::types::{SubmitRequest, VideoTask};
 pub struct ClientOptions {
     pub connect_timeout: Duration,
     pub request_timeout: Duration,
-    /// Longest wait a `Retry-After` can impose; longer ones are cut to this.
+    /// Longest `Retry-After` believed; a longer one is ignored and reel backs off on its own.
     pub max_retry_after: Duration,
 }
 
@@ -27,10 +27,13 @@ impl Default for ClientOptions {
         ClientOptions {
             connect_timeout: Duration::from_secs(10),
             request_timeout: Duration::from_secs(30),
-            max_retry_after: Duration::from_secs(300),
+            max_retry_after: DEFAULT_MAX_RETRY_AFTER,
         }
     }
 }
+
+/// OpenAI's SDK believes a `Retry-After` of up to 60 s and backs off on its own past it.
+pub const DEFAULT_MAX_RETRY_AFTER: Duration = Duration::from_secs(60);
 
 /// Longest API answer read: a task is a few hundred bytes, an error body a few kilobytes.
 pub const MAX_ANSWER_BYTES: u64 = 1 << 20;
@@ -154,10 +157,26 @@ pub(super) fn map_transport(err: reqwest::Error, endpoint: &Url, timeout: Durati
     }
 }
 
-/// `Retry-After` in either form, cut to `cap`.
+/// `Retry-After` in either form, if it is believed ([`believed`]).
 pub(super) fn retry_after_of(headers: &HeaderMap, cap: Duration) -> Option<Duration> {
     let value = headers.get(RETRY_AFTER)?.to_str().ok()?;
-    parse_retry_after(value, SystemTime::now()).map(|d| d.min(cap))
+    let asked = parse_retry_after(value, SystemTime::now());
+    let believed = believed(asked, cap);
+    if let (Some(asked), None) = (asked, believed) {
+        tracing::info!(
+            asked_secs = asked.as_secs(),
+            cap_secs = cap.as_secs(),
+            "Retry-After past the cap ignored; backing off on reel's own schedule"
+        );
+    }
+    believed
+}
+
+/// A `Retry-After` is kept to up to `cap`. Past it (a day, a date in the year 9999) it is not
+/// cut to the cap, which would still stop every request for that long: it is ignored, and the
+/// caller backs off on its own schedule, as the SDKs do.
+pub fn believed(asked: Option<Duration>, cap: Duration) -> Option<Duration> {
+    asked.filter(|d| *d <= cap)
 }
 
 /// Reads a body up to `limit` bytes; a longer (or endless) one is an error, not memory growth.
@@ -310,5 +329,35 @@ mod tests {
         assert_eq!(encode_segment("../../etc/passwd"), "..%2F..%2Fetc%2Fpasswd");
         assert_eq!(encode_segment("a?b#c d"), "a%3Fb%23c%20d");
         assert_eq!(encode_segment("é"), "%C3%A9");
+    }
+
+    #[test]
+    fn a_retry_after_is_believed_up_to_the_cap_only() {
+        let headers = |v: &str| {
+            let mut h = HeaderMap::new();
+            h.insert(RETRY_AFTER, HeaderValue::from_str(v).expect("header"));
+            h
+        };
+        let cap = DEFAULT_MAX_RETRY_AFTER;
+        let cases = [
+            ("0", Some(0)),
+            ("7", Some(7)),
+            ("60", Some(60)),
+            ("61", None),
+            ("86400", None),
+            ("Fri, 31 Dec 9999 23:59:59 GMT", None),
+            // A date in the past means no wait.
+            ("Thu, 01 Jan 1970 00:00:00 GMT", Some(0)),
+            ("soon", None),
+            ("-5", None),
+        ];
+        for (value, want) in cases {
+            let got = retry_after_of(&headers(value), cap).map(|d| d.as_secs());
+            assert_eq!(got, want, "{value}");
+        }
+        assert_eq!(retry_after_of(&HeaderMap::new(), cap), None);
+        assert_eq!(retry_after_of(&headers("300"), Duration::from_secs(300)), Some(Duration::from_secs(300)));
+        assert_eq!(believed(Some(Duration::from_secs(61)), Duration::from_secs(60)), None);
+        assert_eq!(believed(None, Duration::from_secs(60)), None);
     }
 }

@@ -42,8 +42,9 @@ pub struct AttachArgs {
 
 #[derive(Debug, Args)]
 pub struct RunArgs {
-    /// Never exit when idle (by default the engine exits once nothing is unfinished and no
-    /// client has been attached for [engine] idle_exit_secs).
+    /// Never exit when idle (by default the engine exits once no client has been attached for
+    /// [engine] idle_exit_secs and nothing is unfinished, or its tasks only wait for a service
+    /// unreachable for [engine] give_up_after_secs or for a status reel does not know).
     #[arg(long)]
     pub stay: bool,
     /// Started by another reel: an engine that already runs here is not an error.
@@ -111,6 +112,7 @@ async fn serve(args: &RunArgs, settings: &Settings) -> Result<ExitCode, CliError
     let opts = ServeOptions {
         socket: service::socket_path(&settings.data_dir),
         grace,
+        give_up_after: Duration::from_secs_f64(settings.engine.give_up_after_secs),
         serves: session::served(settings)?,
         decides: session::decides(settings),
     };

@@ -122,9 +122,14 @@ pub fn print_tasks(records: &[TaskRecord], json: bool, out: &mut Output<impl Wri
         return out.json(&crate::public::tasks(records));
     }
     for r in records {
+        let message = |e| crate::api::types::message_of(e).map(|m| fit(&m, 100));
         let detail = match (&r.file_path, &r.error) {
+            // A saved task whose fresh copy could not be had says why after its file.
+            (Some(p), Some(e)) if r.state == LocalState::Downloaded => {
+                message(e).map_or_else(|| one_line(p), |m| format!("{} ({m})", one_line(p)))
+            }
             (Some(p), _) if r.state == LocalState::Downloaded => one_line(p),
-            (_, Some(e)) => crate::api::types::message_of(e).map(|m| fit(&m, 100)).unwrap_or_default(),
+            (_, Some(e)) => message(e).unwrap_or_default(),
             _ => String::new(),
         };
         let remote = r.remote_id.as_deref().map(one_line).unwrap_or_else(|| "-".into());

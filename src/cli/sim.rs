@@ -101,6 +101,10 @@ pub struct SimArgs {
     /// With --answers gateway: seconds after which the vendor forgets a task (`unknown` again).
     #[arg(long, value_parser = seconds, default_value = "86400")]
     pub forget_after_secs: Duration,
+    /// Seconds after which the service forgets a task's id: polls and its file answer 404
+    /// (gateways forget ids after about a day). Default: never.
+    #[arg(long, value_parser = seconds, value_name = "SECS")]
+    pub forget_tasks_after_secs: Option<Duration>,
     /// Seed for repeatable ids, timings, failures and faults.
     #[arg(long)]
     pub seed: Option<u64>,
@@ -147,6 +151,10 @@ pub struct HostileArgs {
     /// Seconds from start until the 429 storm begins.
     #[arg(long, value_parser = seconds, default_value = "0", value_name = "SECS")]
     pub storm_after_secs: Duration,
+    /// Answer API requests 503 with Retry-After of --retry-after-secs (a date with
+    /// --retry-after-date; past the year 9999 it is that year's last second).
+    #[arg(long, value_name = "WHEN", default_value = "never")]
+    pub hostile_unavailable: Trigger,
 
     /// Downloads that send --trickle-bytes, then stall (or drip, with --trickle-every-secs).
     #[arg(long, value_name = "WHEN", default_value = "never", help_heading = DOWNLOADS)]
@@ -278,6 +286,7 @@ impl SimArgs {
                 failure_rate: self.failure_rate,
             },
             url_ttl: self.url_ttl_secs,
+            forget_tasks_after: self.forget_tasks_after_secs,
             fresh_urls: self.fresh_urls,
             extensions: !self.spec_only,
             faults: Faults {
@@ -337,6 +346,7 @@ impl HostileArgs {
             api_redirect_status: self.api_redirect_status,
             storm: self.storm_secs.map(|lasting| Storm { after: self.storm_after_secs, lasting }),
             retry_after_date: self.retry_after_date,
+            unavailable: self.hostile_unavailable,
             tasks: self.hostile_tasks,
             task_status: self.hostile_status,
             task_id: self.hostile_id,
@@ -463,6 +473,8 @@ mod tests {
             "--storm-after-secs",
             "5",
             "--retry-after-date",
+            "--hostile-unavailable",
+            "first:3",
             "--media-head-405",
             "--hostile-file-endless",
             "first:1",
@@ -494,6 +506,7 @@ mod tests {
             (h.file_endless, h.file_cut_clean, h.file_redirect_scheme),
             (Trigger::First(1), Trigger::Every(2), Trigger::Always)
         );
+        assert_eq!(h.unavailable, Trigger::First(3));
     }
 
     #[test]

@@ -140,7 +140,15 @@ impl Runner {
             return Ok(());
         }
         let (r, job) = manual::redownload(&self.load(id).await?, self.queue.is_busy(id), now().ms)?;
-        self.take_up(r, manual::DOWNLOAD_REQUESTED, job).await
+        let on_disk = match &r.file_path {
+            Some(path) => Some(tokio::fs::try_exists(path).await.unwrap_or(false)),
+            None => None,
+        };
+        self.take_up(r, manual::DOWNLOAD_REQUESTED, job).await?;
+        if let Some(on_disk) = on_disk {
+            self.queue.file_on_disk(id, on_disk);
+        }
+        Ok(())
     }
 
     async fn delete(&mut self, id: i64, remove_file: bool) -> Result<TaskRecord, EngineError> {

@@ -114,7 +114,8 @@ pub struct Line {
     pub failed: u64,
     /// Refused at submission: never rendered, so not in the success rate.
     pub rejected: u64,
-    /// Lost by the service: counted apart from failures, not in the success rate.
+    /// Lost by the service before it rendered them: counted apart from failures, not in the
+    /// success rate. A render it forgot later stays a success.
     pub lost: u64,
     /// Rendered over rendered or failed, when any of those; rejected and lost tasks are
     /// counted apart.

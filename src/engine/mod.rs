@@ -3,7 +3,7 @@
 //! commands talk to it only through [`Command`]s and [`Event`]s.
 //!
 //! The pure core: `queue` (what to start next), `transition` (what an answer does to a task),
-//! `manual` (what a user's request does), `schedule` (intervals, back-off, budget), `health`,
+//! `manual` (what a user's request does), `saved` (a saved task stays saved), `schedule` (intervals, back-off, budget), `health`,
 //! `recover`, `journal` (submission → row → request body), `timeline` (what a change of state
 //! records), `verify` (what a downloaded file must be to be called saved), `disk` (a full disk:
 //! how it is told, said, and waited out). The I/O shell: `run` (the loop, and the pause while
@@ -31,6 +31,7 @@ pub mod reader;
 pub mod recover;
 pub mod refusal;
 mod run;
+pub mod saved;
 pub mod service;
 pub mod stall;
 pub mod timeline;
@@ -152,6 +153,12 @@ pub struct Activity {
     pub requests_in_flight: usize,
     pub downloads: usize,
     pub service: ServiceState,
+    /// Unfinished tasks that wait for the API only: to be sent or polled.
+    #[serde(default)]
+    pub waiting_on_api: usize,
+    /// Unfinished tasks whose status reel does not know (`unrecognized`).
+    #[serde(default)]
+    pub unrecognized: usize,
 }
 
 /// A task changed; `eta_ms` is when it should finish, judging by the model's history.

@@ -257,6 +257,22 @@ mod tests {
     }
 
     #[test]
+    fn the_ledger_counts_what_happened_to_the_render() {
+        let dir = tempfile::tempdir().expect("dir");
+        let db = dir.path().join("reel.db");
+        let now = crate::engine::now_ms();
+        journal(&db, now, LocalState::Downloaded, 4.0, |_| {});
+        journal(&db, now, LocalState::Lost, 4.0, |_| {});
+        // Rendered, then forgotten by the service before its file was saved: still a render.
+        let conn = open_writer(&db).expect("db");
+        let mut t = tasks::insert(&conn, &NewTask { created_at: now, ..fixtures::new_task("a fox") }).expect("insert");
+        (t.state, t.remote_completed_at) = (LocalState::Lost, Some(now / 1000));
+        tasks::save(&conn, &t).expect("save");
+        let l = ledger(&db, None, &Pricing::default()).expect("ledger").total;
+        assert_eq!((l.tasks, l.succeeded, l.lost), (3, 2, 1), "{l:?}");
+    }
+
+    #[test]
     fn spent_today_counts_billable_work_in_flight_and_not_demo_tasks() {
         let dir = tempfile::tempdir().expect("dir");
         let db = dir.path().join("reel.db");

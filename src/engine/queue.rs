@@ -11,6 +11,7 @@ use std::time::{Duration, Instant};
 use super::download::{FetchError, Saved};
 use super::health::{Health, HealthTracker, ServiceState};
 use super::recover::{Recovery, Resume};
+use super::saved;
 use super::schedule::{Kind, LOAD_SHARE, Pace, PollPolicy, RateWindow, Rationer, RenderStats, Sighting, shortest};
 use super::timeline::Entry;
 use super::transition::{self, Ctx, Next, Step};
@@ -108,6 +109,8 @@ struct Tracked {
     busy: bool,
     /// Sends that provably did not take effect.
     send_failures: u32,
+    /// Whether the file saved before is on disk, when a fresh copy was asked for.
+    on_disk: Option<bool>,
 }
 
 type Due = BinaryHeap<Reverse<(Instant, u64, i64)>>;
@@ -206,6 +209,15 @@ impl Queue {
         self.tasks.len()
     }
 
+    /// (Tasks that wait for the API only, to be sent or polled; tasks of those whose status
+    /// reel does not know.) What decides whether an engine has anything it can still progress.
+    pub fn waiting(&self) -> (usize, usize) {
+        let api = self.tasks.values().filter(|t| t.job != Job::Download);
+        api.fold((0, 0), |(all, unknown), t| {
+            (all + 1, unknown + usize::from(t.record.state == LocalState::Unrecognized))
+        })
+    }
+
     pub fn health(&self) -> Health {
         self.health.health()
     }
@@ -234,12 +246,20 @@ impl Queue {
         self.stats.expected(&r.model).map(|d| start + d.as_millis() as i64)
     }
 
+    /// Whether a tracked task's saved file is on disk, as found when a fresh copy was asked
+    /// for: what its timeline says if the fresh copy cannot be had.
+    pub fn file_on_disk(&mut self, id: i64, on_disk: bool) {
+        if let Some(t) = self.tasks.get_mut(&id) {
+            t.on_disk = Some(on_disk);
+        }
+    }
+
     // ---- bookkeeping
 
     /// Works on `record` from now on: `job` at `at`.
     pub fn track(&mut self, record: TaskRecord, job: Job, at: Instant) {
         let id = record.id;
-        let tracked = Tracked { record, job, generation: 0, busy: false, send_failures: 0 };
+        let tracked = Tracked { record, job, generation: 0, busy: false, send_failures: 0, on_disk: None };
         if job == Job::Poll {
             self.polled += 1;
         }
@@ -513,9 +533,9 @@ impl Queue {
         self.note_health(result, false, now);
         let Some(t) = self.tasks.get_mut(&id) else { return Plan::default() };
         t.busy = false;
-        let record = t.record.clone();
+        let (record, on_disk) = (t.record.clone(), t.on_disk);
         let ctx = self.ctx(&record, now);
-        let step = transition::after_poll(&record, result, &ctx);
+        let step = saved::keep_saved(&record, transition::after_poll(&record, result, &ctx), on_disk);
         if step.record.state == LocalState::Completed
             && record.state != LocalState::Completed
             && let (Some(c), Some(d)) = (step.record.remote_created_at, step.record.remote_completed_at)
@@ -544,9 +564,10 @@ impl Queue {
         self.downloads_running -= 1;
         let Some(t) = self.tasks.get_mut(&id) else { return Plan::default() };
         t.busy = false;
-        let record = t.record.clone();
+        let (record, on_disk) = (t.record.clone(), t.on_disk);
         let ctx = self.ctx(&record, now);
         let step = transition::after_download(&record, result, self.limits.download_attempts, &ctx);
+        let step = saved::keep_saved(&record, step, on_disk);
         let saved = step.record.state == LocalState::Downloaded;
         let retry = retry_of(id, &step.next, result.as_ref().err());
         let mut plan = Plan { retry, ..self.apply(id, step, now) };

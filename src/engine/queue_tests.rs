@@ -271,6 +271,61 @@ fn a_429_pauses_every_request_until_retry_after() {
 }
 
 #[test]
+fn an_api_pause_holds_requests_but_not_downloads_of_known_urls() {
+    let mut l = limits();
+    l.max_downloads = 1;
+    let (mut q, now) = queue(l);
+    q.track(polled(1), Job::Poll, now.at);
+    for id in 2..=4 {
+        q.track(completed(id, T0 + 60_000), Job::Download, now.at);
+    }
+    assert_eq!(kinds(&q.next(now)), vec!["download", "poll"]);
+    let limited = Err(ApiError::RateLimited { retry_after: Some(Duration::from_secs(60)), body: ErrorBody::Empty });
+    q.polled(1, &limited, now);
+    assert!(q.paused_until(now.at).is_some(), "the API is paused");
+    // The files keep coming, one slot after another, while no request may go out.
+    let mut t = now;
+    let mut fetched = Vec::new();
+    for id in 2..=4 {
+        q.fetched(id, &saved(id), t);
+        t = t.after(Duration::from_secs(1));
+        let plan = q.next(t);
+        assert!(kinds(&plan).iter().all(|k| *k == "download"), "{:?}", kinds(&plan));
+        fetched.extend(ids(&plan));
+    }
+    assert_eq!(fetched, vec![3, 4]);
+    assert_eq!(q.running(), (0, 0));
+    assert_eq!(ids(&q.next(now.after(Duration::from_secs(60)))), vec![1], "the poll waits for the pause's end");
+}
+
+#[test]
+fn a_fresh_copy_the_service_cannot_give_leaves_a_saved_task_saved() {
+    let gone = || Err(FetchError::Gone(ApiError::UrlGone { status: 404 }));
+    let forgotten = || Err(ApiError::NotFound { status: 404, message: None, body: ErrorBody::Empty });
+    for on_disk in [true, false] {
+        let (mut q, now) = queue(limits());
+        let saved_before = TaskRecord {
+            file_path: Some("/v/1.mp4".into()),
+            finished_at: Some(T0 - 3_600_000),
+            ..completed(1, T0 + 60_000)
+        };
+        q.track(saved_before, Job::Download, now.at);
+        q.file_on_disk(1, on_disk);
+        assert_eq!(kinds(&q.next(now)), vec!["download"]);
+        q.fetched(1, &gone(), now);
+        assert_eq!(kinds(&q.next(now)), vec!["poll"], "a fresh URL is asked for");
+        let plan = q.polled(1, &forgotten(), now);
+        let r = &plan.writes[0].record;
+        assert_eq!(r.state, LocalState::Downloaded, "never lost: the render was saved");
+        assert_eq!((r.finished_at, r.file_path.as_deref()), (Some(T0 - 3_600_000), Some("/v/1.mp4")));
+        let said = plan.writes[0].event.as_ref().and_then(Entry::detail).unwrap_or_default().to_string();
+        assert!(said.starts_with("the service no longer has this task"), "{said}");
+        assert_eq!(said.ends_with("still missing"), !on_disk, "{said}");
+        assert_eq!(q.tracked(), 0);
+    }
+}
+
+#[test]
 fn polls_that_change_nothing_visible_are_not_written() {
     let (mut q, now) = queue(limits());
     q.track(polled(1), Job::Poll, now.at);

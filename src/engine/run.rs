@@ -306,11 +306,14 @@ impl Runner {
             .flat_map(|p| p.writes.iter().map(|w| w.record.id))
             .filter(|id| self.queue.get(*id).is_none())
             .collect();
+        let (waiting_on_api, unrecognized) = self.queue.waiting();
         super::Activity {
             unfinished: self.queue.tracked() + held.len(),
             requests_in_flight,
             downloads,
             service: self.service(),
+            waiting_on_api,
+            unrecognized,
         }
     }
 

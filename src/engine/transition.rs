@@ -357,23 +357,9 @@ pub fn duplicate_id(r: &TaskRecord, remote_id: &str, other: i64, ctx: &Ctx) -> S
 
 /// A download attempt's end. `max_attempts` failed attempts (not counting the one URL refresh)
 /// make the task `download_failed`; a URL that stopped working is re-fetched from the service
-/// once, then the task is `expired`.
+/// once, then the task is `expired`. A task saved before stays saved: see `saved::keep_saved`.
 pub fn after_download(r: &TaskRecord, result: &Result<Saved, FetchError>, max_attempts: u32, ctx: &Ctx) -> Step {
-    let step = download_step(r, result, max_attempts, ctx);
-    // A file saved before stays saved: a failed fetch again (it streams to `.part`, never over
-    // the file) leaves the task downloaded, and says why the URL did not work.
-    match (&r.file_path, step.record.state) {
-        (Some(_), LocalState::Expired | LocalState::DownloadFailed) => {
-            let why = step.record.error.as_ref().and_then(message_of).unwrap_or_default();
-            let mut record = step.record;
-            record.state = LocalState::Downloaded;
-            record.error = None;
-            record.finished_at = r.finished_at;
-            let event = format!("fetching again did not work ({why}); the saved file is kept");
-            Step { record, event: Some(Entry::said(event)), next: Next::Stop }
-        }
-        _ => step,
-    }
+    download_step(r, result, max_attempts, ctx)
 }
 
 fn download_step(r: &TaskRecord, result: &Result<Saved, FetchError>, max_attempts: u32, ctx: &Ctx) -> Step {

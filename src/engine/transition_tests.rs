@@ -373,19 +373,6 @@ fn download_outcomes_table() {
     }
 }
 
-#[test]
-fn a_failed_fetch_again_keeps_a_saved_file() {
-    let mut r = record(LocalState::Downloading);
-    r.file_path = Some("/v/1.mp4".into());
-    r.finished_at = Some(NOW - 5_000);
-    r.url_refreshes = 1;
-    let gone = Err(FetchError::Gone(ApiError::UrlGone { status: 403 }));
-    let step = after_download(&r, &gone, 3, &ctx());
-    assert_eq!((step.record.state, step.next), (LocalState::Downloaded, Next::Stop));
-    assert_eq!((step.record.error, step.record.finished_at), (None, Some(NOW - 5_000)));
-    assert!(step.event.as_ref().and_then(Entry::detail).is_some_and(|e| e.contains("saved file is kept")));
-}
-
 /// What a gateway (new-api) answers, through the same transitions as the spec's shapes.
 #[test]
 fn gateway_answers_table() {

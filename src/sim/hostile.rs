@@ -324,8 +324,11 @@ pub struct Hostile {
     pub api_redirect_status: u16,
     /// Every API and file request answered 429 during a window.
     pub storm: Option<Storm>,
-    /// `Retry-After` (of 429 faults and storms) as an HTTP date instead of seconds.
+    /// `Retry-After` (of 429 faults, storms and `unavailable`) as an HTTP date instead of seconds.
     pub retry_after_date: bool,
+    /// API requests answered 503 with `Retry-After` of the faults' `retry_after` (a gateway in
+    /// maintenance; some send a date in the year 9999).
+    pub unavailable: Trigger,
 
     // Task content, decided at submission for the tasks `tasks` selects.
     pub tasks: Trigger,
@@ -379,6 +382,7 @@ impl Default for Hostile {
             api_redirect_status: 307,
             storm: None,
             retry_after_date: false,
+            unavailable: Trigger::Never,
             tasks: Trigger::Always,
             task_status: None,
             task_id: None,

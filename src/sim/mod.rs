@@ -63,6 +63,9 @@ pub struct SimConfig {
     pub id_prefix: String,
     /// Serve result files at most this many bytes per second (a slow CDN).
     pub file_rate: Option<u64>,
+    /// Forget every task this long after it was created: its id and file answer 404, as real
+    /// gateways' do after about a day.
+    pub forget_tasks_after: Option<Duration>,
     pub catalog: Catalog,
 }
 
@@ -80,6 +83,7 @@ impl Default for SimConfig {
             seed: None,
             id_prefix: "task_".into(),
             file_rate: None,
+            forget_tasks_after: None,
             catalog: Catalog::builtin(),
         }
     }
@@ -165,6 +169,12 @@ impl SimHandle {
 
     pub fn task_count(&self) -> usize {
         self.state.task_count()
+    }
+
+    /// Forgets a task id (real gateways forget theirs after about a day): polls of it answer
+    /// 404 "no task", and its file is gone. False if no task had this id.
+    pub fn forget(&self, task_id: &str) -> bool {
+        self.state.forget(task_id)
     }
 
     /// The exact bytes of a completed task's file as first served, to compare downloads with.

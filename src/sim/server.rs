@@ -82,11 +82,15 @@ impl Answer {
     }
 }
 
-/// The `Retry-After` value for a wait of `after`: seconds, or an HTTP date that far ahead.
+/// The last second an HTTP date can name (9999-12-31 23:59:59 UTC).
+const LAST_HTTP_DATE: f64 = 253_402_300_799.0;
+
+/// The `Retry-After` value for a wait of `after`: seconds, or an HTTP date that far ahead (at
+/// most the year 9999's last second, which some gateways send for "not before maintenance ends").
 pub fn retry_after(after: Duration, http_date: bool) -> String {
     let seconds = after.as_secs_f64().ceil();
     if http_date {
-        let at = UNIX_EPOCH + Duration::from_secs((unix_now() + seconds).ceil() as u64);
+        let at = UNIX_EPOCH + Duration::from_secs((unix_now() + seconds).ceil().min(LAST_HTTP_DATE) as u64);
         httpdate::fmt_http_date(at)
     } else {
         seconds.to_string()
@@ -130,6 +134,11 @@ async fn answer(conn: &Conn, req: Request<Incoming>, ep: Endpoint, fault: Option
     let faultable = ep.is_api() || matches!(ep, Endpoint::File { .. });
     if let Some(left) = state.storm_left().filter(|_| faultable) {
         return Answer::labelled(rate_limited(state, left, http_date), "storm");
+    }
+    if ep.is_api() && state.fires("unavailable", hostile.unavailable) {
+        let r = Reply::error(StatusCode::SERVICE_UNAVAILABLE, "unavailable", "down for maintenance")
+            .with(header::RETRY_AFTER, &retry_after(state.faults().retry_after, http_date));
+        return Answer::labelled(r, "unavailable");
     }
     match fault {
         Some(Fault::RateLimited(after)) => {

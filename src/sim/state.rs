@@ -254,7 +254,13 @@ impl State {
     }
 
     pub fn get(&self, id: &str) -> Option<Arc<SimTask>> {
-        lock(&self.tasks).by_id.get(id).cloned()
+        let forgotten = |t: &&Arc<SimTask>| self.config.forget_tasks_after.is_some_and(|d| t.created.elapsed() >= d);
+        lock(&self.tasks).by_id.get(id).filter(|t| !forgotten(t)).cloned()
+    }
+
+    /// Forgets a task: its id and file answer 404 from now on, as a gateway's do after a day.
+    pub fn forget(&self, id: &str) -> bool {
+        lock(&self.tasks).by_id.remove(id).is_some()
     }
 
     /// Tasks created so far (tasks that share an id count each).

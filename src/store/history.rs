@@ -279,7 +279,8 @@ pub struct LedgerRow {
     pub failed: u64,
     /// The service refused them at submission.
     pub rejected: u64,
-    /// The service lost them (404 for an id it gave), or gave an unusable id.
+    /// The service lost them before they were rendered (404 for an id it gave, or an unusable
+    /// id). A render it finished and forgot later is a success, not a loss.
     pub lost: u64,
     /// Billed seconds of the rendered tasks whose billed seconds are known.
     pub billed_seconds: f64,
@@ -304,7 +305,7 @@ pub fn ledger_rows(conn: &Connection, since: Option<i64>) -> Result<(Vec<LedgerR
          (SELECT text FROM labels WHERE id = model_id) AS model, count(*), \
          sum(remote_completed_at IS NOT NULL), sum(state_code = (SELECT code FROM states WHERE name = 'failed')), \
          sum(state_code = (SELECT code FROM states WHERE name = 'rejected')), \
-         sum(state_code = (SELECT code FROM states WHERE name = 'lost')), \
+         sum(state_code = (SELECT code FROM states WHERE name = 'lost') AND remote_completed_at IS NULL), \
          total(CASE WHEN remote_completed_at IS NOT NULL THEN billed_seconds END), \
          sum(remote_completed_at IS NOT NULL AND billed_seconds IS NULL), count(rating), total(rating) \
          FROM tasks WHERE id >= ?1 AND imported_from IS NULL GROUP BY day, model_id ORDER BY day, model",

@@ -1,13 +1,15 @@
 //! One engine per data folder, in a process of its own, shared by the dashboard and every
 //! command (as a tmux server is). It listens on a Unix socket in the data folder (mode 0600,
 //! same user only), keeps working while any task is unfinished, attached client or not, and
-//! exits after a grace period once nothing is unfinished and no client is attached.
+//! exits after a grace period once no client is attached and nothing is left it can progress.
 //!
-//! `protocol` holds the messages, `server` the engine process's side, `client` the clients'
-//! side, `spawn` the start of an engine process by the first client that needs one.
+//! `protocol` holds the messages, `server` the engine process's side, `idle` when it may exit,
+//! `client` the clients' side, `spawn` the start of an engine process by the first client that
+//! needs one.
 
 mod bridge;
 mod client;
+pub mod idle;
 pub mod protocol;
 pub mod reads;
 mod server;
@@ -72,6 +74,8 @@ impl Status {
             requests_in_flight: self.requests_in_flight,
             downloads: self.downloads,
             service: self.service.clone(),
+            waiting_on_api: 0,
+            unrecognized: 0,
         }
     }
 }

@@ -16,8 +16,11 @@ use crate::engine::{EngineError, Event, LocalEngine, Refused, now_ms};
 
 pub struct ServeOptions {
     pub socket: PathBuf,
-    /// How long the engine stays once nothing is unfinished and no client is attached.
+    /// How long the engine stays once no client is attached and it is idle (`idle::idle`).
     pub grace: Duration,
+    /// How long a service that cannot be reached is waited for before tasks that only wait for
+    /// it no longer keep the engine.
+    pub give_up_after: Duration,
     pub serves: Served,
     /// The settings this engine decides by, for clients to compare with their config.
     pub decides: super::protocol::Decides,
@@ -85,8 +88,8 @@ fn bind(socket: &std::path::Path) -> Result<tokio::net::UnixListener, ServiceErr
     Ok(listener)
 }
 
-/// Serves `engine` on the socket until it is told to stop, or it has been idle (nothing
-/// unfinished, no client) for the grace period.
+/// Serves `engine` on the socket until it is told to stop, or it has been idle (no client, and
+/// nothing unfinished or nothing it can progress) for the grace period.
 #[cfg(unix)]
 pub async fn serve(
     opts: ServeOptions,
@@ -139,12 +142,17 @@ pub async fn serve(
                     tracing::warn!(socket = %shared.opts.socket.display(), "the engine's socket is gone; exiting");
                     break;
                 }
-                let busy = shared.engine.activity().await.map_or(true, |a| a.unfinished > 0);
-                if busy || shared.clients.load(Ordering::Relaxed) > 0 {
-                    idle_since = None;
-                } else if idle_since.get_or_insert_with(Instant::now).elapsed() >= shared.opts.grace {
-                    tracing::info!("idle: nothing unfinished and no client attached");
-                    break;
+                let clients = shared.clients.load(Ordering::Relaxed);
+                let idle = shared.engine.activity().await.ok().and_then(|a| {
+                    super::idle::idle(clients, &a, shared.opts.give_up_after, now_ms())
+                });
+                match idle {
+                    None => idle_since = None,
+                    Some(why) if idle_since.get_or_insert_with(Instant::now).elapsed() >= shared.opts.grace => {
+                        tracing::info!(%why, "idle: the engine exits");
+                        break;
+                    }
+                    Some(_) => {}
                 }
             }
         }

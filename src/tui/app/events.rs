@@ -168,6 +168,14 @@ impl App {
             {
                 self.previews.forget(sha);
             }
+            // A fresh copy that could not be had ends saved (or still missing) with the reason:
+            // said here, so that "re-download started" does not stand.
+            if after == LocalState::Downloaded
+                && before.is_some_and(|b| b != LocalState::Downloaded)
+                && let Some(why) = update.record.error.as_ref().and_then(crate::api::types::message_of)
+            {
+                self.say(Level::Warn, format!("Task {id}: {}", crate::text::clean(&why)));
+            }
             if before.is_some_and(is_running) && !is_running(after) {
                 ended.push(Effect::Notify(format!("Task {id} {after}")));
             }

@@ -87,6 +87,8 @@ fn once_attached_the_rows_are_read_again_and_spinners_tell_the_truth() {
             paused_until_ms: Some(NOW + 60_000),
             ..Default::default()
         },
+        waiting_on_api: 1,
+        unrecognized: 0,
     };
     let e = a.update(Action::Reattached { restarted: true, activity: Some(activity) }, NOW + 1_000);
     let Some(Effect::Reload { since_ms, check }) = e.first() else { panic!("{e:?}") };

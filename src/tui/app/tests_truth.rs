@@ -152,6 +152,27 @@ fn a_redownload_keeps_the_render_time() {
 }
 
 #[test]
+fn a_fresh_copy_that_could_not_be_had_is_said_instead_of_the_redownload_started() {
+    let mut a = app();
+    let mut r = rec(1, LocalState::Downloaded);
+    r.remote_id = Some("r1".into());
+    put(&mut a, r.clone());
+    select(&mut a, 1);
+    ch(&mut a, 'd');
+    a.update(Action::BulkDone { op: Op::Download, done: vec![1], failed: vec![], skipped: vec![] }, NOW);
+    assert_eq!(status(&a), "1 re-download started");
+    r.state = LocalState::Downloading;
+    put(&mut a, r.clone());
+    assert_eq!(status(&a), "1 re-download started");
+    r.state = LocalState::Downloaded;
+    let why = "the service no longer has this task; the saved file is still missing";
+    r.error = Some(serde_json::json!({ "message": why }));
+    put(&mut a, r);
+    assert_eq!(status(&a), format!("Task 1: {why}"));
+    assert_eq!(a.status.as_ref().map(|s| s.level), Some(Level::Warn));
+}
+
+#[test]
 fn the_reply_to_a_send_never_takes_back_newer_news_of_the_same_task() {
     let mut a = app();
     task(&mut a, 1, LocalState::Queued);
