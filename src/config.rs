@@ -110,6 +110,10 @@ pub struct Profile {
     pub models: Vec<ModelSpec>,
     /// The engine to use, on another machine: `ssh://[user@]host[:port][/data/dir]`.
     pub engine: Option<String>,
+    /// The body form the service takes: `spec` (the default), `top_level` or `openai`.
+    pub wire: Option<crate::api::BodyForm>,
+    /// `seconds` sent as a string (`"5"`), for gateways that want it so.
+    pub seconds_as_string: Option<bool>,
 }
 
 /// The environment variables reel reads, captured once by [`Env::from_process`].
@@ -316,6 +320,8 @@ pub struct Settings {
     pub warnings: Vec<String>,
     /// The engine on another machine to use (`--engine`, REEL_ENGINE, the profile's `engine`).
     pub engine_url: Option<String>,
+    /// The body form the profile's service takes.
+    pub wire: crate::api::Wire,
     pub remote: RemoteSettings,
 }
 
@@ -420,6 +426,10 @@ pub fn resolve(
     let (programs, warnings) = programs(env);
     let remote = remote::resolve(env, &file.remote)?;
     let engine_url = env.engine.clone().or_else(|| profile.and_then(|p| p.engine.clone()));
+    let wire = crate::api::Wire {
+        form: profile.and_then(|p| p.wire).unwrap_or_default(),
+        seconds_as_string: profile.and_then(|p| p.seconds_as_string).unwrap_or(false),
+    };
     Ok(Settings {
         profile: chosen,
         target,
@@ -442,6 +452,7 @@ pub fn resolve(
         multiplexer: env.multiplexer,
         warnings,
         engine_url,
+        wire,
         remote,
     })
 }

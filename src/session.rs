@@ -51,6 +51,7 @@ pub fn db_path(settings: &Settings) -> PathBuf {
 fn client(base_url: &str, key: ApiKey, settings: &Settings) -> Result<Client, SessionError> {
     let options = ClientOptions {
         max_retry_after: Duration::from_secs_f64(settings.engine.max_retry_after_secs),
+        wire: settings.wire,
         ..ClientOptions::default()
     };
     Client::new(base_url, key, options).map_err(SessionError::Client)
@@ -173,6 +174,7 @@ pub fn decides(settings: &Settings) -> service::Decides {
         ("[engine] download_attempts", e.download_attempts.to_string()),
         ("[engine] stall_secs", e.stall_secs.to_string()),
         ("[engine] max_retry_after_secs", e.max_retry_after_secs.to_string()),
+        ("[profile] wire", settings.wire.to_string()),
         ("[budget] daily", money(settings.budget.daily)),
         // Plain data of strings and numbers: serializing it cannot fail.
         ("[pricing]", serde_json::to_string(&settings.pricing).unwrap_or_default()),

@@ -20,6 +20,8 @@ pub struct ClientOptions {
     pub request_timeout: Duration,
     /// Longest `Retry-After` believed; a longer one is ignored and reel backs off on its own.
     pub max_retry_after: Duration,
+    /// The body form the service takes for a submission.
+    pub wire: super::wire_form::Wire,
 }
 
 impl Default for ClientOptions {
@@ -28,6 +30,7 @@ impl Default for ClientOptions {
             connect_timeout: Duration::from_secs(10),
             request_timeout: Duration::from_secs(30),
             max_retry_after: DEFAULT_MAX_RETRY_AFTER,
+            wire: super::wire_form::Wire::default(),
         }
     }
 }
@@ -261,7 +264,8 @@ impl Client {
 
     /// `POST /v1/videos`. The idempotency key lets a server that honours it drop a duplicate.
     pub async fn submit(&self, request: &SubmitRequest, idempotency_key: Option<&str>) -> Result<VideoTask, ApiError> {
-        let body = serde_json::to_vec(request).map_err(|e| ApiError::Network { detail: e.to_string() })?;
+        let body = super::wire_form::body(request, self.options.wire)?;
+        let body = serde_json::to_vec(&body).map_err(|e| ApiError::Network { detail: e.to_string() })?;
         let mut builder = self.http.post(self.videos.clone()).header(CONTENT_TYPE, "application/json").body(body);
         if let Some(key) = idempotency_key {
             builder = builder.header("Idempotency-Key", key);

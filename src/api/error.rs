@@ -78,6 +78,19 @@ impl fmt::Display for Said<'_> {
     }
 }
 
+/// `; set seconds_as_string = true …`: the setting that fixes a rejection that names a body's
+/// field and type.
+struct Hint<'a>(&'a Option<String>);
+
+impl fmt::Display for Hint<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self.0.as_deref().and_then(super::wire_form::hint) {
+            Some(hint) => write!(f, "; {hint}"),
+            None => Ok(()),
+        }
+    }
+}
+
 struct Wait<'a>(&'a Option<Duration>);
 
 impl fmt::Display for Wait<'_> {
@@ -93,7 +106,7 @@ impl fmt::Display for Wait<'_> {
 pub enum ApiError {
     #[error("the service refused the API key (HTTP {status}): check REEL_API_KEY or api_key_cmd{}", quoted(message))]
     Unauthorized { status: u16, message: Option<String> },
-    #[error("the service rejected the request (HTTP {status}){}", said(message))]
+    #[error("the service rejected the request (HTTP {status}){}{}", said(message), Hint(message))]
     Rejected { status: u16, message: Option<String>, body: ErrorBody },
     #[error("the service has no task with this id (HTTP {status}){}", said(message))]
     NotFound { status: u16, message: Option<String>, body: ErrorBody },
@@ -123,12 +136,15 @@ pub enum ApiError {
     Redirect { detail: String },
     #[error("the file server refused the download (HTTP {status}); trying again would not help")]
     FileRefused { status: u16 },
+    /// The profile's body form cannot carry this submission; nothing was sent.
+    #[error("not sent: {0}")]
+    Unsendable(#[from] super::wire_form::Unsendable),
 }
 
 impl ApiError {
     /// True when the request provably never reached the server, so even a POST may be resent.
     pub fn never_sent(&self) -> bool {
-        matches!(self, ApiError::Connect { .. } | ApiError::BadUrl { .. })
+        matches!(self, ApiError::Connect { .. } | ApiError::BadUrl { .. } | ApiError::Unsendable(_))
     }
 
     /// True for failures that may pass by themselves (retry later with back-off).
@@ -148,7 +164,13 @@ impl ApiError {
     /// True when trying the same request again cannot help: a URL that is not http(s), a
     /// redirect loop or one to another origin, a file refused with a 4xx.
     pub fn is_permanent(&self) -> bool {
-        matches!(self, ApiError::BadUrl { .. } | ApiError::Redirect { .. } | ApiError::FileRefused { .. })
+        matches!(
+            self,
+            ApiError::BadUrl { .. }
+                | ApiError::Redirect { .. }
+                | ApiError::FileRefused { .. }
+                | ApiError::Unsendable(_)
+        )
     }
 
     /// How long the server asked us to wait, if it did.

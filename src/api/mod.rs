@@ -1,13 +1,16 @@
-//! The service's HTTP API: wire types, the client, downloads and the error taxonomy.
+//! The service's HTTP API: wire types, the body forms services take, the client, downloads and
+//! the error taxonomy.
 
 pub mod client;
 pub mod download;
 pub mod error;
 pub mod key;
 pub mod types;
+pub mod wire_form;
 
 pub use client::{Client, ClientOptions};
 pub use download::Download;
 pub use error::{ApiError, ErrorBody};
 pub use key::{ApiKey, KeyError};
 pub use types::{Status, SubmitRequest, VideoTask};
+pub use wire_form::{BodyForm, Wire};

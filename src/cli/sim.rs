@@ -35,6 +35,10 @@ fn probability(text: &str) -> Result<f64, SimArgError> {
     }
 }
 
+fn takes_form(text: &str) -> Result<crate::api::BodyForm, crate::sim::hostile::BadValue> {
+    crate::sim::hostile::by_name(&crate::api::BodyForm::NAMES, text)
+}
+
 fn seconds(text: &str) -> Result<Duration, SimArgError> {
     match text.parse::<f64>() {
         Ok(s) if s.is_finite() && s >= 0.0 => Ok(Duration::from_secs_f64(s)),
@@ -105,6 +109,14 @@ pub struct SimArgs {
     /// (gateways forget ids after about a day). Default: never.
     #[arg(long, value_parser = seconds, value_name = "SECS")]
     pub forget_tasks_after_secs: Option<Duration>,
+    /// The body a submission is taken in: `spec`, `top_level` (the fields at the top, `metadata`
+    /// dropped unread, as some gateways do) or `openai` (`size`, string `seconds`,
+    /// `input_reference`; unknown parameters refused).
+    #[arg(long, value_parser = takes_form, default_value = "spec")]
+    pub takes: crate::api::BodyForm,
+    /// `seconds` only as a string (`"5"`); a number is refused as new-api refuses it.
+    #[arg(long)]
+    pub seconds_as_string: bool,
     /// Seed for repeatable ids, timings, failures and faults.
     #[arg(long)]
     pub seed: Option<u64>,
@@ -308,6 +320,7 @@ impl SimArgs {
                 }),
                 _ => Answers::Spec,
             },
+            takes: crate::api::Wire { form: self.takes, seconds_as_string: self.seconds_as_string },
             seed: self.seed,
             id_prefix: "task_".into(),
             file_rate: self.file_rate,
@@ -370,6 +383,12 @@ pub fn banner(base_url: &str, config: &SimConfig) -> String {
     if let Answers::Gateway(g) = &config.answers {
         let at = UrlPlacement::NAMES.iter().find(|(_, p)| *p == g.url).map_or("metadata.url", |(n, _)| *n);
         out.push_str(&format!("Answers: as the new-api gateway does (the video URL in {at})\n"));
+    }
+    if config.takes != crate::api::Wire::default() {
+        out.push_str(&format!(
+            "Takes: the {} body (set wire and seconds_as_string in a profile to match)\n",
+            config.takes
+        ));
     }
     out.push_str("Models:\n");
     for e in config.catalog.entries() {

@@ -305,6 +305,13 @@ pub fn after_submit(r: &TaskRecord, result: &Result<VideoTask, ApiError>, attemp
             let wait = retry_after.unwrap_or_else(|| backoff(&ctx.policy, attempts.max(1), ctx.jitter));
             waits(r, format!("not sent: {err}; sent again when the service allows"), Next::Resend(wait))
         }
+        Err(err @ ApiError::Unsendable(_)) => {
+            // Nothing left: the profile's body form cannot carry it, and sending again changes nothing.
+            r.state = LocalState::Rejected;
+            r.error = Some(error_json(err));
+            r.finished_at = Some(ctx.now_ms);
+            Step { record: r, event: Some(Entry::said(err.to_string())), next: Next::Stop }
+        }
         Err(err) if err.never_sent() && !matches!(err, ApiError::BadUrl { .. }) => {
             // An outage is not a rejection: the task waits for the service, however long.
             let wait = backoff(&ctx.policy, attempts.max(1), ctx.jitter).min(OUTAGE_RETRY);

@@ -93,6 +93,10 @@ pub async fn submit(state: &State, req: Request<Incoming>) -> (Reply, Option<Str
             return (Reply::error(StatusCode::BAD_REQUEST, "invalid_json", &message), None);
         }
     };
+    let value = match super::takes::to_spec_form(value, state.config.takes) {
+        Ok(v) => v,
+        Err(refused) => return (*refused, None),
+    };
     let draft = match wire::draft_from_json(&value) {
         Ok(d) => d,
         Err(violations) => return (invalid(&violations), None),

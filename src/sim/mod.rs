@@ -1,7 +1,8 @@
 //! The embedded simulator of the API: a real HTTP server on 127.0.0.1, for the demo and the tests.
 //!
 //! `server` takes connections and runs every request through the fault and hostile layers;
-//! `routes` maps paths to endpoints; `api`, `files` and `media` answer; `reply` and `raw` put
+//! `routes` maps paths to endpoints; `api`, `files` and `media` answer (`takes`: the body form a
+//! submission is taken in, `gateway`: new-api's answers); `reply` and `raw` put
 //! answers on the wire; `faults` and `hostile` say what goes wrong; `state`, `lifecycle`,
 //! `range` and `video` hold tasks, their timelines, byte ranges and result files.
 
@@ -18,6 +19,7 @@ mod reply;
 pub mod routes;
 pub mod server;
 pub mod state;
+pub mod takes;
 pub mod video;
 
 use std::net::{Ipv4Addr, SocketAddr};
@@ -57,6 +59,8 @@ pub struct SimConfig {
     pub hostile: Hostile,
     /// The shape of every answer: the spec's, or a real gateway's (see [`gateway`]).
     pub answers: Answers,
+    /// The body it takes for a submission (see [`takes`]).
+    pub takes: crate::api::Wire,
     /// Makes ids, render times, failures and faults repeatable.
     pub seed: Option<u64>,
     /// Start of every task id; tests set hostile ones (`../../x`) to check clients.
@@ -80,6 +84,7 @@ impl Default for SimConfig {
             faults: Faults::default(),
             hostile: Hostile::default(),
             answers: Answers::Spec,
+            takes: crate::api::Wire::default(),
             seed: None,
             id_prefix: "task_".into(),
             file_rate: None,
@@ -175,6 +180,12 @@ impl SimHandle {
     /// 404 "no task", and its file is gone. False if no task had this id.
     pub fn forget(&self, task_id: &str) -> bool {
         self.state.forget(task_id)
+    }
+
+    /// What a task was made with: model, seconds, resolution and ratio as the simulator read
+    /// them from the body (tests check what arrived of what was sent).
+    pub fn task(&self, task_id: &str) -> Option<std::sync::Arc<state::SimTask>> {
+        self.state.get(task_id)
     }
 
     /// The exact bytes of a completed task's file as first served, to compare downloads with.
