@@ -2,58 +2,22 @@
 //! binary too) sending file answers HTTP cannot vouch for, over 127.0.0.1.
 #![allow(clippy::unwrap_used, clippy::expect_used, reason = "a test or benchmark fails loudly on purpose")]
 
-use std::io::{BufRead, BufReader};
+mod common;
+
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
+use std::process::Stdio;
 use std::time::Duration;
 
+use common::sim_process::{SimProcess, start_sim_process};
 use serde_json::Value;
 
 const KEY: &str = "test-key";
 const MODEL: &str = "acme/aurora-3.0/text-to-video";
 
-struct Sim {
-    child: Child,
-    _data: tempfile::TempDir,
-    base: String,
-}
-
-impl Drop for Sim {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
-
-/// `reel sim` with instant renders and `hostile` flags; its base URL from its banner.
-fn start_sim(hostile: &[&str]) -> Sim {
-    let data = tempfile::tempdir().expect("tempdir");
-    let config = data.path().join("config.toml");
-    std::fs::write(&config, "").expect("an empty config");
-    let mut child = Command::new(env!("CARGO_BIN_EXE_reel"))
-        .args(["sim", "--port", "0", "--api-key", KEY, "--failure-rate", "0"])
-        .args(["--queue-secs", "0", "--render-min-secs", "0.2", "--render-max-secs", "0.2"])
-        .args(hostile)
-        .env("REEL_DATA_DIR", data.path())
-        .env("REEL_CONFIG", &config)
-        .env_remove("REEL_API_KEY")
-        .env_remove("REEL_BASE_URL")
-        .stdout(Stdio::piped())
-        .spawn()
-        .expect("reel sim starts");
-    let mut lines = BufReader::new(child.stdout.take().expect("stdout")).lines();
-    let mut base = None;
-    for line in lines.by_ref() {
-        let line = line.expect("a line");
-        base =
-            base.or_else(|| line.split_whitespace().find(|w| w.starts_with("http://127.0.0.1:")).map(str::to_string));
-        if line.starts_with("Serving") {
-            break;
-        }
-    }
-    // Keep draining stdout so the request log never blocks the server.
-    std::thread::spawn(move || for _ in lines {});
-    Sim { child, _data: data, base: base.expect("the banner names the URL") }
+/// `reel sim` with instant renders and `hostile` flags.
+fn start_sim(hostile: &[&str]) -> SimProcess {
+    let timing = ["--api-key", KEY, "--failure-rate", "0", "--queue-secs", "0", "--render-min-secs", "0.2"];
+    start_sim_process(&[&timing[..], &["--render-max-secs", "0.2"], hostile].concat())
 }
 
 struct Env {
@@ -72,7 +36,7 @@ fn env(engine: &str) -> Env {
 }
 
 /// `reel submit --wait --json` of one task of `seconds` at `resolution`: (exit code, the task).
-async fn submit_wait(env: &Env, sim: &Sim, seconds: &str, resolution: &str) -> (i32, Value) {
+async fn submit_wait(env: &Env, sim: &SimProcess, seconds: &str, resolution: &str) -> (i32, Value) {
     let args =
         ["submit", "--model", MODEL, "--prompt", "a lighthouse", "--seconds", seconds, "--resolution", resolution];
     let out = tokio::process::Command::new(env!("CARGO_BIN_EXE_reel"))

@@ -1,60 +1,17 @@
 //! `reel sim` as a user runs it: the real binary, driven with curl, answering as the spec says.
 #![allow(clippy::unwrap_used, clippy::expect_used, reason = "a test or benchmark fails loudly on purpose")]
 
-use std::io::{BufRead, BufReader};
-use std::process::{Child, Command, Stdio};
+mod common;
+
+use std::process::Command;
 use std::time::{Duration, Instant};
 
+use common::sim_process::{SimProcess, start_sim_process};
 use serde_json::Value;
 
-struct Sim {
-    child: Child,
-    _data: tempfile::TempDir,
-    base: String,
-    banner: String,
-}
-
-impl Drop for Sim {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
-
-fn start_sim(extra: &[&str]) -> Sim {
-    let data = tempfile::tempdir().expect("tempdir");
-    let config = data.path().join("config.toml");
-    std::fs::write(&config, "").expect("an empty config");
-    let mut child = Command::new(env!("CARGO_BIN_EXE_reel"))
-        .args(["sim", "--port", "0", "--queue-secs", "0.3", "--render-min-secs", "0.6", "--render-max-secs", "0.6"])
-        .args(["--failure-rate", "0"])
-        .args(extra)
-        .env("REEL_DATA_DIR", data.path())
-        .env("REEL_CONFIG", &config)
-        .env_remove("REEL_API_KEY")
-        .env_remove("REEL_BASE_URL")
-        .stdout(Stdio::piped())
-        .spawn()
-        .expect("reel sim starts");
-    let stdout = child.stdout.take().expect("stdout");
-    let mut lines = BufReader::new(stdout).lines();
-    let mut banner = String::new();
-    for line in lines.by_ref() {
-        let line = line.expect("a line");
-        banner.push_str(&line);
-        banner.push('\n');
-        if line.starts_with("Serving") {
-            break;
-        }
-    }
-    // Keep draining stdout so the request log never blocks the server.
-    std::thread::spawn(move || for _ in lines {});
-    let base = banner
-        .split_whitespace()
-        .find(|w| w.starts_with("http://127.0.0.1:"))
-        .expect("the banner names the URL")
-        .to_string();
-    Sim { child, _data: data, base, banner }
+fn start_sim(extra: &[&str]) -> SimProcess {
+    let timing = ["--queue-secs", "0.3", "--render-min-secs", "0.6", "--render-max-secs", "0.6", "--failure-rate", "0"];
+    start_sim_process(&[&timing[..], extra].concat())
 }
 
 /// Runs curl and returns (HTTP status, body).

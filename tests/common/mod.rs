@@ -3,6 +3,7 @@
 
 pub mod folder;
 pub mod screen;
+pub mod sim_process;
 pub mod sshd;
 pub mod tmux;
 
