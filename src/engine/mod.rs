@@ -6,7 +6,7 @@
 //! `manual` (what a user's request does), `schedule` (intervals, back-off, budget), `health`,
 //! `recover`, `journal` (submission → row → request body), `timeline` (what a change of state
 //! records). The I/O shell: `run` (the loop), `commands`, `download`, `files`, `query`
-//! (read-only connections).
+//! (read-only connections), `mp4_tags` (provenance written into an MP4 without ffmpeg).
 
 pub mod admission;
 mod admit;
@@ -22,6 +22,7 @@ pub mod import;
 pub mod journal;
 pub mod ledger;
 pub mod manual;
+pub mod mp4_tags;
 pub mod provenance;
 pub mod query;
 pub mod queue;

@@ -4,7 +4,7 @@
 use std::sync::Mutex;
 use std::time::{Instant, SystemTime, UNIX_EPOCH};
 
-use tokio::sync::mpsc;
+use tokio::sync::{mpsc, watch};
 
 use super::download::{self, FetchError, Saved};
 use super::provenance;
@@ -43,7 +43,12 @@ pub struct Runner {
     announced: super::ServiceState,
     /// Makes the preview stills of files just saved.
     previews: Option<Background>,
+    /// `true` while no download waits or runs: the previews wait for it.
+    downloads_idle: watch::Sender<bool>,
 }
+
+/// Answers handled together at most: their rows go in one transaction.
+const BATCH: usize = 256;
 
 impl Runner {
     pub async fn start(
@@ -73,8 +78,10 @@ impl Runner {
             outcomes,
             announced: super::ServiceState::default(),
             previews: None,
+            downloads_idle: watch::channel(true).0,
         };
-        runner.previews = runner.cfg.previews.clone().map(Background::start);
+        let idle = runner.downloads_idle.subscribe();
+        runner.previews = runner.cfg.previews.clone().map(|p| Background::start(p, idle));
         let unfinished = runner.store.read(tasks::unfinished).await?;
         let now = now();
         let here = runner.client.base_url().to_string();
@@ -102,21 +109,35 @@ impl Runner {
                     Some(c) => self.command(c).await,
                 },
                 Some(outcome) = self.outcomes.recv() => {
-                    let now = now();
-                    let plan = match outcome {
-                        Outcome::Sent { id, result } => {
-                            let duplicate_of = self.holder_of(id, &result).await;
-                            self.queue.sent(id, &result, duplicate_of, now)
-                        }
-                        Outcome::Polled { id, result } => self.queue.polled(id, &result, now),
-                        Outcome::Fetched { id, result } => self.queue.fetched(id, &result, now),
-                    };
+                    // Answers that arrived meanwhile (a burst of finished downloads) are
+                    // journaled with this one in one transaction.
+                    let mut plan = self.answer(outcome).await;
+                    for _ in 1..BATCH {
+                        let Ok(more) = self.outcomes.try_recv() else { break };
+                        let more = self.answer(more).await;
+                        merge(&mut plan, more);
+                    }
                     self.perform(plan).await;
                 }
                 () = sleep => {}
             }
         }
         tracing::info!(unfinished = self.queue.tracked(), "engine stopped");
+    }
+
+    /// What an answer changes; its retry, if any, is logged here.
+    async fn answer(&mut self, outcome: Outcome) -> Plan {
+        let now = now();
+        let mut plan = match outcome {
+            Outcome::Sent { id, result } => {
+                let duplicate_of = self.holder_of(id, &result).await;
+                self.queue.sent(id, &result, duplicate_of, now)
+            }
+            Outcome::Polled { id, result } => self.queue.polled(id, &result, now),
+            Outcome::Fetched { id, result } => self.queue.fetched(id, &result, now),
+        };
+        log_retry(plan.retry.take());
+        plan
     }
 
     /// Another task of the same service that already has the id a POST was answered with.
@@ -131,11 +152,8 @@ impl Runner {
     }
 
     /// Writes the plan's rows, then starts its work.
-    pub(super) async fn perform(&mut self, plan: Plan) {
-        if let Some((task, delay, why)) = &plan.retry {
-            let why = crate::text::safe(why);
-            tracing::warn!(task, delay_ms = delay.as_millis() as u64, error = %why, "retrying");
-        }
+    pub(super) async fn perform(&mut self, mut plan: Plan) {
+        log_retry(plan.retry.take());
         let written = self.write(plan.writes).await;
         // After the rows: whoever hears the service is down already sees the tasks that wait.
         self.announce_service();
@@ -146,11 +164,13 @@ impl Runner {
             for start in &plan.starts {
                 self.queue.not_started(start.id(), later);
             }
-            return;
+        } else {
+            for start in plan.starts {
+                self.launch(start);
+            }
         }
-        for start in plan.starts {
-            self.launch(start);
-        }
+        let idle = !self.queue.downloads_waiting();
+        self.downloads_idle.send_if_modified(|was| std::mem::replace(was, idle) != idle);
     }
 
     fn announce_service(&mut self) {
@@ -203,16 +223,18 @@ impl Runner {
         if writes.is_empty() {
             return Ok(());
         }
-        for w in writes.iter().filter(|w| w.sidecar) {
-            if let Some(path) = &w.record.file_path {
-                let sidecar = std::path::Path::new(path).with_extension("json");
-                let body = serde_json::to_vec_pretty(&files::sidecar(&w.record)).unwrap_or_default();
+        // A burst of saved files: their sidecars are written (and fsynced) at once.
+        let sidecars = writes.iter().filter(|w| w.sidecar).filter_map(|w| {
+            let sidecar = std::path::Path::new(w.record.file_path.as_ref()?).with_extension("json");
+            let body = serde_json::to_vec_pretty(&files::sidecar(&w.record)).unwrap_or_default();
+            Some(async move {
                 if let Err(e) = download::write_atomic(&sidecar, &body).await {
                     tracing::error!(task = w.record.id, path = %sidecar.display(), error = %e, "cannot write sidecar");
                     let _ = self.events.send(Event::Trouble(format!("cannot write {}: {e}", sidecar.display())));
                 }
-            }
-        }
+            })
+        });
+        futures_util::future::join_all(sidecars).await;
         let rows: Vec<(TaskRecord, Option<Entry>)> =
             writes.iter().map(|w| (w.record.clone(), w.event.clone())).collect();
         self.store
@@ -305,6 +327,23 @@ impl Runner {
             }
         }
     }
+}
+
+fn log_retry(retry: Option<(i64, std::time::Duration, String)>) {
+    if let Some((task, delay, why)) = retry {
+        let why = crate::text::safe(&why);
+        tracing::warn!(task, delay_ms = delay.as_millis() as u64, error = %why, "retrying");
+    }
+}
+
+/// Adds `more` to `plan`: its rows after, its starts after, the sooner wake.
+fn merge(plan: &mut Plan, more: Plan) {
+    plan.writes.extend(more.writes);
+    plan.starts.extend(more.starts);
+    plan.wake = match (plan.wake, more.wake) {
+        (Some(a), Some(b)) => Some(a.min(b)),
+        (a, b) => a.or(b),
+    };
 }
 
 fn log_answer(id: i64, what: &str, result: &Result<VideoTask, ApiError>) {

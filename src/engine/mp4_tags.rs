@@ -1,0 +1,209 @@
+//! Provenance written into an MP4 without a program: a `meta` box (handler `mdta`, with `keys`
+//! and `ilst`, the layout ffmpeg writes with `-movflags +use_metadata_tags`) appended to the
+//! `moov`, and every chunk offset that pointed past the `moov` moved by what it grew. Starting
+//! ffmpeg costs about 100 ms per file; this costs a copy of the file. Layouts it does not handle
+//! (fragmented files, a `moov` that already holds `mdta` keys, anything unparsed) are left to
+//! ffmpeg: `tag_file` says `false` and writes nothing.
+
+use std::io::{Read, Seek, SeekFrom, Write};
+use std::path::Path;
+
+/// A `moov` larger than this is left to ffmpeg (hours of video have a few MiB).
+const MAX_MOOV: u64 = 64 << 20;
+
+/// A top-level box: type, where it starts and its whole length.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Top {
+    kind: [u8; 4],
+    start: u64,
+    len: u64,
+}
+
+fn be32(b: &[u8], at: usize) -> Option<u32> {
+    b.get(at..at.checked_add(4)?).map(|s| u32::from_be_bytes([s[0], s[1], s[2], s[3]]))
+}
+
+fn be64(b: &[u8], at: usize) -> Option<u64> {
+    Some(u64::from(be32(b, at)?) << 32 | u64::from(be32(b, at + 4)?))
+}
+
+fn bx(kind: &[u8; 4], content: &[u8]) -> Vec<u8> {
+    let mut out = Vec::with_capacity(content.len() + 8);
+    out.extend_from_slice(&((content.len() + 8) as u32).to_be_bytes());
+    out.extend_from_slice(kind);
+    out.extend_from_slice(content);
+    out
+}
+
+/// The `meta` box of `fields`, as ffmpeg writes it: a full box holding `hdlr` (`mdta`), `keys`
+/// (1-based) and `ilst` (one item per key, its value a UTF-8 `data` box).
+pub fn meta_box(fields: &[(&str, String)]) -> Vec<u8> {
+    let mut hdlr = vec![0u8; 8];
+    hdlr.extend_from_slice(b"mdta");
+    hdlr.extend_from_slice(&[0u8; 13]);
+    let mut keys = vec![0u8; 4];
+    keys.extend_from_slice(&(fields.len() as u32).to_be_bytes());
+    let mut ilst = Vec::new();
+    for (i, (key, value)) in fields.iter().enumerate() {
+        keys.extend_from_slice(&((key.len() + 8) as u32).to_be_bytes());
+        keys.extend_from_slice(b"mdta");
+        keys.extend_from_slice(key.as_bytes());
+        let mut data = vec![0, 0, 0, 1, 0, 0, 0, 0];
+        data.extend_from_slice(value.as_bytes());
+        ilst.extend_from_slice(&bx(&(i as u32 + 1).to_be_bytes(), &bx(b"data", &data)));
+    }
+    let content = [vec![0u8; 4], bx(b"hdlr", &hdlr), bx(b"keys", &keys), bx(b"ilst", &ilst)].concat();
+    bx(b"meta", &content)
+}
+
+/// The children of the box content `b[from..to]`: (type, start of the box, its length). `None`
+/// when a child's size does not fit.
+fn children(b: &[u8], from: usize, to: usize) -> Option<Vec<([u8; 4], usize, usize)>> {
+    let mut out = Vec::new();
+    let mut at = from;
+    while at < to {
+        let size = be32(b, at)? as usize;
+        let kind: [u8; 4] = b.get(at + 4..at + 8)?.try_into().ok()?;
+        // Inside a `moov` every box has its 32-bit size (no large or open-ended ones).
+        if size < 8 || at.checked_add(size)? > to {
+            return None;
+        }
+        out.push((kind, at, size));
+        at += size;
+    }
+    Some(out)
+}
+
+/// The handler of a `meta` box at `at` (a full box: its children start after 4 bytes).
+fn meta_handler(b: &[u8], at: usize, len: usize) -> Option<[u8; 4]> {
+    let kids = children(b, at + 12, at + len)?;
+    let &(_, h, _) = kids.iter().find(|(k, ..)| k == b"hdlr")?;
+    b.get(h + 16..h + 20)?.try_into().ok()
+}
+
+/// The `moov` (whole box, 32-bit size, starting at file offset `moov_at`) with `meta` of
+/// `fields` appended and every chunk offset at or past `moov_at` moved by its growth. `None`:
+/// a layout left to ffmpeg.
+pub fn tagged_moov(moov: &[u8], moov_at: u64, fields: &[(&str, String)]) -> Option<Vec<u8>> {
+    if be32(moov, 0)? as usize != moov.len() || moov.get(4..8)? != b"moov" {
+        return None;
+    }
+    let meta = meta_box(fields);
+    let grown = u32::try_from(moov.len() + meta.len()).ok()?;
+    let mut out = moov.to_vec();
+    for (kind, at, len) in children(moov, 8, moov.len())? {
+        match &kind {
+            // Fragments carry offsets of their own; a `meta` here may hold keys of its own.
+            b"mvex" | b"meta" => return None,
+            b"udta" => {
+                for (k, a, l) in children(moov, at + 8, at + len)? {
+                    if &k == b"meta" && meta_handler(moov, a, l)? == *b"mdta" {
+                        return None;
+                    }
+                }
+            }
+            b"trak" => shift_track(&mut out, at, len, moov_at, meta.len() as u64)?,
+            _ => {}
+        }
+    }
+    out[..4].copy_from_slice(&grown.to_be_bytes());
+    out.extend_from_slice(&meta);
+    Some(out)
+}
+
+/// Moves the chunk offsets (`stco`, `co64`) of the `trak` at `at` that point at or past `from`.
+fn shift_track(b: &mut [u8], at: usize, len: usize, from: u64, by: u64) -> Option<()> {
+    let path: [&[u8; 4]; 3] = [b"mdia", b"minf", b"stbl"];
+    let (mut start, mut end) = (at + 8, at + len);
+    for want in path {
+        let kids = children(b, start, end)?;
+        let &(_, a, l) = kids.iter().find(|(k, ..)| k == want)?;
+        (start, end) = (a + 8, a + l);
+    }
+    for (kind, a, l) in children(b, start, end)? {
+        let wide = match &kind {
+            b"stco" => false,
+            b"co64" => true,
+            _ => continue,
+        };
+        let count = be32(b, a + 12)? as usize;
+        let width = if wide { 8 } else { 4 };
+        if 16 + count.checked_mul(width)? > l {
+            return None;
+        }
+        for i in 0..count {
+            let p = a + 16 + i * width;
+            let old = if wide { be64(b, p)? } else { u64::from(be32(b, p)?) };
+            if old < from {
+                continue;
+            }
+            let new = old.checked_add(by)?;
+            if wide {
+                b[p..p + 8].copy_from_slice(&new.to_be_bytes());
+            } else {
+                b[p..p + 4].copy_from_slice(&u32::try_from(new).ok()?.to_be_bytes());
+            }
+        }
+    }
+    Some(())
+}
+
+/// The top-level boxes of a file of `len` bytes, read header by header. `None`: not an MP4
+/// this module handles (no `ftyp` first, a fragment, a size that does not add up).
+fn top_level(file: &mut (impl Read + Seek), len: u64) -> std::io::Result<Option<Vec<Top>>> {
+    let mut out = Vec::new();
+    let mut at = 0u64;
+    while at < len {
+        let mut head = [0u8; 16];
+        let n = (len - at).min(16) as usize;
+        file.seek(SeekFrom::Start(at))?;
+        file.read_exact(&mut head[..n])?;
+        let Some(size) = be32(&head[..n], 0) else { return Ok(None) };
+        let kind: [u8; 4] = head[4..8].try_into().unwrap_or_default();
+        let size = match size {
+            0 => len - at,
+            1 => match be64(&head[..n], 8) {
+                Some(large) => large,
+                None => return Ok(None),
+            },
+            s => u64::from(s),
+        };
+        let first_is_ftyp = !out.is_empty() || &kind == b"ftyp";
+        let fragment = matches!(&kind, b"moof" | b"mfra" | b"sidx" | b"styp");
+        if size < 8 || size > len - at || !first_is_ftyp || fragment {
+            return Ok(None);
+        }
+        out.push(Top { kind, start: at, len: size });
+        at += size;
+    }
+    Ok(Some(out))
+}
+
+/// Writes `from` with `fields` in its `moov` to `to`. `false`: a layout left to ffmpeg, and
+/// nothing was written.
+pub fn tag_file(from: &Path, to: &Path, fields: &[(&str, String)]) -> std::io::Result<bool> {
+    let mut src = std::fs::File::open(from)?;
+    let len = src.metadata()?.len();
+    let Some(tops) = top_level(&mut src, len)? else { return Ok(false) };
+    let mut moovs = tops.iter().filter(|t| &t.kind == b"moov");
+    let (Some(moov), None) = (moovs.next(), moovs.next()) else { return Ok(false) };
+    if moov.len > MAX_MOOV {
+        return Ok(false);
+    }
+    let mut old = vec![0u8; moov.len as usize];
+    src.seek(SeekFrom::Start(moov.start))?;
+    src.read_exact(&mut old)?;
+    let Some(new) = tagged_moov(&old, moov.start, fields) else { return Ok(false) };
+    let mut out = std::io::BufWriter::with_capacity(1 << 20, std::fs::File::create(to)?);
+    src.seek(SeekFrom::Start(0))?;
+    std::io::copy(&mut (&mut src).take(moov.start), &mut out)?;
+    out.write_all(&new)?;
+    src.seek(SeekFrom::Start(moov.start + moov.len))?;
+    std::io::copy(&mut src, &mut out)?;
+    out.flush()?;
+    Ok(true)
+}
+
+#[cfg(test)]
+#[path = "mp4_tags_tests.rs"]
+mod tests;
