@@ -31,8 +31,10 @@ use reel::rules::{Catalog, Draft, UnknownModels, ValidSubmission, validate};
 use reel::store::{LocalState, tasks};
 use tokio::runtime::Runtime;
 
-/// The simulator's render times: every task finishes between these seconds after its POST.
+/// The simulator's render times: every task finishes between these seconds after its POST
+/// (`BURST=1`: all within 2 s, a backlog that only the saving rate clears).
 const RENDER: (&str, &str) = ("20", "80");
+const BURST: (&str, &str) = ("30", "32");
 const SEED: &str = "32";
 const NAIVE_EVERY: Duration = Duration::from_secs(5);
 
@@ -55,19 +57,24 @@ fn load() -> String {
 }
 
 fn submission() -> ValidSubmission {
-    // The smallest file the simulator makes: 480P, the shortest length (about 80 KB).
+    // The smallest file the simulator makes for the model: 480P, its shortest length.
     let draft = Draft {
         model: "acme/aurora-3.0/text-to-video".into(),
         prompt: "a red fox running through fresh snow at dawn".into(),
-        seconds: Some("2".into()),
+        seconds: Some("4".into()),
         resolution: Some("480P".into()),
         ..Draft::default()
     };
     validate(&draft, &Catalog::builtin(), UnknownModels::Warn).expect("valid")
 }
 
+fn render() -> (&'static str, &'static str) {
+    if std::env::var_os("BURST").is_some() { BURST } else { RENDER }
+}
+
 fn start_sim() -> sim::SimProcess {
-    sim::start(&["--queue-secs", "0", "--render-min-secs", RENDER.0, "--render-max-secs", RENDER.1, "--seed", SEED])
+    let (min, max) = render();
+    sim::start(&["--queue-secs", "0", "--render-min-secs", min, "--render-max-secs", max, "--seed", SEED])
 }
 
 fn percentile(v: &mut [f64], p: f64) -> f64 {
@@ -105,10 +112,16 @@ fn report(who: &str, times: &[Times], wanted: usize) {
     let last_done = times.iter().map(|t| t.done).max().unwrap_or(0);
     let last_seen = times.iter().map(|t| t.seen).max().unwrap_or(0);
     let last_saved = times.iter().map(|t| t.saved).max().unwrap_or(0);
+    let first_seen = times.iter().map(|t| t.seen).min().unwrap_or(0);
     println!(
         "{who}: {} of {wanted} saved; finishes over {:.0} s",
         times.len(),
         (last_done - first_done) as f64 / 1000.0
+    );
+    println!(
+        "  files/s from the first seen to the last saved: {:.1} ({:.1} s)",
+        times.len() as f64 / ((last_saved - first_seen) as f64 / 1000.0).max(1e-3),
+        (last_saved - first_seen) as f64 / 1000.0
     );
     println!(
         "  files/s while any waited to be saved: {:.1} ({} files in {:.1} s); last saved {:.1} s after the last seen",
@@ -170,15 +183,22 @@ fn run_reel(rt: &Runtime, n: usize) -> Vec<Times> {
     println!("reel: all submitted and saved in {:.0} s (load {})", started.elapsed().as_secs_f64(), load());
     rt.block_on(engine.shutdown());
     let (engine, _events) = rt.block_on(attach_if_running(&socket)).expect("attach").expect("running");
+    let previews = std::fs::read_dir(data.join("previews"))
+        .map(|d| d.flatten().map(|e| std::fs::read_dir(e.path()).map_or(0, Iterator::count)).sum::<usize>())
+        .unwrap_or(0);
     rt.block_on(engine.stop(true)).expect("stopped");
     let _ = child.wait();
-    times_from_journal(&data.join("reel.db"))
+    let (times, tagged) = times_from_journal(&data.join("reel.db"));
+    println!("reel: {tagged} files carry their provenance; {previews} previews made by the time it was stopped");
+    times
 }
 
-fn times_from_journal(db: &Path) -> Vec<Times> {
+/// Each saved task's times, and how many files were tagged with their provenance.
+fn times_from_journal(db: &Path) -> (Vec<Times>, usize) {
     let conn = reel::store::open_reader(db).expect("journal");
-    let mut out = Vec::new();
+    let (mut out, mut tagged) = (Vec::new(), 0);
     reel::store::history::all(&conn, |task| {
+        tagged += usize::from(task.file_sha256.is_some() && task.file_sha256 != task.sha256);
         let events = tasks::events(&conn, task.id)?;
         let at = |state: &str| events.iter().find(|e| e.state == state).map(|e| e.at);
         if let (Some(done), Some(seen), Some(saved)) = (task.remote_completed_at, at("completed"), at("downloaded")) {
@@ -187,7 +207,7 @@ fn times_from_journal(db: &Path) -> Vec<Times> {
         Ok(())
     })
     .expect("read the journal");
-    out
+    (out, tagged)
 }
 
 /// The naive poller: one loop per task, a GET every 5 s, the file fetched into memory and written
@@ -237,7 +257,8 @@ fn run_naive(rt: &Runtime, n: usize) -> Vec<Times> {
 fn main() {
     let n: usize = std::env::var("TASKS").ok().and_then(|v| v.parse().ok()).unwrap_or(2000);
     let rt = Runtime::new().expect("runtime");
-    println!("{n} tasks, renders of {}-{} s, 480P 2 s files; load before: {}", RENDER.0, RENDER.1, load());
+    let (min, max) = render();
+    println!("{n} tasks, renders of {min}-{max} s, 480P 4 s files; load before: {}", load());
     let reel = run_reel(&rt, n);
     let naive = run_naive(&rt, n);
     report("reel engine run (provenance, previews, fsyncs)", &reel, n);

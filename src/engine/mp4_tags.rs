@@ -8,6 +8,8 @@
 use std::io::{Read, Seek, SeekFrom, Write};
 use std::path::Path;
 
+use sha2::{Digest, Sha256};
+
 /// A `moov` larger than this is left to ffmpeg (hours of video have a few MiB).
 const MAX_MOOV: u64 = 64 << 20;
 
@@ -179,29 +181,71 @@ fn top_level(file: &mut (impl Read + Seek), len: u64) -> std::io::Result<Option<
     Ok(Some(out))
 }
 
-/// Writes `from` with `fields` in its `moov` to `to`. `false`: a layout left to ffmpeg, and
-/// nothing was written.
-pub fn tag_file(from: &Path, to: &Path, fields: &[(&str, String)]) -> std::io::Result<bool> {
+/// Bytes copied between two requests to start writing them to disk, so that the fsync after
+/// waits for the last piece only (as the downloader does).
+const WRITEBACK_EVERY: u64 = 1 << 20;
+
+/// Copies `len` bytes (all that is left when `None`) from `src` to `out`, hashing them and
+/// asking for their writeback as it goes; `at` is where `out` is, and moves on.
+fn copy(
+    src: &mut impl Read,
+    out: &mut std::fs::File,
+    len: Option<u64>,
+    hasher: &mut Sha256,
+    at: &mut (u64, u64),
+) -> std::io::Result<()> {
+    let mut buf = vec![0u8; 1 << 20];
+    let mut left = len.unwrap_or(u64::MAX);
+    while left > 0 {
+        let want = buf.len().min(usize::try_from(left).unwrap_or(usize::MAX));
+        let n = src.read(&mut buf[..want])?;
+        if n == 0 {
+            if len.is_some() {
+                return Err(std::io::ErrorKind::UnexpectedEof.into());
+            }
+            break;
+        }
+        write(out, &buf[..n], hasher, at)?;
+        left -= n as u64;
+    }
+    Ok(())
+}
+
+/// Writes and hashes `bytes`; `at` is (bytes written, bytes already asked to be written back).
+fn write(out: &mut std::fs::File, bytes: &[u8], hasher: &mut Sha256, at: &mut (u64, u64)) -> std::io::Result<()> {
+    out.write_all(bytes)?;
+    hasher.update(bytes);
+    at.0 += bytes.len() as u64;
+    if at.0 - at.1 >= WRITEBACK_EVERY {
+        super::download::start_writeback(out, at.1, at.0 - at.1);
+        at.1 = at.0;
+    }
+    Ok(())
+}
+
+/// Writes `from` with `fields` in its `moov` to `to` and returns the sha256 of what it wrote
+/// (not yet fsynced). `None`: a layout left to ffmpeg, and nothing was written.
+pub fn tag_file(from: &Path, to: &Path, fields: &[(&str, String)]) -> std::io::Result<Option<String>> {
     let mut src = std::fs::File::open(from)?;
     let len = src.metadata()?.len();
-    let Some(tops) = top_level(&mut src, len)? else { return Ok(false) };
+    let Some(tops) = top_level(&mut src, len)? else { return Ok(None) };
     let mut moovs = tops.iter().filter(|t| &t.kind == b"moov");
-    let (Some(moov), None) = (moovs.next(), moovs.next()) else { return Ok(false) };
+    let (Some(moov), None) = (moovs.next(), moovs.next()) else { return Ok(None) };
     if moov.len > MAX_MOOV {
-        return Ok(false);
+        return Ok(None);
     }
     let mut old = vec![0u8; moov.len as usize];
     src.seek(SeekFrom::Start(moov.start))?;
     src.read_exact(&mut old)?;
-    let Some(new) = tagged_moov(&old, moov.start, fields) else { return Ok(false) };
-    let mut out = std::io::BufWriter::with_capacity(1 << 20, std::fs::File::create(to)?);
+    let Some(new) = tagged_moov(&old, moov.start, fields) else { return Ok(None) };
+    let mut out = std::fs::File::create(to)?;
+    let (mut hasher, mut at) = (Sha256::new(), (0, 0));
     src.seek(SeekFrom::Start(0))?;
-    std::io::copy(&mut (&mut src).take(moov.start), &mut out)?;
-    out.write_all(&new)?;
+    copy(&mut src, &mut out, Some(moov.start), &mut hasher, &mut at)?;
+    write(&mut out, &new, &mut hasher, &mut at)?;
     src.seek(SeekFrom::Start(moov.start + moov.len))?;
-    std::io::copy(&mut src, &mut out)?;
-    out.flush()?;
-    Ok(true)
+    copy(&mut src, &mut out, None, &mut hasher, &mut at)?;
+    Ok(Some(crate::text::hex(&hasher.finalize())))
 }
 
 #[cfg(test)]

@@ -140,8 +140,16 @@ fn only_a_plain_file_that_starts_with_ftyp_is_taken() {
         let (from, to) = (dir.path().join("in.mp4"), dir.path().join("out.mp4"));
         let _ = std::fs::remove_file(&to);
         std::fs::write(&from, &bytes).expect("write");
-        assert_eq!(tag_file(&from, &to, &fields()).expect("read"), handled, "{name}");
+        let sum = tag_file(&from, &to, &fields()).expect("read");
+        assert_eq!(sum.is_some(), handled, "{name}");
         assert_eq!(to.exists(), handled, "{name}: written only when handled");
+        if let Some(sum) = sum {
+            assert_eq!(
+                sum,
+                crate::engine::provenance::sha256_of(&to).expect("sum"),
+                "{name}: the sum of what was written"
+            );
+        }
     }
 }
 
@@ -156,7 +164,7 @@ fn ffmpeg_reads_the_tags_and_the_same_frames() {
     let video = crate::preview::testing::video(dir.path());
     let tagged = dir.path().join("tagged.mp4");
     let fields = vec![("title", "a fox = ; # \\ at dawn".to_string()), ("comment", "{\"reel_version\":\"x\"}".into())];
-    assert!(tag_file(&video, &tagged, &fields).expect("tagged"), "the simulator's layout is handled");
+    assert!(tag_file(&video, &tagged, &fields).expect("tagged").is_some(), "the simulator's layout is handled");
     let ffmpeg = |args: &[&str], file: &Path| {
         let out = std::process::Command::new("ffmpeg")
             .args(["-v", "error", "-nostdin", "-i"])

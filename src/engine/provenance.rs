@@ -188,8 +188,8 @@ impl Tagger {
         let io = |source| ProvenanceError::Io { path: to.clone(), source };
         // Written without starting ffmpeg when the layout allows (most files): ~100 ms less each.
         match super::mp4_tags::tag_file(path, &to, fields) {
-            Ok(true) => return self.finish(path, &to).map_err(io),
-            Ok(false) => {}
+            Ok(Some(sha)) => return self.finish(path, &to, Some(sha)).map_err(io),
+            Ok(None) => {}
             Err(e) => {
                 let _ = std::fs::remove_file(&to);
                 return Err(io(e));
@@ -206,13 +206,17 @@ impl Tagger {
             Ok(r) if !r.status.success() => return Err(failed(crate::preview::last_line(&r.stderr))),
             Ok(_) => {}
         }
-        self.finish(path, &to).map_err(io)
+        self.finish(path, &to, None).map_err(io)
     }
 
-    /// Puts the tagged copy `to` in the place of `path`, durably; returns its sha256.
-    fn finish(&self, path: &Path, to: &Path) -> Result<String, std::io::Error> {
+    /// Puts the tagged copy `to` in the place of `path`, durably; returns its sha256 (`sha` when
+    /// it was taken as it was written).
+    fn finish(&self, path: &Path, to: &Path, sha: Option<String>) -> Result<String, std::io::Error> {
         let done = || -> Result<String, std::io::Error> {
-            let sha = sha256_of(to)?;
+            let sha = match sha {
+                Some(sha) => sha,
+                None => sha256_of(to)?,
+            };
             std::fs::File::open(to)?.sync_all()?;
             std::fs::rename(to, path)?;
             if let Some(dir) = path.parent() {

@@ -114,8 +114,14 @@ impl Runner {
                     let mut plan = self.answer(outcome).await;
                     for _ in 1..BATCH {
                         let Ok(more) = self.outcomes.try_recv() else { break };
-                        let more = self.answer(more).await;
-                        merge(&mut plan, more);
+                        if matches!(more, Outcome::Sent { .. }) {
+                            // Its duplicate check reads the journal: what came before is in it.
+                            self.perform(std::mem::take(&mut plan)).await;
+                            plan = self.answer(more).await;
+                        } else {
+                            let more = self.answer(more).await;
+                            merge(&mut plan, more);
+                        }
                     }
                     self.perform(plan).await;
                 }
