@@ -1,6 +1,6 @@
 //! Provenance written into an MP4 without a program: a `meta` box (handler `mdta`, with `keys`
-//! and `ilst`, the layout ffmpeg writes with `-movflags +use_metadata_tags`) appended to the
-//! `moov`, and every chunk offset that pointed past the `moov` moved by what it grew. Starting
+//! and `ilst`, the layout and place ffmpeg writes with `-movflags +use_metadata_tags`) added to
+//! the `moov`'s `udta`, and every chunk offset that pointed past the `moov` moved by what it grew. Starting
 //! ffmpeg costs about 100 ms per file; this costs a copy of the file. Layouts it does not handle
 //! (fragmented files, a `moov` that already holds `mdta` keys, anything unparsed) are left to
 //! ffmpeg: `tag_file` says `false` and writes nothing.
@@ -76,40 +76,52 @@ fn children(b: &[u8], from: usize, to: usize) -> Option<Vec<([u8; 4], usize, usi
     Some(out)
 }
 
-/// The handler of a `meta` box at `at` (a full box: its children start after 4 bytes).
-fn meta_handler(b: &[u8], at: usize, len: usize) -> Option<[u8; 4]> {
-    let kids = children(b, at + 12, at + len)?;
-    let &(_, h, _) = kids.iter().find(|(k, ..)| k == b"hdlr")?;
-    b.get(h + 16..h + 20)?.try_into().ok()
-}
-
 /// The `moov` (whole box, 32-bit size, starting at file offset `moov_at`) with `meta` of
-/// `fields` appended and every chunk offset at or past `moov_at` moved by its growth. `None`:
-/// a layout left to ffmpeg.
+/// `fields` in its `udta` (made when it has none; exiftool reads keys there, not in the `moov`
+/// itself) and every chunk offset at or past `moov_at` moved by its growth. `None`: a layout
+/// left to ffmpeg.
 pub fn tagged_moov(moov: &[u8], moov_at: u64, fields: &[(&str, String)]) -> Option<Vec<u8>> {
     if be32(moov, 0)? as usize != moov.len() || moov.get(4..8)? != b"moov" {
         return None;
     }
     let meta = meta_box(fields);
-    let grown = u32::try_from(moov.len() + meta.len()).ok()?;
-    let mut out = moov.to_vec();
-    for (kind, at, len) in children(moov, 8, moov.len())? {
+    let kids = children(moov, 8, moov.len())?;
+    let mut udta = None;
+    for &(kind, at, len) in &kids {
         match &kind {
-            // Fragments carry offsets of their own; a `meta` here may hold keys of its own.
+            // Fragments carry offsets of their own; a `meta` may hold keys of its own.
             b"mvex" | b"meta" => return None,
+            b"udta" if udta.is_some() => return None,
             b"udta" => {
-                for (k, a, l) in children(moov, at + 8, at + len)? {
-                    if &k == b"meta" && meta_handler(moov, a, l)? == *b"mdta" {
-                        return None;
-                    }
+                if children(moov, at + 8, at + len)?.iter().any(|(k, ..)| k == b"meta") {
+                    return None;
                 }
+                udta = Some((at, len));
             }
-            b"trak" => shift_track(&mut out, at, len, moov_at, meta.len() as u64)?,
             _ => {}
         }
     }
+    let insert = match udta {
+        Some(_) => meta.clone(),
+        None => bx(b"udta", &meta),
+    };
+    let grown = u32::try_from(moov.len() + insert.len()).ok()?;
+    let mut out = moov.to_vec();
+    for &(kind, at, len) in &kids {
+        if &kind == b"trak" {
+            shift_track(&mut out, at, len, moov_at, insert.len() as u64)?;
+        }
+    }
     out[..4].copy_from_slice(&grown.to_be_bytes());
-    out.extend_from_slice(&meta);
+    let at = match udta {
+        Some((at, len)) => {
+            let size = u32::try_from(len + insert.len()).ok()?;
+            out[at..at + 4].copy_from_slice(&size.to_be_bytes());
+            at + len
+        }
+        None => out.len(),
+    };
+    out.splice(at..at, insert);
     Some(out)
 }
 

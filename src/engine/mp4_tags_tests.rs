@@ -57,8 +57,11 @@ fn fields() -> Vec<(&'static str, String)> {
 /// Offsets past the `moov` move by exactly what it grew; those before it (an `mdat` first) stay.
 #[test]
 fn chunk_offsets_past_the_moov_move_by_its_growth() {
-    let grow = meta_box(&fields()).len() as u64;
-    let cases: [(&str, Vec<u8>, u64, Vec<u64>, Vec<u64>); 4] = [
+    // None of these has a `udta`: one is made around the `meta`.
+    let grow = meta_box(&fields()).len() as u64 + 8;
+    // (case, moov, where it starts, offsets before, offsets after)
+    type Case = (&'static str, Vec<u8>, u64, Vec<u64>, Vec<u64>);
+    let cases: [Case; 4] = [
         ("moov first, stco", moov(&[trak(&[1000, 2000], false)]), 40, vec![1000, 2000], vec![1000 + grow, 2000 + grow]),
         ("moov last", moov(&[trak(&[48, 900], false)]), 5000, vec![48, 900], vec![48, 900]),
         ("mdat on both sides", moov(&[trak(&[48, 9000], false)]), 5000, vec![48, 9000], vec![48, 9000 + grow]),
@@ -76,7 +79,7 @@ fn chunk_offsets_past_the_moov_move_by_its_growth() {
         assert_eq!(new.len() as u64, old.len() as u64 + grow, "{name}");
         assert_eq!(be32(&new, 0), Some(new.len() as u32), "{name}: the moov's size");
         assert_eq!(offsets(&new), after, "{name}");
-        assert_eq!(&new[old.len()..], &meta_box(&fields())[..], "{name}: the meta comes last");
+        assert_eq!(&new[old.len()..], &bx(b"udta", &meta_box(&fields()))[..], "{name}: the meta comes last");
     }
 }
 
@@ -84,8 +87,9 @@ fn chunk_offsets_past_the_moov_move_by_its_growth() {
 #[test]
 fn the_meta_box_holds_each_key_and_value() {
     let meta = meta_box(&fields());
-    assert_eq!(meta_handler(&meta, 0, meta.len()), Some(*b"mdta"));
     let kids = children(&meta, 12, meta.len()).expect("children");
+    let (_, hdlr, _) = kids[0];
+    assert_eq!(&meta[hdlr + 16..hdlr + 20], b"mdta");
     let kinds: Vec<&[u8; 4]> = kids.iter().map(|(k, ..)| k).collect();
     assert_eq!(kinds, [b"hdlr", b"keys", b"ilst"]);
     let (_, keys, len) = kids[1];
@@ -102,20 +106,15 @@ fn the_meta_box_holds_each_key_and_value() {
 #[test]
 fn layouts_it_does_not_handle_are_refused() {
     let mdta_meta = meta_box(&fields());
-    let mdir_meta = {
-        let mut m = mdta_meta.clone();
-        let at = m.windows(4).position(|w| w == b"mdta").expect("handler");
-        m[at..at + 4].copy_from_slice(b"mdir");
-        m
-    };
     let mut short = moov(&[trak(&[1000], false)]);
     short.truncate(short.len() - 2);
-    let cases: [(&str, Vec<u8>, bool); 7] = [
+    let cases: [(&str, Vec<u8>, bool); 8] = [
         ("plain", moov(&[trak(&[1000], false)]), true),
         ("fragmented (mvex)", moov(&[trak(&[1000], false), bx(b"mvex", &[])]), false),
         ("a meta of its own", moov(&[trak(&[1000], false), mdta_meta.clone()]), false),
         ("udta with mdta keys", moov(&[trak(&[1000], false), bx(b"udta", &mdta_meta)]), false),
-        ("udta with iTunes tags", moov(&[trak(&[1000], false), bx(b"udta", &mdir_meta)]), true),
+        ("udta without a meta", moov(&[trak(&[1000], false), bx(b"udta", &bx(b"\xa9too", b"x"))]), true),
+        ("two udta", moov(&[trak(&[1000], false), bx(b"udta", &[]), bx(b"udta", &[])]), false),
         ("a size that does not add up", short, false),
         ("an stco past 4 GiB once moved", moov(&[trak(&[u64::from(u32::MAX) - 10], false)]), false),
     ];
@@ -181,4 +180,18 @@ fn ffmpeg_reads_the_tags_and_the_same_frames() {
     }
     let packets = ["-map", "0:v", "-c", "copy", "-f", "framemd5", "-"];
     assert_eq!(ffmpeg(&packets, &tagged), ffmpeg(&packets, &video), "the same packets");
+}
+
+/// A `udta` already there takes the `meta` at its end, and grows by it as the `moov` does.
+#[test]
+fn the_meta_goes_into_the_udta_that_is_there() {
+    let udta = bx(b"udta", &bx(b"\xa9too", b"Lavf"));
+    let old = moov(&[udta.clone(), trak(&[1000], false)]);
+    let new = tagged_moov(&old, 40, &fields()).expect("tagged");
+    let meta = meta_box(&fields());
+    let kids = children(&new, 8, new.len()).expect("children");
+    let &(_, at, len) = kids.iter().find(|(k, ..)| k == b"udta").expect("udta");
+    assert_eq!(len, udta.len() + meta.len());
+    assert_eq!(&new[at + len - meta.len()..at + len], &meta[..], "the meta ends the udta");
+    assert_eq!(offsets(&new), [1000 + meta.len() as u64], "the track after it still finds its chunk");
 }
