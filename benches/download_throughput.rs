@@ -1,5 +1,7 @@
 //! Download throughput from the simulator on loopback: reel's downloader (which also hashes and
-//! fsyncs) against curl fetching the same file, alternating in one run.
+//! fsyncs) against curl fetching the same file, alternating in one run; then the same file
+//! through the binary, `reel download ID` (its whole run: start, attach to the running engine
+//! process, download, provenance, journal, exit) against curl's whole run, alternating.
 //! Run: `cargo bench --bench download_throughput`.
 //!
 //! curl's time is its whole run, process start included, as a user would see it; curl's own
@@ -7,6 +9,8 @@
 //! the machine's load, so each round's ratio is also taken, reel against the curl run beside it.
 #![allow(clippy::unwrap_used, clippy::expect_used, reason = "a test or benchmark fails loudly on purpose")]
 
+#[path = "support/engine.rs"]
+mod engine_process;
 #[path = "support/sim.rs"]
 mod sim;
 
@@ -18,11 +22,96 @@ use reel::engine::download;
 use reel::rules::{Catalog, Draft, UnknownModels, validate};
 
 const ROUNDS: usize = 31;
+/// Rounds of `reel download` and curl through their binaries.
+const BINARY_ROUNDS: usize = 15;
 
 /// The median and the quartiles around it.
 fn spread(mut v: Vec<f64>) -> (f64, f64, f64) {
     v.sort_by(f64::total_cmp);
     (v[v.len() / 2], v[v.len() / 4], v[v.len() * 3 / 4])
+}
+
+fn longest() -> reel::rules::ValidSubmission {
+    let draft = Draft {
+        model: "acme/aurora-2.7/text-to-video".into(),
+        prompt: "the longest video the spec allows".into(),
+        seconds: Some("150".into()),
+        resolution: Some("1080P".into()),
+        ratio: Some("16:9".into()),
+        ..Draft::default()
+    };
+    validate(&draft, &Catalog::builtin(), UnknownModels::Warn).expect("valid")
+}
+
+/// curl's whole run fetching `url` to `path`: (seconds, bytes).
+fn curl(url: &str, path: &std::path::Path) -> (f64, u64) {
+    let t = Instant::now();
+    let out = Command::new("curl").args(["-s", "-o"]).arg(path).arg(url).output().expect("curl runs");
+    let wall = t.elapsed().as_secs_f64();
+    assert!(out.status.success());
+    (wall, std::fs::metadata(path).expect("curl's file").len())
+}
+
+/// `reel download ID` through the binary, against an engine process of its own data folder
+/// (default settings: provenance written into the file, previews made after), and curl.
+fn binary_rounds(rt: &tokio::runtime::Runtime, base_url: &str) {
+    use reel::engine::Event;
+    use reel::store::LocalState;
+    let dir = tempfile::tempdir().expect("tempdir");
+    let data = dir.path().join("data");
+    let mut child = engine_process::start(rt, &data, base_url, "");
+    let socket = reel::engine::service::socket_path(&data);
+    let attach = || rt.block_on(reel::engine::service::attach_if_running(&socket)).expect("attach").expect("running");
+    let (engine, mut events) = attach();
+    let engine = reel::engine::Engine::Remote(engine);
+    let part = reel::engine::journal::Part { submission: longest(), count: 1, parent: None };
+    let task = rt.block_on(async {
+        engine.submit_parts(vec![part]).await.expect("submitted");
+        loop {
+            match tokio::time::timeout(Duration::from_secs(120), events.recv()).await {
+                Ok(Some(Event::Task(u))) if u.record.state == LocalState::Downloaded => break u.record,
+                Ok(Some(_)) => {}
+                other => panic!("not saved: {other:?}"),
+            }
+        }
+    });
+    rt.block_on(engine.shutdown());
+    let url = task.url.clone().expect("a URL");
+    let config = data.with_extension("toml");
+    let (mut ratios, mut reel_rates, mut curl_rates) = (Vec::new(), Vec::new(), Vec::new());
+    let mut size = 0;
+    for round in 0..BINARY_ROUNDS {
+        let t = Instant::now();
+        let out = Command::new(env!("CARGO_BIN_EXE_reel"))
+            .args(["download", &task.id.to_string()])
+            .env("REEL_DATA_DIR", &data)
+            .env("REEL_CONFIG", &config)
+            .env("REEL_BASE_URL", base_url)
+            .env("REEL_API_KEY", "sim-key")
+            .env_remove("REEL_PROFILE")
+            .output()
+            .expect("reel download runs");
+        let wall = t.elapsed().as_secs_f64();
+        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+        size = std::fs::metadata(task.file_path.as_deref().expect("a file")).expect("reel's file").len();
+        let (curl_wall, curl_size) = curl(&url, &dir.path().join(format!("curl-{round}.mp4")));
+        // reel's file carries its provenance: a little larger than the service's.
+        reel_rates.push(curl_size as f64 / wall);
+        curl_rates.push(curl_size as f64 / curl_wall);
+        ratios.push(curl_wall / wall);
+    }
+    let line = |what: &str, rates: Vec<f64>| {
+        let (m, lo, hi) = spread(rates);
+        println!("{what:38} median {:4.0} MB/s (quartiles {:.0}-{:.0})", m / 1e6, lo / 1e6, hi / 1e6);
+    };
+    println!("through the binaries: {BINARY_ROUNDS} rounds each, alternating (reel's file {size} bytes, tagged)");
+    line("reel download ID (whole run):", reel_rates);
+    line("curl -o (whole run):", curl_rates);
+    let (m, lo, hi) = spread(ratios);
+    println!("reel download / curl (per round):      {m:.2} (quartiles {lo:.2}-{hi:.2})");
+    let (engine, _events) = attach();
+    rt.block_on(engine.stop(true)).expect("stopped");
+    let _ = child.wait();
 }
 
 fn main() {
@@ -31,15 +120,7 @@ fn main() {
     rt.block_on(async {
         let client =
             Client::new(&sim.base_url, ApiKey::new("sim-key").expect("key"), ClientOptions::default()).expect("client");
-        let draft = Draft {
-            model: "acme/aurora-2.7/text-to-video".into(),
-            prompt: "the longest video the spec allows".into(),
-            seconds: Some("150".into()),
-            resolution: Some("1080P".into()),
-            ratio: Some("16:9".into()),
-            ..Draft::default()
-        };
-        let valid = validate(&draft, &Catalog::builtin(), UnknownModels::Warn).expect("valid");
+        let valid = longest();
         let queued = client.submit(&reel::engine::journal::request_for(&valid), None).await.expect("submitted");
         let url = loop {
             let t = client.get(&queued.id).await.expect("poll");
@@ -98,4 +179,7 @@ fn main() {
         println!("reel / curl (per round):               {m:.2} (quartiles {lo:.2}-{hi:.2})");
         println!("reel / curl time_total (medians):      {:.2}", reel / own);
     });
+    if std::env::var_os("LIBRARY_ONLY").is_none() {
+        binary_rounds(&rt, &sim.base_url);
+    }
 }

@@ -267,12 +267,12 @@ impl Writer {
 /// it starts writeback of the dirty pages and drops only pages already on disk. A hint: its
 /// failure changes nothing but the speed.
 #[cfg(target_os = "linux")]
-fn start_writeback(file: &std::fs::File, from: u64, len: u64) {
+pub(crate) fn start_writeback(file: &std::fs::File, from: u64, len: u64) {
     let _ = rustix::fs::fadvise(file, from, std::num::NonZeroU64::new(len), rustix::fs::Advice::DontNeed);
 }
 
 #[cfg(not(target_os = "linux"))]
-fn start_writeback(_file: &std::fs::File, _from: u64, _len: u64) {}
+pub(crate) fn start_writeback(_file: &std::fs::File, _from: u64, _len: u64) {}
 
 /// A transfer ready to continue: the `.part` file positioned after what is kept, the hash of
 /// those bytes, and the first new bytes (those that came with the overlap of a resume).

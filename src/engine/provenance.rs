@@ -187,6 +187,15 @@ impl Tagger {
         let to = tagging_path(path);
         let io = |source| ProvenanceError::Io { path: to.clone(), source };
         super::disk::check(super::disk::Site::Provenance, path).map_err(io)?;
+        // Written without starting ffmpeg when the layout allows (most files): ~100 ms less each.
+        match super::mp4_tags::tag_file(path, &to, fields) {
+            Ok(Some(sha)) => return self.finish(path, &to, Some(sha)).map_err(io),
+            Ok(None) => {}
+            Err(e) => {
+                let _ = std::fs::remove_file(&to);
+                return Err(io(e));
+            }
+        }
         let ran = crate::preview::run_program(&self.ffmpeg, &args(path, &to, fields), TIME_LIMIT, path);
         let failed = |message: String| {
             let _ = std::fs::remove_file(&to);
@@ -198,18 +207,26 @@ impl Tagger {
             Ok(r) if !r.status.success() => return Err(failed(crate::preview::last_line(&r.stderr))),
             Ok(_) => {}
         }
-        let finish = || -> Result<String, std::io::Error> {
-            let sha = sha256_of(&to)?;
-            std::fs::File::open(&to)?.sync_all()?;
-            std::fs::rename(&to, path)?;
+        self.finish(path, &to, None).map_err(io)
+    }
+
+    /// Puts the tagged copy `to` in the place of `path`, durably; returns its sha256 (`sha` when
+    /// it was taken as it was written).
+    fn finish(&self, path: &Path, to: &Path, sha: Option<String>) -> Result<String, std::io::Error> {
+        let done = || -> Result<String, std::io::Error> {
+            let sha = match sha {
+                Some(sha) => sha,
+                None => sha256_of(to)?,
+            };
+            std::fs::File::open(to)?.sync_all()?;
+            std::fs::rename(to, path)?;
             if let Some(dir) = path.parent() {
                 std::fs::File::open(dir)?.sync_all()?;
             }
             Ok(sha)
         };
-        finish().map_err(|e| {
-            let _ = std::fs::remove_file(&to);
-            io(e)
+        done().inspect_err(|_| {
+            let _ = std::fs::remove_file(to);
         })
     }
 }

@@ -237,6 +237,11 @@ impl Queue {
         (self.api_in_flight, self.downloads_running)
     }
 
+    /// Whether a download is under way or ready to start (the previews wait for none to be).
+    pub fn downloads_waiting(&self) -> bool {
+        self.downloads_running > 0 || !self.ready.is_empty()
+    }
+
     /// When a polled task should finish, judging by its model's history.
     pub fn eta_ms(&self, r: &TaskRecord) -> Option<i64> {
         if !r.state.is_polled() {

@@ -6,10 +6,11 @@ use std::sync::Mutex;
 use std::time::{Instant, SystemTime, UNIX_EPOCH};
 
 use thiserror::Error;
-use tokio::sync::mpsc;
+use tokio::sync::{mpsc, watch};
 
-use super::disk::{self, DiskFull, Site};
+use super::disk::{self, Site};
 use super::download::{self, FetchError, Saved};
+use super::pause::{Paused, full, tagging_found_full};
 use super::provenance;
 use super::queue::{Limits, Now, Plan, Queue, Start, Write};
 use super::schedule::RenderStats;
@@ -46,18 +47,10 @@ pub struct Runner {
     announced: super::ServiceState,
     /// Makes the preview stills of files just saved.
     previews: Option<Background>,
+    /// `true` while no download waits or runs: the previews wait for it.
+    downloads_idle: watch::Sender<bool>,
     /// The disk is full: what could not be written waits here, and nothing new starts.
-    paused: Option<Paused>,
-}
-
-/// The engine's writing work, held while the disk is full: the rows not yet journaled and the
-/// work that may leave only after them, in the order they came.
-struct Paused {
-    disk: DiskFull,
-    writes: Vec<Write>,
-    starts: Vec<Start>,
-    /// When to look again whether there is room.
-    next_probe: Instant,
+    pub(super) paused: Option<Paused>,
 }
 
 /// Why rows could not be journaled.
@@ -77,6 +70,9 @@ impl From<WriteError> for EngineError {
         }
     }
 }
+
+/// Answers handled together at most: their rows go in one transaction.
+const BATCH: usize = 256;
 
 impl Runner {
     pub async fn start(
@@ -107,8 +103,10 @@ impl Runner {
             announced: super::ServiceState::default(),
             previews: None,
             paused: None,
+            downloads_idle: watch::channel(true).0,
         };
-        runner.previews = runner.cfg.previews.clone().map(Background::start);
+        let idle = runner.downloads_idle.subscribe();
+        runner.previews = runner.cfg.previews.clone().map(|p| Background::start(p, idle));
         let unfinished = runner.store.read(tasks::unfinished).await?;
         let now = now();
         let here = runner.client.base_url().to_string();
@@ -137,21 +135,20 @@ impl Runner {
                     Some(c) => self.command(c).await,
                 },
                 Some(outcome) = self.outcomes.recv() => {
-                    let now = now();
-                    let plan = match outcome {
-                        Outcome::Sent { id, result } => {
-                            let duplicate_of = self.holder_of(id, &result).await;
-                            self.queue.sent(id, &result, duplicate_of, now)
+                    // Answers that arrived meanwhile (a burst of finished downloads) are
+                    // journaled with this one in one transaction.
+                    let mut plan = self.answer(outcome).await;
+                    for _ in 1..BATCH {
+                        let Ok(more) = self.outcomes.try_recv() else { break };
+                        if matches!(more, Outcome::Sent { .. }) {
+                            // Its duplicate check reads the journal: what came before is in it.
+                            self.perform(std::mem::take(&mut plan)).await;
+                            plan = self.answer(more).await;
+                        } else {
+                            let more = self.answer(more).await;
+                            merge(&mut plan, more);
                         }
-                        Outcome::Polled { id, result } => self.queue.polled(id, &result, now),
-                        Outcome::Fetched { id, result } => {
-                            if let Err(FetchError::DiskFull { dir, needed, .. }) = &result {
-                                let what = format!("task {id}'s file");
-                                self.pause(full(dir.clone(), *needed, what, now.ms), Vec::new(), Vec::new());
-                            }
-                            self.queue.fetched(id, &result, now)
-                        }
-                    };
+                    }
                     self.perform(plan).await;
                 }
                 () = sleep => if self.paused.is_some() {
@@ -160,6 +157,27 @@ impl Runner {
             }
         }
         tracing::info!(unfinished = self.queue.tracked(), "engine stopped");
+    }
+
+    /// What an answer changes; its retry, if any, is logged here.
+    async fn answer(&mut self, outcome: Outcome) -> Plan {
+        let now = now();
+        let mut plan = match outcome {
+            Outcome::Sent { id, result } => {
+                let duplicate_of = self.holder_of(id, &result).await;
+                self.queue.sent(id, &result, duplicate_of, now)
+            }
+            Outcome::Polled { id, result } => self.queue.polled(id, &result, now),
+            Outcome::Fetched { id, result } => {
+                if let Err(FetchError::DiskFull { dir, needed, .. }) = &result {
+                    let what = format!("task {id}'s file");
+                    self.pause(full(dir.clone(), *needed, what, now.ms), Vec::new(), Vec::new());
+                }
+                self.queue.fetched(id, &result, now)
+            }
+        };
+        log_retry(plan.retry.take());
+        plan
     }
 
     /// Another task of the same service that already has the id a POST was answered with.
@@ -174,11 +192,8 @@ impl Runner {
     }
 
     /// Writes the plan's rows, then starts its work.
-    pub(super) async fn perform(&mut self, plan: Plan) {
-        if let Some((task, delay, why)) = &plan.retry {
-            let why = crate::text::safe(why);
-            tracing::warn!(task, delay_ms = delay.as_millis() as u64, error = %why, "retrying");
-        }
+    pub(super) async fn perform(&mut self, mut plan: Plan) {
+        log_retry(plan.retry.take());
         if let Some(p) = &mut self.paused {
             // After the rows it waits for, in order.
             p.writes.extend(plan.writes);
@@ -199,91 +214,16 @@ impl Runner {
             for start in &plan.starts {
                 self.queue.not_started(start.id(), later);
             }
-            return;
-        }
-        for start in plan.starts {
-            self.launch(start);
-        }
-    }
-
-    /// The disk that `e` found full, if that is why the write failed.
-    fn full_disk(&self, e: &WriteError) -> Option<DiskFull> {
-        let ms = now_ms();
-        match e {
-            WriteError::Store(e) if disk::store_is_full(e) => {
-                let dir = self.store.path().parent().map(PathBuf::from).unwrap_or_default();
-                Some(full(dir, None, "the journal".into(), ms))
-            }
-            WriteError::Sidecar { path, source } if disk::is_full(source) => {
-                let dir = path.parent().map(PathBuf::from).unwrap_or_default();
-                Some(full(dir, None, format!("the sidecar {}", path.display()), ms))
-            }
-            _ => None,
-        }
-    }
-
-    /// Holds `writes` and `starts` until the disk has room; already paused, adds them.
-    fn pause(&mut self, disk: DiskFull, writes: Vec<Write>, starts: Vec<Start>) {
-        match &mut self.paused {
-            Some(p) => {
-                p.disk = DiskFull { since_ms: p.disk.since_ms, ..disk };
-                p.writes.extend(writes);
-                p.starts.extend(starts);
-            }
-            None => {
-                tracing::warn!(what = %disk.what, "{}", disk.summary());
-                let next_probe = Instant::now() + disk::PROBE;
-                self.paused = Some(Paused { disk, writes, starts, next_probe });
+        } else {
+            for start in plan.starts {
+                self.launch(start);
             }
         }
-        self.announce_service();
+        let idle = !self.queue.downloads_waiting();
+        self.downloads_idle.send_if_modified(|was| std::mem::replace(was, idle) != idle);
     }
 
-    /// Looks for room; with room, journals what waited and lets its work leave.
-    async fn try_resume(&mut self) {
-        let Some(mut p) = self.paused.take() else { return };
-        p.next_probe = Instant::now() + disk::PROBE;
-        p.disk.free_bytes = disk::free_bytes(&p.disk.dir);
-        if p.disk.free_bytes.is_some_and(|free| !p.disk.room_in(free)) {
-            self.paused = Some(p);
-            self.announce_service();
-            return;
-        }
-        match self.write(&p.writes).await {
-            Ok(()) => {
-                tracing::info!(rows = p.writes.len(), starts = p.starts.len(), "the disk has room again; resuming");
-                self.announce_service();
-                for start in p.starts {
-                    self.launch(start);
-                }
-            }
-            Err(e) => match self.full_disk(&e) {
-                Some(disk) => {
-                    p.disk = DiskFull { since_ms: p.disk.since_ms, needed_bytes: p.disk.needed_bytes, ..disk };
-                    self.paused = Some(p);
-                    self.announce_service();
-                }
-                None => {
-                    // Another failure: the work waits and is tried again, as any failed write.
-                    self.trouble(&e);
-                    let later = Instant::now() + self.cfg.policy.backoff_base;
-                    for start in &p.starts {
-                        self.queue.not_started(start.id(), later);
-                    }
-                    self.announce_service();
-                }
-            },
-        }
-    }
-
-    /// The service as the engine knows it, with the pause of its writing work.
-    fn service(&self) -> super::ServiceState {
-        let mut service = self.queue.service(now());
-        service.disk = self.paused.as_ref().map(|p| p.disk.clone());
-        service
-    }
-
-    fn announce_service(&mut self) {
+    pub(super) fn announce_service(&mut self) {
         let service = self.service();
         if service == self.announced {
             return;
@@ -317,18 +257,6 @@ impl Runner {
         }
     }
 
-    /// The pause of the engine's writing work, said to whoever asks to write now.
-    pub(super) fn refuse_while_paused(&self) -> Result<(), EngineError> {
-        match &self.paused {
-            Some(p) => Err(super::Refused::failed(format!(
-                "{}; nothing was changed: try again when there is room (the engine resumes by itself)",
-                p.disk.summary()
-            ))
-            .into()),
-            None => Ok(()),
-        }
-    }
-
     pub(super) fn trouble(&self, e: &dyn std::error::Error) {
         tracing::error!(error = %crate::text::safe(&e.to_string()), "engine trouble");
         let _ = self.events.send(Event::Trouble(e.to_string()));
@@ -357,23 +285,29 @@ impl Runner {
         if writes.is_empty() {
             return Ok(());
         }
-        for w in writes.iter().filter(|w| w.sidecar) {
-            if let Some(path) = &w.record.file_path {
-                let sidecar = std::path::Path::new(path).with_extension("json");
-                let body = serde_json::to_vec_pretty(&files::sidecar(&w.record)).unwrap_or_default();
+        // A burst of saved files: their sidecars are written (and fsynced) at once. A full disk
+        // fails the whole write, so that it can be done again whole.
+        let sidecars = writes.iter().filter(|w| w.sidecar).filter_map(|w| {
+            let sidecar = std::path::Path::new(w.record.file_path.as_ref()?).with_extension("json");
+            let body = serde_json::to_vec_pretty(&files::sidecar(&w.record)).unwrap_or_default();
+            Some(async move {
                 let written = match disk::check(Site::Sidecar, &sidecar) {
                     Ok(()) => download::write_atomic(&sidecar, &body).await,
                     Err(e) => Err(e),
                 };
                 match written {
-                    Ok(()) => {}
-                    Err(source) if disk::is_full(&source) => return Err(WriteError::Sidecar { path: sidecar, source }),
+                    Ok(()) => Ok(()),
+                    Err(source) if disk::is_full(&source) => Err(WriteError::Sidecar { path: sidecar, source }),
                     Err(e) => {
                         tracing::error!(task = w.record.id, path = %sidecar.display(), error = %e, "cannot write sidecar");
                         let _ = self.events.send(Event::Trouble(format!("cannot write {}: {e}", sidecar.display())));
+                        Ok(())
                     }
                 }
-            }
+            })
+        });
+        for written in futures_util::future::join_all(sidecars).await {
+            written?;
         }
         let rows: Vec<(TaskRecord, Option<Entry>)> =
             writes.iter().map(|w| (w.record.clone(), w.event.clone())).collect();
@@ -408,7 +342,7 @@ impl Runner {
         Ok(())
     }
 
-    fn launch(&self, start: Start) {
+    pub(super) fn launch(&self, start: Start) {
         let (client, tx) = (self.client.clone(), self.outcomes_tx.clone());
         match start {
             Start::Send { id, record } => {
@@ -478,26 +412,21 @@ impl Runner {
     }
 }
 
-/// The full disk a failed tagging met, if that is why: the tagged copy needs the file's size
-/// again beside it.
-fn tagging_found_full(e: &provenance::ProvenanceError, file: &std::path::Path, size: u64) -> Option<FetchError> {
-    let dir = file.parent().map(PathBuf::from).unwrap_or_default();
-    let full = |source| FetchError::DiskFull { dir: dir.clone(), needed: Some(size), source };
-    match e {
-        provenance::ProvenanceError::Io { source, .. } if disk::is_full(source) => {
-            Some(full(std::io::Error::from_raw_os_error(source.raw_os_error().unwrap_or(libc::ENOSPC))))
-        }
-        provenance::ProvenanceError::Ffmpeg { message, .. } => {
-            let short = disk::free_bytes(&dir).is_some_and(|free| free < size.saturating_add(disk::MARGIN));
-            short.then(|| full(std::io::Error::other(format!("ffmpeg could not write the tagged copy: {message}"))))
-        }
-        _ => None,
+fn log_retry(retry: Option<(i64, std::time::Duration, String)>) {
+    if let Some((task, delay, why)) = retry {
+        let why = crate::text::safe(&why);
+        tracing::warn!(task, delay_ms = delay.as_millis() as u64, error = %why, "retrying");
     }
 }
 
-fn full(dir: PathBuf, needed_bytes: Option<u64>, what: String, since_ms: i64) -> DiskFull {
-    let free_bytes = disk::free_bytes(&dir);
-    DiskFull { dir, free_bytes, needed_bytes, what, since_ms }
+/// Adds `more` to `plan`: its rows after, its starts after, the sooner wake.
+fn merge(plan: &mut Plan, more: Plan) {
+    plan.writes.extend(more.writes);
+    plan.starts.extend(more.starts);
+    plan.wake = match (plan.wake, more.wake) {
+        (Some(a), Some(b)) => Some(a.min(b)),
+        (a, b) => a.or(b),
+    };
 }
 
 fn log_answer(id: i64, what: &str, result: &Result<VideoTask, ApiError>) {
