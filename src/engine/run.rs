@@ -10,7 +10,6 @@ use tokio::sync::{mpsc, watch};
 
 use super::disk::{self, Site};
 use super::download::{self, FetchError, Saved};
-use super::pause::{Paused, full, tagging_found_full};
 use super::provenance;
 use super::queue::{Limits, Now, Plan, Queue, Start, Write};
 use super::schedule::RenderStats;
@@ -19,6 +18,9 @@ use super::{Command, EngineConfig, EngineError, Event, TaskUpdate, files, journa
 use crate::api::{ApiError, Client, VideoTask};
 use crate::preview::background::Background;
 use crate::store::{LocalState, Store, StoreError, TaskRecord, tasks};
+use pause::{Paused, full, tagging_found_full};
+
+mod pause;
 
 pub fn now_ms() -> i64 {
     SystemTime::now().duration_since(UNIX_EPOCH).map_or(0, |d| d.as_millis() as i64)

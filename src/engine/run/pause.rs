@@ -4,26 +4,26 @@
 use std::path::PathBuf;
 use std::time::Instant;
 
-use super::EngineError;
-use super::disk::{self, DiskFull};
-use super::download::FetchError;
-use super::provenance;
-use super::queue::{Start, Write};
-use super::run::{Runner, WriteError, now, now_ms};
+use super::{Runner, WriteError, now, now_ms};
+use crate::engine::EngineError;
+use crate::engine::disk::{self, DiskFull};
+use crate::engine::download::FetchError;
+use crate::engine::provenance;
+use crate::engine::queue::{Start, Write};
 
 /// The engine's writing work, held while the disk is full: the rows not yet journaled and the
 /// work that may leave only after them, in the order they came.
-pub(super) struct Paused {
-    pub(super) disk: DiskFull,
-    pub(super) writes: Vec<Write>,
-    pub(super) starts: Vec<Start>,
+pub(in crate::engine) struct Paused {
+    pub(in crate::engine) disk: DiskFull,
+    pub(in crate::engine) writes: Vec<Write>,
+    pub(in crate::engine) starts: Vec<Start>,
     /// When to look again whether there is room.
-    pub(super) next_probe: Instant,
+    pub(in crate::engine) next_probe: Instant,
 }
 
 impl Runner {
     /// The disk that `e` found full, if that is why the write failed.
-    pub(super) fn full_disk(&self, e: &WriteError) -> Option<DiskFull> {
+    pub(in crate::engine) fn full_disk(&self, e: &WriteError) -> Option<DiskFull> {
         let ms = now_ms();
         match e {
             WriteError::Store(e) if disk::store_is_full(e) => {
@@ -39,7 +39,7 @@ impl Runner {
     }
 
     /// Holds `writes` and `starts` until the disk has room; already paused, adds them.
-    pub(super) fn pause(&mut self, disk: DiskFull, writes: Vec<Write>, starts: Vec<Start>) {
+    pub(in crate::engine) fn pause(&mut self, disk: DiskFull, writes: Vec<Write>, starts: Vec<Start>) {
         match &mut self.paused {
             Some(p) => {
                 p.disk = DiskFull { since_ms: p.disk.since_ms, ..disk };
@@ -56,7 +56,7 @@ impl Runner {
     }
 
     /// Looks for room; with room, journals what waited and lets its work leave.
-    pub(super) async fn try_resume(&mut self) {
+    pub(in crate::engine) async fn try_resume(&mut self) {
         let Some(mut p) = self.paused.take() else { return };
         p.next_probe = Instant::now() + disk::PROBE;
         p.disk.free_bytes = disk::free_bytes(&p.disk.dir);
@@ -93,16 +93,16 @@ impl Runner {
     }
 
     /// The service as the engine knows it, with the pause of its writing work.
-    pub(super) fn service(&self) -> super::ServiceState {
+    pub(in crate::engine) fn service(&self) -> crate::engine::ServiceState {
         let mut service = self.queue.service(now());
         service.disk = self.paused.as_ref().map(|p| p.disk.clone());
         service
     }
 
     /// The pause of the engine's writing work, said to whoever asks to write now.
-    pub(super) fn refuse_while_paused(&self) -> Result<(), EngineError> {
+    pub(in crate::engine) fn refuse_while_paused(&self) -> Result<(), EngineError> {
         match &self.paused {
-            Some(p) => Err(super::Refused::failed(format!(
+            Some(p) => Err(crate::engine::Refused::failed(format!(
                 "{}; nothing was changed: try again when there is room (the engine resumes by itself)",
                 p.disk.summary()
             ))
@@ -114,7 +114,7 @@ impl Runner {
 
 /// The full disk a failed tagging met, if that is why: the tagged copy needs the file's size
 /// again beside it.
-pub(super) fn tagging_found_full(
+pub(in crate::engine) fn tagging_found_full(
     e: &provenance::ProvenanceError,
     file: &std::path::Path,
     size: u64,
@@ -133,7 +133,7 @@ pub(super) fn tagging_found_full(
     }
 }
 
-pub(super) fn full(dir: PathBuf, needed_bytes: Option<u64>, what: String, since_ms: i64) -> DiskFull {
+pub(in crate::engine) fn full(dir: PathBuf, needed_bytes: Option<u64>, what: String, since_ms: i64) -> DiskFull {
     let free_bytes = disk::free_bytes(&dir);
     DiskFull { dir, free_bytes, needed_bytes, what, since_ms }
 }
