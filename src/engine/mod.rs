@@ -4,8 +4,8 @@
 //!
 //! The pure core: `queue` (what to start next), `transition` (what an answer does to a task),
 //! `manual` (what a user's request does), `saved` (a saved task stays saved), `schedule`
-//! (intervals, back-off, budget), `health`, `recover`, `journal` (submission → row → request body), `timeline` (what a change of state
-//! records), `verify` (what a downloaded file must be to be called saved), `disk` (a full disk:
+//! (intervals, back-off, budget), `health`, `recover`, `journal` (submission → row → request
+//! body), `timeline` (what a change of state records), `verify` (what a downloaded file must be to be called saved), `disk` (a full disk:
 //! how it is told, said, and waited out). The I/O shell: `run` (the loop; `run/pause` the pause
 //! while the disk is full), `commands`, `download`, `files`, `query` (read-only connections),
 //! `mp4_tags` (provenance written into an MP4 without ffmpeg).
