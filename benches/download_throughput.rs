@@ -52,6 +52,17 @@ fn curl(url: &str, path: &std::path::Path) -> (f64, u64) {
     (wall, std::fs::metadata(path).expect("curl's file").len())
 }
 
+/// curl's whole run, then `sync FILE` (an fsync of it): the same file made as durable as reel
+/// makes its own (reel fsyncs before it says "downloaded"): seconds.
+fn curl_synced(url: &str, path: &std::path::Path) -> f64 {
+    let t = Instant::now();
+    let out = Command::new("curl").args(["-s", "-o"]).arg(path).arg(url).output().expect("curl runs");
+    assert!(out.status.success());
+    let synced = Command::new("sync").arg(path).status().expect("sync runs");
+    assert!(synced.success());
+    t.elapsed().as_secs_f64()
+}
+
 /// `reel download ID` through the binary, against an engine process of its own data folder
 /// (default settings: provenance written into the file, previews made after), and curl.
 fn binary_rounds(rt: &tokio::runtime::Runtime, base_url: &str) {
@@ -79,6 +90,7 @@ fn binary_rounds(rt: &tokio::runtime::Runtime, base_url: &str) {
     let url = task.url.clone().expect("a URL");
     let config = data.with_extension("toml");
     let (mut ratios, mut reel_rates, mut curl_rates) = (Vec::new(), Vec::new(), Vec::new());
+    let (mut synced_rates, mut synced_ratios) = (Vec::new(), Vec::new());
     let mut size = 0;
     for round in 0..BINARY_ROUNDS {
         let t = Instant::now();
@@ -99,6 +111,9 @@ fn binary_rounds(rt: &tokio::runtime::Runtime, base_url: &str) {
         reel_rates.push(curl_size as f64 / wall);
         curl_rates.push(curl_size as f64 / curl_wall);
         ratios.push(curl_wall / wall);
+        let synced_wall = curl_synced(&url, &dir.path().join(format!("curl-synced-{round}.mp4")));
+        synced_rates.push(curl_size as f64 / synced_wall);
+        synced_ratios.push(synced_wall / wall);
     }
     let line = |what: &str, rates: Vec<f64>| {
         let (m, lo, hi) = spread(rates);
@@ -109,6 +124,9 @@ fn binary_rounds(rt: &tokio::runtime::Runtime, base_url: &str) {
     line("curl -o (whole run):", curl_rates);
     let (m, lo, hi) = spread(ratios);
     println!("reel download / curl (per round):      {m:.2} (quartiles {lo:.2}-{hi:.2})");
+    line("curl -o, then sync FILE (whole run):", synced_rates);
+    let (m, lo, hi) = spread(synced_ratios);
+    println!("reel download / curl+sync (per round): {m:.2} (quartiles {lo:.2}-{hi:.2})");
     let (engine, _events) = attach();
     rt.block_on(engine.stop(true)).expect("stopped");
     let _ = child.wait();

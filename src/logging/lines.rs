@@ -21,7 +21,6 @@ struct Open {
     day: String,
     path: PathBuf,
     file: File,
-    len: u64,
 }
 
 /// The file name for a day: the names tracing-appender used, so older files are still found.
@@ -43,8 +42,7 @@ impl WholeLines {
         if self.open.as_ref().is_none_or(|o| o.day != day) {
             let path = self.dir.join(file_name(day));
             let file = OpenOptions::new().create(true).append(true).open(&path)?;
-            let len = file.metadata()?.len();
-            self.open = Some(Open { day: day.to_string(), path, file, len });
+            self.open = Some(Open { day: day.to_string(), path, file });
             self.prune();
         }
         self.open.as_mut().ok_or_else(|| io::Error::other("no log file"))
@@ -78,26 +76,20 @@ impl WholeLines {
             let mut out = Vec::with_capacity(lines.len() + 100);
             out.extend_from_slice(notice.as_deref().unwrap_or_default().as_bytes());
             out.extend_from_slice(lines);
+            // The length now, not remembered: other reel processes append to the same file.
+            let before = open.file.metadata()?.len();
             let tried = disk::check(Site::Log, &open.path).and_then(|()| open.file.write_all(&out));
-            match tried {
-                Ok(()) => {
-                    open.len += out.len() as u64;
-                    Ok(())
-                }
-                Err(e) => {
-                    // Cut what part of it went in: the file ends with a whole line.
-                    let _ = open.file.set_len(open.len);
-                    Err(e)
-                }
+            if tried.is_err() {
+                // Cut what part of it went in: the file ends with a whole line.
+                let _ = open.file.set_len(before);
             }
+            tried
         });
         match written {
             Ok(()) => self.lost = 0,
             Err(_) => {
-                // A file that could not be opened or cut is opened again for the next line.
-                if self.open.as_ref().is_some_and(|o| o.file.metadata().map(|m| m.len()).ok() != Some(o.len)) {
-                    self.open = None;
-                }
+                // Opened again for the next line (the file may have been removed or rotated).
+                self.open = None;
                 self.lost += bytecount_lines(lines);
             }
         }
