@@ -5,7 +5,6 @@ use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use ratatui::layout::Rect;
 
 use super::{App, Effect, Focus, Level, Overlay, PickerKind, Screen};
-use crate::rules::ModelId;
 use crate::text::clean;
 use crate::tui::help::HelpState;
 use crate::tui::keymap::{Cmd, Scope};
@@ -82,10 +81,7 @@ impl App {
                 .form
                 .models()
                 .iter()
-                .map(|id| {
-                    let mode = id.parse::<ModelId>().map(|m| m.mode.to_string()).unwrap_or_default();
-                    format!("{id:<44} {mode}")
-                })
+                .map(|id| format!("{id:<44} {}", self.form.model_note(id)))
                 .collect(),
             PickerKind::States => Filter::ALL.iter().map(|f| format!("{:<9} {}", f.label(), f.describe())).collect(),
         }
