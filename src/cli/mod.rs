@@ -106,7 +106,8 @@ pub enum Command {
     History(history::HistoryArgs),
     /// Run the API simulator on 127.0.0.1 (for trying reel, demos and tests).
     Sim(sim::SimArgs),
-    /// List the models reel knows: the built-in catalog plus the config's.
+    /// List the models reel knows (the built-in catalog plus the config's), or with --service
+    /// those the service offers.
     Models(models::ModelsArgs),
     /// The data folder's engine process: run it in the foreground, see it, stop it.
     Engine(engine::EngineArgs),
@@ -183,7 +184,7 @@ async fn dispatch(
         Command::Show(args) => show::run(&args, settings, reach, out).await.map(done),
         Command::History(args) => history::run(&args, settings, reach, out).await.map(done),
         Command::Pull(args) => pull::run(&args, settings, reach, out).await,
-        Command::Models(args) => models::run(&args, &settings.catalog, out).map(done),
+        Command::Models(args) => models::run(&args, settings, out).await.map(done),
         Command::Rerun(args) => rerun::run(&args, settings, reach, out).await,
         Command::Vary(args) => vary::run(&args, settings, reach, out).await,
         Command::Resend(args) => resend::run(&args, settings, reach, out).await,
