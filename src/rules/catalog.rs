@@ -10,7 +10,6 @@ use super::model_id::{Mode, ModelId};
 use super::model_name::{ModelName, ModelNameError, mode_in};
 use super::params::{MediaKind, Resolution};
 use super::prompt_text::TextBounds;
-use super::validate::DEFAULT_SECONDS;
 
 /// The catalog shipped in the binary.
 pub const BUILTIN_TOML: &str = include_str!("../../assets/models.toml");
@@ -41,6 +40,9 @@ impl Family {
         }
     }
 }
+
+/// Spec section 4.1: `seconds` when none is given.
+pub const DEFAULT_SECONDS: i64 = 5;
 
 /// Most values a list of seconds may hold (`seconds = [4, 8, 12]`).
 pub const MAX_STEPS: usize = 16;

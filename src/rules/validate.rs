@@ -13,8 +13,7 @@ use super::params::{MediaKind, Ratio, Resolution};
 use super::prompt_text::{Forbidden, first_forbidden};
 use super::source::{LocalOrigin, is_local};
 
-/// Spec section 4.1: `seconds` when none is given.
-pub const DEFAULT_SECONDS: i64 = 5;
+pub use super::catalog::DEFAULT_SECONDS;
 
 /// What a user (or a request body) supplied, before any check. Text stays text so that every
 /// mistake can be named with the value that was given.
