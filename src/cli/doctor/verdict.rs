@@ -324,7 +324,7 @@ fn models(seen: &Seen, list: Option<&ModelList>, out: &mut Out, optional: &mut V
                 "[[models]]".to_string(),
                 format!("id = \"{id}\""),
                 format!("mode = \"{mode}\""),
-                "seconds = [4, 8, 12]  # or min_seconds and max_seconds: what the vendor documents".to_string(),
+                "seconds = [4, 8, 12]  # replace with what the vendor documents (or min_seconds and max_seconds)".to_string(),
                 String::new(),
             ]);
         }
