@@ -352,7 +352,12 @@ fn text_bounds(p: &PromptSettings) -> Result<TextBounds, ConfigError> {
 
 /// The `[[models]]` entries in the order they apply: the file's, then the profile's.
 fn declared_models(file: &ConfigFile, profile: Option<(&str, &Profile)>) -> Vec<Declared> {
-    let at = |place: String| move |(i, value): (usize, &toml::Value)| Declared { place: format!("{place} entry {}", i + 1), value: value.clone() };
+    let at = |place: String| {
+        move |(i, value): (usize, &toml::Value)| Declared {
+            place: format!("{place} entry {}", i + 1),
+            value: value.clone(),
+        }
+    };
     let mut out: Vec<Declared> = file.models.iter().enumerate().map(at("[[models]]".into())).collect();
     if let Some((name, p)) = profile {
         out.extend(p.models.iter().enumerate().map(at(format!("[[profiles.{name}.models]]"))));

@@ -156,7 +156,10 @@ async fn models_of_any_shape_are_listed_checked_and_sent() {
     let (code, out, err) = run(&e, &["models"]).await;
     assert_eq!(code, 0, "a broken entry is no failure of every command: {err}");
     assert!(out.contains("sora-2") && out.contains("4, 8 or 12 s"), "{out}");
-    assert!(out.contains("Broken entries") && out.contains("[[models]] entry 2") && out.contains("kling-v2-1"), "{out}");
+    assert!(
+        out.contains("Broken entries") && out.contains("[[models]] entry 2") && out.contains("kling-v2-1"),
+        "{out}"
+    );
 
     let (code, out, err) = run(&e, &["models", "--service"]).await;
     assert_eq!(code, 0, "{err}");
@@ -165,7 +168,8 @@ async fn models_of_any_shape_are_listed_checked_and_sent() {
     assert!(line("wan2.5-t2v-preview").contains("general checks only"), "{out}");
     let (_, out, _) = run(&e, &["models", "--service", "--json"]).await;
     let v = json(&out);
-    let rules = |id: &str| v["models"].as_array().and_then(|m| m.iter().find(|m| m["id"] == id)).map(|m| m["rules"].clone());
+    let rules =
+        |id: &str| v["models"].as_array().and_then(|m| m.iter().find(|m| m["id"] == id)).map(|m| m["rules"].clone());
     assert_eq!((rules("sora-2"), rules("wan2.5-t2v-preview")), (Some(Value::Bool(true)), Some(Value::Bool(false))));
     assert_eq!(v["config_models_not_listed"], serde_json::json!([]), "{out}");
 
@@ -185,7 +189,8 @@ async fn models_of_any_shape_are_listed_checked_and_sent() {
     assert_eq!(remote, 1, "one task sent");
 
     // A model reel has no rules for is sent, with the general checks, and the command says so.
-    let (code, out, err) = run(&e, &["--no-service", "submit", "-m", "wan2.5-t2v-preview", "-s", "6", "--wait", "a fox"]).await;
+    let (code, out, err) =
+        run(&e, &["--no-service", "submit", "-m", "wan2.5-t2v-preview", "-s", "6", "--wait", "a fox"]).await;
     assert_eq!(code, 0, "{out}{err}");
     assert!(err.contains("not in the catalog"), "{err}");
 }

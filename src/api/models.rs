@@ -71,7 +71,10 @@ pub fn read_list(body: &Value) -> Option<ModelList> {
 impl Client {
     /// `GET {base}/v1/models` with the key, with the API's timeouts and size cap.
     pub async fn list_models(&self) -> Result<ModelList, ApiError> {
-        let url = self.base.join("v1/models").map_err(|e| ApiError::BadUrl { url: self.base.to_string(), reason: e.to_string() })?;
+        let url = self
+            .base
+            .join("v1/models")
+            .map_err(|e| ApiError::BadUrl { url: self.base.to_string(), reason: e.to_string() })?;
         let timeout = self.options.request_timeout;
         let response = self
             .http
@@ -107,7 +110,8 @@ mod tests {
 
     #[test]
     fn lists_of_every_shape_read_tolerantly() {
-        let ids = |v: Value| read_list(&v).map(|l| (l.models.into_iter().map(|m| m.id).collect::<Vec<_>>(), l.left_out));
+        let ids =
+            |v: Value| read_list(&v).map(|l| (l.models.into_iter().map(|m| m.id).collect::<Vec<_>>(), l.left_out));
         let cases = [
             (
                 json!({"object": "list", "data": [
@@ -117,7 +121,10 @@ mod tests {
                 Some((vec!["sora-2", "wan2.5-t2v-preview"], 0)),
             ),
             (json!({"models": [{"name": "kling-v2-1"}]}), Some((vec!["kling-v2-1"], 0))),
-            (json!(["veo-3.0-generate-preview", "sora-2", "sora-2"]), Some((vec!["veo-3.0-generate-preview", "sora-2"], 0))),
+            (
+                json!(["veo-3.0-generate-preview", "sora-2", "sora-2"]),
+                Some((vec!["veo-3.0-generate-preview", "sora-2"], 0)),
+            ),
             (json!({"data": [{"id": "a\u{1b}[2J"}, {"id": ""}, {"id": 3}, 7, {"id": "ok"}]}), Some((vec!["ok"], 4))),
             (json!({"data": {}}), None),
             (json!({"error": {"message": "no"}}), None),

@@ -41,7 +41,8 @@ impl Client {
     /// `GET` of `path`: relative to the base URL (`v1/models`), or from the origin's root when
     /// it starts with `/`. With `with_key`, the API key is sent.
     pub async fn probe(&self, path: &str, with_key: bool) -> Result<Probe, ApiError> {
-        let url = self.base.join(path).map_err(|e| ApiError::BadUrl { url: path.to_string(), reason: e.to_string() })?;
+        let url =
+            self.base.join(path).map_err(|e| ApiError::BadUrl { url: path.to_string(), reason: e.to_string() })?;
         let timeout = self.options.request_timeout;
         let mut request = self.http.get(url.clone()).header(ACCEPT, "application/json").timeout(timeout);
         if with_key {

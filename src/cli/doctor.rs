@@ -71,7 +71,9 @@ async fn look(client: &Client, settings: &Settings, base_url: &str) -> Seen {
         content,
         unrouted,
         root_models,
-        local_unix: std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_secs() as i64),
+        local_unix: std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| d.as_secs() as i64),
         config_models,
         known: settings.catalog.entries().iter().map(|e| e.id.clone()).collect(),
         wire: settings.wire,

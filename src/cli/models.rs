@@ -192,7 +192,11 @@ mod tests {
     fn declared(text: &str) -> Vec<Declared> {
         let v: toml::Table = toml::from_str(text).expect("toml");
         let models = v.get("models").and_then(|m| m.as_array()).cloned().unwrap_or_default();
-        models.into_iter().enumerate().map(|(i, value)| Declared { place: format!("[[models]] entry {}", i + 1), value }).collect()
+        models
+            .into_iter()
+            .enumerate()
+            .map(|(i, value)| Declared { place: format!("[[models]] entry {}", i + 1), value })
+            .collect()
     }
 
     #[test]
@@ -214,13 +218,20 @@ mod tests {
              [[models]]\nid = \"sora-3\"\nmode = \"text-to-video\"\nseconds = [4]",
         ));
         let listed = |id: &str| ListedModel { id: id.into(), owned_by: Some("openai".into()) };
-        let list = ModelList { models: vec![listed("sora-2"), listed("wan2.5-t2v-preview"), listed("kling-v2-1")], left_out: 0 };
+        let list = ModelList {
+            models: vec![listed("sora-2"), listed("wan2.5-t2v-preview"), listed("kling-v2-1")],
+            left_out: 0,
+        };
         let (rows, unlisted) = offered(&list, &cat);
         let marks: Vec<(&str, bool, Option<&str>)> =
             rows.iter().map(|o| (o.id.as_str(), o.rules, o.mode.as_deref())).collect();
         assert_eq!(
             marks,
-            [("sora-2", true, Some("text-to-video")), ("wan2.5-t2v-preview", false, Some("text-to-video")), ("kling-v2-1", false, None)]
+            [
+                ("sora-2", true, Some("text-to-video")),
+                ("wan2.5-t2v-preview", false, Some("text-to-video")),
+                ("kling-v2-1", false, None)
+            ]
         );
         assert_eq!(unlisted, ["sora-3"]);
         let text = service_table("http://gw/", &list, &cat);

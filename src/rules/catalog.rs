@@ -239,7 +239,9 @@ pub enum CatalogError {
          \"reference-to-video-global\""
     )]
     NoMode { id: String },
-    #[error("model \"{id}\": unknown mode \"{value}\"; the modes are text-to-video, image-to-video and reference-to-video-global")]
+    #[error(
+        "model \"{id}\": unknown mode \"{value}\"; the modes are text-to-video, image-to-video and reference-to-video-global"
+    )]
     BadMode { id: String, value: String },
     #[error("model \"{id}\": give a family (A, B or C), both min_seconds and max_seconds, or seconds = [4, 8, 12]")]
     NoDuration { id: String },
@@ -283,11 +285,9 @@ fn duration_of(spec: &ModelSpec, family: Option<Family>) -> Result<DurationRule,
         return Ok(DurationRule { min, max, auto: spec.auto_seconds.unwrap_or(false), only: Some(steps) });
     }
     let duration = match (family.map(Family::duration), spec.min_seconds, spec.max_seconds) {
-        (Some(b), min, max) => DurationRule::range(
-            min.unwrap_or(b.min),
-            max.unwrap_or(b.max),
-            spec.auto_seconds.unwrap_or(b.auto),
-        ),
+        (Some(b), min, max) => {
+            DurationRule::range(min.unwrap_or(b.min), max.unwrap_or(b.max), spec.auto_seconds.unwrap_or(b.auto))
+        }
         (None, Some(min), Some(max)) => DurationRule::range(min, max, spec.auto_seconds.unwrap_or(false)),
         (None, _, _) => return Err(CatalogError::NoDuration { id: id() }),
     };
@@ -301,8 +301,8 @@ fn media_of(spec: &ModelSpec, mode: Mode) -> Result<Vec<MediaKind>, CatalogError
     let Some(given) = &spec.media else { return Ok(media_of_mode(mode)) };
     let mut kinds = Vec::new();
     for value in given {
-        let kind =
-            MediaKind::parse(value).ok_or_else(|| CatalogError::BadMedia { id: spec.id.clone(), value: value.clone() })?;
+        let kind = MediaKind::parse(value)
+            .ok_or_else(|| CatalogError::BadMedia { id: spec.id.clone(), value: value.clone() })?;
         if !kinds.contains(&kind) {
             kinds.push(kind);
         }
@@ -400,7 +400,11 @@ pub enum Rules<'a> {
     /// Declared in the config, but its entry is broken.
     Broken(&'a BrokenModel),
     /// Not in the catalog: the mode its id names, if any, and a duration by its version.
-    Unknown { mode: Option<Mode>, duration: DurationRule, source: RuleSource },
+    Unknown {
+        mode: Option<Mode>,
+        duration: DurationRule,
+        source: RuleSource,
+    },
 }
 
 /// The known models, built-in first, then the config's (which replace a built-in of the same id);
@@ -677,7 +681,8 @@ mod tests {
             ("seconds = [4]", None, "missing field `id`"),
         ];
         for (body, id, says) in cases {
-            let text = format!("[[models]]\nid = \"fine\"\nmode = \"text-to-video\"\nseconds = [4]\n[[models]]\n{body}");
+            let text =
+                format!("[[models]]\nid = \"fine\"\nmode = \"text-to-video\"\nseconds = [4]\n[[models]]\n{body}");
             let cat = Catalog::builtin().with_extra(&declared(&text)).in_file(std::path::Path::new("/c.toml"));
             assert!(cat.get("fine").is_some(), "{body}: the good entry stays");
             let [broken] = cat.broken() else { panic!("{body}: one broken entry, got {:?}", cat.broken()) };
@@ -690,8 +695,8 @@ mod tests {
             }
         }
         // A broken replacement of a built-in model takes the built-in out of use.
-        let cat =
-            Catalog::builtin().with_extra(&declared("[[models]]\nid = \"acme/aurora-3.0/text-to-video\"\nfamily = \"D\""));
+        let cat = Catalog::builtin()
+            .with_extra(&declared("[[models]]\nid = \"acme/aurora-3.0/text-to-video\"\nfamily = \"D\""));
         assert!(matches!(cat.rules("acme/aurora-3.0/text-to-video"), Rules::Broken(_)));
         assert!(parse_specs("[[models]]\nid = 3").is_err());
     }

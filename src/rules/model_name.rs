@@ -40,8 +40,7 @@ impl ModelName {
         }
         // Printable ASCII only: nothing a header refuses, a JSON string must escape, or a
         // terminal takes as a control sequence.
-        if let Some((at, c)) =
-            text.chars().enumerate().find(|(_, c)| !c.is_ascii_graphic() || matches!(c, '"' | '\\'))
+        if let Some((at, c)) = text.chars().enumerate().find(|(_, c)| !c.is_ascii_graphic() || matches!(c, '"' | '\\'))
         {
             return Err(ModelNameError::BadCharacter(c, at + 1));
         }

@@ -27,8 +27,8 @@ impl From<&ValidSubmission> for Draft {
 #[cfg(test)]
 mod tests {
     use crate::rules::{
-        Billing, Catalog, Draft, LocalOrigin, Media, MediaDraft, MediaKind, ModelName, Ratio, Resolution, UnknownModels,
-        ValidSubmission, validate,
+        Billing, Catalog, Draft, LocalOrigin, Media, MediaDraft, MediaKind, ModelName, Ratio, Resolution,
+        UnknownModels, ValidSubmission, validate,
     };
 
     const T2V: &str = "acme/aurora-3.0/text-to-video";

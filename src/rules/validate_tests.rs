@@ -463,8 +463,12 @@ fn models_as_the_service_names_them() {
     );
     assert!(broken[0].to_string().contains("fix or remove it"));
     // A model reel has no rules for: sent with the general checks, and said so.
-    let unknown = validate(&with("veo-3.0-generate-preview", |d| d.media = vec![item("reference_image", None)]), &cat, UnknownModels::Warn)
-        .expect("sent as given");
+    let unknown = validate(
+        &with("veo-3.0-generate-preview", |d| d.media = vec![item("reference_image", None)]),
+        &cat,
+        UnknownModels::Warn,
+    )
+    .expect("sent as given");
     let said = unknown.warnings[0].to_string();
     assert!(said.contains("not in the catalog") && said.contains("its mode is not known"), "{said}");
     assert!(check(&secs("veo-3.0-generate-preview", "151")).is_err(), "the widest range still holds");

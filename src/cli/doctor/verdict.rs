@@ -209,11 +209,9 @@ fn key(seen: &Seen, out: &mut Out) {
     match (with, without, task) {
         (Some(s), ..) if refused(Some(s)) => refused_by("GET /v1/models", s, out),
         (_, _, Some(s)) if refused(Some(s)) => refused_by("GET /v1/videos/{id}", s, out),
-        (Some(200..=299), Some(n), _) if refused(Some(n)) => out.check(
-            "key",
-            Status::Ok,
-            format!("accepted: /v1/models answers with it and HTTP {n} without it"),
-        ),
+        (Some(200..=299), Some(n), _) if refused(Some(n)) => {
+            out.check("key", Status::Ok, format!("accepted: /v1/models answers with it and HTTP {n} without it"))
+        }
         (_, _, Some(404 | 400)) if routed && (answer(&seen.task).is_some_and(says_new_api) || task == Some(404)) => {
             out.check("key", Status::Ok, "accepted: a made-up task id is \"not found\", not refused".into())
         }
@@ -241,7 +239,10 @@ fn base_path(seen: &Seen, out: &mut Out) -> bool {
         out.check(
             "base URL",
             Status::Note,
-            format!("reel drops the trailing /v1 (its paths carry it): base_url = \"{}\" says the same", seen.used_base),
+            format!(
+                "reel drops the trailing /v1 (its paths carry it): base_url = \"{}\" says the same",
+                seen.used_base
+            ),
         );
     }
     let not_found = matches!(status(&seen.task), Some(400 | 404 | 405));
@@ -324,7 +325,8 @@ fn models(seen: &Seen, list: Option<&ModelList>, out: &mut Out, optional: &mut V
                 "[[models]]".to_string(),
                 format!("id = \"{id}\""),
                 format!("mode = \"{mode}\""),
-                "seconds = [4, 8, 12]  # replace with what the vendor documents (or min_seconds and max_seconds)".to_string(),
+                "seconds = [4, 8, 12]  # replace with what the vendor documents (or min_seconds and max_seconds)"
+                    .to_string(),
                 String::new(),
             ]);
         }
@@ -391,7 +393,8 @@ fn download(seen: &Seen, out: &mut Out) {
 }
 
 fn clock(seen: &Seen, out: &mut Out) {
-    let offset = [&seen.models, &seen.task].into_iter().filter_map(answer).find_map(|p| clock_offset(p, seen.local_unix));
+    let offset =
+        [&seen.models, &seen.task].into_iter().filter_map(answer).find_map(|p| clock_offset(p, seen.local_unix));
     match offset {
         None => out.check("clock", Status::CannotTell, "the service sends no Date header".into()),
         Some(n) if n.abs() <= 5 => out.check("clock", Status::Ok, format!("in step with the service's ({n:+} s)")),
@@ -472,16 +475,17 @@ mod tests {
                 "healthy",
                 |_| {},
                 0,
-                &[("key", Ok), ("base URL", Ok), ("models", Ok), ("wire form", CannotTell), ("download", Ok), ("clock", CannotTell)],
+                &[
+                    ("key", Ok),
+                    ("base URL", Ok),
+                    ("models", Ok),
+                    ("wire form", CannotTell),
+                    ("download", Ok),
+                    ("clock", CannotTell),
+                ],
                 &[],
             ),
-            (
-                "unreachable",
-                |s| s.models = Err("connection refused".into()),
-                2,
-                &[("service", NeedsSetting)],
-                &[],
-            ),
+            ("unreachable", |s| s.models = Err("connection refused".into()), 2, &[("service", NeedsSetting)], &[]),
             (
                 "wrong key",
                 |s| {
@@ -489,7 +493,14 @@ mod tests {
                     s.task = s.models.clone();
                 },
                 1,
-                &[("key", NeedsSetting), ("base URL", Ok), ("models", CannotTell), ("wire form", CannotTell), ("download", Ok), ("clock", CannotTell)],
+                &[
+                    ("key", NeedsSetting),
+                    ("base URL", Ok),
+                    ("models", CannotTell),
+                    ("wire form", CannotTell),
+                    ("download", Ok),
+                    ("clock", CannotTell),
+                ],
                 &["api_key_cmd"],
             ),
             (
@@ -519,38 +530,79 @@ mod tests {
                 "a trailing /v1 is only a note",
                 |s| s.base_url = "http://gw.example/v1/".into(),
                 0,
-                &[("key", Ok), ("base URL", Note), ("base URL", Ok), ("models", Ok), ("wire form", CannotTell), ("download", Ok), ("clock", CannotTell)],
+                &[
+                    ("key", Ok),
+                    ("base URL", Note),
+                    ("base URL", Ok),
+                    ("models", Ok),
+                    ("wire form", CannotTell),
+                    ("download", Ok),
+                    ("clock", CannotTell),
+                ],
                 &[],
             ),
             (
                 "a config model the service does not list",
                 |s| s.config_models.push("sora-3".into()),
                 1,
-                &[("key", Ok), ("base URL", Ok), ("models", Ok), ("models", NeedsSetting), ("wire form", CannotTell), ("download", Ok), ("clock", CannotTell)],
+                &[
+                    ("key", Ok),
+                    ("base URL", Ok),
+                    ("models", Ok),
+                    ("models", NeedsSetting),
+                    ("wire form", CannotTell),
+                    ("download", Ok),
+                    ("clock", CannotTell),
+                ],
                 &[],
             ),
             (
                 "listed models without rules are a note",
                 |s| s.known.retain(|k| k != "sora-2"),
                 0,
-                &[("key", Ok), ("base URL", Ok), ("models", Ok), ("models", Note), ("wire form", CannotTell), ("download", Ok), ("clock", CannotTell)],
+                &[
+                    ("key", Ok),
+                    ("base URL", Ok),
+                    ("models", Ok),
+                    ("models", Note),
+                    ("wire form", CannotTell),
+                    ("download", Ok),
+                    ("clock", CannotTell),
+                ],
                 &[],
             ),
             (
                 "OpenAI's API without wire = openai",
                 |s| s.models = with_header(s.models.clone(), "openai-version", "2020-10-01"),
                 1,
-                &[("key", Ok), ("base URL", Ok), ("models", Ok), ("wire form", NeedsSetting), ("download", Ok), ("clock", CannotTell)],
+                &[
+                    ("key", Ok),
+                    ("base URL", Ok),
+                    ("models", Ok),
+                    ("wire form", NeedsSetting),
+                    ("download", Ok),
+                    ("clock", CannotTell),
+                ],
                 &["wire = \"openai\""],
             ),
             (
                 "OpenAI's error shape with wire = openai set",
                 |s| {
-                    s.task = probe(404, json!({"error": {"message": "Video not found", "type": "invalid_request_error", "param": null, "code": null}}));
+                    s.task = probe(
+                        404,
+                        json!({"error": {"message": "Video not found", "type": "invalid_request_error", "param": null, "code": null}}),
+                    );
                     s.wire.form = BodyForm::Openai;
                 },
                 0,
-                &[("key", Ok), ("base URL", Ok), ("models", Ok), ("wire form", Ok), ("download", Ok), ("clock", CannotTell)],
+                &[
+                    ("key", Ok),
+                    ("base URL", Ok),
+                    ("models", Ok),
+                    ("wire form", Ok),
+                    ("download", Ok),
+                    ("clock", CannotTell),
+                ],
                 &[],
             ),
             (
@@ -560,14 +612,28 @@ mod tests {
                     s.content = probe(404, json!({"error": {"message": "video_not_ready", "type": "new_api_error"}}));
                 },
                 0,
-                &[("key", Ok), ("base URL", Ok), ("models", Ok), ("wire form", CannotTell), ("download", Ok), ("clock", CannotTell)],
+                &[
+                    ("key", Ok),
+                    ("base URL", Ok),
+                    ("models", Ok),
+                    ("wire form", CannotTell),
+                    ("download", Ok),
+                    ("clock", CannotTell),
+                ],
                 &[],
             ),
             (
                 "a clock far off",
                 |s| s.models = with_header(s.models.clone(), "date", "Tue, 14 Nov 2023 22:23:20 GMT"),
                 1,
-                &[("key", Ok), ("base URL", Ok), ("models", Ok), ("wire form", CannotTell), ("download", Ok), ("clock", NeedsSetting)],
+                &[
+                    ("key", Ok),
+                    ("base URL", Ok),
+                    ("models", Ok),
+                    ("wire form", CannotTell),
+                    ("download", Ok),
+                    ("clock", NeedsSetting),
+                ],
                 &[],
             ),
         ];

@@ -203,7 +203,7 @@ impl App {
     ) -> App {
         let mut form = Form::new(&catalog, &pricing);
         form.show_cursor(Some(Field::Prompt));
-        let welcome = Some(if header.demo {
+        let welcome_text = if header.demo {
             "Demo mode: no API key is configured, so reel runs against its embedded simulator (tasks take \
              about 15 s). Type a prompt and press Ctrl-S. To use a real provider, set REEL_BASE_URL and \
              REEL_API_KEY, or add a profile to the config file (see README)."
@@ -212,8 +212,8 @@ impl App {
             "No tasks yet with this service. New profile? Run `reel doctor` first: it checks the key, the models \
              the service lists and the settings it expects, without sending a task. Then type a prompt and press \
              Ctrl-S."
-        })
-        .map(str::to_string);
+        };
+        let welcome = Some(welcome_text.to_string());
         let history = History::new(prefs.history.clone());
         let after_quit = if header.demo { AfterQuit::Lost } else { AfterQuit::Pause };
         App {

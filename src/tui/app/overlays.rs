@@ -77,12 +77,9 @@ impl App {
     /// Every entry of a picker, as it is listed (and matched against what is typed).
     pub fn picker_entries(&self, kind: PickerKind) -> Vec<String> {
         match kind {
-            PickerKind::Model => self
-                .form
-                .models()
-                .iter()
-                .map(|id| format!("{id:<44} {}", self.form.model_note(id)))
-                .collect(),
+            PickerKind::Model => {
+                self.form.models().iter().map(|id| format!("{id:<44} {}", self.form.model_note(id))).collect()
+            }
             PickerKind::States => Filter::ALL.iter().map(|f| format!("{:<9} {}", f.label(), f.describe())).collect(),
         }
     }

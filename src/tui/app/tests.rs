@@ -68,7 +68,8 @@ fn the_service_models_join_the_model_picker_marked() {
     let listed = ["acme/aurora-3.0/text-to-video", "sora-2", "wan2.5-t2v-preview", "bad id"];
     a.update(Action::ServiceModels(listed.iter().map(|s| s.to_string()).collect()), NOW);
     let entries = a.picker_entries(PickerKind::Model);
-    let note = |id: &str| entries.iter().find(|e| e.split_whitespace().next() == Some(id)).map(|e| e[44..].trim().to_string());
+    let note =
+        |id: &str| entries.iter().find(|e| e.split_whitespace().next() == Some(id)).map(|e| e[44..].trim().to_string());
     assert_eq!(note("acme/aurora-3.0/text-to-video").as_deref(), Some("text-to-video"));
     assert_eq!(note("acme/aurora-2.7/text-to-video").as_deref(), Some("text-to-video · not listed by the service"));
     assert_eq!(note("sora-2").as_deref(), Some("listed by the service · no rules (general checks)"));
