@@ -10,7 +10,8 @@ use std::process::Stdio;
 use std::time::Duration;
 
 use reel::api::{BodyForm, Wire};
-use reel::rules::{Catalog, Declared};
+use reel::rules::Catalog;
+use reel::rules::catalog::declare;
 use reel::sim::{SimConfig, SimHandle};
 use serde_json::Value;
 use tokio::process::Command;
@@ -29,19 +30,9 @@ min_seconds = 5
 max_seconds = 10
 "#;
 
-fn declared(text: &str) -> Vec<Declared> {
-    let table: toml::Table = toml::from_str(text).expect("toml");
-    let models = table.get("models").and_then(|m| m.as_array()).cloned().unwrap_or_default();
-    models
-        .into_iter()
-        .enumerate()
-        .map(|(i, value)| Declared { place: format!("[[models]] entry {}", i + 1), value })
-        .collect()
-}
-
 /// A simulator that lists (and takes) the gateway's models, in the body form `takes`.
 async fn gateway(takes: Wire) -> SimHandle {
-    let catalog = Catalog::builtin().with_extra(&declared(GATEWAY_MODELS));
+    let catalog = Catalog::builtin().with_extra(&declare(GATEWAY_MODELS).expect("toml"));
     SimHandle::start(SimConfig { catalog, takes, ..common::fast_config() }, 0).await.expect("sim")
 }
 

@@ -190,13 +190,7 @@ mod tests {
     }
 
     fn declared(text: &str) -> Vec<Declared> {
-        let v: toml::Table = toml::from_str(text).expect("toml");
-        let models = v.get("models").and_then(|m| m.as_array()).cloned().unwrap_or_default();
-        models
-            .into_iter()
-            .enumerate()
-            .map(|(i, value)| Declared { place: format!("[[models]] entry {}", i + 1), value })
-            .collect()
+        crate::rules::catalog::declare(text).expect("toml")
     }
 
     #[test]

@@ -363,6 +363,18 @@ pub struct Declared {
     pub value: toml::Value,
 }
 
+/// The `[[models]]` entries of a TOML document, each to be read on its own (the simulator's
+/// catalog in tests, a file of models).
+pub fn declare(text: &str) -> Result<Vec<Declared>, CatalogError> {
+    let table: toml::Table = toml::from_str(text).map_err(|e| CatalogError::Toml(e.message().to_string()))?;
+    let models = table.get("models").and_then(toml::Value::as_array).cloned().unwrap_or_default();
+    Ok(models
+        .into_iter()
+        .enumerate()
+        .map(|(i, value)| Declared { place: format!("[[models]] entry {}", i + 1), value })
+        .collect())
+}
+
 /// A config entry reel cannot use, and why; the models that use it say so, others work.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct BrokenModel {
@@ -525,18 +537,8 @@ impl Catalog {
 mod tests {
     use super::*;
 
-    /// `[[models]]` entries as the config declares them.
-    fn declared(toml_text: &str) -> Vec<Declared> {
-        #[derive(Deserialize)]
-        struct File {
-            models: Vec<toml::Value>,
-        }
-        let file: File = toml::from_str(toml_text).expect("toml");
-        file.models
-            .into_iter()
-            .enumerate()
-            .map(|(i, value)| Declared { place: format!("[[models]] entry {}", i + 1), value })
-            .collect()
+    fn declared(text: &str) -> Vec<Declared> {
+        declare(text).expect("toml")
     }
 
     #[test]

@@ -1,5 +1,4 @@
 use super::*;
-use crate::rules::catalog::Declared;
 use crate::rules::model_name::ModelNameError;
 
 const T2V_A: &str = "acme/aurora-3.0/text-to-video";
@@ -419,14 +418,7 @@ fn gateway_catalog() -> Catalog {
         id = "kling-v2-1"
         seconds = "five"
     "#;
-    let table: toml::Table = toml::from_str(text).expect("toml");
-    let models = table["models"].as_array().cloned().unwrap_or_default();
-    let declared: Vec<Declared> = models
-        .into_iter()
-        .enumerate()
-        .map(|(i, value)| Declared { place: format!("[[models]] entry {}", i + 1), value })
-        .collect();
-    Catalog::builtin().with_extra(&declared)
+    Catalog::builtin().with_extra(&crate::rules::catalog::declare(text).expect("toml"))
 }
 
 #[test]

@@ -466,25 +466,22 @@ mod tests {
         r.checks.iter().map(|c| (c.topic, c.status)).collect()
     }
 
+    /// The checks of a service in the spec's shape with nothing to set.
+    const ALL_WELL: &[(&str, Status)] = &[
+        ("key", Status::Ok),
+        ("base URL", Status::Ok),
+        ("models", Status::Ok),
+        ("wire form", Status::CannotTell),
+        ("download", Status::Ok),
+        ("clock", Status::CannotTell),
+    ];
+
     #[test]
     fn services_judged() {
         use Status::*;
         type Case = (&'static str, fn(&mut Seen), u8, &'static [(&'static str, Status)], &'static [&'static str]);
         let cases: &[Case] = &[
-            (
-                "healthy",
-                |_| {},
-                0,
-                &[
-                    ("key", Ok),
-                    ("base URL", Ok),
-                    ("models", Ok),
-                    ("wire form", CannotTell),
-                    ("download", Ok),
-                    ("clock", CannotTell),
-                ],
-                &[],
-            ),
+            ("healthy", |_| {}, 0, ALL_WELL, &[]),
             ("unreachable", |s| s.models = Err("connection refused".into()), 2, &[("service", NeedsSetting)], &[]),
             (
                 "wrong key",
@@ -612,14 +609,7 @@ mod tests {
                     s.content = probe(404, json!({"error": {"message": "video_not_ready", "type": "new_api_error"}}));
                 },
                 0,
-                &[
-                    ("key", Ok),
-                    ("base URL", Ok),
-                    ("models", Ok),
-                    ("wire form", CannotTell),
-                    ("download", Ok),
-                    ("clock", CannotTell),
-                ],
+                ALL_WELL,
                 &[],
             ),
             (
