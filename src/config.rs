@@ -9,7 +9,7 @@ use thiserror::Error;
 
 use crate::api::{ApiKey, KeyError};
 use crate::media::storage::StorageSettings;
-use crate::rules::catalog::{CatalogError, ModelSpec};
+use crate::rules::catalog::Declared;
 /// Pricing and the budget are rules; they are read from the config file, so they are named
 /// here too.
 pub use crate::rules::pricing::{Budget, Pricing};
@@ -32,9 +32,10 @@ pub struct ConfigFile {
     pub data_dir: Option<PathBuf>,
     #[serde(default)]
     pub profiles: BTreeMap<String, Profile>,
-    /// Models added to the built-in catalog for every profile.
+    /// Models added to the built-in catalog for every profile. Each is read on its own
+    /// (see [`crate::rules::catalog::Declared`]): a broken one stops only the commands using it.
     #[serde(default)]
-    pub models: Vec<ModelSpec>,
+    pub models: Vec<toml::Value>,
     #[serde(default)]
     pub engine: EngineSettings,
     #[serde(default)]
@@ -107,7 +108,7 @@ pub struct Profile {
     /// A command (program and arguments, run without a shell) that prints the key.
     pub api_key_cmd: Option<Vec<String>>,
     #[serde(default)]
-    pub models: Vec<ModelSpec>,
+    pub models: Vec<toml::Value>,
     /// The engine to use, on another machine: `ssh://[user@]host[:port][/data/dir]`.
     pub engine: Option<String>,
     /// The body form the service takes: `spec` (the default), `top_level` or `openai`.
@@ -243,8 +244,6 @@ pub enum ConfigError {
     BadKey { source_name: String, source: KeyError },
     #[error("api_key_cmd {command:?} failed: {detail}")]
     KeyCommand { command: Vec<String>, detail: String },
-    #[error("{0}")]
-    Catalog(#[from] CatalogError),
     #[error("no data folder: set REEL_DATA_DIR or data_dir in the config file")]
     NoDataDir,
     #[error("[engine] in the config file: every number must be above 0")]
@@ -351,6 +350,32 @@ fn text_bounds(p: &PromptSettings) -> Result<TextBounds, ConfigError> {
     Ok(TextBounds { prompt_chars: p.max_chars, negative_chars: p.max_negative_chars })
 }
 
+/// The `[[models]]` entries in the order they apply: the file's, then the profile's.
+fn declared_models(file: &ConfigFile, profile: Option<(&str, &Profile)>) -> Vec<Declared> {
+    let at = |place: String| {
+        move |(i, value): (usize, &toml::Value)| Declared {
+            place: format!("{place} entry {}", i + 1),
+            value: value.clone(),
+        }
+    };
+    let mut out: Vec<Declared> = file.models.iter().enumerate().map(at("[[models]]".into())).collect();
+    if let Some((name, p)) = profile {
+        out.extend(p.models.iter().enumerate().map(at(format!("[[profiles.{name}.models]]"))));
+    }
+    out
+}
+
+/// `[pricing] per_second`, with the price a model's entry names where the table names none.
+fn with_model_prices(pricing: &Pricing, catalog: &Catalog) -> Pricing {
+    let mut out = pricing.clone();
+    for e in catalog.entries() {
+        if let Some(price) = e.price_per_second {
+            out.per_second.entry(e.id.clone()).or_insert(price);
+        }
+    }
+    out
+}
+
 /// A bound of 0 would refuse everything: a mistake, said at start rather than on every run.
 fn check_batch(b: &BatchSettings) -> Result<(), ConfigError> {
     above_zero("batch", "max_file_bytes", b.max_file_bytes)?;
@@ -397,9 +422,9 @@ pub fn resolve(
         (Some(url), None) => return Err(ConfigError::UrlWithoutKey { url }),
         (None, None) => Target::Demo,
     };
-    let mut models = file.models.clone();
-    models.extend(profile.map(|p| p.models.clone()).unwrap_or_default());
-    let catalog = Catalog::builtin().with_extra(models)?.with_text_bounds(text_bounds(&file.prompt)?);
+    let catalog = Catalog::builtin()
+        .with_extra(&declared_models(file, profile.map(|p| (name.as_str(), p))))
+        .with_text_bounds(text_bounds(&file.prompt)?);
     check_batch(&file.batch)?;
     let data_dir =
         env.data_dir.clone().or_else(|| file.data_dir.clone()).or(default_data_dir).ok_or(ConfigError::NoDataDir)?;
@@ -423,6 +448,7 @@ pub fn resolve(
     {
         return Err(ConfigError::Engine);
     }
+    let pricing = with_model_prices(&file.pricing, &catalog);
     let (programs, warnings) = programs(env);
     let remote = remote::resolve(env, &file.remote)?;
     let engine_url = env.engine.clone().or_else(|| profile.and_then(|p| p.engine.clone()));
@@ -437,7 +463,7 @@ pub fn resolve(
         catalog,
         config_path: None,
         engine: e,
-        pricing: file.pricing.clone(),
+        pricing,
         actions: file.actions.clone(),
         budget: file.budget,
         batch: file.batch,
@@ -505,6 +531,9 @@ pub fn load(explicit: Option<&Path>, profile_flag: Option<&str>) -> Result<Setti
             p.display(),
             p.display()
         ));
+    }
+    if let Some(p) = &used {
+        settings.catalog = settings.catalog.clone().in_file(p);
     }
     settings.config_path = used;
     Ok(settings)

@@ -277,3 +277,37 @@ fn an_engine_elsewhere_comes_from_a_profile_or_reel_engine_and_remote_from_its_t
     let s = run("", Env::default(), None).expect("ok");
     assert_eq!((s.engine_url, s.remote.ssh, s.remote.reel), (None, vec!["ssh".into()], vec!["reel".into()]));
 }
+
+#[test]
+fn models_of_any_shape_and_a_broken_one_that_stops_only_itself() {
+    let text = r#"
+        [pricing]
+        per_second = { "sora-2" = 0.2 }
+        [[models]]
+        id = "sora-2"
+        mode = "text-to-video"
+        seconds = [4, 8, 12]
+        price_per_second = 0.1
+        [[models]]
+        id = "wan2.7-t2v"
+        min_seconds = 2
+        max_seconds = 15
+        price_per_second = 0.05
+        [profiles.gw]
+        base_url = "https://gw.example"
+        api_key = "sk-gw"
+        [[profiles.gw.models]]
+        id = "kling-v2-1"
+        seconds = [5, 10]
+    "#;
+    let s = run(text, Env::default(), Some("gw")).expect("a broken model is no broken config");
+    assert!(s.catalog.get("sora-2").is_some() && s.catalog.get("wan2.7-t2v").is_some());
+    let [broken] = s.catalog.broken() else { panic!("{:?}", s.catalog.broken()) };
+    assert_eq!(broken.place, "[[profiles.gw.models]] entry 1");
+    assert!(broken.problem.contains("does not say its mode"), "{}", broken.problem);
+    // The table's price wins; a model's own price fills in where the table names none.
+    assert_eq!((s.pricing.per_second.get("sora-2"), s.pricing.per_second.get("wan2.7-t2v")), (Some(&0.2), Some(&0.05)));
+    // A value of the wrong type is an error of its entry, not of the file.
+    let s = run("[[models]]\nid = \"sora-2\"\nseconds = \"four\"\n", Env::default(), None).expect("resolves");
+    assert!(s.catalog.broken()[0].problem.contains("model \"sora-2\""), "{:?}", s.catalog.broken());
+}

@@ -57,20 +57,25 @@ fn client(base_url: &str, key: ApiKey, settings: &Settings) -> Result<Client, Se
     Client::new(base_url, key, options).map_err(SessionError::Client)
 }
 
-pub async fn open(settings: &Settings) -> Result<Session, SessionError> {
-    let (client, sim, profile) = match &settings.target {
+/// A client for the configured service and nothing else (no store, no engine): for the
+/// commands that only ask the service (`reel models --service`, `reel doctor`). In demo mode,
+/// the embedded simulator, which lives as long as the handle.
+pub async fn service_client(settings: &Settings) -> Result<(Client, Option<SimHandle>), SessionError> {
+    match &settings.target {
         Target::Demo => {
             let sim = SimHandle::start(SimConfig { catalog: settings.catalog.clone(), ..SimConfig::default() }, 0)
                 .await
                 .map_err(SessionError::Simulator)?;
             let key = ApiKey::new(sim.api_key()).map_err(SessionError::SimulatorKey)?;
-            (client(&sim.base_url(), key, settings)?, Some(sim), Some(DEMO_PROFILE.to_string()))
+            Ok((client(&sim.base_url(), key, settings)?, Some(sim)))
         }
-        Target::Remote { base_url, key } => {
-            let key = config::resolve_key(key)?;
-            (client(base_url, key, settings)?, None, settings.profile.clone())
-        }
-    };
+        Target::Remote { base_url, key } => Ok((client(base_url, config::resolve_key(key)?, settings)?, None)),
+    }
+}
+
+pub async fn open(settings: &Settings) -> Result<Session, SessionError> {
+    let (client, sim) = service_client(settings).await?;
+    let profile = if sim.is_some() { Some(DEMO_PROFILE.to_string()) } else { settings.profile.clone() };
     let path = db_path(settings);
     let store = Store::open(&path).map_err(|source| SessionError::Store { path, source })?;
     let mut engine = EngineConfig::new(settings.data_dir.join("videos"));

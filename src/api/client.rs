@@ -65,10 +65,10 @@ fn redirect_policy(same_origin_only: bool) -> reqwest::redirect::Policy {
 
 #[derive(Clone)]
 pub struct Client {
-    http: reqwest::Client,
+    pub(super) http: reqwest::Client,
     /// For result files: its own redirect policy, and no Authorization header is ever added.
     pub(super) files: reqwest::Client,
-    base: Url,
+    pub(super) base: Url,
     videos: Url,
     key: ApiKey,
     pub(super) options: ClientOptions,
@@ -225,7 +225,7 @@ impl Client {
         self.base.as_str()
     }
 
-    fn auth(&self) -> HeaderValue {
+    pub(super) fn auth(&self) -> HeaderValue {
         let mut value = HeaderValue::from_str(&format!("Bearer {}", self.key.expose()))
             .unwrap_or_else(|_| HeaderValue::from_static("Bearer"));
         value.set_sensitive(true);

@@ -1,10 +1,12 @@
-//! The service's HTTP API: wire types, the body forms services take, the client, downloads and
-//! the error taxonomy.
+//! The service's HTTP API: wire types, the body forms services take, the client, downloads,
+//! the model list, the doctor's probes and the error taxonomy.
 
 pub mod client;
 pub mod download;
 pub mod error;
 pub mod key;
+pub mod models;
+pub mod probe;
 pub mod types;
 pub mod wire_form;
 
@@ -12,5 +14,6 @@ pub use client::{Client, ClientOptions};
 pub use download::Download;
 pub use error::{ApiError, ErrorBody};
 pub use key::{ApiKey, KeyError};
+pub use models::{ListedModel, ModelList};
 pub use types::{Status, SubmitRequest, VideoTask};
 pub use wire_form::{BodyForm, Wire};

@@ -2,6 +2,7 @@
 
 pub mod batch;
 pub mod completions;
+pub mod doctor;
 pub mod download;
 pub mod engine;
 pub mod error;
@@ -55,6 +56,7 @@ Examples:
   reel submit -m aurora-3.0/t2v -s 10 -n 2 \"a red fox in snow\"
   echo \"a red fox in snow\" | reel submit -
   reel vary 12 --prompt \"a grey wolf in snow\" --ratio 16:9
+  reel --profile gw doctor
   reel rate 12 4 && reel tag 12 keeper && reel history search \"rating:>=4 tag:keeper fox\"
   reel history export --format csv --output tasks.csv";
 
@@ -106,8 +108,13 @@ pub enum Command {
     History(history::HistoryArgs),
     /// Run the API simulator on 127.0.0.1 (for trying reel, demos and tests).
     Sim(sim::SimArgs),
-    /// List the models reel knows: the built-in catalog plus the config's.
+    /// List the models reel knows (the built-in catalog plus the config's), or with --service
+    /// those the service offers.
     Models(models::ModelsArgs),
+    /// Check a profile against its service without spending (GETs only): the key, the models
+    /// it lists, the base URL, the body and download route it expects, the clock; and print
+    /// what to set. Exit 0: all is well; 1: something needs setting; 2: unreachable.
+    Doctor(doctor::DoctorArgs),
     /// The data folder's engine process: run it in the foreground, see it, stop it.
     Engine(engine::EngineArgs),
     /// Send a task again as it was (recorded as derived from it).
@@ -179,11 +186,12 @@ async fn dispatch(
         Command::Wait(args) => wait::run(&args, settings, reach, out).await,
         Command::Download(args) => download::run(&args, settings, reach, out).await,
         Command::Engine(args) => engine::run(&args, settings, reach, out).await,
+        Command::Doctor(args) => doctor::run(&args, settings, out).await,
         Command::List(args) => list::run(&args, settings, reach, out).await.map(done),
         Command::Show(args) => show::run(&args, settings, reach, out).await.map(done),
         Command::History(args) => history::run(&args, settings, reach, out).await.map(done),
         Command::Pull(args) => pull::run(&args, settings, reach, out).await,
-        Command::Models(args) => models::run(&args, &settings.catalog, out).map(done),
+        Command::Models(args) => models::run(&args, settings, out).await.map(done),
         Command::Rerun(args) => rerun::run(&args, settings, reach, out).await,
         Command::Vary(args) => vary::run(&args, settings, reach, out).await,
         Command::Resend(args) => resend::run(&args, settings, reach, out).await,

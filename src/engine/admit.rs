@@ -12,7 +12,7 @@ use super::ledger;
 use super::queue::Job;
 use super::run::{Runner, now};
 use super::{EngineError, Refused};
-use crate::rules::{Catalog, MediaKind, ModelId, UnknownModels, ValidSubmission, validate};
+use crate::rules::{Catalog, MediaKind, UnknownModels, ValidSubmission, validate};
 use crate::store::tasks::{self, NewTask};
 use crate::store::{StoreError, TaskRecord, admitted, history, since};
 
@@ -185,7 +185,7 @@ fn today(c: &Connection, from: i64, limits: &Limits, catalog: &Catalog) -> Resul
 fn most_seconds(t: &TaskRecord, catalog: &Catalog) -> f64 {
     let media: Vec<(MediaKind, Option<f64>)> =
         t.media.iter().filter_map(|m| MediaKind::parse(&m.kind).map(|k| (k, m.seconds))).collect();
-    let rule = t.model.parse::<ModelId>().map_or(crate::rules::DurationRule::WIDEST, |id| catalog.duration_rule(&id).0);
+    let rule = catalog.duration_rule(&t.model).0;
     let billing = crate::rules::Billing { longest_output: Some(rule.max), ..crate::rules::billing(t.seconds, &media) };
     billing.at_most().unwrap_or(f64::from(u16::MAX))
 }

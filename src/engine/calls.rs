@@ -97,6 +97,8 @@ pub enum Request {
         offset: u64,
         len: u32,
     },
+    /// What the service lists at `GET /v1/models` (the embedded simulator's list in demo mode).
+    Models,
     /// The engine process: who it is, what it serves, on which config.
     Status,
     /// Stop the engine process; without `force` it refuses while tasks are unfinished.
@@ -120,6 +122,7 @@ pub enum Answer {
         total: u64,
         data: String,
     },
+    Models(crate::api::ModelList),
 }
 
 impl Answer {
@@ -134,6 +137,7 @@ impl Answer {
             Answer::Status(_) => "status",
             Answer::Found(_) => "found",
             Answer::Chunk { .. } => "chunk",
+            Answer::Models(_) => "models",
         }
     }
 }

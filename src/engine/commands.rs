@@ -38,7 +38,11 @@ impl Runner {
             Request::Review { id, change } => Answer::Task(Box::new(self.review(id, change).await?)),
             Request::Activity => Answer::Activity(self.activity()),
             // Reads, fetches and the process's own questions are answered before the runner.
-            other @ (Request::Read { .. } | Request::Fetch { .. } | Request::Status | Request::Stop { .. }) => {
+            other @ (Request::Read { .. }
+            | Request::Fetch { .. }
+            | Request::Models
+            | Request::Status
+            | Request::Stop { .. }) => {
                 return Err(Refused::failed(format!("the engine's runner does not answer {other:?}")).into());
             }
         })

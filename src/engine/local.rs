@@ -20,6 +20,8 @@ pub struct LocalEngine {
     db: std::path::PathBuf,
     /// Makes the stills such clients fetch, where none were made yet.
     previewer: Option<crate::preview::Previewer>,
+    /// Asks the service what it lists, beside the runner's work.
+    client: Client,
     _lock: File,
 }
 
@@ -49,13 +51,13 @@ impl LocalEngine {
         let (db, previewer) = (store.path().to_path_buf(), config.previews.clone());
         let (commands, commands_rx) = mpsc::unbounded_channel();
         let (events, events_rx) = mpsc::unbounded_channel();
-        let runner = run::Runner::start(config, client, store, events, commands_rx).await?;
+        let runner = run::Runner::start(config, client.clone(), store, events, commands_rx).await?;
         let (done_tx, done) = watch::channel(false);
         let task = tokio::spawn(async move {
             runner.run().await;
             let _ = done_tx.send(true);
         });
-        Ok((LocalEngine { commands, task: Some(task), done, db, previewer, _lock: lock }, events_rx))
+        Ok((LocalEngine { commands, task: Some(task), done, db, previewer, client, _lock: lock }, events_rx))
     }
 
     /// Any operation of the engine's API: reads of the journal and its files on blocking
@@ -80,6 +82,11 @@ impl LocalEngine {
                         .map_err(Refused::failed)?;
                 let data = base64::engine::general_purpose::STANDARD.encode(&chunk.bytes);
                 Ok(Answer::Chunk { total: chunk.total, data })
+            }
+            // One GET with the API's timeouts and size cap, never queued behind the runner's work.
+            Request::Models => {
+                let list = self.client.list_models().await.map_err(|e| Refused::failed(e.to_string()))?;
+                Ok(Answer::Models(list))
             }
             Request::Status | Request::Stop { .. } => {
                 Err(Refused::failed("this engine runs inside this command; it has no process to ask").into())

@@ -313,6 +313,14 @@ impl Engine {
         }
     }
 
+    /// What the service the engine works for lists (`GET /v1/models`).
+    pub async fn service_models(&self) -> Result<crate::api::ModelList, EngineError> {
+        match self.call(Request::Models).await? {
+            Answer::Models(list) => Ok(list),
+            other => Err(EngineError::Unexpected(other.kind())),
+        }
+    }
+
     /// The engine process: who it is, what it serves, on which config.
     pub async fn status(&self) -> Result<service::Status, EngineError> {
         match self.call(Request::Status).await? {

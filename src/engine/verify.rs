@@ -8,7 +8,7 @@ use std::io::{Read, Seek, SeekFrom};
 use thiserror::Error;
 
 use crate::media::sniff::{Sort, sniff};
-use crate::rules::{Catalog, ModelId, Resolution};
+use crate::rules::{Catalog, Resolution};
 use crate::store::TaskRecord;
 
 /// Sizes in messages and in `[engine] max_file_mb` are decimal megabytes.
@@ -95,7 +95,7 @@ impl Expect {
     }
 
     pub fn of(r: &TaskRecord, catalog: &Catalog, ceiling: u64) -> Expect {
-        let longest = r.model.parse::<ModelId>().ok().map(|id| catalog.duration_rule(&id).0.max);
+        let longest = Some(catalog.duration_rule(&r.model).0.max);
         Expect {
             bound: size_bound(r.seconds, longest, &r.resolution, ceiling),
             seconds: (r.seconds > 0).then_some(r.seconds as f64),

@@ -4,18 +4,8 @@
 
 use serde_json::{Value, json};
 
-use crate::rules::{Catalog, Draft, Invalid, MediaKind, Mode, Pricing, Ratio, Resolution, ValidSubmission};
+use crate::rules::{Catalog, Draft, Invalid, Pricing, Ratio, Resolution, ValidSubmission};
 use crate::store::{EventRecord, TaskRecord};
-
-/// The media kinds a mode takes.
-fn media_kinds(mode: Mode) -> Vec<&'static str> {
-    let kinds: &[MediaKind] = match mode {
-        Mode::TextToVideo => &[],
-        Mode::ImageToVideo => &[MediaKind::FirstFrame],
-        Mode::ReferenceToVideo => &[MediaKind::ReferenceImage, MediaKind::ReferenceVideo, MediaKind::ReferenceAudio],
-    };
-    kinds.iter().map(|k| k.as_str()).collect()
-}
 
 /// Every model with the rules a submission to it must meet, and its price when it has one.
 pub fn models(catalog: &Catalog, pricing: &Pricing) -> Value {
@@ -27,10 +17,11 @@ pub fn models(catalog: &Catalog, pricing: &Pricing) -> Value {
                 "id": e.id,
                 "mode": e.mode,
                 "description": e.description,
-                "seconds": {"min": e.duration.min, "max": e.duration.max, "automatic": e.duration.auto},
-                "resolutions": Resolution::ALL.iter().map(|r| r.as_str()).collect::<Vec<_>>(),
+                "seconds": {"min": e.duration.min, "max": e.duration.max, "automatic": e.duration.auto,
+                    "only": e.duration.only},
+                "resolutions": if e.resolutions.is_empty() { Resolution::ALL.to_vec() } else { e.resolutions.clone() },
                 "ratios": Ratio::ALL.iter().map(|r| r.as_str()).collect::<Vec<_>>(),
-                "media_types": media_kinds(e.parsed.mode),
+                "media_types": e.media,
                 "price_per_billed_second": pricing.per_second.get(&e.id),
             })
         })

@@ -291,7 +291,9 @@ mod tests {
                 Ok((1, 1, "acme/aurora-3.0/text-to-video")),
             ),
             (serde_json::json!({"model": "t2v", "prompt": "a fox"}), Err("model: ")),
-            (serde_json::json!({"model": "nothing-like-it", "prompt": "a fox"}), Err("model: ")),
+            (serde_json::json!({"model": "nothing-like/t2v", "prompt": "a fox"}), Err("model: ")),
+            // Any other id is the service's to know: sent as given.
+            (serde_json::json!({"model": "sora-2", "prompt": "a fox"}), Ok((1, 1, "sora-2"))),
             (
                 serde_json::json!({"model": "aurora-3.0/t2v", "prompt": "a fox", "ratio": []}),
                 Err("ratio: an empty list"),

@@ -17,8 +17,9 @@ pub enum ModelChoiceError {
     Unknown { given: String, known: Vec<String> },
 }
 
-/// The catalog id `text` names. A full id (three parts) that the catalog lacks is given back as
-/// typed: validation warns about unknown models, it does not refuse them.
+/// The catalog id `text` names. An id the catalog lacks is given back as typed (validation warns
+/// about unknown models, it does not refuse them), unless it reads as a short form of the spec's
+/// ids (its last part a mode, `nope/t2v`), which is then an unknown short form.
 pub fn choose_model(text: &str, known: &[&str]) -> Result<String, ModelChoiceError> {
     let text = text.trim();
     if text.is_empty() {
@@ -32,7 +33,7 @@ pub fn choose_model(text: &str, known: &[&str]) -> Result<String, ModelChoiceErr
         known.iter().filter(|id| ends_with(&parts(id), &wanted)).map(|id| (*id).to_string()).collect();
     match matches.as_slice() {
         [one] => Ok(one.clone()),
-        [] if text.split('/').count() >= 3 => Ok(text.to_string()),
+        [] if text.split('/').count() >= 3 || !names_mode(&wanted) => Ok(text.to_string()),
         [] => Err(ModelChoiceError::Unknown {
             given: text.to_string(),
             known: known.iter().map(|id| (*id).to_string()).collect(),
@@ -50,6 +51,11 @@ fn parts(id: &str) -> Vec<&str> {
         *last = full;
     }
     parts
+}
+
+/// Whether the last part is a mode (`t2v`, `text-to-video`): a short form of a spec id.
+fn names_mode(parts: &[&str]) -> bool {
+    parts.last().is_some_and(|last| MODE_ABBREVIATIONS.iter().any(|(_, full)| full == last))
 }
 
 /// Whole parts only: `3.0/text-to-video` is no suffix of `acme/aurora-3.0/text-to-video`.
@@ -93,6 +99,11 @@ mod tests {
                 ]),
             ),
             ("3.0/t2v", Err(&[])),
+            ("nope/text-to-video", Err(&[])),
+            // Ids of any other shape are the service's to know: sent as given, with a warning.
+            ("sora-2", Ok("sora-2")),
+            ("openai/sora-2", Ok("openai/sora-2")),
+            ("wan2.5-t2v-preview", Ok("wan2.5-t2v-preview")),
             ("aurora/t2v", Err(&[])),
             ("swift-1.5/r2v", Err(&[])),
             // A full id the catalog lacks goes on, for validation to warn about.

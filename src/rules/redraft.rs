@@ -27,15 +27,15 @@ impl From<&ValidSubmission> for Draft {
 #[cfg(test)]
 mod tests {
     use crate::rules::{
-        Billing, Catalog, Draft, LocalOrigin, Media, MediaDraft, MediaKind, ModelId, Ratio, Resolution, UnknownModels,
-        ValidSubmission, validate,
+        Billing, Catalog, Draft, LocalOrigin, Media, MediaDraft, MediaKind, ModelName, Ratio, Resolution,
+        UnknownModels, ValidSubmission, validate,
     };
 
     const T2V: &str = "acme/aurora-3.0/text-to-video";
     const R2V: &str = "acme/aurora-3.0/reference-to-video-global";
 
     fn submission(model: &str) -> ValidSubmission {
-        let model: ModelId = model.parse().expect("a valid id");
+        let model = ModelName::new(model).expect("a valid id");
         ValidSubmission {
             model,
             prompt: "a fox".into(),

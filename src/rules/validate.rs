@@ -6,14 +6,14 @@ use serde::{Deserialize, Serialize};
 use thiserror::Error;
 
 use super::billing::{Billing, billing};
-use super::catalog::{Catalog, DurationRule, RuleSource};
-use super::model_id::{Mode, ModelId, ModelIdError};
+use super::catalog::{Catalog, DurationRule, RuleSource, Rules, media_of_mode};
+use super::model_id::Mode;
+use super::model_name::{ModelName, ModelNameError};
 use super::params::{MediaKind, Ratio, Resolution};
 use super::prompt_text::{Forbidden, first_forbidden};
 use super::source::{LocalOrigin, is_local};
 
-/// Spec section 4.1: `seconds` when none is given.
-pub const DEFAULT_SECONDS: i64 = 5;
+pub use super::catalog::DEFAULT_SECONDS;
 
 /// What a user (or a request body) supplied, before any check. Text stays text so that every
 /// mistake can be named with the value that was given.
@@ -78,7 +78,7 @@ impl Media {
 /// A submission that passed every rule: the only thing the client will send.
 #[derive(Debug, Clone, PartialEq)]
 pub struct ValidSubmission {
-    pub model: ModelId,
+    pub model: ModelName,
     pub prompt: String,
     pub negative_prompt: Option<String>,
     pub seconds: i64,
@@ -137,9 +137,11 @@ pub enum Violation {
     #[error("{field} must be {expected}, got {got}")]
     WrongType { field: Field, expected: &'static str, got: String },
     #[error("model \"{value}\" is not a valid model id: {source}")]
-    ModelInvalid { value: String, source: ModelIdError },
+    ModelInvalid { value: String, source: ModelNameError },
     #[error("model \"{value}\" is not offered by this service")]
     ModelUnknown { value: String },
+    #[error("model \"{value}\" cannot be used: its entry in the config is broken ({entry}); fix or remove it")]
+    ModelBroken { value: String, entry: String },
     #[error("prompt is required and must not be blank")]
     PromptMissing,
     #[error(
@@ -160,6 +162,8 @@ pub enum Violation {
     SecondsOutOfRange { value: i64, model: String, rule: DurationRule },
     #[error("resolution \"{value}\" is not allowed; use {}", Resolution::choices())]
     ResolutionInvalid { value: String },
+    #[error("resolution {value} is not one {model} renders; use {allowed}")]
+    ResolutionNotForModel { value: Resolution, model: String, allowed: String },
     #[error("ratio \"{value}\" is not allowed; use {}", Ratio::choices())]
     RatioInvalid { value: String },
     #[error("media item {} has type \"{value}\"; use {}", index + 1, MediaKind::choices())]
@@ -174,6 +178,8 @@ pub enum Violation {
     MediaCountExceeded { kind: MediaKind, count: usize, max: usize },
     #[error("media item {} is a {kind}, which {mode} does not take{}", index + 1, mode_hint(*mode))]
     MediaNotForMode { index: usize, kind: MediaKind, mode: Mode },
+    #[error("media item {} is a {kind}, which {model} does not take (it takes {takes})", index + 1)]
+    MediaNotForModel { index: usize, kind: MediaKind, model: String, takes: String },
     #[error("image-to-video needs exactly one first_frame image; add one")]
     FirstFrameMissing,
     #[error("reference-to-video needs at least one reference_image, reference_video or reference_audio item")]
@@ -208,16 +214,17 @@ impl Violation {
         match self {
             BodyNotObject => Field::Body,
             WrongType { field, .. } | TextTooLong { field, .. } | ControlCharacter { field, .. } => *field,
-            ModelInvalid { .. } | ModelUnknown { .. } => Field::Model,
+            ModelInvalid { .. } | ModelUnknown { .. } | ModelBroken { .. } => Field::Model,
             PromptMissing => Field::Prompt,
             SecondsNotInteger { .. } | SecondsOutOfRange { .. } => Field::Seconds,
-            ResolutionInvalid { .. } => Field::Resolution,
+            ResolutionInvalid { .. } | ResolutionNotForModel { .. } => Field::Resolution,
             RatioInvalid { .. } => Field::Ratio,
             MediaTypeInvalid { index, .. }
             | MediaUrlInvalid { index, .. }
             | MediaSecondsInvalid { index, .. }
             | MediaSecondsNotApplicable { index, .. }
-            | MediaNotForMode { index, .. } => Field::Media(Some(*index)),
+            | MediaNotForMode { index, .. }
+            | MediaNotForModel { index, .. } => Field::Media(Some(*index)),
             MediaCountExceeded { .. } | FirstFrameMissing | ReferenceMissing | ReferenceDurationExceeded { .. } => {
                 Field::Media(None)
             }
@@ -322,16 +329,18 @@ fn check_media(index: usize, item: &MediaDraft, out: &mut Vec<Violation>) -> Opt
     }
 }
 
-fn check_mode(mode: Mode, media: &[(usize, MediaKind)], out: &mut Vec<Violation>) {
-    let takes = |k: MediaKind| match mode {
-        Mode::TextToVideo => false,
-        Mode::ImageToVideo => k == MediaKind::FirstFrame,
-        Mode::ReferenceToVideo => k.is_reference(),
-    };
-    for &(index, kind) in media {
-        if !takes(kind) {
-            out.push(Violation::MediaNotForMode { index, kind, mode });
-        }
+/// Media the model does not take, and the media its mode needs. `takes` is what its entry
+/// names (by default its mode's).
+fn check_mode(model: &str, mode: Mode, takes: &[MediaKind], media: &[(usize, MediaKind)], out: &mut Vec<Violation>) {
+    let by_mode = takes == media_of_mode(mode);
+    for &(index, kind) in media.iter().filter(|(_, k)| !takes.contains(k)) {
+        out.push(if by_mode {
+            Violation::MediaNotForMode { index, kind, mode }
+        } else {
+            let names: Vec<&str> = takes.iter().map(|k| k.as_str()).collect();
+            let takes = if names.is_empty() { "no media".to_string() } else { names.join(", ") };
+            Violation::MediaNotForModel { index, kind, model: model.to_string(), takes }
+        });
     }
     let has = |pred: fn(MediaKind) -> bool| media.iter().any(|(_, k)| pred(*k));
     match mode {
@@ -361,28 +370,37 @@ pub fn validate(draft: &Draft, catalog: &Catalog, unknown: UnknownModels) -> Res
     let mut violations = Vec::new();
     let mut warnings = Vec::new();
 
-    let model = match draft.model.parse::<ModelId>() {
-        Ok(id) => Some(id),
+    let model = match ModelName::new(&draft.model) {
+        Ok(name) => Some(name),
         Err(source) => {
             violations.push(Violation::ModelInvalid { value: draft.model.clone(), source });
             None
         }
     };
-    let rule = model.as_ref().map(|id| {
-        let (rule, source) = catalog.duration_rule(id);
-        let checked = match source {
-            RuleSource::Catalog => None,
-            RuleSource::FamilyFromVersion(f) => Some(format!("family {f:?} ({rule})")),
-            RuleSource::Widest => Some(format!("the widest range the spec allows ({rule})")),
-        };
-        if let Some(checked) = checked {
+    // What reel knows of the model: its mode and the media it takes, its seconds, resolutions.
+    let known = model.as_ref().and_then(|id| match catalog.rules(id.as_str()) {
+        Rules::Known(e) => Some((Some(e.mode), e.media.clone(), e.duration, e.resolutions.clone())),
+        Rules::Broken(b) => {
+            violations.push(Violation::ModelBroken { value: id.to_string(), entry: b.to_string() });
+            None
+        }
+        Rules::Unknown { mode, duration, source } => {
+            let mut checked = match source {
+                RuleSource::FamilyFromVersion(f) => format!("family {f:?} ({duration})"),
+                _ => format!("the widest range the spec allows ({duration})"),
+            };
+            if mode.is_none() {
+                checked.push_str("; its mode is not known, so its media are not checked against one");
+            }
             match unknown {
                 UnknownModels::Warn => warnings.push(Warning::UnknownModel { model: id.to_string(), checked }),
                 UnknownModels::Reject => violations.push(Violation::ModelUnknown { value: id.to_string() }),
             }
+            Some((mode, mode.map(media_of_mode).unwrap_or_else(|| MediaKind::ALL.to_vec()), duration, Vec::new()))
         }
-        rule
     });
+    let rule = known.as_ref().map(|k| k.2);
+    let resolutions = known.as_ref().map_or(&[][..], |k| &k.3[..]);
 
     if draft.prompt.trim().is_empty() {
         violations.push(Violation::PromptMissing);
@@ -392,7 +410,7 @@ pub fn validate(draft: &Draft, catalog: &Catalog, unknown: UnknownModels) -> Res
     check_text(Field::NegativePrompt, &draft.negative_prompt, bounds.negative_chars, &mut violations);
 
     let seconds = match draft.seconds.as_deref().map(str::trim).filter(|s| !s.is_empty()) {
-        None => Some(DEFAULT_SECONDS),
+        None => Some(rule.map_or(DEFAULT_SECONDS, DurationRule::default_seconds)),
         Some(text) => match text.parse::<i64>() {
             Ok(n) => Some(n),
             Err(_) => {
@@ -408,12 +426,19 @@ pub fn validate(draft: &Draft, catalog: &Catalog, unknown: UnknownModels) -> Res
     }
 
     let resolution = match draft.resolution.as_deref() {
-        None => Some(Resolution::default()),
+        None => Some(resolutions.first().copied().unwrap_or_default()),
         Some(v) => Resolution::parse(v).or_else(|| {
             violations.push(Violation::ResolutionInvalid { value: v.to_string() });
             None
         }),
     };
+    if let (Some(value), Some(id)) = (resolution, &model)
+        && !resolutions.is_empty()
+        && !resolutions.contains(&value)
+    {
+        let allowed: Vec<&str> = resolutions.iter().map(|r| r.as_str()).collect();
+        violations.push(Violation::ResolutionNotForModel { value, model: id.to_string(), allowed: allowed.join(", ") });
+    }
     let ratio = match draft.ratio.as_deref() {
         None => Some(Ratio::default()),
         Some(v) => Ratio::parse(v).or_else(|| {
@@ -425,10 +450,10 @@ pub fn validate(draft: &Draft, catalog: &Catalog, unknown: UnknownModels) -> Res
     let media: Vec<Media> =
         draft.media.iter().enumerate().filter_map(|(i, m)| check_media(i, m, &mut violations)).collect();
     check_counts(&draft.media, &media, &mut violations);
-    if let Some(id) = &model {
+    if let (Some((Some(mode), takes, ..)), Some(id)) = (&known, &model) {
         let kinds: Vec<(usize, MediaKind)> =
             draft.media.iter().enumerate().filter_map(|(i, m)| MediaKind::parse(&m.kind).map(|k| (i, k))).collect();
-        check_mode(id.mode, &kinds, &mut violations);
+        check_mode(id.as_str(), *mode, takes, &kinds, &mut violations);
     }
 
     match (model, seconds, resolution, ratio) {

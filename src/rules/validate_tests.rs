@@ -1,5 +1,5 @@
 use super::*;
-use crate::rules::model_id::ModelIdError;
+use crate::rules::model_name::ModelNameError;
 
 const T2V_A: &str = "acme/aurora-3.0/text-to-video";
 const I2V_A: &str = "acme/aurora-3.0/image-to-video";
@@ -34,8 +34,7 @@ fn secs(model: &str, s: &str) -> Draft {
 }
 
 fn out_of_range(model: &str, value: i64) -> Vec<Violation> {
-    let id: ModelId = model.parse().expect("valid id");
-    let rule = Catalog::builtin().duration_rule(&id).0;
+    let rule = Catalog::builtin().duration_rule(model).0;
     vec![Violation::SecondsOutOfRange { value, model: model.into(), rule }]
 }
 
@@ -83,18 +82,19 @@ fn every_rule_on_both_sides_of_every_bound() {
         ("unknown family 151", secs("x/y-9.9/text-to-video", "151"), out_of_range("x/y-9.9/text-to-video", 151)),
         ("unknown family 3", secs("x/y-9.9/text-to-video", "3"), out_of_range("x/y-9.9/text-to-video", 3)),
         // model id
+        // model id: any shape the service uses, within bounds
+        ("one-part model", draft("aurora"), ok()),
+        ("a mode the spec does not name is a custom model", draft("acme/aurora-3.0/video-to-video"), ok()),
+        ("empty model", draft(""), vec![ModelInvalid { value: "".into(), source: ModelNameError::Empty }]),
         (
-            "malformed model",
-            draft("aurora"),
-            vec![ModelInvalid { value: "aurora".into(), source: ModelIdError::WrongShape(1) }],
+            "model with a space",
+            draft("sora 2"),
+            vec![ModelInvalid { value: "sora 2".into(), source: ModelNameError::BadCharacter(' ', 5) }],
         ),
         (
-            "unknown mode",
-            draft("acme/aurora-3.0/video-to-video"),
-            vec![ModelInvalid {
-                value: "acme/aurora-3.0/video-to-video".into(),
-                source: ModelIdError::UnknownMode("video-to-video".into()),
-            }],
+            "model with a newline",
+            draft("sora-2\n"),
+            vec![ModelInvalid { value: "sora-2\n".into(), source: ModelNameError::BadCharacter('\n', 7) }],
         ),
         // resolution and ratio
         ("480P", with(T2V_A, |d| d.resolution = Some("480P".into())), ok()),
@@ -399,4 +399,69 @@ fn control_characters_are_refused_by_field_character_and_place() {
     let v = run(&with(T2V_A, |d| d.negative_prompt = "x\u{202e}".into())).expect_err("refused");
     assert_eq!(v[0].field(), Field::NegativePrompt);
     assert!(v[0].to_string().starts_with("metadata.negative_prompt holds U+202E (a bidi embedding or override)"));
+}
+
+/// A catalog with the models a gateway names as its vendors do.
+fn gateway_catalog() -> Catalog {
+    let text = r#"
+        [[models]]
+        id = "sora-2"
+        mode = "text-to-video"
+        seconds = [4, 8, 12]
+        media = ["first_frame"]
+        resolutions = ["720P"]
+        [[models]]
+        id = "wan2.5-i2v-preview"
+        min_seconds = 5
+        max_seconds = 10
+        [[models]]
+        id = "kling-v2-1"
+        seconds = "five"
+    "#;
+    Catalog::builtin().with_extra(&crate::rules::catalog::declare(text).expect("toml"))
+}
+
+#[test]
+fn models_as_the_service_names_them() {
+    use MediaKind::*;
+    use Violation::*;
+    let cat = gateway_catalog();
+    let check = |d: &Draft| validate(d, &cat, UnknownModels::Warn).map_err(|e| e.violations);
+    let sora = |f: &dyn Fn(&mut Draft)| with("sora-2", f);
+    let frame = || item("first_frame", None);
+    let v = check(&draft("sora-2")).expect("valid");
+    assert_eq!((v.seconds, v.resolution, v.warnings.len()), (4, Resolution::P720, 0), "5 is refused: 4 is sent");
+    assert_eq!(v.model.to_string(), "sora-2");
+    assert!(check(&sora(&|d| d.seconds = Some("8".into()))).is_ok());
+    let five = check(&sora(&|d| d.seconds = Some("5".into()))).expect_err("5");
+    assert_eq!(five[0].to_string(), "seconds 5 is out of range for sora-2: it accepts 4, 8 or 12 s");
+    assert!(check(&sora(&|d| d.media = vec![frame()])).is_ok(), "an optional first frame");
+    assert_eq!(
+        check(&sora(&|d| d.media = vec![item("reference_image", None)])).expect_err("no references"),
+        vec![MediaNotForModel { index: 0, kind: ReferenceImage, model: "sora-2".into(), takes: "first_frame".into() }]
+    );
+    assert_eq!(
+        check(&sora(&|d| d.resolution = Some("1080P".into()))).expect_err("720P only"),
+        vec![ResolutionNotForModel { value: Resolution::P1080, model: "sora-2".into(), allowed: "720P".into() }]
+    );
+    // The mode comes from the id's i2v.
+    assert_eq!(check(&draft("wan2.5-i2v-preview")).expect_err("a frame is needed"), vec![FirstFrameMissing]);
+    assert!(check(&with("wan2.5-i2v-preview", |d| d.media = vec![frame()])).is_ok());
+    // A broken entry stops its model only, naming the entry.
+    let broken = check(&draft("kling-v2-1")).expect_err("broken");
+    assert!(
+        matches!(&broken[..], [ModelBroken { value, entry }] if value == "kling-v2-1" && entry.contains("[[models]] entry 3")),
+        "{broken:?}"
+    );
+    assert!(broken[0].to_string().contains("fix or remove it"));
+    // A model reel has no rules for: sent with the general checks, and said so.
+    let unknown = validate(
+        &with("veo-3.0-generate-preview", |d| d.media = vec![item("reference_image", None)]),
+        &cat,
+        UnknownModels::Warn,
+    )
+    .expect("sent as given");
+    let said = unknown.warnings[0].to_string();
+    assert!(said.contains("not in the catalog") && said.contains("its mode is not known"), "{said}");
+    assert!(check(&secs("veo-3.0-generate-preview", "151")).is_err(), "the widest range still holds");
 }

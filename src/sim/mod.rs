@@ -1,7 +1,7 @@
 //! The embedded simulator of the API: a real HTTP server on 127.0.0.1, for the demo and the tests.
 //!
 //! `server` takes connections and runs every request through the fault and hostile layers;
-//! `routes` maps paths to endpoints; `api`, `files` and `media` answer (`takes`: the body form a
+//! `routes` maps paths to endpoints; `api`, `files`, `media` and `models` answer (`takes`: the body form a
 //! submission is taken in, `gateway`: new-api's answers); `reply` and `raw` put
 //! answers on the wire; `faults` and `hostile` say what goes wrong; `state`, `lifecycle`,
 //! `range` and `video` hold tasks, their timelines, byte ranges and result files.
@@ -13,6 +13,7 @@ pub mod gateway;
 pub mod hostile;
 pub mod lifecycle;
 mod media;
+mod models;
 pub mod range;
 mod raw;
 mod reply;

@@ -16,6 +16,8 @@ pub enum Endpoint {
     Get(String),
     /// `GET /v1/videos/`: an empty id, answered with an empty list as some services do.
     List,
+    /// `GET /v1/models`: the catalog's models, in OpenAI's list shape.
+    Models,
     /// A result file; `mirror` when under `/mirror/files/` (a redirect target).
     File {
         id: String,
@@ -41,6 +43,8 @@ pub fn endpoint(method: &Method, raw_path: &str) -> Endpoint {
         (["v1", "videos"], &Method::POST) => Endpoint::Submit,
         (["v1", "videos"], _) => Endpoint::WrongMethod("POST"),
         (["v1", "videos", ""], &Method::GET) => Endpoint::List,
+        (["v1", "models"], &Method::GET) => Endpoint::Models,
+        (["v1", "models"], _) => Endpoint::WrongMethod("GET"),
         (["v1", "videos", id], &Method::GET) => Endpoint::Get(percent_decode(id)),
         (["v1", "videos", _], _) => Endpoint::WrongMethod("GET"),
         (["files", name], _) => file(name, false, readable),
@@ -157,6 +161,7 @@ mod tests {
             Endpoint::Submit => "submit".to_string(),
             Endpoint::Get(id) => format!("get {id}"),
             Endpoint::List => "list".to_string(),
+            Endpoint::Models => "models".to_string(),
             Endpoint::File { id, mirror } => format!("file {id}{}", if mirror { " (mirror)" } else { "" }),
             Endpoint::Media(k) => format!("media {k:?}"),
             Endpoint::WrongMethod(a) => format!("405 {a}"),
@@ -173,6 +178,9 @@ mod tests {
             (Method::GET, "/v1/videos/a%2Fb", "get a/b"),
             (Method::GET, "/v1/videos/a/b", "404"),
             (Method::GET, "/v1/videos/", "list"),
+            (Method::GET, "/v1/models", "models"),
+            (Method::POST, "/v1/models", "405 GET"),
+            (Method::GET, "/v1/models/sora-2", "404"),
             (Method::GET, "/v1/videos/.", "list"),
             (Method::GET, "/v1/videos/..", "404"),
             (Method::GET, "/v1/videos/%2e%2E", "404"),

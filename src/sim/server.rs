@@ -20,7 +20,7 @@ use super::raw::{self, RawReply, RawSlot};
 use super::reply::{Body, Reply};
 use super::routes::{self, Endpoint, query_param, toggle_hop};
 use super::state::{Origin, RequestRecord, State, unix_now};
-use super::{api, files, media};
+use super::{api, files, media, models};
 
 pub async fn serve(listener: TcpListener, state: Arc<State>, origin: Origin, mut shutdown: watch::Receiver<bool>) {
     loop {
@@ -162,7 +162,7 @@ async fn answer(conn: &Conn, req: Request<Incoming>, ep: Endpoint, fault: Option
         return Answer::labelled(Reply::redirect(status, &location), label);
     }
     match ep {
-        Endpoint::Submit | Endpoint::Get(_) | Endpoint::List if !api::authorized(state, &req) => {
+        Endpoint::Submit | Endpoint::Get(_) | Endpoint::List | Endpoint::Models if !api::authorized(state, &req) => {
             Answer::plain(api::unauthorized(state))
         }
         Endpoint::Submit => {
@@ -176,6 +176,7 @@ async fn answer(conn: &Conn, req: Request<Incoming>, ep: Endpoint, fault: Option
             Answer { reply, task_id: Some(id), label }
         }
         Endpoint::List => Answer::plain(api::list()),
+        Endpoint::Models => Answer::plain(models::list(state)),
         Endpoint::File { id, mirror } => {
             let truncate = fault == Some(Fault::Truncate);
             let (reply, label) = files::serve(state, &hostile, &req, &id, main && !mirror, truncate);

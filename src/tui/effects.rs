@@ -455,6 +455,16 @@ pub async fn perform(effect: Effect, cx: &Context, console: &mut impl Console) -
                 Err(e) => Some(read_failed("the models of the history".into(), e)),
             }
         }),
+        Effect::LoadServiceModels => {
+            let engine = cx.engine.get();
+            tokio::spawn(async move {
+                match engine.service_models().await {
+                    Ok(list) => drop(tx.send(Action::ServiceModels(list.models.into_iter().map(|m| m.id).collect()))),
+                    // Many services list nothing there: the catalog's models are the list then.
+                    Err(e) => tracing::info!(error = %e, "the service's model list is not available"),
+                }
+            });
+        }
         Effect::LoadSpent => {
             let pricing = cx.pricing.clone();
             reading(cx, tx, move |r| async move {

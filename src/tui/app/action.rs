@@ -81,6 +81,8 @@ pub enum Action {
     Deleted(Result<TaskRecord, EffectError>),
     /// What today's tasks cost so far.
     Spent(f64),
+    /// The ids the service lists (`GET /v1/models`), for the form's model list.
+    ServiceModels(Vec<String>),
     /// A saved video's poster and strip (by sha256), or why there are none.
     Stills(String, Result<crate::preview::Stills, crate::tui::preview::PreviewFailure>),
     /// A poster for the history grid, scaled down, by sha256.
@@ -127,6 +129,7 @@ impl Action {
             Action::Models(_) => "models",
             Action::Deleted(_) => "deleted",
             Action::Spent(_) => "spent",
+            Action::ServiceModels(_) => "service models",
             Action::Stills(..) => "stills",
             Action::Thumb(..) => "thumb",
             Action::PlayFrame(..) => "play frame",
@@ -258,6 +261,8 @@ pub enum Effect {
     },
     Reveal(String),
     LoadSpent,
+    /// Ask the engine, once, what its service lists.
+    LoadServiceModels,
     /// Check these form media items (by their key) off the UI thread.
     CheckMedia(Vec<(String, crate::rules::MediaDraft)>),
     /// Read (or make) the poster and strip of a saved video.

@@ -109,6 +109,7 @@ impl App {
             // The journal's figure may predate the journaling of a send made meanwhile: it
             // raises what this dashboard counted (other clients' sends), never lowers it.
             Action::Spent(amount) => self.spent_today = self.spent_today.max(amount),
+            Action::ServiceModels(ids) => self.form.add_service_models(&ids),
             Action::Edited(field, Ok(text)) => {
                 let text = clean_paste(&text);
                 self.form.set_text(field, text.trim_end_matches('\n'));

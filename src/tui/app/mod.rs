@@ -203,12 +203,17 @@ impl App {
     ) -> App {
         let mut form = Form::new(&catalog, &pricing);
         form.show_cursor(Some(Field::Prompt));
-        let welcome = header.demo.then(|| {
+        let welcome_text = if header.demo {
             "Demo mode: no API key is configured, so reel runs against its embedded simulator (tasks take \
              about 15 s). Type a prompt and press Ctrl-S. To use a real provider, set REEL_BASE_URL and \
              REEL_API_KEY, or add a profile to the config file (see README)."
-                .to_string()
-        });
+        } else {
+            // A new profile's first run: the doctor says what the service expects before anything is spent.
+            "No tasks yet with this service. New profile? Run `reel doctor` first: it checks the key, the models \
+             the service lists and the settings it expects, without sending a task. Then type a prompt and press \
+             Ctrl-S."
+        };
+        let welcome = Some(welcome_text.to_string());
         let history = History::new(prefs.history.clone());
         let after_quit = if header.demo { AfterQuit::Lost } else { AfterQuit::Pause };
         App {
@@ -373,9 +378,12 @@ impl App {
 
     /// What the event loop does first: read the rows to show (unfinished and recent tasks:
     /// an engine process kept working while no dashboard was open), and learn today's spending
-    /// (for the daily budget).
+    /// (for the daily budget), and what models the service lists (for the form's list).
     pub fn initial_effects(&self) -> Vec<Effect> {
-        let mut effects = vec![Effect::Reload { since_ms: reload_since(self.now_ms, None), check: Vec::new() }];
+        let mut effects = vec![
+            Effect::Reload { since_ms: reload_since(self.now_ms, None), check: Vec::new() },
+            Effect::LoadServiceModels,
+        ];
         if self.budget.daily.is_some() {
             effects.push(Effect::LoadSpent);
         }

@@ -5,7 +5,6 @@ use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use ratatui::layout::Rect;
 
 use super::{App, Effect, Focus, Level, Overlay, PickerKind, Screen};
-use crate::rules::ModelId;
 use crate::text::clean;
 use crate::tui::help::HelpState;
 use crate::tui::keymap::{Cmd, Scope};
@@ -78,15 +77,9 @@ impl App {
     /// Every entry of a picker, as it is listed (and matched against what is typed).
     pub fn picker_entries(&self, kind: PickerKind) -> Vec<String> {
         match kind {
-            PickerKind::Model => self
-                .form
-                .models()
-                .iter()
-                .map(|id| {
-                    let mode = id.parse::<ModelId>().map(|m| m.mode.to_string()).unwrap_or_default();
-                    format!("{id:<44} {mode}")
-                })
-                .collect(),
+            PickerKind::Model => {
+                self.form.models().iter().map(|id| format!("{id:<44} {}", self.form.model_note(id))).collect()
+            }
             PickerKind::States => Filter::ALL.iter().map(|f| format!("{:<9} {}", f.label(), f.describe())).collect(),
         }
     }

@@ -63,6 +63,24 @@ fn tab_walks_every_field_then_the_table_and_back() {
 }
 
 #[test]
+fn the_service_models_join_the_model_picker_marked() {
+    let mut a = app();
+    let listed = ["acme/aurora-3.0/text-to-video", "sora-2", "wan2.5-t2v-preview", "bad id"];
+    a.update(Action::ServiceModels(listed.iter().map(|s| s.to_string()).collect()), NOW);
+    let entries = a.picker_entries(PickerKind::Model);
+    let note =
+        |id: &str| entries.iter().find(|e| e.split_whitespace().next() == Some(id)).map(|e| e[44..].trim().to_string());
+    assert_eq!(note("acme/aurora-3.0/text-to-video").as_deref(), Some("text-to-video"));
+    assert_eq!(note("acme/aurora-2.7/text-to-video").as_deref(), Some("text-to-video · not listed by the service"));
+    assert_eq!(note("sora-2").as_deref(), Some("listed by the service · no rules (general checks)"));
+    assert!(note("wan2.5-t2v-preview").is_some() && note("bad").is_none(), "{entries:?}");
+    // One picked is checked with the general rules, and the form says so.
+    typed(&mut a, "a fox");
+    a.form.set_model_id("sora-2");
+    assert!(a.form.check().warnings.iter().any(|w| w.contains("not in the catalog")), "{:?}", a.form.check().warnings);
+}
+
+#[test]
 fn choices_cycle_toggle_and_pick() {
     let mut a = app();
     a.focus = Focus::Form(Field::Resolution);
@@ -396,7 +414,7 @@ fn budgeted(model: &str, daily: f64) -> App {
 fn past_the_daily_budget_the_dashboard_asks_first() {
     let mut a = budgeted("acme/aurora-3.0/text-to-video", 3.0);
     let opening = Effect::Reload { since_ms: NOW - crate::tui::link::RECENT_MS, check: vec![] };
-    assert_eq!(a.initial_effects(), vec![opening, Effect::LoadSpent]);
+    assert_eq!(a.initial_effects(), vec![opening, Effect::LoadServiceModels, Effect::LoadSpent]);
     a.update(Action::Spent(1.0), NOW);
     typed(&mut a, "a fox");
     // 5 s at $0.50 is $2.50: $1.00 + $2.50 passes $3.00.

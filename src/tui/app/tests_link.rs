@@ -31,7 +31,7 @@ fn news_waits_until_the_first_rows_are_read() {
     assert_eq!(a.link, Link::Opening);
     assert!(!a.link.accepts_events() && a.link.attached());
     assert!(
-        matches!(&a.initial_effects()[..], [Effect::Reload { since_ms, check }] if *since_ms == NOW - RECENT_MS && check.is_empty())
+        matches!(&a.initial_effects()[..], [Effect::Reload { since_ms, check }, Effect::LoadServiceModels] if *since_ms == NOW - RECENT_MS && check.is_empty())
     );
     a.update(Action::Reloaded(Ok(Reload { records: vec![rec(4, LocalState::Queued)], gone: vec![], mark: 0 })), NOW);
     assert_eq!(a.link, Link::Up);

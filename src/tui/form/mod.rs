@@ -12,7 +12,7 @@ mod text;
 use serde::{Deserialize, Serialize};
 
 use crate::rules::Pricing;
-use crate::rules::{self, Catalog, Draft, MediaDraft, MediaKind, Mode, ModelId, Ratio, Resolution, UnknownModels};
+use crate::rules::{self, Catalog, Draft, MediaDraft, MediaKind, Mode, Ratio, Resolution, Rules, UnknownModels};
 use crate::store::TaskRecord;
 use ratatui_textarea::TextArea;
 
@@ -34,6 +34,8 @@ pub struct Form {
     /// The catalog's model ids, for the picker (and a task's model not among them, once varied).
     models: Vec<String>,
     model: usize,
+    /// The models the service lists (`GET /v1/models`), once the engine has asked it.
+    service_models: std::collections::BTreeSet<String>,
     seconds: String,
     resolution: Resolution,
     ratio: Ratio,
@@ -73,6 +75,7 @@ impl Form {
             negative: text_area("What to avoid (optional)"),
             models: catalog.entries().iter().map(|e| e.id.clone()).collect(),
             model: 0,
+            service_models: Default::default(),
             seconds: rules::DEFAULT_SECONDS.to_string(),
             resolution: Resolution::default(),
             ratio: Ratio::default(),
@@ -256,14 +259,51 @@ impl Form {
 
     /// Chooses the model at `index` of [`Form::models`].
     pub fn set_model(&mut self, index: usize) {
+        let before = self.model_id().to_string();
         self.model = index.min(self.models.len().saturating_sub(1));
+        self.fit_seconds(&before);
         self.changed();
+    }
+
+    /// The models the service lists: those the catalog lacks join the picker's list, marked.
+    pub fn add_service_models(&mut self, ids: &[String]) {
+        for id in ids {
+            if !self.models.contains(id) && rules::ModelName::new(id).is_ok() {
+                self.models.push(id.clone());
+            }
+            self.service_models.insert(id.clone());
+        }
+    }
+
+    /// What the picker says beside a model: its mode, and whether reel has rules for it.
+    pub fn model_note(&self, id: &str) -> String {
+        let listed = self.service_models.contains(id);
+        match self.catalog.rules(id) {
+            Rules::Known(e) if self.service_models.is_empty() || listed => e.mode.to_string(),
+            Rules::Known(e) => format!("{} · not listed by the service", e.mode),
+            Rules::Broken(_) => "broken entry in the config".into(),
+            Rules::Unknown { .. } if listed => "listed by the service · no rules (general checks)".into(),
+            Rules::Unknown { .. } => "custom · no rules (general checks)".into(),
+        }
+    }
+
+    /// Seconds left at the last model's default move to the new model's when it refuses them
+    /// (5 for a model of 4, 8 or 12).
+    fn fit_seconds(&mut self, before: &str) {
+        let (old, new) = (self.catalog.duration_rule(before).0, self.catalog.duration_rule(self.model_id()).0);
+        let typed = self.seconds.trim();
+        let at_default = typed.is_empty() || typed.parse::<i64>().ok() == Some(old.default_seconds());
+        if at_default && typed.parse::<i64>().is_ok_and(|n| !new.allows(n)) {
+            self.seconds = new.default_seconds().to_string();
+        }
     }
 
     /// Chooses a model by its id: one of the list, or a custom id the catalog does not know
     /// (the rules then check it as they can, and warn).
     pub fn set_model_id(&mut self, id: &str) {
+        let before = self.model_id().to_string();
         self.choose_model(id);
+        self.fit_seconds(&before);
         self.changed();
     }
 
@@ -491,9 +531,12 @@ impl Form {
     /// The media type the model needs, for a new media item: the first frame for
     /// image-to-video, a reference image otherwise.
     pub fn media_kind_needed(&self) -> MediaKind {
-        match self.model_id().parse::<ModelId>().map(|m| m.mode) {
-            Ok(Mode::ImageToVideo) => MediaKind::FirstFrame,
-            _ => MediaKind::ReferenceImage,
+        let id = self.model_id();
+        let takes_frame_only = self.catalog.get(id).is_some_and(|e| e.media == [MediaKind::FirstFrame]);
+        if takes_frame_only || self.catalog.mode(id) == Some(Mode::ImageToVideo) {
+            MediaKind::FirstFrame
+        } else {
+            MediaKind::ReferenceImage
         }
     }
 
@@ -507,14 +550,17 @@ impl Form {
         match field {
             Field::Model if !self.models.is_empty() => {
                 let n = self.models.len();
+                let before = self.model_id().to_string();
                 self.model = if forward { (self.model + 1) % n } else { (self.model + n - 1) % n };
+                self.fit_seconds(&before);
             }
             Field::Resolution => self.resolution = step(Resolution::ALL, self.resolution, forward),
             Field::Ratio => self.ratio = step(Ratio::ALL, self.ratio, forward),
             Field::Watermark => self.watermark = !self.watermark,
             Field::Seconds => {
-                let n = self.seconds.trim().parse::<i64>().unwrap_or(rules::DEFAULT_SECONDS);
-                self.seconds = (if forward { n + 1 } else { n - 1 }).to_string();
+                let rule = self.catalog.duration_rule(self.model_id()).0;
+                let n = self.seconds.trim().parse::<i64>().unwrap_or_else(|_| rule.default_seconds());
+                self.seconds = rule.step(n, forward).to_string();
             }
             Field::Copies => {
                 let n = self.copies.trim().parse::<u32>().unwrap_or(1);
