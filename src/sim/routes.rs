@@ -16,6 +16,8 @@ pub enum Endpoint {
     Get(String),
     /// `GET /v1/videos/`: an empty id, answered with an empty list as some services do.
     List,
+    /// `GET /v1/videos/{id}/content`: the file behind OpenAI's route (`--answers openai` only).
+    Content(String),
     /// A result file; `mirror` when under `/mirror/files/` (a redirect target).
     File {
         id: String,
@@ -43,6 +45,8 @@ pub fn endpoint(method: &Method, raw_path: &str) -> Endpoint {
         (["v1", "videos", ""], &Method::GET) => Endpoint::List,
         (["v1", "videos", id], &Method::GET) => Endpoint::Get(percent_decode(id)),
         (["v1", "videos", _], _) => Endpoint::WrongMethod("GET"),
+        (["v1", "videos", id, "content"], _) if readable => Endpoint::Content(percent_decode(id)),
+        (["v1", "videos", _, "content"], _) => Endpoint::WrongMethod("GET, HEAD"),
         (["files", name], _) => file(name, false, readable),
         (["mirror", "files", name], _) => file(name, true, readable),
         (["media", name], _) => {
@@ -157,6 +161,7 @@ mod tests {
             Endpoint::Submit => "submit".to_string(),
             Endpoint::Get(id) => format!("get {id}"),
             Endpoint::List => "list".to_string(),
+            Endpoint::Content(id) => format!("content {id}"),
             Endpoint::File { id, mirror } => format!("file {id}{}", if mirror { " (mirror)" } else { "" }),
             Endpoint::Media(k) => format!("media {k:?}"),
             Endpoint::WrongMethod(a) => format!("405 {a}"),
@@ -179,6 +184,10 @@ mod tests {
             (Method::GET, "/v1/videos/%252e%252e", "get %2e%2e"),
             (Method::GET, "/v1/videos/x/../task_1", "get task_1"),
             (Method::DELETE, "/v1/videos/task_1", "405 GET"),
+            (Method::GET, "/v1/videos/video_1/content", "content video_1"),
+            (Method::HEAD, "/v1/videos/a%2Fb/content", "content a/b"),
+            (Method::POST, "/v1/videos/video_1/content", "405 GET, HEAD"),
+            (Method::GET, "/v1/videos/video_1/other", "404"),
             (Method::HEAD, "/files/task_1.mp4", "file task_1"),
             (Method::GET, "/files/.mp4", "file "),
             (Method::GET, "/mirror/files/task_1.mp4", "file task_1 (mirror)"),
