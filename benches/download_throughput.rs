@@ -147,12 +147,13 @@ fn main() {
             }
             tokio::time::sleep(Duration::from_millis(50)).await;
         };
+        let source = reel::api::Source::File(url.clone());
         let dir = tempfile::tempdir().expect("tempdir");
         // The simulator renders the file on its first download; that is not what is measured.
         let warm = dir.path().join("warm-up.mp4");
         let expect =
             reel::engine::verify::Expect::any(reel::engine::verify::DEFAULT_MAX_FILE_MB * reel::engine::verify::MB);
-        download::fetch(&client, &url, &warm, download::StallRule::default(), &expect, &|_, _| {})
+        download::fetch(&client, &source, &warm, download::StallRule::default(), &expect, &|_, _| {})
             .await
             .expect("warm-up");
         let (mut reel_rates, mut curl_rates, mut curl_own, mut ratios) =
@@ -161,7 +162,7 @@ fn main() {
         for round in 0..ROUNDS {
             let path = dir.path().join(format!("reel-{round}.mp4"));
             let t = Instant::now();
-            let saved = download::fetch(&client, &url, &path, download::StallRule::default(), &expect, &|_, _| {})
+            let saved = download::fetch(&client, &source, &path, download::StallRule::default(), &expect, &|_, _| {})
                 .await
                 .expect("downloaded");
             reel_rates.push(saved.size as f64 / t.elapsed().as_secs_f64());

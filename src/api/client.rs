@@ -42,7 +42,7 @@ pub const DEFAULT_MAX_RETRY_AFTER: Duration = Duration::from_secs(60);
 pub const MAX_ANSWER_BYTES: u64 = 1 << 20;
 /// Redirects followed: API requests only within their origin, file downloads anywhere over
 /// http(s), never with the key.
-const MAX_REDIRECTS: usize = 5;
+pub(super) const MAX_REDIRECTS: usize = 5;
 
 fn redirect_policy(same_origin_only: bool) -> reqwest::redirect::Policy {
     reqwest::redirect::Policy::custom(move |attempt| {
@@ -68,6 +68,9 @@ pub struct Client {
     pub(super) http: reqwest::Client,
     /// For result files: its own redirect policy, and no Authorization header is ever added.
     pub(super) files: reqwest::Client,
+    /// For the service's own file route, with the key: it follows no redirect by itself (see
+    /// `content::open_content`, which decides where the key may go).
+    pub(super) content: reqwest::Client,
     pub(super) base: Url,
     videos: Url,
     key: ApiKey,
@@ -208,21 +211,34 @@ impl Client {
         let base = normalize_base_url(base_url)?;
         let videos =
             base.join("v1/videos").map_err(|e| ApiError::BadUrl { url: base_url.into(), reason: e.to_string() })?;
-        let build = |same_origin_only: bool| {
+        let build = |policy: reqwest::redirect::Policy| {
             reqwest::Client::builder()
                 .connect_timeout(options.connect_timeout)
                 .read_timeout(options.request_timeout)
-                .redirect(redirect_policy(same_origin_only))
+                .redirect(policy)
                 .user_agent(concat!("reel/", env!("CARGO_PKG_VERSION")))
                 .build()
                 .map_err(|e| ApiError::Network { detail: e.to_string() })
         };
-        Ok(Client { http: build(true)?, files: build(false)?, base, videos, key, options })
+        Ok(Client {
+            http: build(redirect_policy(true))?,
+            files: build(redirect_policy(false))?,
+            content: build(reqwest::redirect::Policy::none())?,
+            base,
+            videos,
+            key,
+            options,
+        })
     }
 
     /// The base URL as used, always ending in `/`.
     pub fn base_url(&self) -> &str {
         self.base.as_str()
+    }
+
+    /// The API's origin: the only one the key is sent to.
+    pub(super) fn origin(&self) -> url::Origin {
+        self.base.origin()
     }
 
     pub(super) fn auth(&self) -> HeaderValue {

@@ -113,15 +113,22 @@ impl Client {
             return Err(bad(&why));
         }
         let parsed = Url::parse(url).map_err(|e| bad(&e.to_string()))?;
-        let mut request = self.files.get(parsed.clone());
-        if offset > 0 {
-            request = request.header(RANGE, format!("bytes={offset}-"));
-            if let Some(v) = validator.if_range() {
-                request = request.header(IF_RANGE, v);
-            }
-        }
+        let request = with_range(self.files.get(parsed.clone()), offset, validator);
         let timeout = self.options.request_timeout;
         let response = request.send().await.map_err(|e| map_transport(e, &parsed, timeout))?;
+        self.opened(response, parsed, offset, Endpoint::File).await
+    }
+
+    /// An answer to a file request as an open download, or the error it says. `endpoint` is
+    /// `File` for a plain file URL and `Content` for the service's own file route.
+    pub(super) async fn opened(
+        &self,
+        response: reqwest::Response,
+        parsed: Url,
+        offset: u64,
+        endpoint: Endpoint,
+    ) -> Result<Download, ApiError> {
+        let timeout = self.options.request_timeout;
         let status = response.status();
         // The path only: a signed URL's query is a credential of sorts.
         tracing::info!(path = parsed.path(), offset, status = status.as_u16(), "file http");
@@ -169,10 +176,26 @@ impl Client {
             _ => {
                 let retry_after = retry_after_of(response.headers(), self.options.max_retry_after);
                 let body = read_capped(response, MAX_ANSWER_BYTES, &parsed, timeout).await.unwrap_or_default();
-                Err(error_for_status(Endpoint::File, status.as_u16(), retry_after, &body))
+                Err(error_for_status(endpoint, status.as_u16(), retry_after, &body))
             }
         }
     }
+}
+
+/// A file request from byte `offset`: `Range` from there, and `If-Range` with the validator of
+/// an earlier answer, so that a changed file comes whole.
+pub(super) fn with_range(
+    mut request: reqwest::RequestBuilder,
+    offset: u64,
+    validator: &Validator,
+) -> reqwest::RequestBuilder {
+    if offset > 0 {
+        request = request.header(RANGE, format!("bytes={offset}-"));
+        if let Some(v) = validator.if_range() {
+            request = request.header(IF_RANGE, v);
+        }
+    }
+    request
 }
 
 impl Download {

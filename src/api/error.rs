@@ -136,6 +136,12 @@ pub enum ApiError {
     Redirect { detail: String },
     #[error("the file server refused the download (HTTP {status}); trying again would not help")]
     FileRefused { status: u16 },
+    /// The service's file route (`/v1/videos/{id}/content`) says the file is not ready yet.
+    #[error("the service's file is not ready yet (HTTP {status}){}", said(message))]
+    NotReady { status: u16, message: Option<String> },
+    /// The service's file route has no file for this task, or there is no such route.
+    #[error("the service serves no file for this task at /v1/videos/{{id}}/content (HTTP {status}){}", said(message))]
+    NoFile { status: u16, message: Option<String> },
     /// The profile's body form cannot carry this submission; nothing was sent.
     #[error("not sent: {0}")]
     Unsendable(#[from] super::wire_form::Unsendable),
@@ -197,6 +203,8 @@ pub fn parse_retry_after(value: &str, now: SystemTime) -> Option<Duration> {
 pub enum Endpoint {
     Api,
     File,
+    /// The service's own file route, `GET /v1/videos/{id}/content`, asked with the key.
+    Content,
 }
 
 /// The gateways' (new-api) answer for an id they do not know: HTTP 400 with
@@ -212,6 +220,11 @@ pub fn error_for_status(endpoint: Endpoint, status: u16, retry_after: Option<Dur
     let body = ErrorBody::from_bytes(body);
     let message = body.message();
     match (endpoint, status) {
+        (Endpoint::Content, 400 | 404 | 409 | 425) if super::content::says_not_ready(&body) => {
+            ApiError::NotReady { status, message }
+        }
+        (Endpoint::Content, 404 | 405 | 410 | 501) => ApiError::NoFile { status, message },
+        (Endpoint::Content, 401 | 403) => ApiError::Unauthorized { status, message },
         (Endpoint::File, 401 | 403 | 404 | 410) => ApiError::UrlGone { status },
         (_, 429) => ApiError::RateLimited { retry_after, body },
         (Endpoint::Api, 401) => ApiError::Unauthorized { status, message },
@@ -219,7 +232,7 @@ pub fn error_for_status(endpoint: Endpoint, status: u16, retry_after: Option<Dur
         (Endpoint::Api, 400) if says_no_such_task(&body) => ApiError::NotFound { status, message, body },
         (_, 500..=599) => ApiError::Server { status, message, retry_after },
         (_, 408) => ApiError::Timeout { after: Duration::ZERO },
-        (Endpoint::File, 400..=499) => ApiError::FileRefused { status },
+        (Endpoint::File | Endpoint::Content, 400..=499) => ApiError::FileRefused { status },
         _ => ApiError::Rejected { status, message, body },
     }
 }
@@ -284,6 +297,24 @@ mod tests {
         assert_eq!(kind(Api, 400, r#"{"error": {"message": "x", "code": "task_not_exist"}}"#), "NotFound");
         assert_eq!(kind(Api, 400, r#"{"code": "invalid_request", "message": "bad"}"#), "Rejected");
         assert_eq!(kind(File, 400, not_exist), "FileRefused");
+        // The file route (`/content`): not ready yet, no file there, or no such route.
+        let content = [
+            (400, r#"{"error": {"message": "Task is not completed yet, current status: IN_PROGRESS"}}"#, "NotReady"),
+            (404, r#"{"error": {"message": "Video is not ready yet", "code": null}}"#, "NotReady"),
+            (404, r#"{"error": {"message": "Task not found"}}"#, "NoFile"),
+            (404, "404 page not found", "NoFile"),
+            (405, "", "NoFile"),
+            (410, "{}", "NoFile"),
+            (501, "{}", "NoFile"),
+            (401, "{}", "Unauthorized"),
+            (403, "{}", "Unauthorized"),
+            (400, r#"{"error": {"message": "bad variant"}}"#, "FileRefused"),
+            (429, "{}", "RateLimited"),
+            (502, "{}", "Server"),
+        ];
+        for (s, body, want) in content {
+            assert_eq!(kind(Content, s, body), want, "Content {s} {body}");
+        }
     }
 
     #[test]

@@ -2,6 +2,7 @@
 //! the model list, the doctor's probes and the error taxonomy.
 
 pub mod client;
+pub mod content;
 pub mod download;
 pub mod error;
 pub mod key;
@@ -11,6 +12,7 @@ pub mod types;
 pub mod wire_form;
 
 pub use client::{Client, ClientOptions};
+pub use content::Source;
 pub use download::Download;
 pub use error::{ApiError, ErrorBody};
 pub use key::{ApiKey, KeyError};

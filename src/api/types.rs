@@ -43,6 +43,11 @@ pub enum Status {
     /// submitted that has not started, or one the vendor no longer knows. Neither success nor
     /// failure.
     Unknown,
+    /// The service cancelled the task (OpenAI's and OpenRouter's `cancelled`): it ended without
+    /// a video.
+    Cancelled,
+    /// The service's own `expired`: the video is gone, or was never kept, before it was saved.
+    Expired,
     Other(String),
 }
 
@@ -56,6 +61,8 @@ impl Status {
             "completed" => Status::Completed,
             "failed" => Status::Failed,
             "unknown" => Status::Unknown,
+            "cancelled" => Status::Cancelled,
+            "expired" => Status::Expired,
             _ => Status::Other(text.to_string()),
         }
     }
@@ -67,12 +74,14 @@ impl Status {
             Status::Completed => "completed",
             Status::Failed => "failed",
             Status::Unknown => "unknown",
+            Status::Cancelled => "cancelled",
+            Status::Expired => "expired",
             Status::Other(s) => s,
         }
     }
 
     pub fn is_terminal(&self) -> bool {
-        matches!(self, Status::Completed | Status::Failed)
+        matches!(self, Status::Completed | Status::Failed | Status::Cancelled | Status::Expired)
     }
 }
 
@@ -217,7 +226,7 @@ impl VideoTask {
             url: if completed { video_url(obj) } else { None },
             expires_at: timestamp(obj.get("expires_at")),
             progress: number(obj.get("progress")).map(|p| p.clamp(0.0, 100.0)),
-            error: if status == Status::Failed {
+            error: if matches!(status, Status::Failed | Status::Cancelled | Status::Expired) {
                 failure(obj)
             } else {
                 obj.get("error").filter(|e| !e.is_null()).cloned()
@@ -280,6 +289,11 @@ mod tests {
             (json!({"data": {"id": "a", "status": "failed", "error": {"code": "nsfw"}}}), Status::Failed),
             (json!({"id": "a", "status": "processing"}), Status::Other("processing".into())),
             (json!({"id": "a", "status": 3}), Status::Other("3".into())),
+            (json!({"id": "a", "status": "cancelled"}), Status::Cancelled),
+            (json!({"id": "a", "status": "expired"}), Status::Expired),
+            (json!({"id": "a", "status": "Cancelled"}), Status::Other("Cancelled".into())),
+            (json!({"id": "a", "status": "canceled"}), Status::Other("canceled".into())),
+            (json!({"id": "a", "status": " expired"}), Status::Other(" expired".into())),
         ];
         for (body, want) in cases {
             let t = VideoTask::from_json(body.clone()).expect("decodes");
@@ -410,6 +424,62 @@ mod tests {
         let only_task_id = VideoTask::from_json(json!({"task_id": "task_1", "status": "queued"})).expect("decodes");
         assert_eq!(only_task_id.id, "task_1");
         assert!(!Status::Unknown.is_terminal());
+    }
+
+    /// What OpenAI's Videos API (and gateways shaped like it) sends: no URL on a completed
+    /// task (the file is at `/v1/videos/{id}/content`), string `seconds` and `size`, `usage`,
+    /// `expires_at` null or set, and the ends `cancelled` and `expired`.
+    #[test]
+    fn reads_the_openai_shapes() {
+        let openai = |status: &str, extra: Value| {
+            let mut body = json!({
+                "id": "video_68d7", "object": "video", "model": "sora-2", "status": status, "progress": null,
+                "created_at": 1700000000, "seconds": "4", "size": "1280x720", "expires_at": null
+            });
+            if let (Some(o), Value::Object(more)) = (body.as_object_mut(), extra) {
+                o.extend(more);
+            }
+            body
+        };
+        // (answer, status, url, expires_at, failure message)
+        type Case<'a> = (Value, Status, Option<&'a str>, Option<i64>, Option<&'a str>);
+        let cases: Vec<Case> = vec![
+            (openai("queued", json!({})), Status::Queued, None, None, None),
+            (openai("in_progress", json!({"progress": 42})), Status::InProgress, None, None, None),
+            (
+                openai("completed", json!({"completed_at": 1700000100, "usage": {"seconds": 4}})),
+                Status::Completed,
+                None,
+                None,
+                None,
+            ),
+            (
+                openai("completed", json!({"url": null, "expires_at": 1700003700})),
+                Status::Completed,
+                None,
+                Some(1_700_003_700),
+                None,
+            ),
+            (openai("cancelled", json!({})), Status::Cancelled, None, None, None),
+            (
+                openai("cancelled", json!({"error": {"code": "cancelled", "message": "cancelled by the user"}})),
+                Status::Cancelled,
+                None,
+                None,
+                Some("cancelled by the user"),
+            ),
+            (openai("expired", json!({"expires_at": 1700003700})), Status::Expired, None, Some(1_700_003_700), None),
+        ];
+        for (body, status, url, expires_at, failure) in cases {
+            let t = VideoTask::from_json(body.clone()).expect("decodes");
+            assert_eq!(t.status, status, "{body}");
+            assert_eq!(t.url.as_deref(), url, "{body}");
+            assert_eq!(t.expires_at, expires_at, "{body}");
+            assert_eq!(t.progress.filter(|_| status != Status::InProgress), None, "{body}");
+            assert_eq!(t.error.as_ref().and_then(message_of).as_deref(), failure, "{body}");
+        }
+        assert!(Status::Cancelled.is_terminal() && Status::Expired.is_terminal());
+        assert_eq!((Status::Cancelled.as_str(), Status::Expired.as_str()), ("cancelled", "expired"));
     }
 
     #[test]

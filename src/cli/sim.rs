@@ -12,7 +12,7 @@ use crate::rules::Catalog;
 use crate::sim::hostile::Named;
 use crate::sim::{
     Answers, DEFAULT_API_KEY, Faults, Gateway, Hostile, HostileId, HostileProgress, HostileStatus, HostileUrl,
-    LifecycleConfig, Origin, SimConfig, SimHandle, Storm, Trigger, UrlPlacement,
+    LifecycleConfig, OpenAi, Origin, SimConfig, SimHandle, Storm, Trigger, UrlPlacement,
 };
 
 /// A `reel sim` value, or a combination of them, that the simulator does not take.
@@ -90,11 +90,15 @@ pub struct SimArgs {
     /// Send only the fields the spec names (no progress, no expires_at).
     #[arg(long)]
     pub spec_only: bool,
-    /// The shape of the answers: `spec`, or `gateway` as new-api sends them (the video URL in
+    /// The shape of the answers: `spec`; `gateway` as new-api sends them (the video URL in
     /// metadata.url, `unknown` before a task starts, string seconds, integer progress in jumps,
-    /// its two error shapes, 429 without Retry-After).
-    #[arg(long, value_parser = ["spec", "gateway"], default_value = "spec")]
+    /// its two error shapes, 429 without Retry-After); or `openai` as OpenAI's Videos API does
+    /// (no URL: the file at /v1/videos/{id}/content with the key, string seconds and size,
+    /// usage, expires_at, `cancelled` and `expired`).
+    #[arg(long, value_parser = ["spec", "gateway", "openai"], default_value = "spec")]
     pub answers: String,
+    #[command(flatten)]
+    pub openai: OpenAiArgs,
     /// With --answers gateway: where a completed task's URL is (metadata.url,
     /// metadata.video_url, url).
     #[arg(long, value_parser = UrlPlacement::parse_name, default_value = "metadata.url")]
@@ -149,6 +153,50 @@ pub struct SimArgs {
     pub fault_truncate: f64,
     #[command(flatten)]
     pub hostile: Box<HostileArgs>,
+}
+
+const OPENAI: &str = "With --answers openai (WHEN: never, always, first:N, every:N, 0..1)";
+
+/// The flags of `--answers openai`.
+#[derive(Debug, Args)]
+pub struct OpenAiArgs {
+    /// Answer every /content request with the whole file (200), Range or not.
+    #[arg(long, help_heading = OPENAI)]
+    pub content_full: bool,
+    /// What /content answers before the file is ready: 404 (OpenAI's "not ready yet") or 400
+    /// (new-api's "not completed yet").
+    #[arg(long, value_parser = crate::sim::NotReady::parse_name, default_value = "404", help_heading = OPENAI)]
+    pub content_not_ready: crate::sim::NotReady,
+    /// Seconds after completion before /content serves the file.
+    #[arg(long, value_parser = seconds, default_value = "0", value_name = "SECS", help_heading = OPENAI)]
+    pub content_lag_secs: Duration,
+    /// No /content route at all: it answers 404 for good.
+    #[arg(long, help_heading = OPENAI)]
+    pub no_content_route: bool,
+    /// Send expires_at this many seconds after completion (default: null); past it the task
+    /// says `expired` and /content has no file.
+    #[arg(long, value_parser = seconds, value_name = "SECS", help_heading = OPENAI)]
+    pub expires_after_secs: Option<Duration>,
+    /// Tasks that end `cancelled` instead of completed.
+    #[arg(long, value_name = "WHEN", default_value = "never", help_heading = OPENAI)]
+    pub cancelled: Trigger,
+    /// Tasks that end `expired` when they finish, before any download.
+    #[arg(long, value_name = "WHEN", default_value = "never", help_heading = OPENAI)]
+    pub expired: Trigger,
+}
+
+impl OpenAiArgs {
+    pub fn openai(&self) -> OpenAi {
+        OpenAi {
+            ranges: !self.content_full,
+            not_ready: self.content_not_ready,
+            content_lag: self.content_lag_secs,
+            content_route: !self.no_content_route,
+            expires_after: self.expires_after_secs,
+            cancelled: self.cancelled,
+            expired: self.expired,
+        }
+    }
 }
 
 /// The hostile behaviours' flags (boxed in `SimArgs`: there are many).
@@ -318,6 +366,7 @@ impl SimArgs {
                     not_started: self.not_started_secs,
                     forget_after: self.forget_after_secs,
                 }),
+                "openai" => Answers::OpenAi(self.openai.openai()),
                 _ => Answers::Spec,
             },
             takes: crate::api::Wire { form: self.takes, seconds_as_string: self.seconds_as_string },
@@ -383,6 +432,12 @@ pub fn banner(base_url: &str, config: &SimConfig) -> String {
     if let Answers::Gateway(g) = &config.answers {
         let at = UrlPlacement::NAMES.iter().find(|(_, p)| *p == g.url).map_or("metadata.url", |(n, _)| *n);
         out.push_str(&format!("Answers: as the new-api gateway does (the video URL in {at})\n"));
+    }
+    if let Answers::OpenAi(o) = &config.answers {
+        let ranges = if o.ranges { "Range honoured" } else { "always the whole file" };
+        out.push_str(&format!(
+            "Answers: as OpenAI's Videos API does (no URL; the file at /v1/videos/ID/content with the key, {ranges})\n"
+        ));
     }
     if config.takes != crate::api::Wire::default() {
         out.push_str(&format!(
@@ -526,6 +581,42 @@ mod tests {
             (Trigger::First(1), Trigger::Every(2), Trigger::Always)
         );
         assert_eq!(h.unavailable, Trigger::First(3));
+    }
+
+    #[test]
+    fn openai_flags_reach_the_config() {
+        assert_eq!(config(&["--answers", "openai"]).expect("parses").answers, Answers::OpenAi(OpenAi::default()));
+        let c = config(&[
+            "--answers",
+            "openai",
+            "--content-full",
+            "--content-not-ready",
+            "400",
+            "--content-lag-secs",
+            "1.5",
+            "--expires-after-secs",
+            "60",
+            "--cancelled",
+            "first:1",
+            "--expired",
+            "every:2",
+        ])
+        .expect("parses");
+        let want = OpenAi {
+            ranges: false,
+            not_ready: crate::sim::NotReady::BadRequest,
+            content_lag: Duration::from_millis(1500),
+            content_route: true,
+            expires_after: Some(Duration::from_secs(60)),
+            cancelled: Trigger::First(1),
+            expired: Trigger::Every(2),
+        };
+        assert_eq!(c.answers, Answers::OpenAi(want));
+        let none = config(&["--answers", "openai", "--no-content-route"]).expect("parses");
+        assert!(matches!(none.answers, Answers::OpenAi(o) if !o.content_route));
+        assert!(banner("http://127.0.0.1:1", &c).contains("/v1/videos/ID/content with the key, always the whole file"));
+        let refused = config(&["--content-not-ready", "500"]).expect_err("refused").to_string();
+        assert!(refused.contains("\"500\" is not one of: 404, 400"), "{refused}");
     }
 
     #[test]

@@ -23,7 +23,7 @@ use super::disk::{self, Site};
 use super::stall::StallWatch;
 use super::verify::{self, Expect, Remedy};
 use crate::api::download::Validator;
-use crate::api::{ApiError, Client, Download};
+use crate::api::{ApiError, Client, Download, Source};
 
 /// How a download attempt ended, when it did not save the file.
 #[derive(Debug, Error)]
@@ -37,6 +37,13 @@ pub enum FetchError {
     /// Worth another try later; what arrived is kept in the `.part` file.
     #[error("{0}")]
     Retry(String),
+    /// The service's file route says the file is not ready yet: tried again later, up to the
+    /// task's deadline.
+    #[error("{0}")]
+    NotReady(String),
+    /// The service's file route has no file for this task (HTTP `status`), or there is none.
+    #[error("{message}")]
+    NoFile { status: u16, message: String },
     /// The disk is full: nothing is wrong with the transfer, and it is not counted as an
     /// attempt. What arrived is kept in the `.part` file; the engine pauses until there is room.
     #[error("the disk holding {} is full: {source}", dir.display())]
@@ -92,6 +99,10 @@ fn io(context: &str, path: &Path, e: std::io::Error) -> FetchError {
 fn failed(e: ApiError) -> FetchError {
     match e {
         e @ ApiError::UrlGone { .. } => FetchError::Gone(e),
+        e @ ApiError::NotReady { .. } => FetchError::NotReady(e.to_string()),
+        ApiError::NoFile { status, message } => {
+            FetchError::NoFile { status, message: ApiError::NoFile { status, message }.to_string() }
+        }
         e if e.is_permanent() => FetchError::Fatal(e.to_string()),
         e => FetchError::Retry(e.to_string()),
     }
@@ -286,7 +297,7 @@ struct Opened {
 }
 
 /// Opens the transfer, resuming from `path.part` when what the server sends again matches it.
-async fn open(client: &Client, url: &str, path: &Path, stall: StallRule) -> Result<Opened, FetchError> {
+async fn open(client: &Client, source: &Source, path: &Path, stall: StallRule) -> Result<Opened, FetchError> {
     let part = part_path(path);
     // A resume the server answers wrongly (another range, other bytes) starts over, once.
     let mut fresh = false;
@@ -295,7 +306,7 @@ async fn open(client: &Client, url: &str, path: &Path, stall: StallRule) -> Resu
         // A short piece is not worth verifying: fetch it again.
         let ask = have.saturating_sub(OVERLAP);
         let validator = if ask > 0 { load_validator(path).await } else { Validator::default() };
-        let mut download = match client.open_download(url, ask, &validator).await {
+        let mut download = match client.open_source(source, ask, &validator).await {
             Err(e @ ApiError::BadRange { .. }) if ask > 0 => {
                 tracing::warn!(path = %path.display(), error = %e, "a bad resume; starting over");
                 fresh = true;
@@ -361,11 +372,12 @@ async fn inspect(part: &Path, len: u64) -> Result<(Result<verify::Container, ver
     }
 }
 
-/// Downloads `url` to `path`, resuming from `path.part` if an earlier attempt left one. The
-/// file is called saved only when it is what `expect` says a task's video is.
+/// Downloads `source` to `path`, resuming from `path.part` if an earlier attempt left one. The
+/// file is called saved only when it is what `expect` says a task's video is, wherever it
+/// came from: a file URL or the service's file route.
 pub async fn fetch(
     client: &Client,
-    url: &str,
+    source: &Source,
     path: &Path,
     stall: StallRule,
     expect: &Expect,
@@ -374,7 +386,7 @@ pub async fn fetch(
     let dir = path.parent().ok_or_else(|| FetchError::Retry(format!("{} has no folder", path.display())))?;
     tokio::fs::create_dir_all(dir).await.map_err(|e| io("cannot create", dir, e))?;
     let part = part_path(path);
-    let Opened { mut download, file, mut hasher, kept, first, mut watch } = open(client, url, path, stall).await?;
+    let Opened { mut download, file, mut hasher, kept, first, mut watch } = open(client, source, path, stall).await?;
     let total = download.total;
     if let Some(t) = total
         && t > expect.bound.bytes

@@ -8,7 +8,7 @@ use crate::sim::{Faults, LifecycleConfig, SimConfig, SimHandle};
 
 /// A simulator on 127.0.0.1 with one finished task of `seconds` at 1080P: (sim, client,
 /// file URL, the served bytes).
-async fn served(seconds: &str) -> (SimHandle, Client, String, Bytes) {
+async fn served(seconds: &str) -> (SimHandle, Client, Source, Bytes) {
     let lifecycle = LifecycleConfig {
         queue_time: Duration::ZERO,
         render_min: Duration::ZERO,
@@ -31,7 +31,7 @@ async fn served(seconds: &str) -> (SimHandle, Client, String, Bytes) {
     let url = loop {
         let task = client.get(&queued.id).await.expect("poll");
         if task.status == Status::Completed {
-            break task.url.expect("a URL");
+            break Source::File(task.url.expect("a URL"));
         }
         tokio::time::sleep(Duration::from_millis(20)).await;
     };

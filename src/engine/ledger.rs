@@ -12,10 +12,10 @@ use super::recover::DEMO_PROFILE;
 
 /// Whether the service bills a task, or will: it rendered it, or the task is still on its way
 /// (waiting, sent, rendering, or a send whose answer was lost, which the service may well be
-/// rendering). A task that failed, was refused or was lost before anything was rendered is
-/// not billed.
+/// rendering). A task that failed, was refused, cancelled or lost before anything was rendered
+/// is not billed.
 pub fn billable(state: LocalState, rendered: bool) -> bool {
-    rendered || !matches!(state, LocalState::Failed | LocalState::Rejected | LocalState::Lost)
+    rendered || !matches!(state, LocalState::Failed | LocalState::Rejected | LocalState::Cancelled | LocalState::Lost)
 }
 
 /// A task of demo mode, which costs nothing: journaled under the demo profile (the profile

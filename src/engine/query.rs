@@ -293,8 +293,8 @@ mod tests {
         journal(&db, now, LocalState::InProgress, 4.0, |_| {});
         journal(&db, now, LocalState::Waiting, 2.0, |_| {});
         journal(&db, now, LocalState::SubmitUnknown, 6.0, |_| {});
-        // Not billed: a failed render, a refusal, a task the service lost.
-        for state in [LocalState::Failed, LocalState::Rejected, LocalState::Lost] {
+        // Not billed: a failed render, a refusal, a cancelled task, a task the service lost.
+        for state in [LocalState::Failed, LocalState::Rejected, LocalState::Cancelled, LocalState::Lost] {
             journal(&db, now, state, 50.0, |_| {});
         }
         // Free: the demo simulator's tasks, and a model without a price.

@@ -375,6 +375,8 @@ impl Runner {
                 let (events, stall) = (self.events.clone(), self.cfg.stall);
                 let expect = super::verify::Expect::of(&record, &self.cfg.catalog, self.cfg.max_file_bytes);
                 let tagging = self.cfg.provenance.clone().map(|t| (t, provenance::fields(&record)));
+                // The key goes only with the service's own file route; a file URL never gets it.
+                let source = client.source_of(&url, record.remote_id.as_deref());
                 tokio::spawn(async move {
                     let started = Instant::now();
                     let first: Mutex<Option<u64>> = Mutex::new(None);
@@ -384,7 +386,7 @@ impl Runner {
                         let rate = if secs > 0.0 { (bytes - base.min(bytes)) as f64 / secs } else { 0.0 };
                         let _ = events.send(Event::Transfer { id, bytes, total, rate });
                     };
-                    let mut result = download::fetch(&client, &url, &path, stall, &expect, &progress).await;
+                    let mut result = download::fetch(&client, &source, &path, stall, &expect, &progress).await;
                     if let (Ok(saved), Some((tagger, fields))) = (&mut result, tagging) {
                         let file = saved.path.clone();
                         let tagged = tokio::task::spawn_blocking(move || tagger.tag(&file, &fields)).await;

@@ -24,6 +24,8 @@ pub fn keep_saved(before: &TaskRecord, step: Step, on_disk: Option<bool>) -> Ste
         "the service no longer has this task".to_string()
     } else if step.record.state == LocalState::Failed {
         "the service now says this task failed".to_string()
+    } else if step.record.state == LocalState::Cancelled {
+        "the service now says this task was cancelled".to_string()
     } else {
         let said = step.record.error.as_ref().and_then(message_of).unwrap_or_default();
         format!("a fresh copy could not be fetched ({said})")

@@ -8,6 +8,7 @@ use super::download::{FetchError, Saved};
 use super::schedule::{Pace, PollPolicy, backoff, next_poll};
 use super::timeline::Entry;
 use crate::api::client::unusable_task_id;
+use crate::api::content::content_route;
 use crate::api::download::{shown_url, url_problem};
 use crate::api::types::message_of;
 use crate::api::{ApiError, Status, VideoTask};
@@ -102,16 +103,16 @@ fn apply_status(mut r: TaskRecord, task: &VideoTask, ctx: &Ctx) -> Step {
     let (next, detail) = match (&task.status, &task.url) {
         (Status::Completed, Some(url)) if url_problem(url).is_some() => unusable_url(&mut r, url, ctx),
         (Status::Completed, Some(url)) => {
-            r.state = LocalState::Completed;
-            r.url = Some(url.clone());
-            r.progress = Some(100.0);
-            let completed_s = task.completed_at.unwrap_or(ctx.now_ms / 1000);
-            r.remote_completed_at = Some(completed_s);
-            r.url_deadline = Some(match task.expires_at {
-                Some(e) => e * 1000,
-                None => completed_s * 1000 + ctx.url_ttl.as_millis() as i64,
-            });
+            completed(&mut r, task, url.clone(), ctx);
             (Next::Download, None)
+        }
+        (Status::Completed, None) if let Some(route) = content_url_of(&r) => {
+            // OpenAI's Videos API and the gateways shaped like it send no URL: the file is
+            // served at the task's own route, with the key.
+            completed(&mut r, task, route, ctx);
+            let detail = "the service sent no video URL; the file is fetched from its file route, \
+                          /v1/videos/{id}/content";
+            (Next::Download, Some(detail.to_string()))
         }
         (Status::Failed, _) => {
             r.state = LocalState::Failed;
@@ -119,6 +120,16 @@ fn apply_status(mut r: TaskRecord, task: &VideoTask, ctx: &Ctx) -> Step {
             r.finished_at = Some(ctx.now_ms);
             (Next::Stop, r.error.as_ref().and_then(message_of))
         }
+        (Status::Cancelled, _) => {
+            ended_without_video(&mut r, task, LocalState::Cancelled, "the service cancelled this task", ctx)
+        }
+        (Status::Expired, _) => ended_without_video(
+            &mut r,
+            task,
+            LocalState::Expired,
+            "the service says this task's video expired before it was saved",
+            ctx,
+        ),
         (Status::Queued | Status::InProgress, _) if stalled => {
             r.state = LocalState::Stalled;
             (
@@ -148,6 +159,55 @@ fn apply_status(mut r: TaskRecord, task: &VideoTask, ctx: &Ctx) -> Step {
     };
     let changed = r.state != before.0 || (r.state == LocalState::Unrecognized && r.remote_status != before.1);
     Step { record: r, event: changed.then(|| Entry::from(detail)), next }
+}
+
+/// The route of the task's file on the service (`/v1/videos/{id}/content`), when it has an id
+/// that can name one.
+fn content_url_of(r: &TaskRecord) -> Option<String> {
+    let id = r.remote_id.as_deref().filter(|id| unusable_task_id(id).is_none())?;
+    Some(content_route(&r.base_url, id))
+}
+
+/// Whether the task's file is fetched from the service's own file route.
+fn from_content(r: &TaskRecord) -> bool {
+    r.url.is_some() && r.url == content_url_of(r)
+}
+
+/// A completed task whose file is at `url`: due for download before its deadline (the
+/// service's `expires_at`, else the assumed URL lifetime after completion).
+fn completed(r: &mut TaskRecord, task: &VideoTask, url: String, ctx: &Ctx) {
+    r.state = LocalState::Completed;
+    r.url = Some(url);
+    r.progress = Some(100.0);
+    let completed_s = task.completed_at.unwrap_or(ctx.now_ms / 1000);
+    r.remote_completed_at = Some(completed_s);
+    r.url_deadline = Some(match task.expires_at {
+        Some(e) => e * 1000,
+        None => completed_s * 1000 + ctx.url_ttl.as_millis() as i64,
+    });
+}
+
+/// An end the service chose that leaves no video (`cancelled`, `expired`): terminal, with
+/// `what` and the service's own words, if any, as the reason.
+fn ended_without_video(
+    r: &mut TaskRecord,
+    task: &VideoTask,
+    state: LocalState,
+    what: &str,
+    ctx: &Ctx,
+) -> (Next, Option<String>) {
+    let message = match task.error.as_ref().and_then(message_of) {
+        Some(said) => format!("{what} (it said: {said}); no video was saved"),
+        None => format!("{what}; no video was saved"),
+    };
+    r.state = state;
+    r.finished_at = Some(ctx.now_ms);
+    let mut error = json!({ "message": message });
+    if let Some(body) = &task.error {
+        error["body"] = body.clone();
+    }
+    r.error = Some(error);
+    (Next::Stop, Some(message))
 }
 
 /// A completed task whose URL reel cannot or will not fetch: `download_failed` with the reason
@@ -362,9 +422,29 @@ pub fn duplicate_id(r: &TaskRecord, remote_id: &str, other: i64, ctx: &Ctx) -> S
     Step { record: r, event: Some(Entry::said(message)), next: Next::Stop }
 }
 
+/// Answers of "not ready yet" from the service's file route before the task is
+/// `download_failed` (with back-off: about a quarter of an hour), unless its deadline comes
+/// first. They count as attempts.
+pub const NOT_READY_TRIES: u32 = 12;
+
+fn past_deadline(r: &TaskRecord, ctx: &Ctx) -> bool {
+    r.url_deadline.is_some_and(|d| ctx.now_ms >= d)
+}
+
+/// The file is gone before it was saved: `expired`, with the reason.
+fn expired(mut r: TaskRecord, message: String, ctx: &Ctx) -> Step {
+    r.state = LocalState::Expired;
+    r.finished_at = Some(ctx.now_ms);
+    r.error = Some(json!({ "message": message }));
+    Step { record: r, event: Some(Entry::said(message)), next: Next::Stop }
+}
+
 /// A download attempt's end. `max_attempts` failed attempts (not counting the one URL refresh)
 /// make the task `download_failed`; a URL that stopped working is re-fetched from the service
-/// once, then the task is `expired`. A task saved before stays saved: see `saved::keep_saved`.
+/// once, then the service's own file route is tried once, then the task is `expired`. A task
+/// without a URL is fetched from that route: "not ready yet" there is tried again with back-off
+/// (see [`NOT_READY_TRIES`]) until the task's deadline, and a route with no file makes the task
+/// `download_failed` with the reason. A task saved before stays saved: see `saved::keep_saved`.
 pub fn after_download(r: &TaskRecord, result: &Result<Saved, FetchError>, max_attempts: u32, ctx: &Ctx) -> Step {
     download_step(r, result, max_attempts, ctx)
 }
@@ -389,18 +469,48 @@ fn download_step(r: &TaskRecord, result: &Result<Saved, FetchError>, max_attempt
             }
             Step { record: r, event: Some(Entry::said(detail)), next: Next::Stop }
         }
-        Err(FetchError::Gone(e)) if r.url_refreshes == 0 => {
+        Err(FetchError::Gone(e)) if r.url_refreshes == 0 && !from_content(&r) => {
             r.url_refreshes += 1;
             r.state = LocalState::Completed;
             let detail = format!("{e}; asking the service for a fresh URL");
             Step { record: r, event: Some(Entry::said(detail)), next: Next::Poll(Duration::ZERO) }
         }
+        Err(FetchError::Gone(e)) if !from_content(&r) && let Some(route) = content_url_of(&r) => {
+            // The service may still serve the file itself (OpenAI's does until `expires_at`).
+            r.url_refreshes += 1;
+            r.url = Some(route);
+            r.state = LocalState::Completed;
+            let detail = format!("{e}, also after a fresh poll; trying the service's file route once");
+            Step { record: r, event: Some(Entry::said(detail)), next: Next::Download }
+        }
         Err(FetchError::Gone(e)) => {
-            r.state = LocalState::Expired;
+            expired(r, format!("{e}, and a fresh poll did not give a working URL; the file was not saved"), ctx)
+        }
+        Err(FetchError::NoFile { status, message }) if *status == 410 || r.url_refreshes > 0 || past_deadline(&r, ctx) => {
+            expired(r, format!("{message}, and its URL no longer works; the file was not saved"), ctx)
+        }
+        Err(FetchError::NoFile { message, .. }) => {
+            let message = format!("the service says completed but sent no video URL, and {message}; nothing was downloaded");
+            r.state = LocalState::DownloadFailed;
             r.finished_at = Some(ctx.now_ms);
-            let message = format!("{e}, and a fresh poll did not give a working URL; the file was not saved");
             r.error = Some(json!({ "message": message }));
             Step { record: r, event: Some(Entry::said(message)), next: Next::Stop }
+        }
+        Err(FetchError::NotReady(message)) => {
+            r.download_attempts += 1;
+            let tries = NOT_READY_TRIES.max(max_attempts);
+            if past_deadline(&r, ctx) {
+                expired(r, format!("{message}, still at the task's deadline; the file was not saved"), ctx)
+            } else if r.download_attempts >= i64::from(tries) {
+                r.state = LocalState::DownloadFailed;
+                r.finished_at = Some(ctx.now_ms);
+                r.error = Some(json!({ "message": message }));
+                let detail = format!("gave up after {} attempts: {message}", r.download_attempts);
+                Step { record: r, event: Some(Entry::said(detail)), next: Next::Stop }
+            } else {
+                let wait = backoff(&ctx.policy, r.download_attempts as u32, ctx.jitter);
+                Step { record: r, event: None, next: Next::RetryDownload(wait) }
+            }
         }
         Err(FetchError::DiskFull { .. }) => {
             // Not the transfer's fault and not an attempt: it waits for room (the engine pauses).

@@ -86,9 +86,41 @@ fn poll_answers_table() {
             true,
         ),
         (
-            "completed without url",
+            "completed without url: fetched from the file route",
             LocalState::InProgress,
             task(json!({"id": "task_1", "status": "completed"})),
+            LocalState::Completed,
+            Next::Download,
+            true,
+        ),
+        (
+            "completed with url null, as OpenAI answers",
+            LocalState::InProgress,
+            task(json!({"id": "task_1", "status": "completed", "url": null, "seconds": "4", "size": "1280x720"})),
+            LocalState::Completed,
+            Next::Download,
+            true,
+        ),
+        (
+            "cancelled by the service",
+            LocalState::InProgress,
+            task(json!({"id": "task_1", "status": "cancelled"})),
+            LocalState::Cancelled,
+            Next::Stop,
+            true,
+        ),
+        (
+            "expired at the service",
+            LocalState::Queued,
+            task(json!({"id": "task_1", "status": "expired", "expires_at": 1_700_000_000})),
+            LocalState::Expired,
+            Next::Stop,
+            true,
+        ),
+        (
+            "a status spelled otherwise stays unrecognized",
+            LocalState::InProgress,
+            task(json!({"id": "task_1", "status": "Cancelled"})),
             LocalState::Unrecognized,
             slow.clone(),
             true,
@@ -343,7 +375,7 @@ fn download_outcomes_table() {
     let cases: Vec<Case> = vec![
         ("saved", 0, 0, saved(), LocalState::Downloaded, Next::Stop),
         ("url dead: refresh once", 0, 0, gone(), LocalState::Completed, Next::Poll(Duration::ZERO)),
-        ("url dead again: expired", 1, 0, gone(), LocalState::Expired, Next::Stop),
+        ("url dead again: the file route is tried once", 1, 0, gone(), LocalState::Completed, Next::Download),
         ("broken: retry later", 0, 0, retry(), LocalState::Downloading, Next::RetryDownload(Duration::from_secs(2))),
         ("broken too often: give up", 0, 2, retry(), LocalState::DownloadFailed, Next::Stop),
         ("disk full: waits, not an attempt", 0, 2, full(), LocalState::Downloading, Next::RetryDownload(PROBE)),
@@ -358,6 +390,7 @@ fn download_outcomes_table() {
     ];
     for (name, refreshes, attempts, result, state, next) in cases {
         let mut r = record(LocalState::Downloading);
+        r.url = Some("https://cdn.example/v.mp4?sig=1".into());
         r.url_refreshes = refreshes;
         r.download_attempts = attempts;
         let step = after_download(&r, &result, 3, &ctx());
@@ -498,6 +531,106 @@ fn gateway_answers_table() {
     assert_eq!(done.record.url.as_deref(), Some(url));
     let running = after_poll(&young, &gateway("in_progress", json!({"url": ""})), &ctx());
     assert_eq!(running.record.remote_completed_at, None, "completed_at means nothing before completed");
+}
+
+/// Downloads from the service's own file route (`/v1/videos/{id}/content`), for a task the
+/// service answered without a URL or whose URL died.
+#[test]
+fn file_route_outcomes_table() {
+    let route = "http://127.0.0.1:1/v1/videos/task_1/content";
+    let not_ready = || Err(FetchError::NotReady("the service's file is not ready yet (HTTP 404)".into()));
+    let no_file = |status| {
+        Err(FetchError::NoFile { status, message: format!("the service serves no file (HTTP {status})") })
+    };
+    let gone = || Err(FetchError::Gone(ApiError::UrlGone { status: 403 }));
+    let later = NOW + 60_000;
+    // (name, url refreshes so far, attempts so far, deadline, outcome, state after, next)
+    type Case = (&'static str, i64, i64, i64, Result<Saved, FetchError>, LocalState, fn(&Next) -> bool);
+    let cases: Vec<Case> = vec![
+        ("not ready: again later", 0, 0, later, not_ready(), LocalState::Downloading, |n| {
+            *n == Next::RetryDownload(Duration::from_secs(2))
+        }),
+        ("not ready for long: backs off", 0, 5, later, not_ready(), LocalState::Downloading, |n| {
+            matches!(n, Next::RetryDownload(d) if *d > Duration::from_secs(30))
+        }),
+        ("not ready past the attempts of other errors", 0, 3, later, not_ready(), LocalState::Downloading, |n| {
+            matches!(n, Next::RetryDownload(_))
+        }),
+        ("not ready too often: download_failed", 0, 11, later, not_ready(), LocalState::DownloadFailed, |n| {
+            *n == Next::Stop
+        }),
+        ("not ready at the deadline: expired", 0, 0, NOW, not_ready(), LocalState::Expired, |n| *n == Next::Stop),
+        ("no such route: download_failed", 0, 0, later, no_file(405), LocalState::DownloadFailed, |n| {
+            *n == Next::Stop
+        }),
+        ("no file for good: download_failed", 0, 0, later, no_file(404), LocalState::DownloadFailed, |n| {
+            *n == Next::Stop
+        }),
+        ("gone for good: expired", 0, 0, later, no_file(410), LocalState::Expired, |n| *n == Next::Stop),
+        ("no file past the deadline: expired", 0, 0, NOW - 1, no_file(404), LocalState::Expired, |n| {
+            *n == Next::Stop
+        }),
+        ("no file after the URL died: expired", 2, 0, later, no_file(404), LocalState::Expired, |n| {
+            *n == Next::Stop
+        }),
+        ("refused by the route after the URL died: expired", 2, 0, later, gone(), LocalState::Expired, |n| {
+            *n == Next::Stop
+        }),
+    ];
+    for (name, refreshes, attempts, deadline, result, state, next) in cases {
+        let mut r = record(LocalState::Downloading);
+        r.url = Some(route.into());
+        r.url_deadline = Some(deadline);
+        r.url_refreshes = refreshes;
+        r.download_attempts = attempts;
+        let step = after_download(&r, &result, 3, &ctx());
+        assert_eq!(step.record.state, state, "{name}");
+        assert!(next(&step.next), "{name}: {:?}", step.next);
+        if step.next == Next::Stop {
+            let said = step.record.error.as_ref().and_then(message_of).unwrap_or_default();
+            assert!(said.contains("HTTP") && said.contains("not saved") || said.contains("nothing was downloaded") || said.contains("not ready"), "{name}: {said}");
+        }
+    }
+    // The poll that says completed without a URL points the download at the route.
+    let done = after_poll(
+        &record(LocalState::InProgress),
+        &task(json!({"id": "task_1", "status": "completed", "expires_at": 1_800_000_900, "usage": {"seconds": 4}})),
+        &ctx(),
+    );
+    assert_eq!(done.record.url.as_deref(), Some(route));
+    assert_eq!(done.record.url_deadline, Some(1_800_000_900_000), "expires_at is the deadline");
+    // A plain URL that died twice is tried at the route once, which is recorded.
+    let mut dead = record(LocalState::Downloading);
+    dead.url = Some("https://cdn.example/v.mp4".into());
+    dead.url_refreshes = 1;
+    let step = after_download(&dead, &Err(FetchError::Gone(ApiError::UrlGone { status: 403 })), 3, &ctx());
+    assert_eq!((step.record.url.as_deref(), step.record.url_refreshes), (Some(route), 2));
+    // An id that cannot name a route is never fetched there.
+    let mut odd = record(LocalState::InProgress);
+    odd.remote_id = Some("..".into());
+    let step = after_poll(&odd, &task(json!({"id": "..", "status": "completed"})), &ctx());
+    assert_eq!(step.record.state, LocalState::Unrecognized);
+}
+
+#[test]
+fn service_ends_without_a_video_say_why() {
+    let cancelled = after_poll(
+        &record(LocalState::InProgress),
+        &task(json!({"id": "task_1", "status": "cancelled", "error": {"code": "cancelled", "message": "by the user"}})),
+        &ctx(),
+    );
+    let said = cancelled.record.error.as_ref().and_then(message_of);
+    assert_eq!(
+        said.as_deref(),
+        Some("the service cancelled this task (it said: by the user); no video was saved")
+    );
+    assert_eq!(cancelled.record.error.as_ref().map(|e| e["body"]["code"].clone()), Some(json!("cancelled")));
+    assert_eq!(cancelled.record.finished_at, Some(NOW));
+    let expired = after_poll(&record(LocalState::Queued), &task(json!({"id": "task_1", "status": "expired"})), &ctx());
+    assert_eq!(
+        expired.event.and_then(|e| e.detail().map(str::to_string)).as_deref(),
+        Some("the service says this task's video expired before it was saved; no video was saved")
+    );
 }
 
 #[test]

@@ -46,6 +46,7 @@ pub fn authorized(state: &State, req: &Request<Incoming>) -> bool {
 pub fn unauthorized(state: &State) -> Reply {
     match state.config.answers {
         Answers::Gateway(_) => gateway::openai_error(StatusCode::UNAUTHORIZED, "Invalid token"),
+        Answers::OpenAi(_) => super::openai::unauthorized(),
         Answers::Spec => Reply::error(StatusCode::UNAUTHORIZED, "unauthorized", "missing or invalid API key")
             .with(header::WWW_AUTHENTICATE, "Bearer"),
     }
@@ -119,6 +120,9 @@ fn file_url(state: &State, task: &SimTask) -> String {
 pub fn task_body(state: &State, task: &SimTask) -> Value {
     if let Answers::Gateway(g) = &state.config.answers {
         return gateway::task_body(g, task, &file_url(state, task));
+    }
+    if let Answers::OpenAi(o) = &state.config.answers {
+        return super::openai::task_body(o, task);
     }
     let phase = task.timeline.phase(task.created.elapsed());
     let mut body = json!({ "id": task.id, "object": object(task), "created_at": task.created_unix() });

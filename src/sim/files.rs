@@ -13,7 +13,7 @@ use super::lifecycle::Phase;
 use super::range::{self, RangeAnswer};
 use super::reply::{Delivery, OVERLONG_EXTRA, Reply};
 use super::routes::{query_param, toggle_hop};
-use super::state::{State, unix_now};
+use super::state::{SimTask, State, unix_now};
 
 /// How a satisfiable range request is answered.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -124,14 +124,27 @@ pub fn serve(
     if state.fires("file_410", hostile.file_410) {
         return (Reply::error(StatusCode::GONE, "gone", "this file was deleted"), Some("file_410"));
     }
+    serve_bytes(state, hostile, req, &task, true, truncate)
+}
+
+/// The bytes of a completed task's file, with its validators, the `Range` honoured when
+/// `ranges` (else every answer is the whole file, 200), and the hostile deliveries that are due.
+pub fn serve_bytes(
+    state: &State,
+    hostile: &Hostile,
+    req: &Request<Incoming>,
+    task: &SimTask,
+    ranges: bool,
+    truncate: bool,
+) -> (Reply, Option<&'static str>) {
     let changed = state.fires("file_changes", hostile.file_changes);
     let mut label = changed.then_some("file_changes");
     let (version, video) = if changed { task.change_file() } else { task.file() };
     let len = video.len() as u64;
-    let (etag, last_modified) = (etag(id, version, len), last_modified(task.completed_at(), version));
+    let (etag, last_modified) = (etag(&task.id, version, len), last_modified(task.completed_at(), version));
     let header = |name| req.headers().get(name).and_then(|v| v.to_str().ok());
-    let range_header =
-        header(header::RANGE).filter(|_| if_range_holds(header(header::IF_RANGE), &etag, &last_modified));
+    let range_header = header(header::RANGE)
+        .filter(|_| ranges && if_range_holds(header(header::IF_RANGE), &etag, &last_modified));
     let (status, claim, bytes) = match range::answer(range_header, len) {
         RangeAnswer::Whole => (StatusCode::OK, None, 0..len),
         RangeAnswer::Part { start, end } => {

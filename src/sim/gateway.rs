@@ -46,6 +46,9 @@ pub enum Answers {
     Spec,
     /// As new-api does.
     Gateway(Gateway),
+    /// As OpenAI's Videos API does: no URL, the file at `/v1/videos/{id}/content` (see
+    /// [`super::openai`]).
+    OpenAi(super::openai::OpenAi),
 }
 
 #[derive(Debug, Clone, Copy, PartialEq)]

@@ -1,10 +1,11 @@
 //! The embedded simulator of the API: a real HTTP server on 127.0.0.1, for the demo and the tests.
 //!
 //! `server` takes connections and runs every request through the fault and hostile layers;
-//! `routes` maps paths to endpoints; `api`, `files`, `media` and `models` answer (`takes`: the body form a
-//! submission is taken in, `gateway`: new-api's answers); `reply` and `raw` put
-//! answers on the wire; `faults` and `hostile` say what goes wrong; `state`, `lifecycle`,
-//! `range` and `video` hold tasks, their timelines, byte ranges and result files.
+//! `routes` maps paths to endpoints; `api`, `files`, `media` and `models` answer (`takes`: the
+//! body form a submission is taken in, `gateway`: new-api's answers, `openai`: OpenAI's, with
+//! the file at `/content`); `reply` and `raw` put answers on the wire; `faults` and `hostile`
+//! say what goes wrong; `state`, `lifecycle`, `range` and `video` hold tasks, their timelines,
+//! byte ranges and result files.
 
 mod api;
 pub mod faults;
@@ -14,6 +15,7 @@ pub mod hostile;
 pub mod lifecycle;
 mod media;
 mod models;
+pub mod openai;
 pub mod range;
 mod raw;
 mod reply;
@@ -36,6 +38,7 @@ pub use faults::Faults;
 pub use gateway::{Answers, Gateway, UrlPlacement};
 pub use hostile::{Hostile, HostileId, HostileProgress, HostileStatus, HostileUrl, Storm, Trigger};
 pub use lifecycle::LifecycleConfig;
+pub use openai::{NotReady, OpenAi};
 pub use media::{PNG as MEDIA_PNG, WAV_RATE as MEDIA_WAV_RATE};
 pub use state::{Origin, RequestRecord};
 
@@ -58,7 +61,8 @@ pub struct SimConfig {
     pub faults: Faults,
     /// Adversarial answers (all off by default); see [`Hostile`].
     pub hostile: Hostile,
-    /// The shape of every answer: the spec's, or a real gateway's (see [`gateway`]).
+    /// The shape of every answer: the spec's, a real gateway's (see [`gateway`]) or OpenAI's
+    /// (see [`openai`]).
     pub answers: Answers,
     /// The body it takes for a submission (see [`takes`]).
     pub takes: crate::api::Wire,

@@ -18,6 +18,8 @@ pub enum Endpoint {
     List,
     /// `GET /v1/models`: the catalog's models, in OpenAI's list shape.
     Models,
+    /// `GET /v1/videos/{id}/content`: the file behind OpenAI's route (`--answers openai` only).
+    Content(String),
     /// A result file; `mirror` when under `/mirror/files/` (a redirect target).
     File {
         id: String,
@@ -47,6 +49,8 @@ pub fn endpoint(method: &Method, raw_path: &str) -> Endpoint {
         (["v1", "models"], _) => Endpoint::WrongMethod("GET"),
         (["v1", "videos", id], &Method::GET) => Endpoint::Get(percent_decode(id)),
         (["v1", "videos", _], _) => Endpoint::WrongMethod("GET"),
+        (["v1", "videos", id, "content"], _) if readable => Endpoint::Content(percent_decode(id)),
+        (["v1", "videos", _, "content"], _) => Endpoint::WrongMethod("GET, HEAD"),
         (["files", name], _) => file(name, false, readable),
         (["mirror", "files", name], _) => file(name, true, readable),
         (["media", name], _) => {
@@ -162,6 +166,7 @@ mod tests {
             Endpoint::Get(id) => format!("get {id}"),
             Endpoint::List => "list".to_string(),
             Endpoint::Models => "models".to_string(),
+            Endpoint::Content(id) => format!("content {id}"),
             Endpoint::File { id, mirror } => format!("file {id}{}", if mirror { " (mirror)" } else { "" }),
             Endpoint::Media(k) => format!("media {k:?}"),
             Endpoint::WrongMethod(a) => format!("405 {a}"),
@@ -187,6 +192,10 @@ mod tests {
             (Method::GET, "/v1/videos/%252e%252e", "get %2e%2e"),
             (Method::GET, "/v1/videos/x/../task_1", "get task_1"),
             (Method::DELETE, "/v1/videos/task_1", "405 GET"),
+            (Method::GET, "/v1/videos/video_1/content", "content video_1"),
+            (Method::HEAD, "/v1/videos/a%2Fb/content", "content a/b"),
+            (Method::POST, "/v1/videos/video_1/content", "405 GET, HEAD"),
+            (Method::GET, "/v1/videos/video_1/other", "404"),
             (Method::HEAD, "/files/task_1.mp4", "file task_1"),
             (Method::GET, "/files/.mp4", "file "),
             (Method::GET, "/mirror/files/task_1.mp4", "file task_1 (mirror)"),

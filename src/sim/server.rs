@@ -20,7 +20,7 @@ use super::raw::{self, RawReply, RawSlot};
 use super::reply::{Body, Reply};
 use super::routes::{self, Endpoint, query_param, toggle_hop};
 use super::state::{Origin, RequestRecord, State, unix_now};
-use super::{api, files, media, models};
+use super::{api, files, media, models, openai};
 
 pub async fn serve(listener: TcpListener, state: Arc<State>, origin: Origin, mut shutdown: watch::Receiver<bool>) {
     loop {
@@ -104,7 +104,7 @@ fn rate_limited(state: &State, after: Duration, http_date: bool) -> Reply {
             StatusCode::TOO_MANY_REQUESTS,
             "You have reached the request limit for this model; try again later",
         ),
-        super::Answers::Spec => Reply::error(StatusCode::TOO_MANY_REQUESTS, "rate_limited", "too many requests")
+        super::Answers::Spec | super::Answers::OpenAi(_) => Reply::error(StatusCode::TOO_MANY_REQUESTS, "rate_limited", "too many requests")
             .with(header::RETRY_AFTER, &retry_after(after, http_date)),
     }
 }
@@ -131,7 +131,7 @@ async fn answer(conn: &Conn, req: Request<Incoming>, ep: Endpoint, fault: Option
     let state = &conn.state;
     let hostile = state.hostile();
     let http_date = hostile.retry_after_date;
-    let faultable = ep.is_api() || matches!(ep, Endpoint::File { .. });
+    let faultable = ep.is_api() || matches!(ep, Endpoint::File { .. } | Endpoint::Content(_));
     if let Some(left) = state.storm_left().filter(|_| faultable) {
         return Answer::labelled(rate_limited(state, left, http_date), "storm");
     }
@@ -162,7 +162,9 @@ async fn answer(conn: &Conn, req: Request<Incoming>, ep: Endpoint, fault: Option
         return Answer::labelled(Reply::redirect(status, &location), label);
     }
     match ep {
-        Endpoint::Submit | Endpoint::Get(_) | Endpoint::List | Endpoint::Models if !api::authorized(state, &req) => {
+        Endpoint::Submit | Endpoint::Get(_) | Endpoint::List | Endpoint::Models | Endpoint::Content(_)
+            if !api::authorized(state, &req) =>
+        {
             Answer::plain(api::unauthorized(state))
         }
         Endpoint::Submit => {
@@ -177,6 +179,10 @@ async fn answer(conn: &Conn, req: Request<Incoming>, ep: Endpoint, fault: Option
         }
         Endpoint::List => Answer::plain(api::list()),
         Endpoint::Models => Answer::plain(models::list(state)),
+        Endpoint::Content(id) => {
+            let (reply, label) = openai::content(state, &req, &id, fault == Some(Fault::Truncate));
+            Answer { reply, task_id: Some(id), label }
+        }
         Endpoint::File { id, mirror } => {
             let truncate = fault == Some(Fault::Truncate);
             let (reply, label) = files::serve(state, &hostile, &req, &id, main && !mirror, truncate);
@@ -201,7 +207,7 @@ async fn handle(conn: &Conn, req: Request<Incoming>) -> Response<Body> {
     let ep = routes::endpoint(req.method(), &path);
     let route = match ep {
         Endpoint::Submit | Endpoint::Get(_) | Endpoint::List => Some(Route::Api),
-        Endpoint::File { .. } => Some(Route::File),
+        Endpoint::File { .. } | Endpoint::Content(_) => Some(Route::File),
         _ => None,
     };
     let roll = route.map(|r| state.with_rng(|rng| state.faults().roll(r, rng))).unwrap_or_default();

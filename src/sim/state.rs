@@ -28,6 +28,8 @@ pub struct SimTask {
     pub timeline: Timeline,
     /// The hostile content this task was given at submission.
     pub hostility: TaskHostility,
+    /// How it ends besides its timeline (`--answers openai`: cancelled or expired).
+    pub ending: super::openai::Ending,
     video: OnceLock<Bytes>,
     /// The file after it "changed" (`Hostile::file_changes`): version and bytes.
     changed: Mutex<Option<(u32, Bytes)>>,
@@ -230,6 +232,7 @@ impl State {
             None => normal,
         };
         let seconds = if sub.seconds > 0 { sub.seconds as u32 } else { 8 };
+        let ending = super::openai::ending(self);
         let task = Arc::new(SimTask {
             id: id.clone(),
             model: sub.model.to_string(),
@@ -240,6 +243,7 @@ impl State {
             ratio: sub.ratio,
             timeline,
             hostility,
+            ending,
             video: OnceLock::new(),
             changed: Mutex::default(),
         });

@@ -367,6 +367,11 @@ pub const MIGRATIONS: &[&str] = &[
     ) WITHOUT ROWID;
     INSERT INTO journal_meta (name, value) VALUES ('salt', lower(hex(randomblob(16))));
     "#,
+    // 12: a task the service cancelled has a state of its own. States are stored by number
+    // (`state_code`), so the new name needs one; no row changes.
+    r#"
+    INSERT INTO states (code, name) VALUES (15, 'cancelled');
+    "#,
 ];
 
 pub fn version(conn: &Connection) -> Result<usize, StoreError> {

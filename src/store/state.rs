@@ -29,7 +29,10 @@ pub enum LocalState {
     Downloading,
     Downloaded,
     Failed,
-    /// The URL stopped working before the file was saved.
+    /// The service cancelled it: it ended without a video.
+    Cancelled,
+    /// The file is gone before it was saved: its URL stopped working, or the service says the
+    /// video expired.
     Expired,
     /// Saving the file kept failing; retryable by command.
     DownloadFailed,
@@ -38,7 +41,7 @@ pub enum LocalState {
 }
 
 impl LocalState {
-    pub const ALL: [LocalState; 15] = [
+    pub const ALL: [LocalState; 16] = [
         LocalState::Waiting,
         LocalState::Submitting,
         LocalState::SubmitUnknown,
@@ -51,6 +54,7 @@ impl LocalState {
         LocalState::Downloading,
         LocalState::Downloaded,
         LocalState::Failed,
+        LocalState::Cancelled,
         LocalState::Expired,
         LocalState::DownloadFailed,
         LocalState::Lost,
@@ -70,6 +74,7 @@ impl LocalState {
             LocalState::Downloading => "downloading",
             LocalState::Downloaded => "downloaded",
             LocalState::Failed => "failed",
+            LocalState::Cancelled => "cancelled",
             LocalState::Expired => "expired",
             LocalState::DownloadFailed => "download_failed",
             LocalState::Lost => "lost",
@@ -99,6 +104,7 @@ impl LocalState {
                 | LocalState::Rejected
                 | LocalState::Downloaded
                 | LocalState::Failed
+                | LocalState::Cancelled
                 | LocalState::Expired
                 | LocalState::DownloadFailed
                 | LocalState::Lost

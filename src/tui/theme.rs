@@ -66,6 +66,7 @@ pub fn state(s: LocalState) -> Style {
     match s {
         LocalState::Downloaded => ok(),
         LocalState::Failed
+        | LocalState::Cancelled
         | LocalState::Rejected
         | LocalState::Lost
         | LocalState::Expired
