@@ -97,6 +97,8 @@ pub struct VideoTask {
     /// Error details of a failed task, of whatever shape the service uses; a gateway that
     /// sends its failure text in `metadata.url` gets `{"message": text}`.
     pub error: Option<Value>,
+    /// What the service says it rendered (`size`, `seconds`, `usage`), as far as it says.
+    pub rendered: crate::rules::rendered::Rendered,
     pub raw: Value,
 }
 
@@ -222,6 +224,7 @@ impl VideoTask {
             } else {
                 obj.get("error").filter(|e| !e.is_null()).cloned()
             },
+            rendered: crate::rules::rendered::Rendered::from_answer(obj),
             status,
             raw: Value::Null,
         };

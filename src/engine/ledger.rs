@@ -4,7 +4,6 @@ use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 
 use crate::config::Pricing;
-use crate::rules::MediaKind;
 use crate::store::history::{LedgerRow, SpendRow};
 use crate::store::{LocalState, TaskRecord};
 
@@ -51,9 +50,7 @@ pub fn billed_text(t: &TaskRecord) -> String {
     if !billable(t.state, t.remote_completed_at.is_some()) {
         return "none (not rendered)".into();
     }
-    let media: Vec<(MediaKind, Option<f64>)> =
-        t.media.iter().filter_map(|m| MediaKind::parse(&m.kind).map(|k| (k, m.seconds))).collect();
-    crate::rules::billing::describe(t.billed_seconds, t.seconds, &media)
+    crate::rules::billing::describe(t.billed_seconds, t.seconds, &t.billed_media())
 }
 
 /// Money for some billed seconds. Seconds of models without a price are kept apart and shown

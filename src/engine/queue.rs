@@ -167,6 +167,8 @@ fn visibly_changed(a: &TaskRecord, b: &TaskRecord) -> bool {
         || a.remote_id != b.remote_id
         || a.download_attempts != b.download_attempts
         || a.url_refreshes != b.url_refreshes
+        || a.rendered != b.rendered
+        || a.billed_seconds != b.billed_seconds
 }
 
 impl Queue {

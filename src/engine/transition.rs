@@ -11,6 +11,7 @@ use crate::api::client::unusable_task_id;
 use crate::api::download::{shown_url, url_problem};
 use crate::api::types::message_of;
 use crate::api::{ApiError, Status, VideoTask};
+use crate::rules::billing;
 use crate::store::tasks::DUPLICATE_OF;
 use crate::store::{LocalState, TaskRecord};
 
@@ -96,6 +97,8 @@ fn apply_status(mut r: TaskRecord, task: &VideoTask, ctx: &Ctx) -> Step {
     r.remote_status = Some(task.status.as_str().to_string());
     r.progress = task.progress.or(r.progress);
     r.remote_created_at = r.remote_created_at.or(task.created_at);
+    let otherwise_before = r.rendered_otherwise();
+    record_rendered(&mut r, task);
     let stalled = age(&r, ctx.now_ms) > ctx.policy.client_timeout;
     let progress = if task.status == Status::InProgress { task.progress } else { None };
     let running = next_poll(&ctx.pace, progress, ctx.now_ms);
@@ -147,7 +150,27 @@ fn apply_status(mut r: TaskRecord, task: &VideoTask, ctx: &Ctx) -> Step {
         }
     };
     let changed = r.state != before.0 || (r.state == LocalState::Unrecognized && r.remote_status != before.1);
-    Step { record: r, event: changed.then(|| Entry::from(detail)), next }
+    // The first answer that shows the output differs from what was asked says so, once.
+    let otherwise = (!otherwise_before).then(|| crate::rules::rendered::said(r.asked(), &r.rendered)).flatten();
+    let detail = match (detail, otherwise.clone()) {
+        (Some(d), Some(o)) => Some(format!("{d}; the service says: {o}")),
+        (d, o) => d.or(o.map(|o| format!("the service says: {o}"))),
+    };
+    Step { record: r, event: (changed || otherwise.is_some()).then(|| Entry::from(detail)), next }
+}
+
+/// Keeps what the service says it rendered (a field it leaves out keeps what an earlier answer
+/// said), and bills what it rendered.
+fn record_rendered(r: &mut TaskRecord, task: &VideoTask) {
+    let said = &task.rendered;
+    if said.is_empty() {
+        return;
+    }
+    let rendered = &mut r.rendered;
+    rendered.size = said.size.clone().or(rendered.size.take());
+    rendered.seconds = said.seconds.or(rendered.seconds);
+    rendered.usage = said.usage.clone().or(rendered.usage.take());
+    r.billed_seconds = billing::as_rendered(r.billed_seconds, r.rendered.seconds, &r.billed_media());
 }
 
 /// A completed task whose URL reel cannot or will not fetch: `download_failed` with the reason
