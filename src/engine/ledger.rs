@@ -128,6 +128,10 @@ pub struct Line {
     /// Tasks with a rating, and their average rating (1 to 5) when there are any.
     pub rated: u64,
     pub rating: Option<f64>,
+    /// Rendered tasks the service says it made other than asked (another size or length):
+    /// `reel show` names what was asked and what was rendered.
+    #[serde(default)]
+    pub rendered_otherwise: u64,
     #[serde(skip)]
     rating_total: u64,
 }
@@ -178,6 +182,7 @@ fn line(key: String) -> Line {
         cost: Cost::default(),
         rated: 0,
         rating: None,
+        rendered_otherwise: 0,
         rating_total: 0,
     }
 }
@@ -192,6 +197,7 @@ fn add(l: &mut Line, r: &LedgerRow, cost: Cost) {
     l.billed_seconds += r.billed_seconds;
     l.unknown_billed += r.unknown_billed;
     l.rated += r.rated;
+    l.rendered_otherwise += r.rendered_otherwise;
     l.rating_total += r.rating_total;
     l.rating = (l.rated > 0).then(|| l.rating_total as f64 / l.rated as f64);
     let finished = l.succeeded + l.failed;

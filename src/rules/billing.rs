@@ -96,7 +96,11 @@ pub fn describe(billed: Option<f64>, seconds: i64, media: &[(MediaKind, Option<f
 /// The billed seconds once the service says how long it rendered: its seconds and the stated
 /// reference videos' (the same rule as before rendering, on what was made rather than asked);
 /// what was recorded when it does not say, or when a reference video's length is not known.
-pub fn as_rendered(recorded: Option<f64>, rendered_seconds: Option<f64>, media: &[(MediaKind, Option<f64>)]) -> Option<f64> {
+pub fn as_rendered(
+    recorded: Option<f64>,
+    rendered_seconds: Option<f64>,
+    media: &[(MediaKind, Option<f64>)],
+) -> Option<f64> {
     let Some(rendered) = rendered_seconds else { return recorded };
     let b = billing(0, media);
     match b.unstated_reference_videos {

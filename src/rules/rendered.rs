@@ -55,10 +55,12 @@ impl Rendered {
     pub fn from_answer(obj: &Map<String, Value>) -> Rendered {
         let usage = obj.get("usage").filter(|u| u.is_object() && u.to_string().len() <= MAX_USAGE_BYTES);
         let in_usage = |keys: &[&str]| usage.and_then(|u| keys.iter().find_map(|k| u.get(*k)));
-        let size = obj.get("size").and_then(size_text).or_else(|| in_usage(&["size", "video_ratio"]).and_then(size_text));
-        let seconds = obj.get("seconds").and_then(seconds_of).or_else(|| {
-            in_usage(&["duration_seconds", "video_duration", "seconds", "duration"]).and_then(seconds_of)
-        });
+        let size =
+            obj.get("size").and_then(size_text).or_else(|| in_usage(&["size", "video_ratio"]).and_then(size_text));
+        let seconds = obj
+            .get("seconds")
+            .and_then(seconds_of)
+            .or_else(|| in_usage(&["duration_seconds", "video_duration", "seconds", "duration"]).and_then(seconds_of));
         Rendered { size, seconds, usage: usage.cloned() }
     }
 
@@ -90,10 +92,25 @@ const SECONDS_TOLERANCE: f64 = 0.25;
 /// duration is never a difference; a size reel cannot read is not compared.
 pub fn difference(asked: Asked<'_>, rendered: &Rendered) -> Option<Difference> {
     let size = rendered.size.as_deref().and_then(frame).filter(|f| !matches(asked.resolution, asked.ratio, *f));
-    let seconds = rendered
-        .seconds
-        .filter(|s| asked.seconds >= 0 && (s - asked.seconds as f64).abs() > SECONDS_TOLERANCE);
+    let seconds =
+        rendered.seconds.filter(|s| asked.seconds >= 0 && (s - asked.seconds as f64).abs() > SECONDS_TOLERANCE);
     (size.is_some() || seconds.is_some()).then_some(Difference { size, seconds })
+}
+
+/// What the table's cells show where the output differs (seconds, ratio, resolution): what
+/// was rendered, each `None` where it is what was asked.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Cells {
+    pub seconds: Option<String>,
+    pub ratio: Option<String>,
+    pub resolution: Option<String>,
+}
+
+pub fn cells(asked: Asked<'_>, rendered: &Rendered) -> Cells {
+    let Some(d) = difference(asked, rendered) else { return Cells::default() };
+    let ratio = d.size.and_then(Frame::ratio).filter(|r| r != asked.ratio);
+    let resolution = d.size.map(Frame::resolution).filter(|r| r != asked.resolution);
+    Cells { seconds: d.seconds.map(|s| format!("{} s", crate::rules::billing::secs(s))), ratio, resolution }
 }
 
 /// `asked 720P 1:1, rendered 1920x1080 (landscape)`, `asked 5 s, rendered 4 s`, both in one:
@@ -162,11 +179,8 @@ mod tests {
     #[test]
     fn says_what_differs_from_what_was_asked() {
         let asked = |resolution, ratio, seconds| Asked { resolution, ratio, seconds };
-        let got = |size: Option<&str>, seconds: Option<f64>| Rendered {
-            size: size.map(String::from),
-            seconds,
-            usage: None,
-        };
+        let got =
+            |size: Option<&str>, seconds: Option<f64>| Rendered { size: size.map(String::from), seconds, usage: None };
         let cases = [
             (asked("720P", "1:1", 5), got(Some("1920x1080"), Some(5.0)), Some("asked 720P 1:1, rendered 1920x1080")),
             (
@@ -189,6 +203,22 @@ mod tests {
         ];
         for (a, r, want) in cases {
             assert_eq!(said(a, &r).as_deref(), want, "{a:?} {r:?}");
+        }
+    }
+
+    #[test]
+    fn the_table_shows_what_was_rendered_where_it_differs() {
+        let asked = Asked { resolution: "720P", ratio: "16:9", seconds: 5 };
+        let got = |size: &str, seconds| Rendered { size: Some(size.into()), seconds, usage: None };
+        let cell = |s: &str| Some(s.to_string());
+        let cases = [
+            (got("1920x1080", Some(5.0)), Cells { resolution: cell("1080P"), ..Cells::default() }),
+            (got("720x1280", None), Cells { ratio: cell("9:16"), ..Cells::default() }),
+            (got("1280x720", Some(8.0)), Cells { seconds: cell("8 s"), ..Cells::default() }),
+            (got("1280x720", Some(5.0)), Cells::default()),
+        ];
+        for (r, want) in cases {
+            assert_eq!(cells(asked, &r), want, "{r:?}");
         }
     }
 }

@@ -54,6 +54,33 @@ impl Frame {
         }
     }
 
+    /// The resolution it is named by (its short side): `1080P` of `1920x1080`.
+    pub fn resolution(self) -> String {
+        match self {
+            Frame::Pixels(w, h) => format!("{}P", w.min(h)),
+            Frame::Resolution(n) => format!("{n}P"),
+        }
+    }
+
+    /// The ratio it is: the nearest of the spec's fixed ratios, else its own (`7:4`); none for a
+    /// resolution alone.
+    pub fn ratio(self) -> Option<String> {
+        let Frame::Pixels(w, h) = self else { return None };
+        let shape = f64::from(w) / f64::from(h);
+        let known = crate::rules::Ratio::ALL
+            .iter()
+            .map(|r| r.as_str())
+            .find(|r| ratio_parts(r).is_some_and(|(a, b)| near(shape, f64::from(a) / f64::from(b), RATIO_TOLERANCE)));
+        let gcd = |mut a: u32, mut b: u32| {
+            while b != 0 {
+                (a, b) = (b, a % b);
+            }
+            a.max(1)
+        };
+        let g = gcd(w, h);
+        Some(known.map_or_else(|| format!("{}:{}", w / g, h / g), str::to_string))
+    }
+
     /// `portrait`, `landscape` or `square`, for pixels.
     pub fn orientation(self) -> Option<&'static str> {
         match self {
@@ -102,7 +129,8 @@ pub fn matches(resolution: &str, ratio: &str, rendered: Frame) -> bool {
             let (w, h) = (f64::from(w), f64::from(h));
             let resolution_ok =
                 near(w.min(h), short, SIDE_TOLERANCE) || near(w * h, short * short * 16.0 / 9.0, AREA_TOLERANCE);
-            let ratio_ok = ratio_parts(ratio).is_none_or(|(a, b)| near(w / h, f64::from(a) / f64::from(b), RATIO_TOLERANCE));
+            let ratio_ok =
+                ratio_parts(ratio).is_none_or(|(a, b)| near(w / h, f64::from(a) / f64::from(b), RATIO_TOLERANCE));
             resolution_ok && ratio_ok
         }
     }
@@ -133,6 +161,13 @@ mod tests {
         assert_eq!(Frame::Pixels(720, 1280).orientation(), Some("portrait"));
         assert_eq!(Frame::Pixels(960, 960).orientation(), Some("square"));
         assert_eq!(Frame::Resolution(720).text(), "720P");
+        let named = |f: Frame| (f.resolution(), f.ratio());
+        assert_eq!(named(Frame::Pixels(1920, 1080)), ("1080P".into(), Some("16:9".into())));
+        assert_eq!(named(Frame::Pixels(720, 1280)), ("720P".into(), Some("9:16".into())));
+        assert_eq!(named(Frame::Pixels(1088, 832)), ("832P".into(), Some("4:3".into())));
+        assert_eq!(named(Frame::Pixels(1792, 1024)), ("1024P".into(), Some("16:9".into())), "near enough");
+        assert_eq!(named(Frame::Pixels(2000, 1000)), ("1000P".into(), Some("2:1".into())));
+        assert_eq!(named(Frame::Resolution(1080)), ("1080P".into(), None));
     }
 
     #[test]
