@@ -6,6 +6,7 @@ pub mod download;
 pub mod error;
 pub mod key;
 pub mod types;
+pub mod upstream;
 pub mod wire_form;
 
 pub use client::{Client, ClientOptions};

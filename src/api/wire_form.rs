@@ -113,6 +113,9 @@ pub fn body(request: &SubmitRequest, wire: Wire) -> Result<Value, Unsendable> {
     Ok(Value::Object(out))
 }
 
+/// Words of a rejection that may be about the API key.
+const KEY_WORDS: [&str; 6] = ["api key", "api-key", "apikey", "invalid token", "unauthorized", "令牌"];
+
 /// The profile setting that fixes a rejection whose message names a body field's type or an
 /// unknown field (new-api's Go decoder, OpenAI's `unknown_parameter`).
 pub fn hint(message: &str) -> Option<&'static str> {
@@ -127,6 +130,10 @@ pub fn hint(message: &str) -> Option<&'static str> {
         Some("this service takes no metadata object: set wire = \"top_level\" or wire = \"openai\" in the profile")
     } else if m.contains("size") && (m.contains("required") || m.contains("missing")) {
         Some("this service takes OpenAI's body: set wire = \"openai\" in the profile")
+    } else if KEY_WORDS.iter().any(|w| m.contains(w)) {
+        // Some gateways answer a bad key with a 400: reel does not take it for the key (every
+        // 400 would pause the profile), but says where to look.
+        Some("if this is about the API key, check REEL_API_KEY or api_key_cmd")
     } else {
         None
     }

@@ -321,8 +321,7 @@ pub fn after_submit(r: &TaskRecord, result: &Result<VideoTask, ApiError>, attemp
             step
         }
         Err(err) if refuses_key(err, true) => {
-            let why = format!("not sent: {err}; it waits for a working key");
-            waits(r, why, Next::Resend(KEY_WAIT))
+            super::key_scope::after_refused_send(&r, err, super::key_scope::Scope::Profile, attempts.max(1), ctx)
         }
         Err(err @ ApiError::RateLimited { retry_after, .. }) => {
             let wait = retry_after.unwrap_or_else(|| backoff(&ctx.policy, attempts.max(1), ctx.jitter));
