@@ -149,6 +149,8 @@ pub struct SimArgs {
     pub fault_truncate: f64,
     #[command(flatten)]
     pub hostile: Box<HostileArgs>,
+    #[command(flatten)]
+    pub upstream: super::sim_upstream::UpstreamArgs,
 }
 
 /// The hostile behaviours' flags (boxed in `SimArgs`: there are many).
@@ -325,6 +327,7 @@ impl SimArgs {
             id_prefix: "task_".into(),
             file_rate: self.file_rate,
             catalog,
+            upstream: self.upstream.upstream(),
         })
     }
 }

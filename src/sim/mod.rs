@@ -20,6 +20,7 @@ pub mod routes;
 pub mod server;
 pub mod state;
 pub mod takes;
+pub mod upstream;
 pub mod video;
 
 use std::net::{Ipv4Addr, SocketAddr};
@@ -37,6 +38,7 @@ pub use hostile::{Hostile, HostileId, HostileProgress, HostileStatus, HostileUrl
 pub use lifecycle::LifecycleConfig;
 pub use media::{PNG as MEDIA_PNG, WAV_RATE as MEDIA_WAV_RATE};
 pub use state::{Origin, RequestRecord};
+pub use upstream::Upstream;
 
 use crate::rules::Catalog;
 use state::State;
@@ -71,6 +73,8 @@ pub struct SimConfig {
     /// gateways' do after about a day.
     pub forget_tasks_after: Option<Duration>,
     pub catalog: Catalog,
+    /// What the gateway's upstream does (see [`upstream`]): another size, one model's key refused.
+    pub upstream: Upstream,
 }
 
 impl Default for SimConfig {
@@ -90,6 +94,7 @@ impl Default for SimConfig {
             file_rate: None,
             forget_tasks_after: None,
             catalog: Catalog::builtin(),
+            upstream: Upstream::default(),
         }
     }
 }
