@@ -40,6 +40,8 @@ pub struct PublicTask<'a> {
     pub media: &'a [MediaRecord],
     /// What the service bills; null when it rendered nothing (failed, rejected or lost first).
     pub billed_seconds: Option<f64>,
+    /// What the service says it rendered; null when it said nothing of it.
+    pub rendered: Option<PublicRendered<'a>>,
     pub created_at: Option<String>,
     pub submitted_at: Option<String>,
     pub remote_created_at: Option<String>,
@@ -73,6 +75,18 @@ pub struct PublicTask<'a> {
     pub tags: &'a [String],
 }
 
+/// The service's account of a task's output.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct PublicRendered<'a> {
+    /// The frame it names (`1920x1080`, or a resolution).
+    pub size: Option<&'a str>,
+    pub seconds: Option<f64>,
+    /// Its `usage`, as it came.
+    pub usage: Option<&'a Value>,
+    /// `asked 720P 1:1, rendered 1920x1080` when that is not what was asked; null when it is.
+    pub otherwise: Option<String>,
+}
+
 impl<'a> From<&'a TaskRecord> for PublicTask<'a> {
     fn from(t: &'a TaskRecord) -> Self {
         let ms = |v: Option<i64>| v.and_then(time_ms);
@@ -93,6 +107,12 @@ impl<'a> From<&'a TaskRecord> for PublicTask<'a> {
             watermark: t.watermark,
             media: &t.media,
             billed_seconds: t.billed_seconds.filter(|_| billable(t.state, t.remote_completed_at.is_some())),
+            rendered: (!t.rendered.is_empty()).then(|| PublicRendered {
+                size: t.rendered.size.as_deref(),
+                seconds: t.rendered.seconds,
+                usage: t.rendered.usage.as_ref(),
+                otherwise: crate::rules::rendered::said(t.asked(), &t.rendered),
+            }),
             created_at: time_ms(t.created_at),
             submitted_at: ms(t.submitted_at),
             remote_created_at: t.remote_created_at.and_then(time_s),

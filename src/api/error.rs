@@ -37,7 +37,7 @@ impl ErrorBody {
     pub fn message(&self) -> Option<String> {
         match self {
             ErrorBody::Json(v) => message_of(v),
-            ErrorBody::Text(t) => Some(t.trim().chars().take(300).collect()),
+            ErrorBody::Text(t) => Some(super::upstream::innermost(t).chars().take(300).collect()),
             ErrorBody::Empty => None,
         }
     }
@@ -345,5 +345,25 @@ mod tests {
             br#"{"code": "task_not_exist", "message": "task_not_exist", "data": null}"#,
         );
         assert_eq!(e.to_string(), "the service has no task with this id (HTTP 400): task_not_exist");
+    }
+
+    /// A gateway's 400 with its upstream's error inside its message: the upstream's sentence is
+    /// shown, the body kept whole.
+    #[test]
+    fn a_wrapped_upstream_error_shows_the_upstreams_words() {
+        let inner = r#"{"error": {"message": "Invalid value: '5'. Supported values are: '4', '8', and '12'.", "type": "invalid_request_error", "param": "seconds"}}"#;
+        let body = serde_json::json!({"error": {"message": format!("BadRequestError: OpenAIException - {inner}"), "type": "upstream_error"}});
+        let e = error_for_status(Endpoint::Api, 400, None, body.to_string().as_bytes());
+        assert_eq!(
+            e.to_string(),
+            "the service rejected the request (HTTP 400): Invalid value: '5'. Supported values are: '4', '8', and '12'."
+        );
+        let ApiError::Rejected { body: kept, .. } = &e else { panic!("a rejection") };
+        assert_eq!(kept.to_json(), body, "the body is kept as it came");
+        let text = format!("upstream said: BadRequestError: OpenAIException - {inner}");
+        let e = error_for_status(Endpoint::Api, 502, None, text.as_bytes());
+        assert!(e.to_string().ends_with(": Invalid value: '5'. Supported values are: '4', '8', and '12'."), "{e}");
+        let e = error_for_status(Endpoint::Api, 400, None, br#"{"error": {"message": "Invalid API key provided"}}"#);
+        assert!(e.to_string().ends_with("; if this is about the API key, check REEL_API_KEY or api_key_cmd"), "{e}");
     }
 }

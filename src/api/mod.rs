@@ -9,6 +9,7 @@ pub mod key;
 pub mod models;
 pub mod probe;
 pub mod types;
+pub mod upstream;
 pub mod wire_form;
 
 pub use client::{Client, ClientOptions};

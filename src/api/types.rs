@@ -106,6 +106,8 @@ pub struct VideoTask {
     /// Error details of a failed task, of whatever shape the service uses; a gateway that
     /// sends its failure text in `metadata.url` gets `{"message": text}`.
     pub error: Option<Value>,
+    /// What the service says it rendered (`size`, `seconds`, `usage`), as far as it says.
+    pub rendered: crate::rules::rendered::Rendered,
     pub raw: Value,
 }
 
@@ -231,6 +233,7 @@ impl VideoTask {
             } else {
                 obj.get("error").filter(|e| !e.is_null()).cloned()
             },
+            rendered: crate::rules::rendered::Rendered::from_answer(obj),
             status,
             raw: Value::Null,
         };
@@ -238,14 +241,20 @@ impl VideoTask {
     }
 }
 
-/// A human-readable message from an error body of any shape.
+/// A human-readable message from an error body of any shape; a gateway's text that wraps its
+/// upstream's error gives the upstream's words (see [`super::upstream`]).
 pub fn message_of(v: &Value) -> Option<String> {
+    said_in(v).map(|m| super::upstream::innermost(&m))
+}
+
+/// The message of an error body as it stands, wrapped or not.
+pub(super) fn said_in(v: &Value) -> Option<String> {
     match v {
         Value::String(s) if !s.trim().is_empty() => Some(s.clone()),
         Value::Object(o) => ["message", "msg", "detail", "error_description", "error", "errors", "code"]
             .iter()
-            .find_map(|k| o.get(*k).and_then(message_of)),
-        Value::Array(items) => items.iter().find_map(message_of),
+            .find_map(|k| o.get(*k).and_then(said_in)),
+        Value::Array(items) => items.iter().find_map(said_in),
         _ => None,
     }
 }

@@ -10,6 +10,7 @@ use serde_json::{Map, Value, json};
 use thiserror::Error;
 
 use super::types::SubmitRequest;
+pub use crate::rules::size::{resolution_of, size_of};
 
 /// Where the parameters go in the body.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
@@ -58,32 +59,6 @@ pub struct Unsendable {
     pub form: &'static str,
     pub what: String,
     pub fix: String,
-}
-
-/// `WIDTHxHEIGHT` for a resolution (`720P`) and a fixed ratio (`16:9`): the short side is the
-/// resolution, the long side the ratio's, rounded to an even number of pixels.
-pub fn size_of(resolution: &str, ratio: &str) -> Option<String> {
-    let short: u32 = resolution.strip_suffix(['P', 'p'])?.parse().ok()?;
-    let (a, b) = ratio.split_once(':')?;
-    let (a, b): (u32, u32) = (a.parse().ok()?, b.parse().ok()?);
-    if a == 0 || b == 0 || short == 0 {
-        return None;
-    }
-    let long = |num: u32, den: u32| {
-        let exact = f64::from(short) * f64::from(num) / f64::from(den);
-        (exact / 2.0).round() as u32 * 2
-    };
-    Some(if a >= b { format!("{}x{short}", long(a, b)) } else { format!("{short}x{}", long(b, a)) })
-}
-
-/// The resolution and ratio of a `WIDTHxHEIGHT` (the reverse of [`size_of`]), among `ratios`.
-pub fn resolution_of(size: &str, ratios: &[&str]) -> Option<(String, String)> {
-    let (w, h) = size.trim().split_once(['x', 'X', '*'])?;
-    let (w, h): (u32, u32) = (w.trim().parse().ok()?, h.trim().parse().ok()?);
-    let short = w.min(h);
-    let resolution = format!("{short}P");
-    let ratio = ratios.iter().find(|r| size_of(&resolution, r).as_deref() == Some(&format!("{w}x{h}")))?;
-    Some((resolution, (*ratio).to_string()))
 }
 
 fn seconds(value: i64, as_string: bool) -> Value {
@@ -138,6 +113,9 @@ pub fn body(request: &SubmitRequest, wire: Wire) -> Result<Value, Unsendable> {
     Ok(Value::Object(out))
 }
 
+/// Words of a rejection that may be about the API key.
+const KEY_WORDS: [&str; 6] = ["api key", "api-key", "apikey", "invalid token", "unauthorized", "令牌"];
+
 /// The profile setting that fixes a rejection whose message names a body field's type or an
 /// unknown field (new-api's Go decoder, OpenAI's `unknown_parameter`).
 pub fn hint(message: &str) -> Option<&'static str> {
@@ -152,6 +130,10 @@ pub fn hint(message: &str) -> Option<&'static str> {
         Some("this service takes no metadata object: set wire = \"top_level\" or wire = \"openai\" in the profile")
     } else if m.contains("size") && (m.contains("required") || m.contains("missing")) {
         Some("this service takes OpenAI's body: set wire = \"openai\" in the profile")
+    } else if KEY_WORDS.iter().any(|w| m.contains(w)) {
+        // Some gateways answer a bad key with a 400: reel does not take it for the key (every
+        // 400 would pause the profile), but says where to look.
+        Some("if this is about the API key, check REEL_API_KEY or api_key_cmd")
     } else {
         None
     }

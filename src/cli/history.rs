@@ -169,7 +169,17 @@ pub fn stats_text(ledger: &Ledger, pricing: &crate::config::Pricing) -> String {
     out.push('\n');
     out.push_str(&stat_line(&ledger.total, pricing));
     out.push('\n');
+    out.push_str(&otherwise_line(ledger.total.rendered_otherwise));
     out
+}
+
+/// Said under the ledger when the service rendered some tasks other than asked.
+fn otherwise_line(count: u64) -> String {
+    match count {
+        0 => String::new(),
+        1 => "\n1 task was rendered other than asked (another size or length): reel show ID says how\n".into(),
+        n => format!("\n{n} tasks were rendered other than asked (another size or length): reel show ID says how\n"),
+    }
 }
 
 /// The CSV form of a task: every field in `public`'s order, structured ones (media, error) as
@@ -315,6 +325,7 @@ mod tests {
             unknown_billed: 0,
             rated: 2,
             rating_total: 9,
+            rendered_otherwise: 3,
         };
         let pricing = crate::config::Pricing::default();
         let text = stats_text(&crate::engine::ledger::compute(&[row], &Default::default(), &pricing), &pricing);
@@ -325,5 +336,11 @@ mod tests {
         assert_eq!(columns[1..6], ["10", "80%", "1", "3", "2"], "{text}");
         assert!(header.contains("BILLED S     RATING  COST"), "{text}");
         assert_eq!(columns[9..11], ["4.5", "(2)"], "the average rating of the rated tasks: {text}");
+        assert!(
+            text.ends_with(
+                "\n3 tasks were rendered other than asked (another size or length): reel show ID says how\n"
+            ),
+            "{text}"
+        );
     }
 }

@@ -25,6 +25,7 @@ pub mod review;
 pub mod rm;
 pub mod show;
 pub mod sim;
+mod sim_upstream;
 pub mod submit;
 pub mod tag;
 pub mod vary;

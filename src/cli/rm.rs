@@ -40,6 +40,7 @@ pub async fn run(
         (Some(path), false) => format!("; its file stays at {}", one_line(path)),
         (None, _) => String::new(),
     };
-    out.line(&format!("Deleted task {}{file}", deleted.id))?;
+    let followed = crate::engine::manual::still_at_service(&deleted).map(|s| format!("; {s}")).unwrap_or_default();
+    out.line(&format!("Deleted task {}{file}{followed}", deleted.id))?;
     Ok(())
 }

@@ -52,6 +52,9 @@ pub fn render(t: &TaskRecord, events: &[EventRecord], file_here: bool) -> String
         "settings",
         format!("{} s, {}, {}, watermark {}", t.seconds, t.resolution, t.ratio, if t.watermark { "on" } else { "off" }),
     );
+    if let Some(said) = crate::rules::rendered::said(t.asked(), &t.rendered) {
+        field("rendered", one_line(&said));
+    }
     for m in &t.media {
         let secs = m.seconds.map(|s| format!(" ({s} s)")).unwrap_or_default();
         let from = m.local.as_ref().map(|l| format!(" from {}", one_line(&l.path))).unwrap_or_default();

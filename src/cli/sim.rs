@@ -153,6 +153,8 @@ pub struct SimArgs {
     pub fault_truncate: f64,
     #[command(flatten)]
     pub hostile: Box<HostileArgs>,
+    #[command(flatten)]
+    pub upstream: super::sim_upstream::UpstreamArgs,
 }
 
 const OPENAI: &str = "With --answers openai (WHEN: never, always, first:N, every:N, 0..1)";
@@ -374,6 +376,7 @@ impl SimArgs {
             id_prefix: "task_".into(),
             file_rate: self.file_rate,
             catalog,
+            upstream: self.upstream.upstream(),
         })
     }
 }

@@ -156,7 +156,13 @@ impl Runner {
     }
 
     async fn delete(&mut self, id: i64, remove_file: bool) -> Result<TaskRecord, EngineError> {
-        manual::deletable(id, self.queue.get(id).map(|r| r.state))?;
+        let running = self.queue.get(id).map(|r| (r.state, self.queue.is_busy(id)));
+        if manual::deletable(id, running)? == manual::Deletion::Held {
+            // Nothing more is sent or asked for it; a task the service has may still render there.
+            let remote = self.queue.get(id).and_then(|r| r.remote_id.clone());
+            self.queue.forget(id);
+            tracing::info!(task = id, remote = ?remote, "no longer followed: deleted while held");
+        }
         let task = self
             .store
             .write(move |c| crate::store::history::delete(c, id))

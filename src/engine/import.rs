@@ -102,6 +102,7 @@ pub fn entry(record: &Value, found: &Found<'_>, now_ms: i64) -> Result<TaskRecor
         review: crate::store::Review::default(),
         file_sha256: file_sha,
         imported_from: Some(found.from.to_string()),
+        rendered: Default::default(),
     })
 }
 

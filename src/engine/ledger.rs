@@ -4,7 +4,6 @@ use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 
 use crate::config::Pricing;
-use crate::rules::MediaKind;
 use crate::store::history::{LedgerRow, SpendRow};
 use crate::store::{LocalState, TaskRecord};
 
@@ -51,9 +50,7 @@ pub fn billed_text(t: &TaskRecord) -> String {
     if !billable(t.state, t.remote_completed_at.is_some()) {
         return "none (not rendered)".into();
     }
-    let media: Vec<(MediaKind, Option<f64>)> =
-        t.media.iter().filter_map(|m| MediaKind::parse(&m.kind).map(|k| (k, m.seconds))).collect();
-    crate::rules::billing::describe(t.billed_seconds, t.seconds, &media)
+    crate::rules::billing::describe(t.billed_seconds, t.seconds, &t.billed_media())
 }
 
 /// Money for some billed seconds. Seconds of models without a price are kept apart and shown
@@ -131,6 +128,10 @@ pub struct Line {
     /// Tasks with a rating, and their average rating (1 to 5) when there are any.
     pub rated: u64,
     pub rating: Option<f64>,
+    /// Rendered tasks the service says it made other than asked (another size or length):
+    /// `reel show` names what was asked and what was rendered.
+    #[serde(default)]
+    pub rendered_otherwise: u64,
     #[serde(skip)]
     rating_total: u64,
 }
@@ -181,6 +182,7 @@ fn line(key: String) -> Line {
         cost: Cost::default(),
         rated: 0,
         rating: None,
+        rendered_otherwise: 0,
         rating_total: 0,
     }
 }
@@ -195,6 +197,7 @@ fn add(l: &mut Line, r: &LedgerRow, cost: Cost) {
     l.billed_seconds += r.billed_seconds;
     l.unknown_billed += r.unknown_billed;
     l.rated += r.rated;
+    l.rendered_otherwise += r.rendered_otherwise;
     l.rating_total += r.rating_total;
     l.rating = (l.rated > 0).then(|| l.rating_total as f64 / l.rated as f64);
     let finished = l.succeeded + l.failed;

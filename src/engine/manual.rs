@@ -85,11 +85,39 @@ pub fn redownload(r: &TaskRecord, busy: bool, now_ms: i64) -> Result<(TaskRecord
     Ok((r, job))
 }
 
-/// A task can be deleted only when the engine is not working on it.
-pub fn deletable(id: i64, running: Option<LocalState>) -> Result<(), EngineError> {
+/// What deleting a task does to the engine's work.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Deletion {
+    /// The engine does not work on it.
+    Settled,
+    /// The engine holds it (waiting to be sent, or followed though the service says nothing
+    /// reel can use): it stops, and the record goes.
+    Held,
+}
+
+/// A task can be deleted when the engine does not work on it, or only holds it: one waiting to
+/// be sent (never sent, so nothing is lost), or one `unrecognized` or `stalled` (no longer
+/// followed; the service may still have it). `running` is its state and whether a request for
+/// it is under way, when the engine tracks it.
+pub fn deletable(id: i64, running: Option<(LocalState, bool)>) -> Result<Deletion, EngineError> {
+    let refuse = |state, action: &str| Err(Refused::NotApplicable { id, state, action: action.into() }.into());
     match running {
-        Some(state) => Err(Refused::NotApplicable { id, state, action: "deleting it while it runs".into() }.into()),
-        None => Ok(()),
+        None => Ok(Deletion::Settled),
+        Some((state, true)) => refuse(state, "deleting it while a request for it is under way (try again in a moment)"),
+        Some((LocalState::Waiting | LocalState::Unrecognized | LocalState::Stalled, false)) => Ok(Deletion::Held),
+        Some((state, false)) => refuse(state, "deleting it while it runs"),
+    }
+}
+
+/// For a task deleted while the service had it and its end was not known: it may still be
+/// rendered, and billed, there.
+pub fn still_at_service(t: &TaskRecord) -> Option<String> {
+    match (&t.remote_id, t.state) {
+        (Some(remote), LocalState::Unrecognized | LocalState::Stalled) => Some(format!(
+            "reel no longer follows it, but the service may still have it (id {}) and may bill it",
+            crate::text::one_line(remote)
+        )),
+        _ => None,
     }
 }
 
@@ -154,8 +182,23 @@ mod tests {
     }
 
     #[test]
-    fn running_tasks_cannot_be_deleted() {
-        assert!(deletable(1, Some(LocalState::InProgress)).is_err());
-        assert!(deletable(1, None).is_ok());
+    fn running_tasks_cannot_be_deleted_but_held_ones_can() {
+        use LocalState::*;
+        let cases = [
+            (None, Some(Deletion::Settled)),
+            (Some((Waiting, false)), Some(Deletion::Held)),
+            (Some((Unrecognized, false)), Some(Deletion::Held)),
+            (Some((Stalled, false)), Some(Deletion::Held)),
+            (Some((Waiting, true)), None),
+            (Some((Stalled, true)), None),
+            (Some((Submitting, true)), None),
+            (Some((Queued, false)), None),
+            (Some((InProgress, false)), None),
+            (Some((Completed, false)), None),
+            (Some((Downloading, false)), None),
+        ];
+        for (running, want) in cases {
+            assert_eq!(deletable(1, running).ok(), want, "{running:?}");
+        }
     }
 }

@@ -23,6 +23,7 @@ pub mod files;
 pub mod health;
 pub mod import;
 pub mod journal;
+pub mod key_scope;
 pub mod ledger;
 pub mod manual;
 pub mod mp4_tags;

@@ -111,6 +111,8 @@ struct Tracked {
     busy: bool,
     /// Sends that provably did not take effect.
     send_failures: u32,
+    /// Sends the service refused a key for (see `key_scope`).
+    key_refusals: u32,
     /// Whether the file saved before is on disk, when a fresh copy was asked for.
     on_disk: Option<bool>,
 }
@@ -149,6 +151,9 @@ pub struct Queue {
     /// How the budget is shared while the polls wanted would exceed it.
     rationer: Rationer,
     rng: fastrand::Rng,
+    /// Per model, whether the last API answer about one of its tasks was a success (a refused
+    /// key, false): whether other models work when one is refused.
+    models_ok: HashMap<String, bool>,
 }
 
 /// How long ago the task was accepted (by the service's clock when it said, else ours).
@@ -167,6 +172,8 @@ fn visibly_changed(a: &TaskRecord, b: &TaskRecord) -> bool {
         || a.remote_id != b.remote_id
         || a.download_attempts != b.download_attempts
         || a.url_refreshes != b.url_refreshes
+        || a.rendered != b.rendered
+        || a.billed_seconds != b.billed_seconds
 }
 
 impl Queue {
@@ -186,6 +193,7 @@ impl Queue {
             stats,
             rationer: Rationer::default(),
             rng,
+            models_ok: HashMap::new(),
         }
     }
 
@@ -261,12 +269,19 @@ impl Queue {
         }
     }
 
+    /// Stops working on a task the user removes (it is not busy): nothing more is sent, polled
+    /// or fetched for it.
+    pub fn forget(&mut self, id: i64) {
+        self.untrack(id);
+    }
+
     // ---- bookkeeping
 
     /// Works on `record` from now on: `job` at `at`.
     pub fn track(&mut self, record: TaskRecord, job: Job, at: Instant) {
         let id = record.id;
-        let tracked = Tracked { record, job, generation: 0, busy: false, send_failures: 0, on_disk: None };
+        let tracked =
+            Tracked { record, job, generation: 0, busy: false, send_failures: 0, key_refusals: 0, on_disk: None };
         if job == Job::Poll {
             self.polled += 1;
         }

@@ -12,6 +12,7 @@ use crate::api::content::content_route;
 use crate::api::download::{shown_url, url_problem};
 use crate::api::types::message_of;
 use crate::api::{ApiError, Status, VideoTask};
+use crate::rules::billing;
 use crate::store::tasks::DUPLICATE_OF;
 use crate::store::{LocalState, TaskRecord};
 
@@ -97,6 +98,8 @@ fn apply_status(mut r: TaskRecord, task: &VideoTask, ctx: &Ctx) -> Step {
     r.remote_status = Some(task.status.as_str().to_string());
     r.progress = task.progress.or(r.progress);
     r.remote_created_at = r.remote_created_at.or(task.created_at);
+    let otherwise_before = r.rendered_otherwise();
+    record_rendered(&mut r, task);
     let stalled = age(&r, ctx.now_ms) > ctx.policy.client_timeout;
     let progress = if task.status == Status::InProgress { task.progress } else { None };
     let running = next_poll(&ctx.pace, progress, ctx.now_ms);
@@ -158,7 +161,27 @@ fn apply_status(mut r: TaskRecord, task: &VideoTask, ctx: &Ctx) -> Step {
         }
     };
     let changed = r.state != before.0 || (r.state == LocalState::Unrecognized && r.remote_status != before.1);
-    Step { record: r, event: changed.then(|| Entry::from(detail)), next }
+    // The first answer that shows the output differs from what was asked says so, once.
+    let otherwise = (!otherwise_before).then(|| crate::rules::rendered::said(r.asked(), &r.rendered)).flatten();
+    let detail = match (detail, otherwise.clone()) {
+        (Some(d), Some(o)) => Some(format!("{d}; the service says: {o}")),
+        (d, o) => d.or(o.map(|o| format!("the service says: {o}"))),
+    };
+    Step { record: r, event: (changed || otherwise.is_some()).then(|| Entry::from(detail)), next }
+}
+
+/// Keeps what the service says it rendered (a field it leaves out keeps what an earlier answer
+/// said), and bills what it rendered.
+fn record_rendered(r: &mut TaskRecord, task: &VideoTask) {
+    let said = &task.rendered;
+    if said.is_empty() {
+        return;
+    }
+    let rendered = &mut r.rendered;
+    rendered.size = said.size.clone().or(rendered.size.take());
+    rendered.seconds = said.seconds.or(rendered.seconds);
+    rendered.usage = said.usage.clone().or(rendered.usage.take());
+    r.billed_seconds = billing::as_rendered(r.billed_seconds, r.rendered.seconds, &r.billed_media());
 }
 
 /// The route of the task's file on the service (`/v1/videos/{id}/content`), when it has an id
@@ -358,8 +381,7 @@ pub fn after_submit(r: &TaskRecord, result: &Result<VideoTask, ApiError>, attemp
             step
         }
         Err(err) if refuses_key(err, true) => {
-            let why = format!("not sent: {err}; it waits for a working key");
-            waits(r, why, Next::Resend(KEY_WAIT))
+            super::key_scope::after_refused_send(&r, err, super::key_scope::Scope::Profile, attempts.max(1), ctx)
         }
         Err(err @ ApiError::RateLimited { retry_after, .. }) => {
             let wait = retry_after.unwrap_or_else(|| backoff(&ctx.policy, attempts.max(1), ctx.jitter));

@@ -653,3 +653,32 @@ fn a_saved_file_keeps_the_service_sum_and_records_its_own_once_tagged() {
         assert_eq!(step.event.and_then(|e| e.detail().map(str::to_string)).as_deref(), Some(detail));
     }
 }
+
+/// A gateway that dropped what was asked renders at its vendor's defaults and says so: the
+/// task keeps what it says (a later answer without it keeps it), bills what was rendered, and
+/// says once that it differs.
+#[test]
+fn what_the_service_says_it_rendered_is_kept_billed_and_said_once() {
+    let mut r = record(LocalState::InProgress);
+    (r.seconds, r.resolution, r.ratio, r.billed_seconds) = (5, "720P".into(), "16:9".into(), Some(5.0));
+    let done = json!({
+        "id": "task_1", "status": "completed", "url": "http://127.0.0.1:1/f.mp4", "seconds": "8.0",
+        "size": "1920*1080", "usage": {"completion_tokens": 20}
+    });
+    let step = after_poll(&r, &task(done.clone()), &ctx());
+    let t = &step.record;
+    assert_eq!((t.rendered.size.as_deref(), t.rendered.seconds), (Some("1920x1080"), Some(8.0)));
+    assert_eq!(t.rendered.usage, Some(json!({"completion_tokens": 20})));
+    assert_eq!(t.billed_seconds, Some(8.0), "billed as rendered");
+    assert_eq!(
+        step.event.as_ref().and_then(Entry::detail),
+        Some("the service says: asked 720P 16:9 5 s, rendered 1920x1080 8 s")
+    );
+    let again =
+        after_poll(t, &task(json!({"id": "task_1", "status": "completed", "url": "http://127.0.0.1:1/f.mp4"})), &ctx());
+    assert_eq!(again.record.rendered, t.rendered, "an answer that does not say keeps what was said");
+    assert_eq!(again.event, None, "said once");
+    let as_asked = json!({"id": "task_1", "status": "in_progress", "seconds": "5", "size": "1280x720"});
+    let step = after_poll(&record(LocalState::InProgress), &task(as_asked), &ctx());
+    assert!(step.event.is_none() && !step.record.rendered_otherwise(), "what was asked says nothing");
+}

@@ -93,6 +93,22 @@ pub fn describe(billed: Option<f64>, seconds: i64, media: &[(MediaKind, Option<f
     }
 }
 
+/// The billed seconds once the service says how long it rendered: its seconds and the stated
+/// reference videos' (the same rule as before rendering, on what was made rather than asked);
+/// what was recorded when it does not say, or when a reference video's length is not known.
+pub fn as_rendered(
+    recorded: Option<f64>,
+    rendered_seconds: Option<f64>,
+    media: &[(MediaKind, Option<f64>)],
+) -> Option<f64> {
+    let Some(rendered) = rendered_seconds else { return recorded };
+    let b = billing(0, media);
+    match b.unstated_reference_videos {
+        0 => Some(rendered + b.reference_video_seconds),
+        _ => recorded,
+    }
+}
+
 /// A sum of billed seconds with the tasks whose billed seconds are not known kept apart:
 /// "120 s", "120 s + 2 tasks unknown".
 pub fn total(known: f64, unknown_tasks: u64) -> String {
@@ -137,5 +153,22 @@ mod tests {
         assert_eq!(describe(Some(18.0), 10, &[(ReferenceVideo, None)]), "18 s", "a known figure wins");
         assert_eq!((total(120.0, 0), total(18.0, 1)), ("120 s".into(), "18 s + 1 task unknown".into()));
         assert_eq!(total(0.0, 2), "0 s + 2 tasks unknown", "unknown is never zero");
+    }
+
+    #[test]
+    fn billed_as_rendered_when_the_service_says() {
+        type Case<'a> = (Option<f64>, Option<f64>, &'a [(MediaKind, Option<f64>)], Option<f64>);
+        let cases: &[Case] = &[
+            (Some(5.0), Some(8.0), &[], Some(8.0)),
+            (Some(5.0), Some(5.0), &[], Some(5.0)),
+            (Some(5.0), None, &[], Some(5.0)),
+            (None, Some(8.0), &[], Some(8.0)),
+            (Some(9.0), Some(8.0), &[(ReferenceVideo, Some(4.0)), (ReferenceImage, None)], Some(12.0)),
+            (None, Some(8.0), &[(ReferenceVideo, None)], None),
+            (None, None, &[], None),
+        ];
+        for (recorded, rendered, media, want) in cases {
+            assert_eq!(as_rendered(*recorded, *rendered, media), *want, "{recorded:?} {rendered:?} {media:?}");
+        }
     }
 }

@@ -10,6 +10,8 @@ pub mod params;
 pub mod pricing;
 pub mod prompt_text;
 mod redraft;
+pub mod rendered;
+pub mod size;
 pub mod source;
 pub mod validate;
 pub mod wire;

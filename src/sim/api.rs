@@ -13,6 +13,7 @@ use super::lifecycle::{Outcome, Phase};
 use super::reply::{Delivery, Reply, padding_plan};
 use super::routes::encode_segment;
 use super::state::{SimTask, State};
+use super::upstream;
 use crate::rules::{UnknownModels, Violation, validate, wire};
 
 /// Largest request body accepted.
@@ -98,6 +99,11 @@ pub async fn submit(state: &State, req: Request<Incoming>) -> (Reply, Option<Str
         Ok(v) => v,
         Err(refused) => return (*refused, None),
     };
+    let upstream = &state.config.upstream;
+    let model = value.get("model").and_then(Value::as_str).unwrap_or_default();
+    if let Some(refused) = upstream::refusal(upstream, model).or_else(|| upstream::wrapped_rejection(upstream, &value)) {
+        return (refused, None);
+    }
     let draft = match wire::draft_from_json(&value) {
         Ok(d) => d,
         Err(violations) => return (invalid(&violations), None),
@@ -188,7 +194,11 @@ fn poisoned(error: &Value) -> Value {
 
 pub fn get(state: &State, id: &str) -> Reply {
     match state.get(id) {
-        Some(task) => Reply::json(StatusCode::OK, &task_body(state, &task)),
+        Some(task) => upstream::refusal(&state.config.upstream, &task.model).unwrap_or_else(|| {
+            let mut body = task_body(state, &task);
+            upstream::annotate(&state.config.upstream, &task, &mut body);
+            Reply::json(StatusCode::OK, &body)
+        }),
         None if matches!(state.config.answers, Answers::Gateway(_)) => gateway::task_not_exist(),
         None => Reply::error(StatusCode::NOT_FOUND, "not_found", &format!("no task with id {id}")),
     }

@@ -23,6 +23,7 @@ pub mod routes;
 pub mod server;
 pub mod state;
 pub mod takes;
+pub mod upstream;
 pub mod video;
 
 use std::net::{Ipv4Addr, SocketAddr};
@@ -41,6 +42,7 @@ pub use lifecycle::LifecycleConfig;
 pub use openai::{NotReady, OpenAi};
 pub use media::{PNG as MEDIA_PNG, WAV_RATE as MEDIA_WAV_RATE};
 pub use state::{Origin, RequestRecord};
+pub use upstream::Upstream;
 
 use crate::rules::Catalog;
 use state::State;
@@ -76,6 +78,8 @@ pub struct SimConfig {
     /// gateways' do after about a day.
     pub forget_tasks_after: Option<Duration>,
     pub catalog: Catalog,
+    /// What the gateway's upstream does (see [`upstream`]): another size, one model's key refused.
+    pub upstream: Upstream,
 }
 
 impl Default for SimConfig {
@@ -95,6 +99,7 @@ impl Default for SimConfig {
             file_rate: None,
             forget_tasks_after: None,
             catalog: Catalog::builtin(),
+            upstream: Upstream::default(),
         }
     }
 }

@@ -289,6 +289,8 @@ pub struct LedgerRow {
     /// Tasks with a rating, and the sum of their ratings.
     pub rated: u64,
     pub rating_total: u64,
+    /// Rendered tasks the service says it made other than asked (another size or length).
+    pub rendered_otherwise: u64,
 }
 
 /// Render times in seconds, per model.
@@ -307,7 +309,8 @@ pub fn ledger_rows(conn: &Connection, since: Option<i64>) -> Result<(Vec<LedgerR
          sum(state_code = (SELECT code FROM states WHERE name = 'rejected')), \
          sum(state_code = (SELECT code FROM states WHERE name = 'lost') AND remote_completed_at IS NULL), \
          total(CASE WHEN remote_completed_at IS NOT NULL THEN billed_seconds END), \
-         sum(remote_completed_at IS NOT NULL AND billed_seconds IS NULL), count(rating), total(rating) \
+         sum(remote_completed_at IS NOT NULL AND billed_seconds IS NULL), count(rating), total(rating), \
+         sum(remote_completed_at IS NOT NULL AND rendered_otherwise = 1) \
          FROM tasks WHERE id >= ?1 AND imported_from IS NULL GROUP BY day, model_id ORDER BY day, model",
     )?;
     let rows = stmt
@@ -324,6 +327,7 @@ pub fn ledger_rows(conn: &Connection, since: Option<i64>) -> Result<(Vec<LedgerR
                 unknown_billed: r.get::<_, i64>(8)? as u64,
                 rated: r.get::<_, i64>(9)? as u64,
                 rating_total: r.get::<_, f64>(10)? as u64,
+                rendered_otherwise: r.get::<_, i64>(11)? as u64,
             })
         })?
         .collect::<Result<Vec<_>, _>>()?;

@@ -328,3 +328,32 @@ fn migration_10_leaves_older_tasks_untagged_and_not_imported() {
     let both = super::imported::known_files(&conn, &["ab".into(), "cd".into(), "ef".into()]).expect("known");
     assert_eq!(both, ["ab".to_string(), "cd".to_string()].into(), "the service's bytes and the tagged file");
 }
+
+#[test]
+fn migration_12_leaves_older_tasks_without_a_rendered_account_and_keeps_a_new_one() {
+    let mut conn = at_version(11);
+    conn.execute("INSERT INTO labels (id, text) VALUES (1, '720P'), (2, '16:9')", []).expect("labels");
+    conn.execute(
+        "INSERT INTO tasks (idempotency_key, base_url_id, model_id, prompt, seconds, resolution_id, ratio_id, \
+         watermark, state_code, created_at, updated_at, billed_seconds) \
+         VALUES ('k', 1, 1, 'old', 5, 1, 2, 0, 1, 1, 1, 5.0)",
+        [],
+    )
+    .expect("a schema-11 task");
+    migrate(&mut conn).expect("migrates");
+    assert_eq!(version(&conn).expect("version"), MIGRATIONS.len());
+    let mut old = tasks::get(&conn, 1).expect("get").expect("kept");
+    assert_eq!(old.rendered, Default::default(), "an older task says nothing of what was rendered");
+    assert!(!old.rendered_otherwise());
+    old.rendered = crate::rules::rendered::Rendered {
+        size: Some("1920x1080".into()),
+        seconds: Some(8.0),
+        usage: Some(json!({"completion_tokens": 20})),
+    };
+    old.billed_seconds = Some(8.0);
+    tasks::save(&conn, &old).expect("save");
+    let back = tasks::get(&conn, 1).expect("get").expect("kept");
+    assert_eq!((back.rendered.clone(), back.billed_seconds), (old.rendered.clone(), Some(8.0)), "kept as said");
+    let otherwise: i64 = conn.query_row("SELECT rendered_otherwise FROM tasks", [], |r| r.get(0)).expect("flag");
+    assert_eq!(otherwise, 1, "1920x1080 8 s is not 720P 16:9 5 s");
+}

@@ -372,6 +372,16 @@ pub const MIGRATIONS: &[&str] = &[
     r#"
     INSERT INTO states (code, name) VALUES (15, 'cancelled');
     "#,
+    // 13: what the service says it rendered, when it says (gateways render at their vendor's
+    // defaults when they drop what was asked): its size and seconds, its usage as it came, and
+    // whether that differs from what was asked, so the ledger counts them without deciding again.
+    // Older rows have none (NULL, 0).
+    r#"
+    ALTER TABLE tasks ADD COLUMN rendered_size TEXT;
+    ALTER TABLE tasks ADD COLUMN rendered_seconds REAL;
+    ALTER TABLE tasks ADD COLUMN usage TEXT;            -- JSON, as the service sent it
+    ALTER TABLE tasks ADD COLUMN rendered_otherwise INTEGER NOT NULL DEFAULT 0;
+    "#,
 ];
 
 pub fn version(conn: &Connection) -> Result<usize, StoreError> {

@@ -8,6 +8,7 @@ use serde_json::Value;
 
 use super::StoreError;
 use super::state::LocalState;
+use crate::rules::rendered::{Asked, Rendered, difference};
 
 /// A media item as stored: what was sent plus the duration the user stated.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -103,6 +104,10 @@ pub struct TaskRecord {
     /// history sent itself.
     #[serde(default)]
     pub imported_from: Option<String>,
+    /// What the service says it rendered (size, seconds, usage), when it said; a record from
+    /// before this was kept has none.
+    #[serde(default)]
+    pub rendered: Rendered,
 }
 
 /// The key of a task's `error` that names the task holding the same service id: the service
@@ -110,6 +115,21 @@ pub struct TaskRecord {
 pub const DUPLICATE_OF: &str = "duplicate_of";
 
 impl TaskRecord {
+    /// What it asked for, as the service's account of its output is compared with.
+    pub fn asked(&self) -> Asked<'_> {
+        Asked { resolution: &self.resolution, ratio: &self.ratio, seconds: self.seconds }
+    }
+
+    /// Its media as billing counts them: each kind reel knows, with its stated seconds.
+    pub fn billed_media(&self) -> Vec<(crate::rules::MediaKind, Option<f64>)> {
+        self.media.iter().filter_map(|m| crate::rules::MediaKind::parse(&m.kind).map(|k| (k, m.seconds))).collect()
+    }
+
+    /// Whether the service says it rendered other than what was asked.
+    pub fn rendered_otherwise(&self) -> bool {
+        difference(self.asked(), &self.rendered).is_some()
+    }
+
     /// The task that holds this task's service id, when the service gave both the same id.
     pub fn duplicate_of(&self) -> Option<i64> {
         self.error.as_ref()?.get(DUPLICATE_OF)?.as_i64()
@@ -158,6 +178,7 @@ impl TaskRecord {
             review: super::Review::default(),
             file_sha256: None,
             imported_from: None,
+            rendered: Rendered::default(),
         }
     }
 }
@@ -181,7 +202,8 @@ pub(crate) const COLUMNS: &str = "t.id, t.parent_id, t.remote_id, t.idempotency_
     t.url_deadline, t.error, coalesce((SELECT text FROM labels WHERE id = t.file_dir_id), '') || t.file_name, \
     t.file_size, t.sha256, t.poll_count, t.poll_failures, t.last_polled_at, \
     t.next_poll_at, t.download_attempts, t.url_refreshes, t.updated_at, t.batch_id, t.rating, t.picked, \
-    (SELECT group_concat(tag, ' ' ORDER BY tag) FROM task_tags WHERE task_id = t.id), t.file_sha256, t.imported_from";
+    (SELECT group_concat(tag, ' ' ORDER BY tag) FROM task_tags WHERE task_id = t.id), t.file_sha256, t.imported_from, \
+    t.rendered_size, t.rendered_seconds, t.usage";
 
 /// A path as its folder (up to and including the last separator, kept as a label) and the
 /// rest: joined, they give the path back exactly.
@@ -258,6 +280,11 @@ pub(crate) fn from_row(r: &Row<'_>) -> rusqlite::Result<TaskRecord> {
         },
         file_sha256: r.get(40)?,
         imported_from: r.get(41)?,
+        rendered: Rendered {
+            size: r.get(42)?,
+            seconds: r.get(43)?,
+            usage: r.get::<_, Option<String>>(44)?.and_then(|u| serde_json::from_str(&u).ok()),
+        },
     })
 }
 
@@ -359,7 +386,8 @@ pub fn save(conn: &Connection, t: &TaskRecord) -> Result<(), StoreError> {
          remote_created_at = ?7, remote_completed_at = ?8, finished_at = ?9, url = ?10, url_deadline = ?11, \
          error = ?12, file_dir_id = ?13, file_name = ?23, file_size = ?14, sha256 = ?15, poll_count = ?16, poll_failures = ?17, \
          last_polled_at = ?18, next_poll_at = ?19, download_attempts = ?20, url_refreshes = ?21, updated_at = ?22, \
-         file_sha256 = ?24 WHERE id = ?1",
+         file_sha256 = ?24, billed_seconds = ?25, rendered_size = ?26, rendered_seconds = ?27, usage = ?28, \
+         rendered_otherwise = ?29 WHERE id = ?1",
     )?
     .execute(params![
             t.id,
@@ -386,6 +414,11 @@ pub fn save(conn: &Connection, t: &TaskRecord) -> Result<(), StoreError> {
             t.updated_at,
             name,
             t.file_sha256,
+            t.billed_seconds,
+            t.rendered.size,
+            t.rendered.seconds,
+            t.rendered.usage.as_ref().map(Value::to_string),
+            t.rendered_otherwise(),
         ])?;
     if changed == 0 {
         return Err(StoreError::Missing(t.id));

@@ -2,9 +2,31 @@
 //! tells of, the task's next state and what it waits for next.
 
 use super::*;
+use crate::engine::key_scope::{self, Scope};
 
 impl Queue {
-    fn note_health(&mut self, result: &Result<VideoTask, ApiError>, submitting: bool, now: Now) {
+    /// Whom a refused key concerns, for an answer about a task of `model` (see `key_scope`), and
+    /// the model's last outcome noted.
+    fn key_scope(&mut self, result: &Result<VideoTask, ApiError>, submitting: bool, id: i64) -> Option<Scope> {
+        let model = self.tasks.get(&id)?.record.model.clone();
+        let scope = match result {
+            Ok(_) => None,
+            Err(e) => {
+                let others_work = self.models_ok.iter().any(|(m, ok)| *ok && *m != model);
+                key_scope::scope(e, submitting, &model, others_work)
+            }
+        };
+        if result.is_ok() || scope.is_some() {
+            self.models_ok.insert(model, result.is_ok());
+        }
+        scope
+    }
+
+    fn note_health(&mut self, result: &Result<VideoTask, ApiError>, submitting: bool, scope: Option<Scope>, now: Now) {
+        if scope == Some(Scope::Model) {
+            // One model's refusal: the service and the others' work are fine.
+            return;
+        }
         match result {
             Ok(_) => {
                 if self.health.success((now.at, now.ms)).is_some() {
@@ -31,7 +53,8 @@ impl Queue {
     /// service answered with, if one does.
     pub fn sent(&mut self, id: i64, result: &Result<VideoTask, ApiError>, duplicate_of: Option<i64>, now: Now) -> Plan {
         self.api_in_flight -= 1;
-        self.note_health(result, true, now);
+        let scope = self.key_scope(result, true, id);
+        self.note_health(result, true, scope, now);
         let Some(t) = self.tasks.get_mut(&id) else { return Plan::default() };
         t.busy = false;
         if let Err(e) = result
@@ -40,10 +63,14 @@ impl Queue {
         {
             t.send_failures += 1;
         }
-        let (record, attempts) = (t.record.clone(), t.send_failures);
+        if scope.is_some() {
+            t.key_refusals += 1;
+        }
+        let (record, attempts, refusals) = (t.record.clone(), t.send_failures, t.key_refusals);
         let ctx = self.ctx(&record, now);
-        let step = match (result, duplicate_of) {
-            (Ok(task), Some(other)) => transition::duplicate_id(&record, &task.id, other, &ctx),
+        let step = match (result, duplicate_of, scope) {
+            (Ok(task), Some(other), _) => transition::duplicate_id(&record, &task.id, other, &ctx),
+            (Err(e), _, Some(scope)) => key_scope::after_refused_send(&record, e, scope, refusals, &ctx),
             _ => transition::after_submit(&record, result, attempts, &ctx),
         };
         let retry = retry_of(id, &step.next, result.as_ref().err());
@@ -53,12 +80,17 @@ impl Queue {
     /// The answer to a poll.
     pub fn polled(&mut self, id: i64, result: &Result<VideoTask, ApiError>, now: Now) -> Plan {
         self.api_in_flight -= 1;
-        self.note_health(result, false, now);
+        let scope = self.key_scope(result, false, id);
+        self.note_health(result, false, scope, now);
         let Some(t) = self.tasks.get_mut(&id) else { return Plan::default() };
         t.busy = false;
         let (record, on_disk) = (t.record.clone(), t.on_disk);
         let ctx = self.ctx(&record, now);
-        let step = saved::keep_saved(&record, transition::after_poll(&record, result, &ctx), on_disk);
+        let step = match (result, scope) {
+            (Err(e), Some(Scope::Model)) => key_scope::after_refused_poll(&record, e, &ctx),
+            _ => transition::after_poll(&record, result, &ctx),
+        };
+        let step = saved::keep_saved(&record, step, on_disk);
         if step.record.state == LocalState::Completed
             && record.state != LocalState::Completed
             && let (Some(c), Some(d)) = (step.record.remote_created_at, step.record.remote_completed_at)

@@ -101,6 +101,9 @@ impl App {
                     self.sent_deleted += 1;
                 }
                 let mut text = format!("Deleted the record of task {}", t.id);
+                if let Some(said) = crate::engine::manual::still_at_service(&t) {
+                    text.push_str(&format!("; {}", crate::text::clean(&said)));
+                }
                 if self.form.forget_parent(t.id) {
                     text.push_str("; the form keeps its text but no longer records it as parent");
                 }

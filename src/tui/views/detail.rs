@@ -28,6 +28,12 @@ pub fn parameters<'a>(t: &TaskRecord) -> Vec<Line<'a>> {
         "Settings",
         format!("{secs} · {} · {} · watermark {watermark} · billed {}", t.resolution, t.ratio, billed_text(t)),
     ));
+    if let Some(said) = crate::rules::rendered::said(t.asked(), &t.rendered) {
+        lines.push(Line::from(vec![
+            Span::styled(format!("{:<9}", "Rendered"), theme::label()),
+            Span::styled(clean(&said), theme::warn()),
+        ]));
+    }
     if let Some(b) = t.batch_id {
         lines.push(field("Batch", format!("#{b}")));
     }

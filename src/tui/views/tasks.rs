@@ -81,6 +81,12 @@ fn cells(r: &Row, cols: &[Col], marked: bool, group: GroupLine, now_ms: i64, fra
         _ => String::new(),
     };
     let progress = t.progress.map(|p| format!("{p:.0}%")).unwrap_or_default();
+    // What the service says it rendered, where that is not what was asked, stands out.
+    let rendered = crate::rules::rendered::cells(t.asked(), &t.rendered);
+    let or_rendered = |asked: String, rendered: &Option<String>| match rendered {
+        Some(r) => Cell::from(Span::styled(r.clone(), theme::warn())),
+        None => Cell::from(asked),
+    };
     cols.iter()
         .map(|c| match c {
             Col::Marks => Cell::from(Line::from(vec![
@@ -92,10 +98,12 @@ fn cells(r: &Row, cols: &[Col], marked: bool, group: GroupLine, now_ms: i64, fra
             Col::Review => Cell::from(Span::styled(super::field::review_mark(&t.review), theme::warn())),
             Col::Prompt => Cell::from(r.prompt.clone()),
             Col::Model => Cell::from(r.model_short.clone()),
-            Col::Seconds => Cell::from(super::field::seconds(t.seconds)),
+            Col::Seconds => or_rendered(super::field::seconds(t.seconds), &rendered.seconds),
             // "adaptive" is the one ratio longer than the column.
-            Col::Ratio => Cell::from(if t.ratio == "adaptive" { "adapt".to_string() } else { t.ratio.clone() }),
-            Col::Resolution => Cell::from(t.resolution.clone()),
+            Col::Ratio => {
+                or_rendered(if t.ratio == "adaptive" { "adapt".to_string() } else { t.ratio.clone() }, &rendered.ratio)
+            }
+            Col::Resolution => or_rendered(t.resolution.clone(), &rendered.resolution),
             Col::Elapsed => Cell::from(clock(elapsed_ms(t, now_ms) / 1000)),
             Col::Progress => Cell::from(format!("{progress:>4} {eta}").trim_end().to_string()),
             Col::File => Cell::from(file_cell(r, now_ms)),
