@@ -348,6 +348,7 @@ fn ledger_app() -> App {
             unknown_billed: 1,
             rated: 3,
             rating_total: 11,
+            ..LedgerRow::default()
         },
     ];
     let times = [("acme/aurora-3.0/text-to-video".to_string(), vec![60.0, 90.0, 120.0])].into_iter().collect();

@@ -78,7 +78,8 @@ impl Client {
         let mut at = Url::parse(&content_route(self.base_url(), task_id)).map_err(|e| bad(e.to_string()))?;
         let timeout = self.options.request_timeout;
         for _ in 0..=MAX_REDIRECTS {
-            let request = with_range(self.content.get(at.clone()), offset, validator).header(AUTHORIZATION, self.auth());
+            let request =
+                with_range(self.content.get(at.clone()), offset, validator).header(AUTHORIZATION, self.auth());
             let response = request.send().await.map_err(|e| map_transport(e, &at, timeout))?;
             let status = response.status();
             if !status.is_redirection() || status == StatusCode::NOT_MODIFIED {

@@ -167,6 +167,12 @@ impl Board {
         })
     }
 
+    /// Every task is sent, or waits for a reason the engine said (a model's refused key): none
+    /// is only queued behind others.
+    pub fn sent_or_held(&self) -> bool {
+        self.tasks.values().all(|(t, _)| !t.state.is_sending() || (t.state == LocalState::Waiting && t.error.is_some()))
+    }
+
     pub fn done(&self) -> bool {
         self.tasks.values().all(|(t, _)| t.state.is_settled())
     }
@@ -436,6 +442,25 @@ mod tests {
         use LocalState::*;
         assert_eq!(tally([Queued, Downloaded, Queued, Failed].into_iter()), "2 queued, 1 downloaded, 1 failed");
         assert_eq!(tally(std::iter::empty()), "");
+    }
+
+    #[test]
+    fn a_send_stops_being_followed_once_every_task_is_sent_or_held() {
+        use crate::store::fixtures::record;
+        let held = || {
+            let mut r = record(2, LocalState::Waiting);
+            r.error = Some(serde_json::json!({"message": "not sent: the service refused the key for model m"}));
+            r
+        };
+        let cases = [
+            (vec![record(1, LocalState::Queued), record(2, LocalState::Waiting)], false, "one not sent yet"),
+            (vec![record(1, LocalState::Queued), record(2, LocalState::Submitting)], false, "one in flight"),
+            (vec![record(1, LocalState::Queued), held()], true, "one held for its model's key"),
+            (vec![record(1, LocalState::Rejected), record(2, LocalState::InProgress)], true, "all sent or refused"),
+        ];
+        for (records, want, name) in cases {
+            assert_eq!(Board::new(false, records).sent_or_held(), want, "{name}");
+        }
     }
 
     #[test]

@@ -356,9 +356,9 @@ pub async fn follow_sent(
     let ended = if how.wait {
         follow(&engine, events, &mut board, Board::done).await
     } else {
-        // Sent, or not sendable now: an outage keeps them waiting in the engine, not here.
-        follow(&engine, events, &mut board, |b| b.unreachable() || b.records().iter().all(|r| !r.state.is_sending()))
-            .await
+        // Sent, or not sendable now: an outage or a model's refused key keeps them waiting in the
+        // engine, not here.
+        follow(&engine, events, &mut board, |b| b.unreachable() || b.sent_or_held()).await
     };
     engine.shutdown().await;
     let records = board.records();

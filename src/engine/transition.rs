@@ -497,7 +497,10 @@ fn download_step(r: &TaskRecord, result: &Result<Saved, FetchError>, max_attempt
             let detail = format!("{e}; asking the service for a fresh URL");
             Step { record: r, event: Some(Entry::said(detail)), next: Next::Poll(Duration::ZERO) }
         }
-        Err(FetchError::Gone(e)) if !from_content(&r) && let Some(route) = content_url_of(&r) => {
+        Err(FetchError::Gone(e))
+            if !from_content(&r)
+                && let Some(route) = content_url_of(&r) =>
+        {
             // The service may still serve the file itself (OpenAI's does until `expires_at`).
             r.url_refreshes += 1;
             r.url = Some(route);
@@ -508,11 +511,14 @@ fn download_step(r: &TaskRecord, result: &Result<Saved, FetchError>, max_attempt
         Err(FetchError::Gone(e)) => {
             expired(r, format!("{e}, and a fresh poll did not give a working URL; the file was not saved"), ctx)
         }
-        Err(FetchError::NoFile { status, message }) if *status == 410 || r.url_refreshes > 0 || past_deadline(&r, ctx) => {
+        Err(FetchError::NoFile { status, message })
+            if *status == 410 || r.url_refreshes > 0 || past_deadline(&r, ctx) =>
+        {
             expired(r, format!("{message}, and its URL no longer works; the file was not saved"), ctx)
         }
         Err(FetchError::NoFile { message, .. }) => {
-            let message = format!("the service says completed but sent no video URL, and {message}; nothing was downloaded");
+            let message =
+                format!("the service says completed but sent no video URL, and {message}; nothing was downloaded");
             r.state = LocalState::DownloadFailed;
             r.finished_at = Some(ctx.now_ms);
             r.error = Some(json!({ "message": message }));

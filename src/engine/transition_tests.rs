@@ -539,9 +539,8 @@ fn gateway_answers_table() {
 fn file_route_outcomes_table() {
     let route = "http://127.0.0.1:1/v1/videos/task_1/content";
     let not_ready = || Err(FetchError::NotReady("the service's file is not ready yet (HTTP 404)".into()));
-    let no_file = |status| {
-        Err(FetchError::NoFile { status, message: format!("the service serves no file (HTTP {status})") })
-    };
+    let no_file =
+        |status| Err(FetchError::NoFile { status, message: format!("the service serves no file (HTTP {status})") });
     let gone = || Err(FetchError::Gone(ApiError::UrlGone { status: 403 }));
     let later = NOW + 60_000;
     // (name, url refreshes so far, attempts so far, deadline, outcome, state after, next)
@@ -550,9 +549,15 @@ fn file_route_outcomes_table() {
         ("not ready: again later", 0, 0, later, not_ready(), LocalState::Downloading, |n| {
             *n == Next::RetryDownload(Duration::from_secs(2))
         }),
-        ("not ready for long: backs off", 0, 5, later, not_ready(), LocalState::Downloading, |n| {
-            matches!(n, Next::RetryDownload(d) if *d > Duration::from_secs(30))
-        }),
+        (
+            "not ready for long: backs off",
+            0,
+            5,
+            later,
+            not_ready(),
+            LocalState::Downloading,
+            |n| matches!(n, Next::RetryDownload(d) if *d > Duration::from_secs(30)),
+        ),
         ("not ready past the attempts of other errors", 0, 3, later, not_ready(), LocalState::Downloading, |n| {
             matches!(n, Next::RetryDownload(_))
         }),
@@ -560,19 +565,13 @@ fn file_route_outcomes_table() {
             *n == Next::Stop
         }),
         ("not ready at the deadline: expired", 0, 0, NOW, not_ready(), LocalState::Expired, |n| *n == Next::Stop),
-        ("no such route: download_failed", 0, 0, later, no_file(405), LocalState::DownloadFailed, |n| {
-            *n == Next::Stop
-        }),
+        ("no such route: download_failed", 0, 0, later, no_file(405), LocalState::DownloadFailed, |n| *n == Next::Stop),
         ("no file for good: download_failed", 0, 0, later, no_file(404), LocalState::DownloadFailed, |n| {
             *n == Next::Stop
         }),
         ("gone for good: expired", 0, 0, later, no_file(410), LocalState::Expired, |n| *n == Next::Stop),
-        ("no file past the deadline: expired", 0, 0, NOW - 1, no_file(404), LocalState::Expired, |n| {
-            *n == Next::Stop
-        }),
-        ("no file after the URL died: expired", 2, 0, later, no_file(404), LocalState::Expired, |n| {
-            *n == Next::Stop
-        }),
+        ("no file past the deadline: expired", 0, 0, NOW - 1, no_file(404), LocalState::Expired, |n| *n == Next::Stop),
+        ("no file after the URL died: expired", 2, 0, later, no_file(404), LocalState::Expired, |n| *n == Next::Stop),
         ("refused by the route after the URL died: expired", 2, 0, later, gone(), LocalState::Expired, |n| {
             *n == Next::Stop
         }),
@@ -588,7 +587,12 @@ fn file_route_outcomes_table() {
         assert!(next(&step.next), "{name}: {:?}", step.next);
         if step.next == Next::Stop {
             let said = step.record.error.as_ref().and_then(message_of).unwrap_or_default();
-            assert!(said.contains("HTTP") && said.contains("not saved") || said.contains("nothing was downloaded") || said.contains("not ready"), "{name}: {said}");
+            assert!(
+                said.contains("HTTP") && said.contains("not saved")
+                    || said.contains("nothing was downloaded")
+                    || said.contains("not ready"),
+                "{name}: {said}"
+            );
         }
     }
     // The poll that says completed without a URL points the download at the route.
@@ -620,10 +624,7 @@ fn service_ends_without_a_video_say_why() {
         &ctx(),
     );
     let said = cancelled.record.error.as_ref().and_then(message_of);
-    assert_eq!(
-        said.as_deref(),
-        Some("the service cancelled this task (it said: by the user); no video was saved")
-    );
+    assert_eq!(said.as_deref(), Some("the service cancelled this task (it said: by the user); no video was saved"));
     assert_eq!(cancelled.record.error.as_ref().map(|e| e["body"]["code"].clone()), Some(json!("cancelled")));
     assert_eq!(cancelled.record.finished_at, Some(NOW));
     let expired = after_poll(&record(LocalState::Queued), &task(json!({"id": "task_1", "status": "expired"})), &ctx());

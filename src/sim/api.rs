@@ -101,7 +101,8 @@ pub async fn submit(state: &State, req: Request<Incoming>) -> (Reply, Option<Str
     };
     let upstream = &state.config.upstream;
     let model = value.get("model").and_then(Value::as_str).unwrap_or_default();
-    if let Some(refused) = upstream::refusal(upstream, model).or_else(|| upstream::wrapped_rejection(upstream, &value)) {
+    if let Some(refused) = upstream::refusal(upstream, model).or_else(|| upstream::wrapped_rejection(upstream, &value))
+    {
         return (refused, None);
     }
     let draft = match wire::draft_from_json(&value) {

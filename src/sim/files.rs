@@ -143,8 +143,8 @@ pub fn serve_bytes(
     let len = video.len() as u64;
     let (etag, last_modified) = (etag(&task.id, version, len), last_modified(task.completed_at(), version));
     let header = |name| req.headers().get(name).and_then(|v| v.to_str().ok());
-    let range_header = header(header::RANGE)
-        .filter(|_| ranges && if_range_holds(header(header::IF_RANGE), &etag, &last_modified));
+    let range_header =
+        header(header::RANGE).filter(|_| ranges && if_range_holds(header(header::IF_RANGE), &etag, &last_modified));
     let (status, claim, bytes) = match range::answer(range_header, len) {
         RangeAnswer::Whole => (StatusCode::OK, None, 0..len),
         RangeAnswer::Part { start, end } => {

@@ -39,8 +39,8 @@ pub use faults::Faults;
 pub use gateway::{Answers, Gateway, UrlPlacement};
 pub use hostile::{Hostile, HostileId, HostileProgress, HostileStatus, HostileUrl, Storm, Trigger};
 pub use lifecycle::LifecycleConfig;
-pub use openai::{NotReady, OpenAi};
 pub use media::{PNG as MEDIA_PNG, WAV_RATE as MEDIA_WAV_RATE};
+pub use openai::{NotReady, OpenAi};
 pub use state::{Origin, RequestRecord};
 pub use upstream::Upstream;
 

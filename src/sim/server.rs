@@ -104,8 +104,10 @@ fn rate_limited(state: &State, after: Duration, http_date: bool) -> Reply {
             StatusCode::TOO_MANY_REQUESTS,
             "You have reached the request limit for this model; try again later",
         ),
-        super::Answers::Spec | super::Answers::OpenAi(_) => Reply::error(StatusCode::TOO_MANY_REQUESTS, "rate_limited", "too many requests")
-            .with(header::RETRY_AFTER, &retry_after(after, http_date)),
+        super::Answers::Spec | super::Answers::OpenAi(_) => {
+            Reply::error(StatusCode::TOO_MANY_REQUESTS, "rate_limited", "too many requests")
+                .with(header::RETRY_AFTER, &retry_after(after, http_date))
+        }
     }
 }
 

@@ -31,7 +31,10 @@ pub fn refusal(upstream: &Upstream, model: &str) -> Option<Reply> {
         let message = format!(
             "the upstream channel for model {model} answered: Incorrect API key provided (request id: 20261124refused)"
         );
-        Reply::json(StatusCode::UNAUTHORIZED, &json!({ "error": { "message": message, "type": "upstream_error", "code": "invalid_api_key" } }))
+        Reply::json(
+            StatusCode::UNAUTHORIZED,
+            &json!({ "error": { "message": message, "type": "upstream_error", "code": "invalid_api_key" } }),
+        )
     })
 }
 

@@ -330,8 +330,8 @@ fn migration_10_leaves_older_tasks_untagged_and_not_imported() {
 }
 
 #[test]
-fn migration_12_leaves_older_tasks_without_a_rendered_account_and_keeps_a_new_one() {
-    let mut conn = at_version(11);
+fn migration_13_leaves_older_tasks_without_a_rendered_account_and_keeps_a_new_one() {
+    let mut conn = at_version(12);
     conn.execute("INSERT INTO labels (id, text) VALUES (1, '720P'), (2, '16:9')", []).expect("labels");
     conn.execute(
         "INSERT INTO tasks (idempotency_key, base_url_id, model_id, prompt, seconds, resolution_id, ratio_id, \
@@ -339,7 +339,7 @@ fn migration_12_leaves_older_tasks_without_a_rendered_account_and_keeps_a_new_on
          VALUES ('k', 1, 1, 'old', 5, 1, 2, 0, 1, 1, 1, 5.0)",
         [],
     )
-    .expect("a schema-11 task");
+    .expect("a schema-12 task");
     migrate(&mut conn).expect("migrates");
     assert_eq!(version(&conn).expect("version"), MIGRATIONS.len());
     let mut old = tasks::get(&conn, 1).expect("get").expect("kept");
