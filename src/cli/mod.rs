@@ -48,7 +48,7 @@ Without a command, reel opens the dashboard.
 
 Exit codes:
   0    success
-  1    a task ended badly (failed, rejected, expired, stalled, …)
+  1    a task ended badly (failed, rejected, cancelled, expired, stalled, …)
   2    invalid input or configuration, any other error, or the service could not be reached
   130  interrupted (Ctrl-C); unfinished tasks go on in the engine process
 

@@ -98,7 +98,7 @@ pub struct SimArgs {
     #[arg(long, value_parser = ["spec", "gateway", "openai"], default_value = "spec")]
     pub answers: String,
     #[command(flatten)]
-    pub openai: OpenAiArgs,
+    pub openai: Box<OpenAiArgs>,
     /// With --answers gateway: where a completed task's URL is (metadata.url,
     /// metadata.video_url, url).
     #[arg(long, value_parser = UrlPlacement::parse_name, default_value = "metadata.url")]
@@ -154,7 +154,7 @@ pub struct SimArgs {
     #[command(flatten)]
     pub hostile: Box<HostileArgs>,
     #[command(flatten)]
-    pub upstream: super::sim_upstream::UpstreamArgs,
+    pub upstream: Box<super::sim_upstream::UpstreamArgs>,
 }
 
 const OPENAI: &str = "With --answers openai (WHEN: never, always, first:N, every:N, 0..1)";
@@ -373,7 +373,8 @@ impl SimArgs {
             },
             takes: crate::api::Wire { form: self.takes, seconds_as_string: self.seconds_as_string },
             seed: self.seed,
-            id_prefix: "task_".into(),
+            // OpenAI names its tasks `video_…`; everyone else here, `task_…`.
+            id_prefix: if self.answers == "openai" { "video_" } else { "task_" }.into(),
             file_rate: self.file_rate,
             catalog,
             upstream: self.upstream.upstream(),
