@@ -88,9 +88,10 @@ async fn one_models_refused_key_holds_its_tasks_while_another_models_are_saved()
     let upstream = Upstream { refuse_model_key: Some(OTHER.into()), ..Upstream::default() };
     let sim = start(SimConfig { upstream, ..slow_sim() }).await;
     let f = folder(60.0, 50);
-    // Not sent and held: the command says so and returns, exit 1, the task left to the engine.
+    // Not sent and held: the command says so and returns, exit 3, the task left to the engine.
     let (code, out, err) = f.run(&sim, &["submit", "-m", OTHER, "-s", "5", "--json", "refused fox"]).await;
-    assert_eq!(code, 1, "held: {out}\n{err}");
+    assert_eq!(code, 3, "held: {out}\n{err}");
+    assert!(err.contains("is held, not sent yet"), "{err}");
     let held: Vec<Value> = serde_json::from_str(&out).expect("json");
     assert_eq!(held[0]["state"], "waiting", "{out}");
     let held_id = held[0]["id"].as_i64().expect("id").to_string();

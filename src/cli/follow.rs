@@ -14,9 +14,11 @@ use crate::store::{LocalState, TaskRecord};
 use crate::text::{fit, one_line};
 
 /// How following ended.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq)]
 pub enum Ended {
     Reached,
+    /// `--timeout` ran out after this many seconds; the tasks go on in the engine.
+    TimedOut(f64),
     Interrupted,
     /// The engine went away (its process, or the link to its machine): the tasks go on
     /// there, but this command can no longer follow them.
@@ -87,10 +89,63 @@ pub async fn finish(
     engine.shutdown().await;
     let records = board.records();
     allow_closed(print_tasks(&records, json, out))?;
+    let timed_out = match ended {
+        Ended::TimedOut(secs) => Some(secs),
+        _ => None,
+    };
+    if timed_out.is_some() || ended.code().is_none() {
+        for line in why_not_done(&records, timed_out) {
+            super::output::note(&line);
+        }
+    }
     if let Some(code) = ended.code() {
         return Ok(code);
     }
     Ok(exit_code(&records, LocalState::is_success, board.saw_unreachable))
+}
+
+/// Most tasks named one by one in a reason; the rest are counted.
+const NAMED: usize = 10;
+
+/// Why waiting on `records` does not exit 0, one line per reason with the tasks concerned
+/// (nothing when every task was saved): `--timeout` ran out (`timed_out`, its seconds) with
+/// tasks unfinished, and each task that ended otherwise than saved, with what it says and, where
+/// the user can act, what to do.
+pub fn why_not_done(records: &[TaskRecord], timed_out: Option<f64>) -> Vec<String> {
+    let mut lines = Vec::new();
+    let unfinished: Vec<&TaskRecord> = records.iter().filter(|r| !r.state.is_settled()).collect();
+    if let Some(secs) = timed_out
+        && !unfinished.is_empty()
+    {
+        let named: Vec<String> = unfinished.iter().take(NAMED).map(|r| format!("{} {}", r.id, r.state)).collect();
+        let more = unfinished.len().saturating_sub(NAMED);
+        let more = if more > 0 { format!(" and {more} more") } else { String::new() };
+        let ids: Vec<String> = unfinished.iter().take(NAMED).map(|r| r.id.to_string()).collect();
+        lines.push(format!(
+            "--timeout {secs} s ran out with {} unfinished ({}{more}); they go on in the engine \
+             (`reel wait {}` follows them again)",
+            crate::tui::labels::count(unfinished.len(), "task"),
+            named.join(", "),
+            ids.join(" ")
+        ));
+    }
+    let ended_badly: Vec<&TaskRecord> =
+        records.iter().filter(|r| r.state.is_settled() && !r.state.is_success()).collect();
+    for r in ended_badly.iter().take(NAMED) {
+        let said = r.error.as_ref().and_then(crate::api::types::message_of).map(|m| fit(&one_line(&m), 160));
+        let mut line = match said {
+            Some(m) => format!("task {} is {}: {m}", r.id, r.state),
+            None => format!("task {} is {}", r.id, r.state),
+        };
+        if let Some(todo) = r.state.what_to_do(r.id) {
+            line.push_str(&format!("; {todo}"));
+        }
+        lines.push(line);
+    }
+    if ended_badly.len() > NAMED {
+        lines.push(format!("and {} more that did not end saved (`reel list` shows them)", ended_badly.len() - NAMED));
+    }
+    lines
 }
 
 impl Ended {
@@ -99,6 +154,7 @@ impl Ended {
     pub fn code(self) -> Option<ExitCode> {
         match self {
             Ended::Reached => None,
+            Ended::TimedOut(_) => Some(ExitCode::from(1)),
             Ended::Interrupted => Some(ExitCode::from(130)),
             Ended::Lost => Some(ExitCode::from(2)),
         }
@@ -136,4 +192,51 @@ pub fn print_tasks(records: &[TaskRecord], json: bool, out: &mut Output<impl Wri
         out.line(&format!("{}\t{}\t{}\t{}", r.id, remote, r.state, detail))?;
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::store::fixtures::record;
+
+    fn with_error(id: i64, state: LocalState, message: &str) -> TaskRecord {
+        let mut r = record(id, state);
+        r.error = Some(serde_json::json!({ "message": message }));
+        r
+    }
+
+    #[test]
+    fn every_reason_not_to_exit_0_is_said_with_its_tasks() {
+        use LocalState::*;
+        let saved = record(1, Downloaded);
+        let cases: Vec<(&str, Vec<TaskRecord>, Option<f64>, Vec<&str>)> = vec![
+            ("all saved", vec![saved.clone()], None, vec![]),
+            (
+                "a timeout",
+                vec![saved.clone(), record(2, Queued), record(3, InProgress)],
+                Some(2.0),
+                vec![
+                    "--timeout 2 s ran out with 2 tasks unfinished (2 queued, 3 in_progress); they go on in the engine (`reel wait 2 3` follows them again)",
+                ],
+            ),
+            (
+                "a failure and a lost answer",
+                vec![with_error(4, Failed, "content policy"), record(5, SubmitUnknown)],
+                None,
+                vec!["task 4 is failed: content policy", "task 5 is submit_unknown; the send was cut off"],
+            ),
+            ("a timeout with everything ended", vec![record(6, Cancelled)], Some(1.0), vec!["task 6 is cancelled"]),
+        ];
+        for (name, records, timed_out, want) in cases {
+            let got = why_not_done(&records, timed_out);
+            assert_eq!(got.len(), want.len(), "{name}: {got:?}");
+            for (line, w) in got.iter().zip(&want) {
+                assert!(line.starts_with(w), "{name}: {line:?} should start with {w:?}");
+            }
+        }
+        let many: Vec<TaskRecord> = (1..=13).map(|id| record(id, Failed)).collect();
+        let got = why_not_done(&many, None);
+        assert_eq!(got.len(), NAMED + 1);
+        assert_eq!(got[NAMED], "and 3 more that did not end saved (`reel list` shows them)");
+    }
 }

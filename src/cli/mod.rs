@@ -50,6 +50,7 @@ Exit codes:
   0    success
   1    a task ended badly (failed, rejected, cancelled, expired, stalled, …)
   2    invalid input or configuration, any other error, or the service could not be reached
+  3    submit without --wait: journaled but held, not sent yet (the engine sends it by itself)
   130  interrupted (Ctrl-C); unfinished tasks go on in the engine process
 
 Examples:

@@ -36,10 +36,13 @@ pub fn render(t: &TaskRecord, events: &[EventRecord], file_here: bool) -> String
     let mut lines = vec![format!(
         "Task {} ({})",
         t.id,
-        t.remote_id.as_deref().map(one_line).unwrap_or_else(|| "not accepted".into())
+        t.remote_id.as_deref().map(one_line).unwrap_or_else(|| t.state.without_remote_id().into())
     )];
     let mut field = |name: &str, value: String| lines.push(format!("  {name:<12} {value}"));
     field("state", t.state.to_string());
+    if let Some(todo) = t.state.what_to_do(t.id) {
+        field("to do", todo);
+    }
     if let Some(s) = &t.remote_status {
         field("service says", one_line(s));
     }

@@ -17,7 +17,7 @@ use crate::engine::{DraftPart, Submission};
 use crate::media::{measured, preflight, uploads};
 use crate::rules::{BadMedia, Draft, Invalid, ModelChoiceError, UnknownModels, choose_model, parse_media, validate};
 use crate::session::{self, Reach};
-use crate::store::LocalState;
+use crate::store::{LocalState, TaskRecord};
 
 #[derive(Debug, Args)]
 pub struct SubmitArgs {
@@ -366,12 +366,47 @@ pub async fn follow_sent(
     if let Some(code) = ended.code() {
         return Ok(code);
     }
-    Ok(if how.wait {
-        exit_code(&records, LocalState::is_success, board.saw_unreachable)
+    if how.wait {
+        for line in super::follow::why_not_done(&records, None) {
+            note(&line);
+        }
+        return Ok(exit_code(&records, LocalState::is_success, board.saw_unreachable));
+    }
+    for line in held_lines(&records) {
+        note(&line);
+    }
+    Ok(sent_code(&records))
+}
+
+/// The exit code of a send not waited on: 1 when a task was refused or its answer lost, else 3
+/// when a task is journaled but held by the engine (an unreachable service, a refused key), so
+/// that a script never takes a task the engine will send for one that was never made.
+pub fn sent_code(records: &[TaskRecord]) -> ExitCode {
+    if records.iter().any(|r| matches!(r.state, LocalState::Rejected | LocalState::SubmitUnknown)) {
+        ExitCode::from(1)
+    } else if records.iter().any(|r| r.state.is_sending()) {
+        ExitCode::from(HELD)
     } else {
-        let sent = |s| !matches!(s, LocalState::Rejected | LocalState::SubmitUnknown) && !s.is_sending();
-        exit_code(&records, sent, board.saw_unreachable)
-    })
+        ExitCode::SUCCESS
+    }
+}
+
+/// The exit code of a send whose tasks are journaled but not sent yet: the engine sends them.
+pub const HELD: u8 = 3;
+
+/// One line per task held, with its id and what becomes of it.
+fn held_lines(records: &[TaskRecord]) -> Vec<String> {
+    records
+        .iter()
+        .filter(|r| r.state.is_sending())
+        .map(|r| {
+            format!(
+                "task {} is held, not sent yet: the engine sends it by itself when it can (`reel wait {}` \
+                 follows it; `reel rm {}` drops it)",
+                r.id, r.id, r.id
+            )
+        })
+        .collect()
 }
 
 pub(super) fn refused(invalid: &Invalid) -> ExitCode {
@@ -426,6 +461,23 @@ pub(super) async fn checked_media(draft: &Draft) -> Option<Draft> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_send_not_waited_on_exits_by_what_became_of_its_tasks() {
+        use crate::store::fixtures::record;
+        use LocalState::*;
+        let code = |states: &[LocalState]| {
+            let records: Vec<_> = states.iter().enumerate().map(|(i, s)| record(i as i64 + 1, *s)).collect();
+            sent_code(&records)
+        };
+        assert_eq!(code(&[Queued, InProgress]), ExitCode::SUCCESS);
+        assert_eq!(code(&[Queued, Waiting]), ExitCode::from(HELD), "held is not 'nothing was sent' (2)");
+        assert_eq!(code(&[Waiting, Rejected]), ExitCode::from(1));
+        assert_eq!(code(&[SubmitUnknown]), ExitCode::from(1));
+        let held = held_lines(&[record(4, Waiting), record(5, Queued)]);
+        assert_eq!(held.len(), 1);
+        assert!(held[0].starts_with("task 4 is held, not sent yet"), "{held:?}");
+    }
 
     #[test]
     fn prompts_as_given_or_from_standard_input() {

@@ -38,6 +38,9 @@ pub struct WaitArgs {
 /// Every unfinished task now, and those of `before` whatever they have become since.
 async fn all_targets(reader: &Reader, before: &[TaskRecord]) -> Result<Vec<TaskRecord>, CliError> {
     let mut targets = reader.unfinished().await?;
+    // A send whose answer was lost needs the user (resend or remove): waiting on "all" that
+    // leaves them out would say all is well.
+    targets.extend(reader.list(Some(LocalState::SubmitUnknown), None, usize::MAX).await?);
     for t in before {
         if !targets.iter().any(|n| n.id == t.id) {
             targets.push(reader.show(t.id).await?.0);
@@ -113,7 +116,7 @@ pub async fn run(
     let ended = match limit {
         Some(limit) => tokio::time::timeout(limit, follow(&engine, &mut events, &mut board, Board::done))
             .await
-            .unwrap_or(Ended::Reached),
+            .unwrap_or(Ended::TimedOut(limit.as_secs_f64())),
         None => follow(&engine, &mut events, &mut board, Board::done).await,
     };
     finish(engine, &board, ended, args.json, out).await

@@ -245,6 +245,12 @@ fn failed_downloads_back_off_then_give_up_and_dead_urls_are_refreshed_once() {
     let again = q.polled(2, &answer("task_00000002", "completed"), now);
     assert_eq!(again.writes[0].record.state, LocalState::Completed);
     q.next(now);
+    // The service may still serve the file itself: its route is tried once before giving up.
+    let routed = q.fetched(2, &gone(), now);
+    let r = &routed.writes[0].record;
+    assert_eq!(r.state, LocalState::Completed);
+    assert!(r.url.as_deref().is_some_and(|u| u.ends_with("/v1/videos/task_00000002/content")), "{:?}", r.url);
+    assert_eq!(kinds(&q.next(now)), vec!["download"], "fetched from the route at once");
     let expired = q.fetched(2, &gone(), now);
     assert_eq!(expired.writes[0].record.state, LocalState::Expired);
 }

@@ -115,6 +115,29 @@ impl LocalState {
     pub fn is_success(self) -> bool {
         self == LocalState::Downloaded
     }
+
+    /// What is known of a task that has no id from the service, in its state: a lost answer is
+    /// not a refusal (the service may well have the task).
+    pub fn without_remote_id(self) -> &'static str {
+        match self {
+            LocalState::Waiting | LocalState::Submitting => "not sent yet",
+            LocalState::SubmitUnknown => "answer lost: the service may have it",
+            LocalState::Rejected => "not accepted",
+            _ => "no id from the service",
+        }
+    }
+
+    /// What the user can do about a task in this state, when it needs them.
+    pub fn what_to_do(self, id: i64) -> Option<String> {
+        match self {
+            LocalState::SubmitUnknown => Some(format!(
+                "the send was cut off before the service answered, so it may have the task and bill it; \
+                 `reel resend {id}` (r in the dashboard) sends it again with the same idempotency key, which a \
+                 service that took the first uses to refuse a second"
+            )),
+            _ => None,
+        }
+    }
 }
 
 impl fmt::Display for LocalState {
@@ -139,6 +162,24 @@ impl FromStr for LocalState {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_task_without_a_service_id_says_what_is_known_of_it() {
+        use LocalState::*;
+        let cases = [
+            (Waiting, "not sent yet"),
+            (Submitting, "not sent yet"),
+            (SubmitUnknown, "answer lost: the service may have it"),
+            (Rejected, "not accepted"),
+            (Lost, "no id from the service"),
+        ];
+        for (state, want) in cases {
+            assert_eq!(state.without_remote_id(), want, "{state}");
+        }
+        let todo = SubmitUnknown.what_to_do(7).expect("something to do");
+        assert!(todo.contains("`reel resend 7`") && todo.contains("same idempotency key"), "{todo}");
+        assert!(LocalState::ALL.iter().filter(|s| **s != SubmitUnknown).all(|s| s.what_to_do(7).is_none()));
+    }
 
     #[test]
     fn every_state_round_trips_and_belongs_to_exactly_one_phase() {

@@ -88,12 +88,20 @@ fn lines<'a>(app: &App, row: &Row) -> Vec<Line<'a>> {
     let mut lines = vec![Line::from(vec![
         Span::styled(format!("Task {} ", t.id), theme::title()),
         Span::styled(
-            t.remote_id.as_deref().map(|r| excerpt(r, 40)).unwrap_or_else(|| "(not accepted)".into()),
+            t.remote_id
+                .as_deref()
+                .map(|r| excerpt(r, 40))
+                .unwrap_or_else(|| format!("({})", t.state.without_remote_id())),
             theme::dim(),
         ),
         Span::raw("  "),
         Span::styled(row.state_label.clone(), theme::state(t.state)),
     ])];
+    if t.state == LocalState::SubmitUnknown {
+        let todo = "the answer to its send was lost, so the service may have it (and bill it); r sends it again \
+                    with the same idempotency key, which a service that took the first uses to refuse a second";
+        lines.push(field("To do", todo.to_string()));
+    }
     if let Some(p) = t.parent_id {
         lines.push(field("Parent", format!("task {p}")));
     }
