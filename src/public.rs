@@ -11,14 +11,17 @@ use crate::engine::ledger::billable;
 use crate::engine::query::HistoryRow;
 use crate::store::{EventRecord, LocalState, MediaRecord, TaskRecord};
 
-/// Unix milliseconds as RFC 3339 (`2026-11-25T01:12:03.417Z`); `None` for a value out of range.
+/// Unix milliseconds as RFC 3339 in UTC, always with three digits of milliseconds
+/// (`2026-11-25T01:12:03.417Z`, `…:03.640Z`, `…:03.000Z`), so every time has one shape; `None`
+/// for a value out of range.
 pub fn time_ms(ms: i64) -> Option<String> {
-    jiff::Timestamp::from_millisecond(ms).ok().map(|t| t.to_string())
+    let whole = jiff::Timestamp::from_second(ms.div_euclid(1000)).ok()?.to_string();
+    Some(format!("{}.{:03}Z", whole.strip_suffix('Z')?, ms.rem_euclid(1000)))
 }
 
-/// Unix seconds (the service's unit) as RFC 3339.
+/// Unix seconds (the service's unit) as RFC 3339, in the same shape as [`time_ms`].
 pub fn time_s(s: i64) -> Option<String> {
-    jiff::Timestamp::from_second(s).ok().map(|t| t.to_string())
+    time_ms(s.checked_mul(1000)?)
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -269,9 +272,19 @@ mod tests {
 
     #[test]
     fn times_are_rfc3339_in_utc_from_either_unit() {
-        assert_eq!(time_ms(1_764_033_123_417).as_deref(), Some("2025-11-25T01:12:03.417Z"));
-        assert_eq!(time_s(1_764_033_123).as_deref(), Some("2025-11-25T01:12:03Z"));
+        let cases = [
+            (1_764_033_123_417, "2025-11-25T01:12:03.417Z"),
+            (1_764_033_123_640, "2025-11-25T01:12:03.640Z"),
+            (1_764_033_123_000, "2025-11-25T01:12:03.000Z"),
+            (1_764_033_123_007, "2025-11-25T01:12:03.007Z"),
+            (-1, "1969-12-31T23:59:59.999Z"),
+        ];
+        for (ms, want) in cases {
+            assert_eq!(time_ms(ms).as_deref(), Some(want), "{ms}");
+        }
+        assert_eq!(time_s(1_764_033_123).as_deref(), Some("2025-11-25T01:12:03.000Z"));
         assert_eq!(time_ms(i64::MAX), None);
+        assert_eq!(time_s(i64::MAX), None);
     }
 
     #[test]
@@ -319,8 +332,8 @@ mod tests {
         let v = engine_status(&status);
         let text = v.to_string();
         assert!(!text.contains("_ms"), "{text}");
-        assert_eq!(v["started_at"], "2027-01-15T08:00:00Z");
-        assert_eq!(v["service"]["paused_until"], "2027-01-15T08:00:05Z");
+        assert_eq!(v["started_at"], "2027-01-15T08:00:00.000Z");
+        assert_eq!(v["service"]["paused_until"], "2027-01-15T08:00:05.000Z");
         assert_eq!((v["running"].as_bool(), v["pid"].as_u64()), (Some(true), Some(7)));
     }
 }

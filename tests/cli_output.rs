@@ -275,10 +275,12 @@ fn json_and_exports_show_one_time_format_and_no_billing_for_nothing_rendered() {
         assert_eq!(t["billed_seconds"], billed, "{what}: task {id}");
     }
     let saved_json = objects.iter().find(|(w, t)| w == "jsonl" && t["id"] == saved.id).map(|(_, t)| t).expect("saved");
-    let completed = jiff::Timestamp::from_second(saved.remote_completed_at.expect("completed")).expect("time");
-    assert_eq!(saved_json["remote_completed_at"], completed.to_string(), "the service's seconds, as a time");
-    let created = jiff::Timestamp::from_millisecond(saved.created_at).expect("time");
-    assert_eq!(saved_json["created_at"], created.to_string(), "the journal's milliseconds, as a time");
+    // Every time in one shape, milliseconds always written (`.000Z`), whatever its unit.
+    let completed = reel::public::time_s(saved.remote_completed_at.expect("completed")).expect("time");
+    assert_eq!(saved_json["remote_completed_at"], completed, "the service's seconds, as a time");
+    assert!(completed.ends_with(".000Z"), "{completed}");
+    let created = reel::public::time_ms(saved.created_at).expect("time");
+    assert_eq!(saved_json["created_at"], created, "the journal's milliseconds, as a time");
     for event in shown["events"].as_array().expect("events") {
         assert!(event["at"].as_str().is_some_and(|s| s.parse::<jiff::Timestamp>().is_ok()), "{event}");
     }
@@ -370,4 +372,52 @@ fn wait_all_fails_when_a_task_it_waited_on_ends_submit_unknown() {
     assert_eq!(tasks[0]["state"], "submit_unknown", "{tasks}");
     let one = data.run(&["wait", &cut.id.to_string(), "--no-service"]);
     assert_eq!(one.status.code(), Some(1), "the same as waiting on it by id");
+}
+
+#[test]
+fn a_list_says_when_rows_are_left_out_and_a_batch_is_listed_whole() {
+    let data = Data::new();
+    let conn = open_writer(&data.db()).expect("db");
+    // A batch's id is its first task's: 1 in a new journal.
+    for i in 0..60 {
+        let mut t = new_task(&format!("a swan number {i}"));
+        t.batch_id = Some(1);
+        let r = tasks::insert(&conn, &t).expect("insert");
+        assert_eq!(r.batch_id, Some(1), "task {}", r.id);
+    }
+    drop(conn);
+    let rows = |out: &Output| serde_json::from_slice::<Vec<Value>>(&out.stdout).expect("json").len();
+    let newest = data.run(&["list", "--json"]);
+    assert_eq!(rows(&newest), 50);
+    let said = String::from_utf8_lossy(&newest.stderr);
+    assert!(said.contains("the newest 50 are shown and more match"), "{said}");
+    let whole = data.run(&["list", "--json", "--batch", "1"]);
+    assert_eq!(rows(&whole), 60, "the whole batch: {}", String::from_utf8_lossy(&whole.stderr));
+    assert!(whole.stderr.is_empty(), "nothing left out: {}", String::from_utf8_lossy(&whole.stderr));
+    let all = data.run(&["list", "--json", "--limit", "0"]);
+    assert_eq!(rows(&all), 60, "--limit 0 is all, never none");
+    let exact = data.run(&["list", "--json", "--limit", "60"]);
+    assert_eq!(rows(&exact), 60);
+    assert!(exact.stderr.is_empty(), "60 of 60 leaves nothing out");
+}
+
+#[test]
+fn show_json_keeps_lists_field_order_and_every_time_has_three_digits() {
+    let data = Data::new();
+    let conn = open_writer(&data.db()).expect("db");
+    let mut t = new_task("a swan at midday");
+    t.created_at = 1_764_033_123_640;
+    let r = tasks::insert(&conn, &t).expect("insert");
+    tasks::add_event(&conn, r.id, 1_764_033_124_000, "queued", None).expect("event");
+    drop(conn);
+    let text = |args: &[&str]| String::from_utf8_lossy(&data.run(args).stdout).into_owned();
+    let (list, show) = (text(&["list", "--json"]), text(&["show", &r.id.to_string(), "--json"]));
+    let order = |json: &str| {
+        let keys = ["\"id\"", "\"parent_id\"", "\"state\"", "\"model\"", "\"prompt\"", "\"base_url\""];
+        keys.iter().map(|k| json.find(k).unwrap_or_else(|| panic!("{k} in {json}"))).collect::<Vec<_>>()
+    };
+    let sorted = |v: Vec<usize>| v.windows(2).all(|w| w[0] < w[1]);
+    assert!(sorted(order(&list)) && sorted(order(&show)), "one order in both:\n{list}\n{show}");
+    assert!(show.contains("\"created_at\": \"2025-11-25T01:12:03.640Z\""), "{show}");
+    assert!(show.contains("\"at\": \"2025-11-25T01:12:04.000Z\""), "{show}");
 }

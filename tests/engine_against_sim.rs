@@ -398,6 +398,8 @@ async fn an_expired_url_is_refreshed_once_then_the_task_is_expired() {
     let polls_after_done = sim.requests().iter().filter(|r| r.method == "GET" && r.path.ends_with(&remote)).count();
     let file_tries = sim.requests().iter().filter(|r| r.path.starts_with("/files/")).count();
     assert_eq!(file_tries, 2, "one download, one after the fresh poll");
+    let routed = sim.requests().iter().filter(|r| r.path == format!("/v1/videos/{remote}/content")).count();
+    assert_eq!(routed, 1, "then the service's own file route, once");
     assert!(polls_after_done >= 2);
 }
 

@@ -8,7 +8,7 @@ use url::Url;
 
 use super::client::{Client, MAX_REDIRECTS, encode_segment, map_transport, unusable_task_id};
 use super::download::{Download, Validator, shown_url, with_range};
-use super::error::{ApiError, Endpoint, ErrorBody};
+use super::error::{ApiError, Endpoint};
 
 /// Where a task's file is fetched from.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -23,27 +23,6 @@ pub enum Source {
 /// it is what the journal, the sidecar and the views show as the task's URL.
 pub fn content_route(base_url: &str, task_id: &str) -> String {
     format!("{}/v1/videos/{}/content", base_url.trim_end_matches('/'), encode_segment(task_id))
-}
-
-/// Words a file route uses while the file is not there yet: OpenAI answers 404 "Video is not
-/// ready yet", new-api 400 "Task is not completed yet, current status: …".
-const NOT_READY: [&str; 8] =
-    ["not ready", "not_ready", "not yet", "processing", "not completed", "in progress", "in_progress", "queued"];
-
-/// Whether an error body of the file route says the file is not ready yet (rather than gone or
-/// never served there), in its message or its code.
-pub fn says_not_ready(body: &ErrorBody) -> bool {
-    let code = match body {
-        ErrorBody::Json(v) => [v.get("code"), v.get("error").and_then(|e| e.get("code"))]
-            .into_iter()
-            .flatten()
-            .filter_map(|c| c.as_str())
-            .collect::<Vec<_>>()
-            .join(" "),
-        _ => String::new(),
-    };
-    let text = format!("{} {code}", body.message().unwrap_or_default()).to_lowercase();
-    NOT_READY.iter().any(|w| text.contains(w))
 }
 
 impl Client {
@@ -108,8 +87,6 @@ impl Client {
 
 #[cfg(test)]
 mod tests {
-    use serde_json::json;
-
     use super::*;
 
     #[test]
@@ -122,28 +99,5 @@ mod tests {
         for (base, id, want) in cases {
             assert_eq!(content_route(base, id), want, "{base} {id}");
         }
-    }
-
-    #[test]
-    fn not_ready_answers_are_told_from_missing_files() {
-        let cases = [
-            (json!({"error": {"message": "Video is not ready yet, use GET /v1/videos/{id} to check status."}}), true),
-            (
-                json!({"error": {"message": "Task is not completed yet, current status: IN_PROGRESS", "type": "invalid_request_error"}}),
-                true,
-            ),
-            (json!({"error": {"message": "still processing"}}), true),
-            (json!({"error": {"code": "video_not_ready", "message": "wait"}}), true),
-            (json!({"code": "queued"}), true),
-            (json!({"error": {"message": "Task not found", "type": "invalid_request_error"}}), false),
-            (json!({"error": {"message": "Video has expired"}}), false),
-            (json!("404 page not found"), false),
-            (json!({}), false),
-        ];
-        for (body, want) in cases {
-            assert_eq!(says_not_ready(&ErrorBody::Json(body.clone())), want, "{body}");
-        }
-        assert!(!says_not_ready(&ErrorBody::Text("404 page not found".into())));
-        assert!(!says_not_ready(&ErrorBody::Empty));
     }
 }

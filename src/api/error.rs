@@ -220,9 +220,7 @@ pub fn error_for_status(endpoint: Endpoint, status: u16, retry_after: Option<Dur
     let body = ErrorBody::from_bytes(body);
     let message = body.message();
     match (endpoint, status) {
-        (Endpoint::Content, 400 | 404 | 409 | 425) if super::content::says_not_ready(&body) => {
-            ApiError::NotReady { status, message }
-        }
+        (Endpoint::Content, 400 | 404 | 409 | 425) if says_not_ready(&body) => ApiError::NotReady { status, message },
         (Endpoint::Content, 404 | 405 | 410 | 501) => ApiError::NoFile { status, message },
         (Endpoint::Content, 401 | 403) => ApiError::Unauthorized { status, message },
         (Endpoint::File, 401 | 403 | 404 | 410) => ApiError::UrlGone { status },
@@ -237,9 +235,55 @@ pub fn error_for_status(endpoint: Endpoint, status: u16, retry_after: Option<Dur
     }
 }
 
+/// Words a file route uses while the file is not there yet: OpenAI answers 404 "Video is not
+/// ready yet", new-api 400 "Task is not completed yet, current status: …".
+const NOT_READY: [&str; 8] =
+    ["not ready", "not_ready", "not yet", "processing", "not completed", "in progress", "in_progress", "queued"];
+
+/// Whether an error body of the file route says the file is not ready yet (rather than gone or
+/// never served there), in its message or its code.
+pub fn says_not_ready(body: &ErrorBody) -> bool {
+    let code = match body {
+        ErrorBody::Json(v) => [v.get("code"), v.get("error").and_then(|e| e.get("code"))]
+            .into_iter()
+            .flatten()
+            .filter_map(|c| c.as_str())
+            .collect::<Vec<_>>()
+            .join(" "),
+        _ => String::new(),
+    };
+    let text = format!("{} {code}", body.message().unwrap_or_default()).to_lowercase();
+    NOT_READY.iter().any(|w| text.contains(w))
+}
+
 #[cfg(test)]
 mod tests {
+    use serde_json::json;
+
     use super::*;
+
+    #[test]
+    fn not_ready_answers_are_told_from_missing_files() {
+        let cases = [
+            (json!({"error": {"message": "Video is not ready yet, use GET /v1/videos/{id} to check status."}}), true),
+            (
+                json!({"error": {"message": "Task is not completed yet, current status: IN_PROGRESS", "type": "invalid_request_error"}}),
+                true,
+            ),
+            (json!({"error": {"message": "still processing"}}), true),
+            (json!({"error": {"code": "video_not_ready", "message": "wait"}}), true),
+            (json!({"code": "queued"}), true),
+            (json!({"error": {"message": "Task not found", "type": "invalid_request_error"}}), false),
+            (json!({"error": {"message": "Video has expired"}}), false),
+            (json!("404 page not found"), false),
+            (json!({}), false),
+        ];
+        for (body, want) in cases {
+            assert_eq!(says_not_ready(&ErrorBody::Json(body.clone())), want, "{body}");
+        }
+        assert!(!says_not_ready(&ErrorBody::Text("404 page not found".into())));
+        assert!(!says_not_ready(&ErrorBody::Empty));
+    }
 
     #[test]
     fn retry_after_forms() {

@@ -244,19 +244,7 @@ impl VideoTask {
 /// A human-readable message from an error body of any shape; a gateway's text that wraps its
 /// upstream's error gives the upstream's words (see [`super::upstream`]).
 pub fn message_of(v: &Value) -> Option<String> {
-    said_in(v).map(|m| super::upstream::innermost(&m))
-}
-
-/// The message of an error body as it stands, wrapped or not.
-pub(super) fn said_in(v: &Value) -> Option<String> {
-    match v {
-        Value::String(s) if !s.trim().is_empty() => Some(s.clone()),
-        Value::Object(o) => ["message", "msg", "detail", "error_description", "error", "errors", "code"]
-            .iter()
-            .find_map(|k| o.get(*k).and_then(said_in)),
-        Value::Array(items) => items.iter().find_map(said_in),
-        _ => None,
-    }
+    super::upstream::said_in(v).map(|m| super::upstream::innermost(&m))
 }
 
 #[cfg(test)]

@@ -3,6 +3,8 @@
 //! {"error": {"message": "Invalid value: '5'. …"}}`); the readable sentence is the innermost
 //! message. The body itself is kept as it came.
 
+use serde_json::Value;
+
 /// How deep wrapped messages are followed: a gateway in front of a gateway, and no further.
 const MAX_DEPTH: usize = 4;
 
@@ -24,13 +26,25 @@ fn wrapped_message(text: &str) -> Option<String> {
     let start = text.find('{')?;
     let tail = &text[start..];
     if let Some(end) = tail.rfind('}')
-        && let Ok(value) = serde_json::from_str::<serde_json::Value>(&tail[..=end])
+        && let Ok(value) = serde_json::from_str::<Value>(&tail[..=end])
     {
-        return super::types::said_in(&value);
+        return said_in(&value);
     }
     let key = tail.find("\"message\"")?;
     let after = tail[key + "\"message\"".len()..].trim_start().strip_prefix(':')?.trim_start();
     serde_json::Deserializer::from_str(after).into_iter::<String>().next()?.ok()
+}
+
+/// The message of an error body as it stands, wrapped or not.
+pub(super) fn said_in(v: &Value) -> Option<String> {
+    match v {
+        Value::String(s) if !s.trim().is_empty() => Some(s.clone()),
+        Value::Object(o) => ["message", "msg", "detail", "error_description", "error", "errors", "code"]
+            .iter()
+            .find_map(|k| o.get(*k).and_then(said_in)),
+        Value::Array(items) => items.iter().find_map(said_in),
+        _ => None,
+    }
 }
 
 #[cfg(test)]

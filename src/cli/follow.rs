@@ -209,7 +209,8 @@ mod tests {
     fn every_reason_not_to_exit_0_is_said_with_its_tasks() {
         use LocalState::*;
         let saved = record(1, Downloaded);
-        let cases: Vec<(&str, Vec<TaskRecord>, Option<f64>, Vec<&str>)> = vec![
+        type Case = (&'static str, Vec<TaskRecord>, Option<f64>, Vec<&'static str>);
+        let cases: Vec<Case> = vec![
             ("all saved", vec![saved.clone()], None, vec![]),
             (
                 "a timeout",

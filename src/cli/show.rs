@@ -31,6 +31,18 @@ pub struct ShowArgs {
     pub preview: bool,
 }
 
+/// `reel show --json`: the task with its fields in the order `reel list --json` gives them.
+#[derive(serde::Serialize)]
+struct Shown<'a> {
+    task: public::PublicTask<'a>,
+    events: Vec<public::PublicEvent<'a>>,
+    /// With --preview: the pictures' paths, or null with the reason beside.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    preview: Option<serde_json::Value>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    preview_unavailable: Option<String>,
+}
+
 /// `file_here`: whether the saved file is where the journal says (on the engine's machine).
 pub fn render(t: &TaskRecord, events: &[EventRecord], file_here: bool) -> String {
     let mut lines = vec![format!(
@@ -127,15 +139,19 @@ pub async fn run(
     };
     let failed = || fetch_failed.clone().map(NoPreview::Fetch);
     if args.json {
-        let mut shown = json!({ "task": public::PublicTask::from(&task), "events": public::events(&events) });
+        let mut shown = Shown {
+            task: public::PublicTask::from(&task),
+            events: public::events(&events),
+            preview: None,
+            preview_unavailable: None,
+        };
         if args.preview {
-            let (paths, why) = match failed().map_or_else(|| preview_paths(&task, &previewer), Err) {
-                Ok(paths) => (json!(paths), None),
-                Err(why) => (serde_json::Value::Null, Some(why.to_string())),
-            };
-            shown["preview"] = paths;
-            if let Some(why) = why {
-                shown["preview_unavailable"] = json!(why);
+            match failed().map_or_else(|| preview_paths(&task, &previewer), Err) {
+                Ok(paths) => shown.preview = Some(json!(paths)),
+                Err(why) => {
+                    shown.preview = Some(serde_json::Value::Null);
+                    shown.preview_unavailable = Some(why.to_string());
+                }
             }
         }
         out.json(&shown)?;

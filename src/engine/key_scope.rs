@@ -3,12 +3,10 @@
 //! its other models work). Pure: the answer, the task's model and whether other models work in;
 //! the scope, and what the refusal does to the task, out.
 
-use std::time::Duration;
-
 use serde_json::json;
 
 use super::timeline::Entry;
-use super::transition::{Ctx, KEY_WAIT, Next, Step};
+use super::transition::{Ctx, Next, Step, key_wait};
 use crate::api::ApiError;
 use crate::api::types::message_of;
 use crate::store::{LocalState, TaskRecord};
@@ -21,9 +19,6 @@ pub enum Scope {
     /// The service's key for this task's model: only that model's tasks wait.
     Model,
 }
-
-/// Longest wait between two sends of a task whose key is refused.
-pub const MAX_KEY_WAIT: Duration = Duration::from_secs(30 * 60);
 
 /// Sends of a task refused for its model before it is `rejected`: the refusal is the service's
 /// word on that model, which a few minutes of waiting give its admin time to mend, and no more.
@@ -65,13 +60,6 @@ pub fn scope(err: &ApiError, submitting: bool, model: &str, others_work: bool) -
     } else {
         Scope::Profile
     })
-}
-
-/// How long the `refusals`-th refused send of a task waits: a minute, doubled each time, at most
-/// half an hour (a working key in use, any answer of the service that says so, ends it sooner).
-pub fn key_wait(refusals: u32) -> Duration {
-    let exp = 2u32.saturating_pow(refusals.saturating_sub(1).min(16));
-    KEY_WAIT.saturating_mul(exp).min(MAX_KEY_WAIT)
 }
 
 /// `HTTP 401: words`, the refusal in the service's words.
@@ -167,9 +155,12 @@ fn clone_refusal(err: &ApiError) -> ApiError {
 
 #[cfg(test)]
 mod tests {
+    use std::time::Duration;
+
     use super::*;
     use crate::api::ErrorBody;
     use crate::engine::schedule::{Pace, PollPolicy};
+    use crate::engine::transition::MAX_KEY_WAIT;
 
     const MODEL: &str = "wan2.5-t2v-preview";
 

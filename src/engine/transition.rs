@@ -58,6 +58,16 @@ pub const MAX_SEND_ATTEMPTS: u32 = 3;
 /// wait at once: a new engine, or the service taking the key again).
 pub const KEY_WAIT: Duration = Duration::from_secs(60);
 
+/// Longest wait between two sends of a task whose key is refused.
+pub const MAX_KEY_WAIT: Duration = Duration::from_secs(30 * 60);
+
+/// How long the `refusals`-th refused send of a task waits: a minute, doubled each time, at most
+/// half an hour (a working key in use, any answer of the service that says so, ends it sooner).
+pub fn key_wait(refusals: u32) -> Duration {
+    let exp = 2u32.saturating_pow(refusals.saturating_sub(1).min(16));
+    KEY_WAIT.saturating_mul(exp).min(MAX_KEY_WAIT)
+}
+
 /// Whether an answer says the API key is refused: a 401 anywhere, or a 403 on a submission
 /// (gateways answer 403 for a key without access or without credit).
 pub fn refuses_key(err: &ApiError, submitting: bool) -> bool {
@@ -381,7 +391,9 @@ pub fn after_submit(r: &TaskRecord, result: &Result<VideoTask, ApiError>, attemp
             step
         }
         Err(err) if refuses_key(err, true) => {
-            super::key_scope::after_refused_send(&r, err, super::key_scope::Scope::Profile, attempts.max(1), ctx)
+            // The queue scopes a refusal first (`key_scope`); one that comes here unscoped is
+            // reel's own key, and the profile waits for a working one.
+            waits(r, format!("not sent: {err}; it waits for a working key"), Next::Resend(key_wait(attempts.max(1))))
         }
         Err(err @ ApiError::RateLimited { retry_after, .. }) => {
             let wait = retry_after.unwrap_or_else(|| backoff(&ctx.policy, attempts.max(1), ctx.jitter));
@@ -514,7 +526,16 @@ fn download_step(r: &TaskRecord, result: &Result<Saved, FetchError>, max_attempt
         Err(FetchError::NoFile { status, message })
             if *status == 410 || r.url_refreshes > 0 || past_deadline(&r, ctx) =>
         {
-            expired(r, format!("{message}, and its URL no longer works; the file was not saved"), ctx)
+            let why = if r.url_refreshes > 1 && from_content(&r) {
+                // The whole story: the URL, the fresh poll, then the service's own route.
+                format!(
+                    "its URL stopped working, also after a fresh poll, and the service's file route has no file \
+                     ({message}); the file was not saved"
+                )
+            } else {
+                format!("{message}, and its URL no longer works; the file was not saved")
+            };
+            expired(r, why, ctx)
         }
         Err(FetchError::NoFile { message, .. }) => {
             let message =

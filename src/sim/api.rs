@@ -111,7 +111,7 @@ pub async fn submit(state: &State, req: Request<Incoming>) -> (Reply, Option<Str
     };
     match validate(&draft, &state.config.catalog, UnknownModels::Reject) {
         Ok(sub) => {
-            let task = state.create(&sub, idempotency_key.as_deref());
+            let task = state.create(&sub, idempotency_key.as_deref(), super::openai::ending(state));
             (Reply::json(StatusCode::OK, &queued_body(&task)), Some(task.id.clone()))
         }
         Err(e) => (invalid(&e.violations), None),

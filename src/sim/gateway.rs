@@ -48,7 +48,7 @@ pub enum Answers {
     Gateway(Gateway),
     /// As OpenAI's Videos API does: no URL, the file at `/v1/videos/{id}/content` (see
     /// [`super::openai`]).
-    OpenAi(super::openai::OpenAi),
+    OpenAi(super::openai_config::OpenAi),
 }
 
 #[derive(Debug, Clone, Copy, PartialEq)]

@@ -16,6 +16,7 @@ pub mod lifecycle;
 mod media;
 mod models;
 pub mod openai;
+mod openai_config;
 pub mod range;
 mod raw;
 mod reply;

@@ -4,79 +4,19 @@
 //! a still), `seconds` and `size` are strings, a completed task has `usage` and `expires_at`
 //! (null unless set), and tasks may end `cancelled` or `expired`.
 
-use std::time::Duration;
-
 use hyper::body::Incoming;
 use hyper::header;
 use hyper::{Method, Request, StatusCode};
 use serde_json::{Value, json};
 
 use super::files::serve_bytes;
-use super::hostile::{BadValue, Trigger, by_name};
 use super::lifecycle::{Outcome, Phase};
 use super::media::PNG;
+pub use super::openai_config::{Ending, NotReady, OpenAi};
 use super::reply::Reply;
 use super::routes::query_param;
 use super::state::{SimTask, State, unix_now};
 use super::{Answers, video};
-
-/// What `/content` answers while the file is not there yet.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub enum NotReady {
-    /// 404 "Video is not ready yet" (OpenAI).
-    #[default]
-    NotFound,
-    /// 400 "Task is not completed yet" (new-api's `VideoProxy`).
-    BadRequest,
-}
-
-impl NotReady {
-    pub const NAMES: [(&'static str, NotReady); 2] = [("404", NotReady::NotFound), ("400", NotReady::BadRequest)];
-
-    pub fn parse_name(text: &str) -> Result<NotReady, BadValue> {
-        by_name(&Self::NAMES, text)
-    }
-}
-
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub struct OpenAi {
-    /// `/content` honours `Range`; off, it answers every request with the whole file (200).
-    pub ranges: bool,
-    pub not_ready: NotReady,
-    /// The file is served this long after the task says completed (a CDN catching up).
-    pub content_lag: Duration,
-    /// Whether the service has the `/content` route at all; without it, 404 for good.
-    pub content_route: bool,
-    /// `expires_at` this long after completion (null when `None`); past it the task says
-    /// `expired` and its file is gone.
-    pub expires_after: Option<Duration>,
-    /// Tasks that end `cancelled` instead of completed, and those that end `expired` at once.
-    pub cancelled: Trigger,
-    pub expired: Trigger,
-}
-
-impl Default for OpenAi {
-    fn default() -> Self {
-        OpenAi {
-            ranges: true,
-            not_ready: NotReady::NotFound,
-            content_lag: Duration::ZERO,
-            content_route: true,
-            expires_after: None,
-            cancelled: Trigger::Never,
-            expired: Trigger::Never,
-        }
-    }
-}
-
-/// How a task ends, besides what its timeline plans (drawn at submission).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub enum Ending {
-    #[default]
-    AsPlanned,
-    Cancelled,
-    Expired,
-}
 
 /// The ending of a task submitted now: cancelled or expired by their triggers, in that mode.
 pub fn ending(state: &State) -> Ending {
@@ -236,7 +176,7 @@ mod tests {
             let reply = not_ready(&OpenAi { not_ready: style, ..o }, "video_1", true);
             assert_eq!(reply.status.as_u16(), status);
             let body = crate::api::ErrorBody::from_bytes(&reply.body);
-            assert!(crate::api::content::says_not_ready(&body), "{style:?}: {body:?}");
+            assert!(crate::api::error::says_not_ready(&body), "{style:?}: {body:?}");
         }
         for gone in [
             error(StatusCode::NOT_FOUND, "No video found with id 'x'.", None),
@@ -244,7 +184,7 @@ mod tests {
             error(StatusCode::NOT_FOUND, "Invalid URL (GET /v1/videos/x/content)", None),
         ] {
             let body = crate::api::ErrorBody::from_bytes(&gone.body);
-            assert!(!crate::api::content::says_not_ready(&body), "{body:?}");
+            assert!(!crate::api::error::says_not_ready(&body), "{body:?}");
         }
     }
 }

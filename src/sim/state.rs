@@ -29,7 +29,7 @@ pub struct SimTask {
     /// The hostile content this task was given at submission.
     pub hostility: TaskHostility,
     /// How it ends besides its timeline (`--answers openai`: cancelled or expired).
-    pub ending: super::openai::Ending,
+    pub ending: super::openai_config::Ending,
     video: OnceLock<Bytes>,
     /// The file after it "changed" (`Hostile::file_changes`): version and bytes.
     changed: Mutex<Option<(u32, Bytes)>>,
@@ -216,7 +216,13 @@ impl State {
         lock(&self.idempotency).get(key).cloned()
     }
 
-    pub fn create(&self, sub: &ValidSubmission, idempotency_key: Option<&str>) -> Arc<SimTask> {
+    /// A new task; `ending` is how it ends besides its timeline (see `openai::ending`).
+    pub fn create(
+        &self,
+        sub: &ValidSubmission,
+        idempotency_key: Option<&str>,
+        ending: super::openai_config::Ending,
+    ) -> Arc<SimTask> {
         let (normal, timeline) = self.with_rng(|rng| {
             let id: String = (0..24).map(|_| rng.alphanumeric().to_ascii_lowercase()).collect();
             (
@@ -232,7 +238,6 @@ impl State {
             None => normal,
         };
         let seconds = if sub.seconds > 0 { sub.seconds as u32 } else { 8 };
-        let ending = super::openai::ending(self);
         let task = Arc::new(SimTask {
             id: id.clone(),
             model: sub.model.to_string(),
