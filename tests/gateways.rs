@@ -147,6 +147,10 @@ async fn a_wrapped_upstream_error_is_shown_in_the_vendors_words() {
     let said = task["error"]["message"].as_str().expect("a message");
     assert!(said.contains("Invalid value: '5'. Supported values are: '4', '8', and '12'."), "{said}");
     assert!(!said.contains("OpenAIException"), "the gateway's wrapping is taken off: {said}");
+    // Plain lines into a pipe carry every word: nothing is cut to fit a terminal that is not there.
+    let (code, out, _) = f.run(&sim, &["submit", "-m", MODEL, "-s", "5", "--wait", "a heron"]).await;
+    assert_eq!(code, 1);
+    assert!(out.contains("Supported values are: '4', '8', and '12'.") && !out.contains('…'), "{out}");
     let _ = f.run(&sim, &["engine", "stop"]).await;
     sim.stop().await;
 }

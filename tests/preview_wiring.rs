@@ -104,7 +104,17 @@ impl Data {
     }
 
     fn run(&self, args: &[&str], ffmpeg: &str) -> Output {
-        Command::new(env!("CARGO_BIN_EXE_reel"))
+        self.run_with(args, ffmpeg, None)
+    }
+
+    /// [`Data::run`] with `NO_COLOR` set to `no_color`, or unset.
+    fn run_with(&self, args: &[&str], ffmpeg: &str, no_color: Option<&str>) -> Output {
+        let mut command = Command::new(env!("CARGO_BIN_EXE_reel"));
+        match no_color {
+            Some(v) => command.env("NO_COLOR", v),
+            None => command.env_remove("NO_COLOR"),
+        };
+        command
             .args(args)
             .env("REEL_DATA_DIR", self.dir.path())
             .env("REEL_CONFIG", self.dir.path().join("config.toml"))
@@ -147,6 +157,22 @@ fn show_preview_prints_the_poster_in_half_blocks() {
     assert_eq!(v["preview"]["poster"], folder.join("poster.jpg").to_string_lossy().as_ref());
     assert_eq!(v["preview"]["strip"].as_array().map(Vec::len), Some(5));
     assert!(v["task"]["id"] == 1 && v.get("preview_unavailable").is_none());
+}
+
+#[test]
+fn show_preview_under_no_color_names_the_poster_and_writes_no_colour() {
+    if !ready() {
+        return;
+    }
+    let data = Data::new();
+    let out = data.run_with(&["show", "1", "--preview"], "ffmpeg", Some("1"));
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let stdout = text(&out.stdout);
+    assert!(!stdout.contains('\x1b'), "no escape at all under NO_COLOR: {stdout:?}");
+    let poster = data.dir.path().join("previews").join(&data.sha[..2]).join(&data.sha).join("poster.jpg");
+    let line = stdout.lines().last().expect("a line");
+    assert_eq!(line, format!("Preview: {} (not drawn: NO_COLOR is set)", poster.display()));
+    assert!(poster.is_file(), "made, and named");
 }
 
 #[test]

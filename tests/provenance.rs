@@ -76,6 +76,11 @@ async fn a_saved_video_carries_its_provenance_and_the_service_bytes_stay_verifie
         serde_json::from_slice(&std::fs::read(std::path::Path::new(path).with_extension("json")).expect("sidecar"))
             .expect("json");
     assert_eq!((&sidecar["sha256"], &sidecar["file_sha256"]), (&task["sha256"], &task["file_sha256"]));
+    // ... and not the signed URL's token the file's own provenance leaves out too.
+    assert!(task["url"].as_str().is_some_and(|u| u.contains("sig=")), "the sim signs its URLs: {task}");
+    let text = sidecar.to_string();
+    assert!(!text.contains("sig=") && !text.contains("expires="), "{text}");
+    assert!(sidecar["url"].as_str().is_some_and(|u| u.ends_with(".mp4")), "{text}");
 }
 
 #[tokio::test(flavor = "multi_thread")]

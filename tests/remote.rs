@@ -127,6 +127,44 @@ async fn the_test_server_logs_in_with_the_test_key() {
     assert!(log.contains("Accepted publickey"), "the server logs to its file:\n{log}");
 }
 
+/// A host whose key is not the one known for it: ssh's warning is passed through, and nothing
+/// advises accepting the new key (it may be a man-in-the-middle).
+#[tokio::test(flavor = "multi_thread")]
+async fn a_changed_host_key_is_refused_with_sshs_own_warning() {
+    let Some(host) = Host::start(fast_config()).await else { return };
+    let dir = tempfile::tempdir().expect("a folder");
+    let other = dir.path().join("other_ed25519");
+    let made = std::process::Command::new("ssh-keygen")
+        .args(["-q", "-t", "ed25519", "-N", "", "-f"])
+        .arg(&other)
+        .output()
+        .expect("ssh-keygen runs");
+    assert!(made.status.success(), "{}", String::from_utf8_lossy(&made.stderr));
+    let public = std::fs::read_to_string(other.with_extension("pub")).expect("a public key");
+    let key: Vec<&str> = public.split_whitespace().take(2).collect();
+    let known = dir.path().join("known_hosts");
+    std::fs::write(&known, format!("[127.0.0.1]:{} {}\n", host.sshd.port(), key.join(" "))).expect("known_hosts");
+    let ssh: Vec<String> = host
+        .sshd
+        .ssh()
+        .into_iter()
+        .map(|a| match a {
+            a if a.starts_with("UserKnownHostsFile=") => format!("UserKnownHostsFile={}", known.display()),
+            a if a == "StrictHostKeyChecking=no" => "StrictHostKeyChecking=yes".into(),
+            a => a,
+        })
+        .collect();
+    let client = host.client();
+    let mut command = client.command(&["list", "--json"]);
+    command.env("REEL_SSH", shell_words::join(&ssh));
+    let out = tokio::time::timeout(PATIENCE, command.output()).await.expect("in time").expect("runs");
+    let said = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{said}");
+    assert!(said.contains("REMOTE HOST IDENTIFICATION HAS CHANGED"), "ssh's warning, passed through: {said}");
+    assert!(said.contains("man-in-the-middle") && said.contains("did not connect"), "{said}");
+    assert!(!said.contains("accept the host's key"), "never advice to accept a changed key: {said}");
+}
+
 /// A task sent through one client is seen, downloaded, by a second client; the file is the host's.
 #[tokio::test(flavor = "multi_thread")]
 async fn submit_from_one_client_and_see_it_in_another() {

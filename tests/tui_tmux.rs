@@ -607,3 +607,38 @@ async fn rate_pick_and_tag_a_take_in_the_dashboard() {
     tmux.keys(&["q"]);
     tmux.wait_for("reel-exited-0");
 }
+
+/// Reads the draft file until it holds `text` (it is written as the form changes, about a
+/// second after the typing stops, and at once when the terminal closes).
+fn until_draft_holds(data: &Path, text: &str) -> String {
+    let deadline = Instant::now() + PATIENCE;
+    loop {
+        let held = std::fs::read_to_string(data.join("draft.json")).unwrap_or_default();
+        if held.contains(text) {
+            return held;
+        }
+        assert!(Instant::now() < deadline, "draft.json never held {text:?}: {held:?}");
+        std::thread::sleep(Duration::from_millis(100));
+    }
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn an_unsent_draft_survives_a_kill_and_a_closed_terminal() {
+    let sim = common::start(fast_config()).await;
+    let session = open(&sim, "");
+    let (tmux, data) = (&session.tmux, &session.data);
+    tmux.wait_for("Compose");
+    // Written while reel runs: a kill -9 from here on loses nothing of it.
+    tmux.keys(&["-l", "a heron at dawn"]);
+    until_draft_holds(data, "a heron at dawn");
+    // More typed, and the terminal closed at once (SIGHUP): the rest is kept too.
+    tmux.keys(&["-l", " in fog"]);
+    tmux.wait_for("a heron at dawn in fog");
+    tmux.run(&["kill-pane", "-t", "reel"]);
+    until_draft_holds(data, "a heron at dawn in fog");
+    // And the next start puts it back.
+    let again = start(&sim, data, &session.config, "");
+    again.wait_for("Your unsent draft from the last run is back");
+    again.wait_for("a heron at dawn in fog");
+    assert!(about_tasks(&sim).is_empty(), "nothing was sent: {:?}", sim.requests());
+}

@@ -177,8 +177,10 @@ pub fn print_tasks(records: &[TaskRecord], json: bool, out: &mut Output<impl Wri
     if json {
         return out.json(&crate::public::tasks(records));
     }
+    // Cut to fit a terminal's line; a pipe or a file gets every word.
+    let terminal = out.is_terminal();
     for r in records {
-        let message = |e| crate::api::types::message_of(e).map(|m| fit(&m, 100));
+        let message = |e| crate::api::types::message_of(e).map(|m| if terminal { fit(&m, 100) } else { one_line(&m) });
         let detail = match (&r.file_path, &r.error) {
             // A saved task whose fresh copy could not be had says why after its file.
             (Some(p), Some(e)) if r.state == LocalState::Downloaded => {

@@ -77,12 +77,15 @@ pub fn note(message: &str) {
 pub struct Output<W: Write> {
     inner: W,
     target: String,
+    /// A person reads it (standard output on a terminal): long texts may be cut to fit there.
+    terminal: bool,
 }
 
 impl Output<BufWriter<io::StdoutLock<'static>>> {
     /// Buffered: an export of a million rows is not a million system calls. `cli::run` flushes.
     pub fn stdout() -> Self {
-        Output::new(BufWriter::new(io::stdout().lock()), "standard output")
+        let terminal = io::IsTerminal::is_terminal(&io::stdout());
+        Output { terminal, ..Output::new(BufWriter::new(io::stdout().lock()), "standard output") }
     }
 }
 
@@ -95,7 +98,12 @@ impl Output<BufWriter<File>> {
 
 impl<W: Write> Output<W> {
     pub fn new(inner: W, target: impl Into<String>) -> Self {
-        Output { inner, target: target.into() }
+        Output { inner, target: target.into(), terminal: false }
+    }
+
+    /// Whether a person reads it on a terminal (else a pipe or a file, read whole).
+    pub fn is_terminal(&self) -> bool {
+        self.terminal
     }
 
     /// Writes `text` with its unsafe characters escaped (already safe text passes unchanged).

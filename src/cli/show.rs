@@ -157,7 +157,13 @@ pub async fn run(
         out.json(&shown)?;
     } else {
         out.text(&render(&task, &events, file_here))?;
-        if args.preview {
+        if args.preview && crate::tui::theme::colours_off() {
+            // A picture is colours: under NO_COLOR it is not drawn, its file is named instead.
+            match failed().map_or_else(|| preview_paths(&task, &previewer), Err) {
+                Ok(paths) => out.line(&format!("Preview: {} (not drawn: NO_COLOR is set)", paths.poster.display()))?,
+                Err(why) => out.line(&format!("No preview: {why}"))?,
+            }
+        } else if args.preview {
             match failed().map_or_else(|| poster(&task, &previewer), Err) {
                 Ok(image) => {
                     out.flush()?;

@@ -43,14 +43,19 @@ pub fn stays_inside(rel: &Path) -> bool {
     rel.components().all(|c| matches!(c, Component::Normal(_)))
 }
 
-/// The sidecar next to a video: the parameters and what the service said, never the key.
+/// The sidecar next to a video: the parameters and what the service said, never the key, and
+/// every URL without its query or credentials (a signed URL's token would travel with a shared
+/// folder), as in the file's own provenance.
 pub fn sidecar(task: &TaskRecord) -> Value {
+    let public = super::provenance::public_url;
+    let media: Vec<crate::store::MediaRecord> =
+        task.media.iter().map(|m| crate::store::MediaRecord { url: public(&m.url), ..m.clone() }).collect();
     json!({
         "id": task.id,
         "parent_id": task.parent_id,
         "remote_id": task.remote_id,
         "profile": task.profile,
-        "base_url": task.base_url,
+        "base_url": public(&task.base_url),
         "model": task.model,
         "prompt": task.prompt,
         "negative_prompt": task.negative_prompt,
@@ -58,14 +63,14 @@ pub fn sidecar(task: &TaskRecord) -> Value {
         "resolution": task.resolution,
         "ratio": task.ratio,
         "watermark": task.watermark,
-        "media": task.media,
+        "media": media,
         "billed_seconds": task.billed_seconds,
         "remote_status": task.remote_status,
         "created_at_ms": task.created_at,
         "submitted_at_ms": task.submitted_at,
         "remote_created_at": task.remote_created_at,
         "remote_completed_at": task.remote_completed_at,
-        "url": task.url,
+        "url": task.url.as_deref().map(public),
         "file_size": task.file_size,
         "sha256": task.sha256,
         "file_sha256": task.file_sha256,
@@ -92,6 +97,27 @@ mod tests {
             assert_eq!(slug(text), want, "{text:?}");
         }
         assert!(slug(&"x".repeat(500)).len() <= SLUG_MAX);
+    }
+
+    #[test]
+    fn a_sidecar_carries_no_signed_url_token() {
+        let mut t = crate::store::fixtures::record(3, crate::store::LocalState::Downloaded);
+        t.url = Some("https://cdn.example.com/v/3.mp4?expires=1&sig=s3cr3t".into());
+        t.base_url = "https://user:pw@api.example.com/".into();
+        t.media = vec![crate::store::MediaRecord {
+            kind: "first_frame".into(),
+            url: "https://b.example.com/still.png?token=t0k3n#x".into(),
+            seconds: None,
+            local: None,
+        }];
+        let text = sidecar(&t).to_string();
+        for secret in ["s3cr3t", "t0k3n", "expires=", "pw@", "user"] {
+            assert!(!text.contains(secret), "{secret} in {text}");
+        }
+        let v = sidecar(&t);
+        assert_eq!(v["url"], "https://cdn.example.com/v/3.mp4");
+        assert_eq!(v["media"][0]["url"], "https://b.example.com/still.png");
+        assert_eq!(v["base_url"], "https://api.example.com/");
     }
 
     #[test]

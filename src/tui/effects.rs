@@ -418,6 +418,10 @@ pub async fn perform(effect: Effect, cx: &Context, console: &mut impl Console) -
                 let _ = tx.send(Action::Report(Err(e)));
             }
         }
+        Effect::KeepDraft(draft) => {
+            let dir = cx.data_dir.clone();
+            blocking(tx, move || kept::save_draft(&dir, draft.as_ref()).err().map(|e| Action::Report(Err(e))));
+        }
         Effect::Bell => console.emit("\x07")?,
         Effect::Notify(message) => {
             // Desktop notification where a notifier exists; silently nothing elsewhere.

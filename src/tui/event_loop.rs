@@ -238,6 +238,8 @@ where
     let mut last_draw = tokio::time::Instant::now();
     let mut file_check = tokio::time::interval(FILE_CHECK);
     file_check.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+    // A closed terminal (SIGHUP) or a polite kill (SIGTERM) quits keeping the draft.
+    let mut stops = Stops::new();
     loop {
         if dirty && (urgent || last_draw.elapsed() >= TICK) {
             console.draw(&app)?;
@@ -248,15 +250,20 @@ where
         let watching = app.watches_files();
         let listening = app.link().accepts_events();
         let next_frame = last_draw + TICK;
+        let draft_due = app
+            .draft_due_ms()
+            .map(|due| tokio::time::Instant::now() + Duration::from_millis(due.saturating_sub(now_ms()).max(0) as u64));
         let first = tokio::select! {
             input = input.next() => {
                 urgent = true;
                 match input {
                     Some(ev) => action_of(ev?),
-                    // The terminal went away: nobody is left to quit.
-                    None => return Ok(app),
+                    // The terminal went away: nobody is left to ask, and the draft is kept.
+                    None => Some(Action::Hangup),
                 }
             }
+            () = stops.next() => Some(Action::Hangup),
+            () = tokio::time::sleep_until(draft_due.unwrap_or(next_frame)), if draft_due.is_some() => Some(Action::Tick),
             ev = next_event(&mut events), if listening => match ev {
                 Some(ev) => Some(Action::Engine(ev)),
                 None => {
@@ -295,6 +302,36 @@ where
         }
         if app.quitting() {
             return Ok(app);
+        }
+    }
+}
+
+/// The signals that end the dashboard without a word from its user: SIGHUP (the terminal
+/// closed) and SIGTERM. One that cannot be listened to is not waited for.
+struct Stops {
+    hangup: Option<tokio::signal::unix::Signal>,
+    terminate: Option<tokio::signal::unix::Signal>,
+}
+
+impl Stops {
+    fn new() -> Stops {
+        use tokio::signal::unix::{SignalKind, signal};
+        Stops { hangup: signal(SignalKind::hangup()).ok(), terminate: signal(SignalKind::terminate()).ok() }
+    }
+
+    /// Waits for the next of them.
+    async fn next(&mut self) {
+        async fn one(signal: &mut Option<tokio::signal::unix::Signal>) {
+            match signal {
+                Some(s) => {
+                    s.recv().await;
+                }
+                None => std::future::pending::<()>().await,
+            }
+        }
+        tokio::select! {
+            () = one(&mut self.hangup) => {}
+            () = one(&mut self.terminate) => {}
         }
     }
 }

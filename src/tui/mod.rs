@@ -4,6 +4,7 @@ pub mod app;
 pub mod batch_file;
 pub mod columns;
 pub mod compare;
+pub mod draft_keep;
 pub mod effects;
 pub mod event_loop;
 pub mod form;

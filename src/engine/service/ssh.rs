@@ -179,6 +179,9 @@ fn explain(said: &str) -> String {
     if said.is_empty() {
         return "ssh closed the connection without a word".into();
     }
+    if let Some(changed) = changed_host_key(said) {
+        return changed;
+    }
     let older = said.contains("unrecognized subcommand") || said.contains("unexpected argument");
     let hint = if older {
         " (the host's reel is another version, without `engine attach --stdio`): install the same version \
@@ -186,7 +189,9 @@ fn explain(said: &str) -> String {
     } else if said.contains("command not found") || said.contains("No such file") {
         "; is reel installed on the host? Set REEL_REMOTE_REEL (or [remote] reel) to its path there"
     } else if said.contains("Host key verification failed") {
-        "; connect once with `ssh` to check and accept the host's key"
+        // Not known yet (a changed key is said above, never this).
+        "; this machine does not know the host's key yet: compare its fingerprint with the one the host's \
+         administrator gives (`ssh-keygen -lf` on the host's key), and only then add it to known_hosts"
     } else if said.contains("Permission denied") {
         "; reel logs in with your SSH keys or agent, never a password: check `ssh -o BatchMode=yes HOST true`"
     } else {
@@ -194,6 +199,27 @@ fn explain(said: &str) -> String {
     };
     let ours = if older { format!("; this one is {}", env!("CARGO_PKG_VERSION")) } else { String::new() };
     format!("{last}{hint}{ours}")
+}
+
+/// ssh's own warning when the host's key is not the one known for it, passed through: it may be
+/// a man-in-the-middle, so nothing here advises accepting the new key.
+fn changed_host_key(said: &str) -> Option<String> {
+    let changed = said.contains("REMOTE HOST IDENTIFICATION HAS CHANGED") || said.contains("has changed and you have");
+    if !changed {
+        return None;
+    }
+    let wanted = ["WARNING", "POSSIBLE", "eavesdropping", "fingerprint", "SHA256:", "Offending", "has changed"];
+    let lines: Vec<&str> = said
+        .lines()
+        .map(|l| l.trim().trim_matches('@').trim())
+        .filter(|l| !l.is_empty() && wanted.iter().any(|w| l.contains(w)))
+        .collect();
+    Some(format!(
+        "ssh refused the host: its key is not the one this machine knows for it, which can mean someone is \
+         in between (a man-in-the-middle attack) or that the host was reinstalled; reel did not connect. \
+         Do not accept the new key until the host's administrator has confirmed its fingerprint. ssh said: {}",
+        lines.join(" ")
+    ))
 }
 
 #[cfg(test)]
@@ -253,7 +279,10 @@ mod tests {
         let cases = [
             ("", "without a word"),
             ("bash: line 1: reel: command not found\n", "REEL_REMOTE_REEL"),
-            ("Host key verification failed.\n", "accept the host's key"),
+            (
+                "No ED25519 host key is known for [box]:22 and you have requested strict checking.\nHost key verification failed.\n",
+                "compare its fingerprint",
+            ),
             ("me@box: Permission denied (publickey).\n", "never a password"),
             ("ssh: connect to host box port 22: Connection refused\n", "Connection refused"),
             (
@@ -264,5 +293,20 @@ mod tests {
         for (said, want) in cases {
             assert!(explain(said).contains(want), "{said:?}: {}", explain(said));
         }
+        let changed = "@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@\n\
+            @    WARNING: REMOTE HOST IDENTIFICATION HAS CHANGED!     @\n\
+            @@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@\n\
+            IT IS POSSIBLE THAT SOMEONE IS DOING SOMETHING NASTY!\n\
+            Someone could be eavesdropping on you right now (man-in-the-middle attack)!\n\
+            The fingerprint for the ED25519 key sent by the remote host is\n\
+            SHA256:abcdef.\n\
+            Offending ED25519 key in /home/me/.ssh/known_hosts:3\n\
+            Host key for [box]:22 has changed and you have requested strict checking.\n\
+            Host key verification failed.\n";
+        let said = explain(changed);
+        for want in ["man-in-the-middle", "REMOTE HOST IDENTIFICATION HAS CHANGED", "SHA256:abcdef", "known_hosts:3"] {
+            assert!(said.contains(want), "{want}: {said}");
+        }
+        assert!(!said.contains("and accept") && !said.contains("add it"), "never advice to accept: {said}");
     }
 }

@@ -30,6 +30,9 @@ pub enum Action {
     Loaded(Vec<TaskRecord>),
     /// The engine's socket closed: its process is gone (killed, crashed or stopped).
     LinkLost,
+    /// The terminal hung up or reel was asked to stop (SIGHUP, SIGTERM): quit at once, keeping
+    /// the draft, without asking.
+    Hangup,
     /// An attempt to attach to the data folder's engine again has started.
     Reattaching(u32),
     /// That attempt failed, and why.
@@ -111,6 +114,7 @@ impl Action {
             Action::Engine(_) => "engine event",
             Action::Loaded(_) => "tasks loaded",
             Action::LinkLost => "engine lost",
+            Action::Hangup => "hangup",
             Action::Reattaching(_) => "reattaching",
             Action::ReattachFailed { .. } => "reattach failed",
             Action::Reattached { .. } => "reattached",
@@ -230,8 +234,11 @@ pub enum Effect {
         text: String,
     },
     SavePrefs(Prefs),
-    /// Keep the form's unsent draft for the next start (`None`: there is none to keep).
+    /// Keep the form's unsent draft for the next start (`None`: there is none to keep), at once:
+    /// the process may end right after.
     SaveDraft(Option<crate::tui::form::Saved>),
+    /// The same while the dashboard runs, off the event loop.
+    KeepDraft(Option<crate::tui::form::Saved>),
     Bell,
     Notify(String),
     Suspend,

@@ -18,6 +18,8 @@ impl App {
     pub(super) fn news(&mut self, action: Action) -> Vec<Effect> {
         match action {
             Action::Engine(event) => return self.engine(event),
+            // Nobody is left to ask: quit now, the draft kept.
+            Action::Hangup => return self.quit_effects(),
             Action::Loaded(records) => self.show_read(records),
             Action::LinkLost
             | Action::Reattaching(_)

@@ -181,6 +181,8 @@ pub struct App {
     replace_on_type: bool,
     /// A draft file exists from this run or the last: quitting without a draft removes it.
     draft_kept: bool,
+    /// Writes the draft as it changes (debounced), so a closed terminal or a kill loses little.
+    draft_keeper: crate::tui::draft_keep::DraftKeeper,
     /// The form hidden (zoom) and a picker's filter: what the views show, owned by no part.
     on_screen: zoom::OnScreen,
     /// Past this many tasks, sending a batch file asks first (`[batch] confirm_over`).
@@ -250,6 +252,7 @@ impl App {
             last_lineage: None,
             replace_on_type: false,
             draft_kept: false,
+            draft_keeper: Default::default(),
             on_screen: zoom::OnScreen::default(),
             batch_confirm_over: crate::config::BatchSettings::default().confirm_over as usize,
             compare: None,
@@ -499,7 +502,25 @@ impl App {
         effects.extend(self.batch_refresh());
         self.note_batch_sending(&effects);
         effects.extend(self.sync_compare());
+        effects.extend(self.keep_draft(now_ms));
         if self.link.attached() { effects } else { self.while_down(effects) }
+    }
+
+    /// The draft written as it changes, once a change has stood for a moment (not on quitting:
+    /// that writes it at once).
+    fn keep_draft(&mut self, now_ms: i64) -> Option<Effect> {
+        if self.quit {
+            return None;
+        }
+        let current = self.form.has_draft().then(|| self.form.saved());
+        let write = self.draft_keeper.note(current, now_ms)?;
+        self.draft_kept |= write.is_some();
+        Some(Effect::KeepDraft(write))
+    }
+
+    /// When the draft's pending write falls due, if one is pending (the loop wakes then).
+    pub fn draft_due_ms(&self) -> Option<i64> {
+        self.draft_keeper.due_ms()
     }
 
     fn prefs(&self) -> Prefs {

@@ -127,8 +127,11 @@ impl App {
         // An unsent draft is kept for the next start; none clears the one kept before.
         if self.form.has_draft() {
             self.draft_kept = true;
-            effects.push(Effect::SaveDraft(Some(self.form.saved())));
+            let saved = self.form.saved();
+            self.draft_keeper.wrote(Some(saved.clone()));
+            effects.push(Effect::SaveDraft(Some(saved)));
         } else if self.draft_kept {
+            self.draft_keeper.wrote(None);
             effects.push(Effect::SaveDraft(None));
         }
         effects.push(Effect::Quit);

@@ -133,6 +133,7 @@ impl App {
     pub fn restore_draft(&mut self, saved: &crate::tui::form::Saved) {
         self.form.restore(saved);
         self.draft_kept = true;
+        self.draft_keeper = crate::tui::draft_keep::DraftKeeper::restored(self.form.saved());
         self.say(Level::Info, "Your unsent draft from the last run is back in the form");
     }
 
