@@ -38,6 +38,24 @@ pub fn safe(text: &str) -> Cow<'_, str> {
     Cow::Owned(out)
 }
 
+/// `value` with [`safe`] applied to every string in it, keys included: what a server sent,
+/// made safe once where it comes in, so that the journal, the exports and a `jq -r` that decodes
+/// the JSON carry no control sequence.
+pub fn safe_value(value: serde_json::Value) -> serde_json::Value {
+    use serde_json::Value;
+    match value {
+        Value::String(s) => match safe(&s) {
+            Cow::Borrowed(_) => Value::String(s),
+            Cow::Owned(o) => Value::String(o),
+        },
+        Value::Array(items) => Value::Array(items.into_iter().map(safe_value).collect()),
+        Value::Object(map) => {
+            Value::Object(map.into_iter().map(|(k, v)| (safe(&k).into_owned(), safe_value(v))).collect())
+        }
+        other => other,
+    }
+}
+
 /// `safe(text)` on one line, for tables and fields: whitespace runs (newlines too) become one space.
 pub fn one_line(text: &str) -> String {
     fold(safe(text).chars())
@@ -188,6 +206,34 @@ pub fn local_time(ms: i64) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_value_is_made_safe_in_every_string_and_key_once() {
+        let v = serde_json::json!({
+            "message": "\u{1b}]52;c;cm0=\u{7}done", "\u{1b}[2Jkey": ["\u{202e}abc", 5, null, {"deep": "\u{9b}x"}],
+            "plain": "as it was",
+        });
+        let safe = safe_value(v);
+        let text = safe.to_string();
+        let decoded: serde_json::Value = serde_json::from_str(&text).expect("json");
+        let mut strings = Vec::new();
+        fn walk(v: &serde_json::Value, out: &mut Vec<String>) {
+            match v {
+                serde_json::Value::String(s) => out.push(s.clone()),
+                serde_json::Value::Array(a) => a.iter().for_each(|x| walk(x, out)),
+                serde_json::Value::Object(m) => m.iter().for_each(|(k, x)| {
+                    out.push(k.clone());
+                    walk(x, out)
+                }),
+                _ => {}
+            }
+        }
+        walk(&decoded, &mut strings);
+        assert!(strings.iter().all(|s| !s.chars().any(is_unsafe)), "decoded, still safe: {strings:?}");
+        assert_eq!(safe["message"], "\\u001b]52;c;cm0=\\u0007done");
+        assert_eq!(safe["plain"], "as it was");
+        assert_eq!(safe_value(safe.clone()), safe, "twice changes nothing");
+    }
 
     #[test]
     fn wrapping_into_a_few_lines() {

@@ -117,8 +117,8 @@ pub fn unusable_task_id(id: &str) -> Option<String> {
         Some(format!("the task id \"{id}\" is a path step"))
     } else if id.len() > MAX_TASK_ID {
         Some(format!("the task id is {} bytes long (more than {MAX_TASK_ID})", id.len()))
-    } else if id.chars().any(char::is_control) {
-        Some("the task id contains control characters".into())
+    } else if id.chars().any(|c| c.is_control() || crate::text::is_unsafe(c)) {
+        Some("the task id contains control or bidi characters".into())
     } else {
         None
     }

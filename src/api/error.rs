@@ -24,11 +24,13 @@ impl ErrorBody {
         if bytes.iter().all(u8::is_ascii_whitespace) {
             return ErrorBody::Empty;
         }
+        // Made safe where it comes in: it is kept, exported and shown.
         match serde_json::from_slice::<Value>(bytes) {
-            Ok(v) => ErrorBody::Json(v),
+            Ok(v) => ErrorBody::Json(crate::text::safe_value(v)),
             Err(_) => {
                 let text = String::from_utf8_lossy(bytes);
-                ErrorBody::Text(text.chars().take(Self::MAX_TEXT).collect())
+                let text: String = text.chars().take(Self::MAX_TEXT).collect();
+                ErrorBody::Text(crate::text::safe(&text).into_owned())
             }
         }
     }

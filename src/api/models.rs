@@ -98,6 +98,8 @@ impl Client {
             snippet: crate::text::one_line(&String::from_utf8_lossy(&body[..body.len().min(200)])),
         };
         let value: Value = serde_json::from_slice(&body).map_err(|e| undecodable(&e.to_string()))?;
+        // Made safe where it comes in, as every string a server sends.
+        let value = crate::text::safe_value(value);
         read_list(&value).ok_or_else(|| undecodable("it is not a list of models"))
     }
 }

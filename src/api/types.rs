@@ -210,8 +210,14 @@ fn failure(obj: &Map<String, Value>) -> Option<Value> {
 
 impl VideoTask {
     pub fn from_json(raw: Value) -> Result<VideoTask, DecodeError> {
-        let obj = task_object(&raw).ok_or(DecodeError::NotObject)?;
-        let id = text(obj.get("id")).or_else(|| text(obj.get("task_id"))).ok_or(DecodeError::MissingId)?;
+        let sent = task_object(&raw).ok_or(DecodeError::NotObject)?;
+        // Every string but the URL is read made safe, once, here: what is kept and shown can
+        // carry no control sequence. The URL is read as sent (its parser percent-encodes what
+        // it must); an id with unsafe characters is refused as unusable where it is used.
+        let url_sent = video_url(sent);
+        let cleaned = crate::text::safe_value(Value::Object(sent.clone()));
+        let obj = cleaned.as_object().ok_or(DecodeError::NotObject)?;
+        let id = text(sent.get("id")).or_else(|| text(sent.get("task_id"))).ok_or(DecodeError::MissingId)?;
         // A status of another type, or none, is unrecognized, never an error: the task exists.
         let status = match obj.get("status") {
             Some(Value::String(s)) => Status::parse(s),
@@ -225,7 +231,7 @@ impl VideoTask {
             created_at: timestamp(obj.get("created_at")),
             model: text(obj.get("model")),
             completed_at: if completed { timestamp(obj.get("completed_at")) } else { None },
-            url: if completed { video_url(obj) } else { None },
+            url: if completed { url_sent } else { None },
             expires_at: timestamp(obj.get("expires_at")),
             progress: number(obj.get("progress")).map(|p| p.clamp(0.0, 100.0)),
             error: if matches!(status, Status::Failed | Status::Cancelled | Status::Expired) {
