@@ -308,7 +308,8 @@ async fn a_version_mismatch_is_named() {
     assert!(host.tasks().await.is_empty(), "nothing was journaled on the host");
 }
 
-/// Cutting the link while the host downloads a file leaves the host's engine to finish it, whole.
+/// Cutting the link while the host downloads a file leaves the host's engine to finish it, whole,
+/// and the waiting command attaches again, as the dashboard does, and sees it saved.
 #[tokio::test(flavor = "multi_thread")]
 async fn link_cut_during_download_host_finishes() {
     // A slow CDN: the file takes several seconds to arrive.
@@ -331,12 +332,14 @@ async fn link_cut_during_download_host_finishes() {
     }
     assert_ne!(host.tasks().await[0]["state"], "downloaded", "the link was cut before the file was saved");
 
-    // The client says the link dropped and ends as a connection error does, without hanging.
+    // The client says the link dropped, attaches again and follows the task to its end.
     let ended = tokio::time::timeout(PATIENCE, waiting.wait_with_output()).await.expect("the client ends");
     let ended = ended.expect("its status");
     let said = String::from_utf8_lossy(&ended.stderr);
-    assert_eq!(ended.status.code(), Some(2), "a dropped link is a connection error: {said}");
-    assert!(said.contains("dropped") && said.contains("reel wait --all"), "{said}");
+    assert_eq!(ended.status.code(), Some(0), "the link came back, the task was saved: {said}");
+    assert!(said.contains("dropped") && said.contains("attached again"), "said so: {said}");
+    let printed: Value = serde_json::from_slice(&ended.stdout).expect("json");
+    assert_eq!(printed[0]["state"], "downloaded", "{printed}");
 
     let saved = host.until("downloaded", |t| t["id"] == task["id"] && t["state"] == "downloaded").await;
     host.assert_saved(&saved);

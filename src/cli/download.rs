@@ -30,10 +30,11 @@ pub async fn run(
 ) -> Result<ExitCode, CliError> {
     let (attached, mut tasks) = super::reading::attach_for(settings, reach, std::slice::from_ref(&args.id)).await?;
     let Some(task) = tasks.pop() else { return Err(CliError::Usage(format!("no task {}", args.id))) };
-    let (engine, mut events) = (attached.engine, attached.events);
+    let (mut engine, mut events) = (attached.engine, attached.events);
     engine.download(task.id).await?;
     let pending = TaskRecord { state: LocalState::Completed, ..task };
     let mut board = Board::new(stderr_is_tty(), [pending]);
-    let ended = follow(&engine, &mut events, &mut board, Board::done).await;
+    let relink = super::follow::Relink::over_ssh(settings, reach);
+    let ended = follow(&mut engine, &mut events, &mut board, Board::done, relink).await;
     finish(engine, &board, ended, args.json, out).await
 }

@@ -29,13 +29,60 @@ pub fn stderr_is_tty() -> bool {
     std::io::stderr().is_terminal()
 }
 
+/// Where a follower attaches again when its link to the engine drops: an engine on another
+/// machine, over SSH, whose link can drop while the engine goes on (a local engine that went
+/// away is said so; its tasks wait in the journal for the next one).
+#[derive(Clone, Copy)]
+pub struct Relink<'a> {
+    settings: &'a crate::config::Settings,
+    reach: &'a crate::session::Reach,
+}
+
+impl<'a> Relink<'a> {
+    /// `Some` when `reach` is an engine over SSH.
+    pub fn over_ssh(settings: &'a crate::config::Settings, reach: &'a crate::session::Reach) -> Option<Relink<'a>> {
+        reach.far().map(|_| Relink { settings, reach })
+    }
+}
+
+/// Attaches again after the link dropped, with the dashboard's back-off, for as long as it
+/// takes (Ctrl-C and `--timeout` still end the wait); says so once, and each new reason.
+async fn reattach(relink: Relink<'_>, board: &mut Board) -> crate::session::Attached {
+    let far = relink.reach.far().unwrap_or_default();
+    board.say(&format!(
+        "reel: the link to the engine at ssh://{far} dropped; attaching again with back-off (its tasks go on \
+         there; Ctrl-C stops waiting)"
+    ));
+    let mut said = String::new();
+    for attempt in 1u32.. {
+        let wait = crate::tui::link::backoff_ms(attempt);
+        tokio::time::sleep(Duration::from_millis(wait.max(0) as u64)).await;
+        match crate::session::attach(relink.settings, relink.reach).await {
+            Ok(attached) => {
+                board.say(&format!("reel: attached again to the engine at ssh://{far} (attempt {attempt})"));
+                return attached;
+            }
+            Err(e) => {
+                let why = e.to_string();
+                if why != said {
+                    board.say(&format!("reel: attempt {attempt} to attach again failed: {}", one_line(&why)));
+                    said = why;
+                }
+            }
+        }
+    }
+    unreachable!("attempts count up without end")
+}
+
 /// Feeds engine events to the board (drawn on stderr) until `reached(board)` or Ctrl-C, then
-/// ends its live view: the results follow on standard output.
+/// ends its live view: the results follow on standard output. With `relink`, a dropped link is
+/// attached again and the tasks read afresh; without, following stops there.
 pub async fn follow(
-    engine: &Engine,
+    engine: &mut Engine,
     events: &mut UnboundedReceiver<Event>,
     board: &mut Board,
     reached: impl Fn(&Board) -> bool,
+    relink: Option<Relink<'_>>,
 ) -> Ended {
     board.draw(true);
     let mut tick = tokio::time::interval(Duration::from_millis(250));
@@ -45,6 +92,28 @@ pub async fn follow(
         tokio::select! {
             event = events.recv() => {
                 let Some(event) = event else {
+                    if let Some(relink) = relink {
+                        let attached = tokio::select! {
+                            attached = reattach(relink, board) => attached,
+                            _ = tokio::signal::ctrl_c() => {
+                                board.end(results_here);
+                                board.say("reel: stopped waiting; unfinished tasks are not lost (reel wait --all follows them again)");
+                                return Ended::Interrupted;
+                            }
+                        };
+                        (*engine, *events) = (attached.engine, attached.events);
+                        // What changed while the link was down.
+                        match engine.tasks(board.ids()).await {
+                            Ok(records) => {
+                                for l in board.catch_up(records) {
+                                    board.say(&l);
+                                }
+                            }
+                            Err(e) => board.say(&format!("problem: cannot read the tasks again: {e}")),
+                        }
+                        board.draw(false);
+                        continue;
+                    }
                     board.end(results_here);
                     board.say("reel: stopped following: the engine went away; its tasks are not lost \
                                (reel wait --all follows them again)");

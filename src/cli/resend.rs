@@ -40,5 +40,6 @@ pub async fn run(
     engine.resend(task.id).await?;
     let pending = TaskRecord { state: LocalState::Waiting, error: None, ..task };
     let how = Sending { count: 1, wait: args.wait, json: args.json, ..Sending::default() };
-    follow_sent(engine, &mut events, Board::new(stderr_is_tty(), [pending]), how, out).await
+    let relink = super::follow::Relink::over_ssh(settings, reach);
+    follow_sent(engine, &mut events, Board::new(stderr_is_tty(), [pending]), how, relink, out).await
 }

@@ -326,16 +326,18 @@ pub(super) async fn deliver(
         engine.shutdown().await;
         return Ok(ExitCode::SUCCESS);
     }
-    follow_sent(engine, &mut events, Board::new(stderr_is_tty(), submitted.tasks), how, out).await
+    let relink = super::follow::Relink::over_ssh(settings, reach);
+    follow_sent(engine, &mut events, Board::new(stderr_is_tty(), submitted.tasks), how, relink, out).await
 }
 
 /// Follows tasks just handed to the engine until they are sent (or saved, with `wait`), prints
 /// them and chooses the exit code.
 pub async fn follow_sent(
-    engine: crate::engine::Engine,
+    mut engine: crate::engine::Engine,
     events: &mut tokio::sync::mpsc::UnboundedReceiver<crate::engine::Event>,
     mut board: Board,
     how: Sending,
+    relink: Option<super::follow::Relink<'_>>,
     out: &mut Output<impl Write>,
 ) -> Result<ExitCode, CliError> {
     // Only an engine process goes on sending after this command ends; one in this process
@@ -354,11 +356,11 @@ pub async fn follow_sent(
         return Ok(ExitCode::SUCCESS);
     }
     let ended = if how.wait {
-        follow(&engine, events, &mut board, Board::done).await
+        follow(&mut engine, events, &mut board, Board::done, relink).await
     } else {
         // Sent, or not sendable now: an outage or a model's refused key keeps them waiting in the
         // engine, not here.
-        follow(&engine, events, &mut board, |b| b.unreachable() || b.sent_or_held()).await
+        follow(&mut engine, events, &mut board, |b| b.unreachable() || b.sent_or_held(), relink).await
     };
     engine.shutdown().await;
     let records = board.records();

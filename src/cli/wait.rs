@@ -103,7 +103,8 @@ pub async fn run(
         }))
     })
     .await?;
-    let (engine, mut events) = (attached.engine, attached.events);
+    let (mut engine, mut events) = (attached.engine, attached.events);
+    let relink = super::follow::Relink::over_ssh(settings, reach);
     let Some(targets) = targets else { return args.batch.map_or(Ok(ExitCode::from(2)), no_batch) };
     // A stalled task may have finished on the service since: ask again now, not in a minute.
     for t in targets.iter().filter(|t| t.state == LocalState::Stalled) {
@@ -114,10 +115,10 @@ pub async fn run(
     let mut board = Board::new(stderr_is_tty(), targets);
     let limit = args.timeout.filter(|s| s.is_finite() && *s > 0.0).map(Duration::from_secs_f64);
     let ended = match limit {
-        Some(limit) => tokio::time::timeout(limit, follow(&engine, &mut events, &mut board, Board::done))
+        Some(limit) => tokio::time::timeout(limit, follow(&mut engine, &mut events, &mut board, Board::done, relink))
             .await
             .unwrap_or(Ended::TimedOut(limit.as_secs_f64())),
-        None => follow(&engine, &mut events, &mut board, Board::done).await,
+        None => follow(&mut engine, &mut events, &mut board, Board::done, relink).await,
     };
     finish(engine, &board, ended, args.json, out).await
 }
