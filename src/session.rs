@@ -219,7 +219,7 @@ pub async fn attach(settings: &Settings, reach: &Reach) -> Result<Attached, Sess
             let serves = served(settings)?;
             let socket = service::socket_path(&settings.data_dir);
             std::fs::create_dir_all(&settings.data_dir)
-                .map_err(|source| ServiceError::Io { path: settings.data_dir.clone(), source })?;
+                .map_err(|source| ServiceError::DataFolder { path: settings.data_dir.clone(), source })?;
             let (remote, events) = service::connect_or_start(&socket, launch, &serves).await?;
             let base_url = remote.welcome().serves.base_url.clone();
             let differs = decides(settings).differences(&remote.welcome().decides);

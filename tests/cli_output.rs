@@ -421,3 +421,22 @@ fn show_json_keeps_lists_field_order_and_every_time_has_three_digits() {
     assert!(show.contains("\"created_at\": \"2025-11-25T01:12:03.640Z\""), "{show}");
     assert!(show.contains("\"at\": \"2025-11-25T01:12:04.000Z\""), "{show}");
 }
+
+#[test]
+fn a_search_filter_that_filters_nothing_is_named_not_answered_with_no_match() {
+    let data = Data::new();
+    seed_many(&data.db(), 3);
+    for (filter, said) in [
+        ("rating:>=6", "`rating:>=6` admits no rating: ratings are 1 to 5"),
+        ("rating:abc", "`rating:abc` is not a rating filter"),
+    ] {
+        let out = data.run(&["history", "search", &format!("fox {filter}")]);
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{filter}: {err}");
+        assert!(err.contains(said), "{filter}: {err}");
+        assert!(!String::from_utf8_lossy(&out.stdout).contains("No task matches"), "{filter}");
+    }
+    let fine = data.run(&["history", "search", "fox rating:>=4"]);
+    assert_eq!(fine.status.code(), Some(0));
+    assert!(String::from_utf8_lossy(&fine.stdout).contains("No task matches"), "a filter that reads, nothing rated");
+}

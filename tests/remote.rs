@@ -165,6 +165,21 @@ async fn a_changed_host_key_is_refused_with_sshs_own_warning() {
     assert!(!said.contains("accept the host's key"), "never advice to accept a changed key: {said}");
 }
 
+/// A data folder on the host that cannot be made is said to be the trouble, in the host's reel's
+/// own words, never blamed on reel not being installed there.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_bad_data_folder_on_the_host_is_named_as_such() {
+    let Some(host) = Host::start(fast_config()).await else { return };
+    let mut client = host.client();
+    client.url = format!("ssh://{}@127.0.0.1:{}/proc/nope", host.sshd.user(), host.sshd.port());
+    let out = client.run(&["list", "--json"]).await;
+    let said = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{said}");
+    assert!(said.contains("the data folder /proc/nope cannot be used"), "{said}");
+    assert!(said.contains("said by reel on the host"), "{said}");
+    assert!(!said.contains("is reel installed"), "{said}");
+}
+
 /// A task sent through one client is seen, downloaded, by a second client; the file is the host's.
 #[tokio::test(flavor = "multi_thread")]
 async fn submit_from_one_client_and_see_it_in_another() {

@@ -84,7 +84,7 @@ pub async fn run(
             };
             let socket = service::socket_path(&settings.data_dir);
             std::fs::create_dir_all(&settings.data_dir).map_err(|source| {
-                SessionError::from(service::ServiceError::Io { path: settings.data_dir.clone(), source })
+                SessionError::from(service::ServiceError::DataFolder { path: settings.data_dir.clone(), source })
             })?;
             service::bridge(&socket, launch, &session::served(settings)?).await.map_err(SessionError::from)?;
             Ok(ExitCode::SUCCESS)

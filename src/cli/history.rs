@@ -263,6 +263,10 @@ pub async fn run(
     let reader = super::reading::reader(settings, reach).await?;
     match &args.command {
         HistoryCommand::Search(a) => {
+            let problems = crate::store::history::problems(&a.text);
+            if !problems.is_empty() {
+                return Err(CliError::Usage(format!("{}; nothing was searched", problems.join("; "))));
+            }
             let q = HistoryQuery {
                 text: a.text.clone(),
                 model: a.model.clone(),

@@ -81,12 +81,47 @@ impl Search {
         out
     }
 
+    /// Whether `t` is found: every word a prefix of a word of its prompt or negative prompt (any
+    /// case), and every term about ratings, picks and tags met. The one search language of the
+    /// history, the dashboard's table and `reel history search`.
+    pub fn admits(&self, t: &TaskRecord) -> bool {
+        let words: Vec<String> =
+            search_words(&t.prompt).chain(search_words(t.negative_prompt.as_deref().unwrap_or(""))).collect();
+        search_words(&self.words).all(|q| words.iter().any(|w| w.starts_with(&q))) && self.admits_review(&t.review)
+    }
+
     /// Whether `review` meets every term about ratings, picks and tags.
     pub fn admits_review(&self, review: &super::Review) -> bool {
         self.rating.is_none_or(|(low, high)| review.rating.is_some_and(|r| (low..=high).contains(&r)))
             && (!self.picked || review.picked)
             && self.tags.iter().all(|t| review.tags.contains(t))
     }
+}
+
+/// The terms of a search that are meant as filters but filter nothing as written, each with
+/// what is wrong: a `rating:` whose bound does not read (`rating:abc`) or that no rating meets
+/// (`rating:>=6`: ratings are 1 to 5), a `tag:` without a tag. Empty when all is well.
+pub fn problems(text: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    for term in text.split_whitespace() {
+        let lower = term.to_lowercase();
+        if let Some(bound) = lower.strip_prefix("rating:") {
+            match rating_range(bound) {
+                None => out.push(format!(
+                    "`{term}` is not a rating filter (rating:4, rating:>=4, rating:>3, rating:<=2, rating:<3)"
+                )),
+                Some((low, high)) if low.max(1) > high.min(5) => {
+                    out.push(format!("`{term}` admits no rating: ratings are 1 to 5"));
+                }
+                Some(_) => {}
+            }
+        } else if let Some(tag) = lower.strip_prefix("tag:")
+            && let Err(e) = super::review::tag(tag)
+        {
+            out.push(format!("`{term}`: {e}"));
+        }
+    }
+    out
 }
 
 /// The ratings a `rating:` term admits, inclusive: `4` or `=4`, `>=4`, `>4`, `<=2`, `<2`.
@@ -117,11 +152,7 @@ impl HistoryQuery {
     /// reports while its results are on screen (every word a prefix of a word of the prompt
     /// or negative prompt, ignoring case; the terms about ratings, picks and tags, see [`Search`]).
     pub fn admits(&self, t: &TaskRecord) -> bool {
-        let search = Search::parse(&self.text);
-        let words: Vec<String> =
-            search_words(&t.prompt).chain(search_words(t.negative_prompt.as_deref().unwrap_or(""))).collect();
-        search_words(&search.words).all(|q| words.iter().any(|w| w.starts_with(&q)))
-            && search.admits_review(&t.review)
+        Search::parse(&self.text).admits(t)
             && self.model.as_ref().is_none_or(|m| *m == t.model)
             && self.state.is_none_or(|s| s == t.state)
             && (self.states.is_empty() || self.states.contains(&t.state))
@@ -484,6 +515,26 @@ mod tests {
         ];
         for (text, want) in cases {
             assert_eq!(Search::parse(text), want, "{text:?}");
+        }
+    }
+
+    #[test]
+    fn a_filter_that_filters_nothing_is_named() {
+        let cases: [(&str, &[&str]); 7] = [
+            ("fox rating:>=4 tag:keeper picked", &[]),
+            ("rating:abc", &["`rating:abc` is not a rating filter"]),
+            ("rating:", &["`rating:` is not a rating filter"]),
+            ("rating:>=6", &["`rating:>=6` admits no rating: ratings are 1 to 5"]),
+            ("rating:<1 fox", &["`rating:<1` admits no rating"]),
+            ("Rating:0", &["`Rating:0` admits no rating"]),
+            ("tag: rating:9", &["`tag:`", "`rating:9` admits no rating"]),
+        ];
+        for (text, want) in cases {
+            let got = problems(text);
+            assert_eq!(got.len(), want.len(), "{text:?}: {got:?}");
+            for (g, w) in got.iter().zip(want) {
+                assert!(g.starts_with(w), "{text:?}: {g:?} should start with {w:?}");
+            }
         }
     }
 }

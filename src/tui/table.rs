@@ -35,8 +35,6 @@ pub struct Row {
     /// Whether the saved file is still on disk, as last looked (`None`: not looked yet, or
     /// no file).
     pub file_present: Option<bool>,
-    /// Lower-case prompt and negative prompt, for search.
-    haystack: String,
 }
 
 /// Characters of prompt kept for the table; the detail pane shows the whole text.
@@ -48,20 +46,8 @@ impl Row {
         let model_short = short_model(&record.model);
         let prompt = excerpt(&record.prompt, PROMPT_CHARS);
         let state_label = state_label(&record);
-        let haystack = format!("{} {}", record.prompt, record.negative_prompt.as_deref().unwrap_or("")).to_lowercase();
         let group = record.batch_id.unwrap_or(record.id);
-        Row {
-            record,
-            eta_ms,
-            transfer: None,
-            model,
-            model_short,
-            prompt,
-            state_label,
-            group,
-            file_present: None,
-            haystack,
-        }
+        Row { record, eta_ms, transfer: None, model, model_short, prompt, state_label, group, file_present: None }
     }
 }
 
@@ -77,6 +63,8 @@ pub struct Table {
     sort: Sort,
     filter: Filter,
     search: String,
+    /// `search` read as the history reads it (words by prefix, `rating:`, `tag:`, `picked`).
+    parsed: crate::store::history::Search,
     searching: bool,
     /// Timelines loaded for the detail pane.
     timelines: HashMap<i64, Vec<EventRecord>>,
@@ -180,6 +168,7 @@ impl Table {
     pub fn edit_search(&mut self, edit: impl FnOnce(&mut String)) {
         edit(&mut self.search);
         self.search.truncate(200);
+        self.parsed = crate::store::history::Search::parse(&self.search);
         self.rebuild();
     }
 
@@ -188,6 +177,7 @@ impl Table {
         self.searching = false;
         if !self.search.is_empty() {
             self.search.clear();
+            self.parsed = Default::default();
             self.rebuild();
         }
     }
@@ -235,8 +225,7 @@ impl Table {
     }
 
     fn visible(&self, row: &Row) -> bool {
-        self.filter.admits(row.record.state)
-            && (self.search.is_empty() || row.haystack.contains(&self.search.to_lowercase()))
+        self.filter.admits(row.record.state) && (self.search.is_empty() || self.parsed.admits(&row.record))
     }
 
     /// Recomputes the view from scratch, keeping the selected task selected.

@@ -79,6 +79,29 @@ fn filters_search_and_sorts() {
 }
 
 #[test]
+fn the_tables_search_reads_as_the_historys() {
+    let mut t = table();
+    t.upsert(update(4, LocalState::Downloaded, 400, "a swan at midday"));
+    let mut rated = update(5, LocalState::Downloaded, 500, "a swan at dusk");
+    rated.record.review.rating = Some(5);
+    t.upsert(rated);
+    // (typed, ids shown, newest first)
+    let cases: [(&str, &[i64]); 6] = [
+        ("swan mid", &[4]),
+        ("SWAN", &[5, 4]),
+        ("wan", &[]),
+        ("swan rating:>=4", &[5]),
+        ("fo", &[1]),
+        ("red fox picked", &[]),
+    ];
+    for (typed, want) in cases {
+        t.clear_search();
+        t.edit_search(|s| s.push_str(typed));
+        assert_eq!(t.view, want.to_vec(), "{typed:?}");
+    }
+}
+
+#[test]
 fn marks_are_targets_and_moves_are_clamped() {
     let mut t = table();
     assert_eq!(t.targets(), vec![1], "the first task stays selected as newer ones arrive above it");

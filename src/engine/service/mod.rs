@@ -47,6 +47,8 @@ pub enum ServiceError {
     NotRunning(PathBuf),
     #[error("cannot use the engine socket {path}: {source}")]
     Io { path: PathBuf, source: std::io::Error },
+    #[error("the data folder {path} cannot be used: {}", folder_trouble(.source))]
+    DataFolder { path: PathBuf, source: std::io::Error },
     #[error("the engine sent something reel cannot read: {0}")]
     Protocol(String),
     #[error("the engine refused this reel: {0}")]
@@ -65,6 +67,19 @@ pub enum ServiceError {
     BadEngine(String),
     #[error("cannot reach the engine at ssh://{label}: {said}")]
     Ssh { label: String, said: String },
+}
+
+/// What is wrong with a data folder that cannot be made or written, in words.
+fn folder_trouble(e: &std::io::Error) -> String {
+    use std::io::ErrorKind::*;
+    match e.kind() {
+        NotFound => format!("its parent folder does not exist, or cannot hold a folder ({e})"),
+        PermissionDenied => format!("this user may not write there ({e}); choose another with --data-dir"),
+        ReadOnlyFilesystem => format!("it is on a read-only file system ({e})"),
+        NotADirectory => format!("a part of its path is a file, not a folder ({e})"),
+        StorageFull | QuotaExceeded => format!("the disk holding it is full ({e})"),
+        _ => e.to_string(),
+    }
 }
 
 impl Status {

@@ -186,6 +186,9 @@ fn explain(said: &str) -> String {
     let hint = if older {
         " (the host's reel is another version, without `engine attach --stdio`): install the same version \
          of reel on both machines"
+    } else if last.starts_with("reel: ") {
+        // The host's reel ran and said what is wrong (its data folder, its config): as it said.
+        " (said by reel on the host)"
     } else if said.contains("command not found") || said.contains("No such file") {
         "; is reel installed on the host? Set REEL_REMOTE_REEL (or [remote] reel) to its path there"
     } else if said.contains("Host key verification failed") {
@@ -279,6 +282,11 @@ mod tests {
         let cases = [
             ("", "without a word"),
             ("bash: line 1: reel: command not found\n", "REEL_REMOTE_REEL"),
+            ("bash: line 1: /opt/reel: No such file or directory\n", "REEL_REMOTE_REEL"),
+            (
+                "reel: the data folder /proc/nope cannot be used: its parent folder does not exist\n",
+                "/proc/nope cannot be used: its parent folder does not exist (said by reel on the host)",
+            ),
             (
                 "No ED25519 host key is known for [box]:22 and you have requested strict checking.\nHost key verification failed.\n",
                 "compare its fingerprint",

@@ -109,11 +109,18 @@ impl App {
             _ => return,
         }
         let shown = self.picker_shown(kind);
-        if let Some(Overlay::Picker { cursor, .. }) = &mut self.overlay
-            && !shown.contains(cursor)
-            && let Some(first) = shown.first()
-        {
-            *cursor = *first;
+        let best = best_match(&self.picker_entries(kind), &shown, &self.on_screen.picker_filter);
+        if let Some(Overlay::Picker { cursor, .. }) = &mut self.overlay {
+            // An entry whose name begins with what was typed before one that only mentions it.
+            match best {
+                Some(best) => *cursor = best,
+                None if !shown.contains(cursor) => {
+                    if let Some(first) = shown.first() {
+                        *cursor = *first;
+                    }
+                }
+                None => {}
+            }
         }
     }
 
@@ -208,6 +215,21 @@ impl App {
     }
 }
 
+/// Among the entries `shown`, the first whose name (its first word) begins with what was typed:
+/// `all` is the group "all", not one whose description says "all".
+pub fn best_match(entries: &[String], shown: &[usize], filter: &str) -> Option<usize> {
+    let typed = filter.trim().to_lowercase();
+    if typed.is_empty() {
+        return None;
+    }
+    let name = |i: usize| entries.get(i).and_then(|e| e.split_whitespace().next()).unwrap_or("").to_lowercase();
+    shown
+        .iter()
+        .copied()
+        .find(|i| name(*i) == typed)
+        .or_else(|| shown.iter().copied().find(|i| name(*i).starts_with(&typed)))
+}
+
 /// Whether a picker's entry passes what was typed: every word of it, in any case, anywhere.
 pub fn matches_filter(entry: &str, filter: &str) -> bool {
     let entry = entry.to_lowercase();
@@ -217,6 +239,19 @@ pub fn matches_filter(entry: &str, filter: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn what_was_typed_picks_the_entry_it_names_before_one_that_mentions_it() {
+        let entries: Vec<String> =
+            ["problems  failed, rejected, lost; all that needs you", "all       every task", "done      saved"]
+                .map(String::from)
+                .to_vec();
+        let shown = |f: &str| (0..entries.len()).filter(|i| matches_filter(&entries[*i], f)).collect::<Vec<_>>();
+        assert_eq!(best_match(&entries, &shown("all"), "all"), Some(1));
+        assert_eq!(best_match(&entries, &shown("pro"), "pro"), Some(0));
+        assert_eq!(best_match(&entries, &shown("saved"), "saved"), None, "a description only: the first shown");
+        assert_eq!(best_match(&entries, &shown(""), ""), None);
+    }
 
     #[test]
     fn a_filter_matches_every_word_in_any_case() {

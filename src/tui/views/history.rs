@@ -137,7 +137,14 @@ fn draw_list(frame: &mut Frame, area: Rect, app: &App) {
     }
     frame.render_stateful_widget(table, area, &mut state);
     if h.rows().is_empty() && !h.loading() {
-        let hint = if h.filters().text.is_empty() { "No tasks yet" } else { "No task matches" };
+        let problems = crate::store::history::problems(&h.filters().text);
+        let hint = if h.filters().text.is_empty() {
+            "No tasks yet".to_string()
+        } else if let Some(problem) = problems.first() {
+            format!("No task matches: {problem}")
+        } else {
+            "No task matches".to_string()
+        };
         let r = Rect { x: area.x + 2, y: area.y + 2, width: area.width.saturating_sub(4), height: 1 };
         frame.render_widget(Paragraph::new(Line::styled(hint, theme::dim())), r);
     }
