@@ -184,23 +184,30 @@ impl Runner {
         Ok(task)
     }
 
-    /// Journals a change of a task's review (rating, pick, tags; with its timeline) and announces the task.
+    /// Journals a change of a task's review (rating, pick, tags; with its timeline) and announces
+    /// the task. A pick is the winner of its batch: the batch's other picks are taken back in the
+    /// same transaction, whoever sent it (the dashboard, a command, an agent).
     async fn review(&mut self, id: i64, change: crate::store::review::Change) -> Result<TaskRecord, EngineError> {
         let at = now().ms;
         let write = move |c: &mut rusqlite::Connection| {
             // The review and its timeline lines, all or none.
             let tx = c.transaction()?;
-            let task = crate::store::tasks::write_review(&tx, id, &change, at)?;
+            let done = match change {
+                crate::store::review::Change::Pick(true) => crate::store::tasks::pick_alone(&tx, id, at)?,
+                _ => (crate::store::tasks::write_review(&tx, id, &change, at)?, Vec::new()),
+            };
             tx.commit()?;
-            Ok(task)
+            Ok(done)
         };
-        let task = self.store.write(write).await.map_err(|e| match e {
+        let (task, unpicked) = self.store.write(write).await.map_err(|e| match e {
             crate::store::StoreError::Missing(id) => EngineError::from(Refused::NoTask { id }),
             e => e.into(),
         })?;
-        self.queue.reviewed(id, &task.review);
-        tracing::info!(task = id, review = ?task.review, "reviewed");
-        self.emit(&task);
+        for t in unpicked.iter().chain(std::iter::once(&task)) {
+            self.queue.reviewed(t.id, &t.review);
+            tracing::info!(task = t.id, review = ?t.review, "reviewed");
+            self.emit(t);
+        }
         Ok(task)
     }
 }

@@ -144,9 +144,30 @@ pub fn apply(review: &Review, change: &Change) -> (Review, Vec<String>) {
     (out, said)
 }
 
+/// What a pick that moved says: `#24 is now the pick of batch 13; #23 was`.
+pub fn moved(id: i64, batch: Option<i64>, was: &[i64]) -> Option<String> {
+    let batch = batch?;
+    (!was.is_empty()).then(|| {
+        let was: Vec<String> = was.iter().map(|w| format!("#{w}")).collect();
+        let verb = if was.len() == 1 { "was" } else { "were" };
+        format!("#{id} is now the pick of batch {batch}; {} {verb}", was.join(" and "))
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_moved_pick_says_from_where() {
+        assert_eq!(moved(24, Some(13), &[23]).as_deref(), Some("#24 is now the pick of batch 13; #23 was"));
+        assert_eq!(
+            moved(24, Some(13), &[21, 23]).as_deref(),
+            Some("#24 is now the pick of batch 13; #21 and #23 were")
+        );
+        assert_eq!(moved(24, Some(13), &[]), None);
+        assert_eq!(moved(24, None, &[23]), None);
+    }
 
     #[test]
     fn a_tag_is_one_short_lowercase_word() {

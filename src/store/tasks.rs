@@ -606,6 +606,25 @@ pub fn write_review(
     Ok(task)
 }
 
+/// Picks `id` as the winner of its batch, in the caller's transaction: the other picked takes of
+/// the batch are unpicked, each with a timeline line saying where the pick went. The task and
+/// those unpicked.
+pub fn pick_alone(conn: &Connection, id: i64, at: i64) -> Result<(TaskRecord, Vec<TaskRecord>), StoreError> {
+    let task = write_review(conn, id, &super::review::Change::Pick(true), at)?;
+    let Some(batch) = task.batch_id else { return Ok((task, Vec::new())) };
+    let others: Vec<i64> = conn
+        .prepare_cached("SELECT id FROM tasks WHERE batch_id = ?1 AND picked = 1 AND id != ?2 ORDER BY id")?
+        .query_map(params![batch, id], |r| r.get(0))?
+        .collect::<Result<_, _>>()?;
+    let mut unpicked = Vec::with_capacity(others.len());
+    for other in others {
+        let t = write_review(conn, other, &super::review::Change::Pick(false), at)?;
+        add_event(conn, other, at, &format!("the pick of batch {batch} went to task {id}"), None)?;
+        unpicked.push(t);
+    }
+    Ok((task, unpicked))
+}
+
 /// Render times in seconds per model (remote completion minus remote creation), newest first.
 pub fn render_times(conn: &Connection, per_model: usize) -> Result<HashMap<String, Vec<f64>>, StoreError> {
     let mut stmt = conn.prepare_cached(

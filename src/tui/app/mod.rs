@@ -183,6 +183,8 @@ pub struct App {
     draft_kept: bool,
     /// Writes the draft as it changes (debounced), so a closed terminal or a kill loses little.
     draft_keeper: crate::tui::draft_keep::DraftKeeper,
+    /// A pick asked for, and the takes of its batch picked before it: said when it lands.
+    pick_moving: Option<(i64, Vec<i64>)>,
     /// The form hidden (zoom) and a picker's filter: what the views show, owned by no part.
     on_screen: zoom::OnScreen,
     /// Past this many tasks, sending a batch file asks first (`[batch] confirm_over`).
@@ -253,6 +255,7 @@ impl App {
             replace_on_type: false,
             draft_kept: false,
             draft_keeper: Default::default(),
+            pick_moving: None,
             on_screen: zoom::OnScreen::default(),
             batch_confirm_over: crate::config::BatchSettings::default().confirm_over as usize,
             compare: None,

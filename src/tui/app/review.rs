@@ -98,13 +98,31 @@ impl App {
                 }
                 Change::Rate(rating)
             }
-            Cmd::TogglePick => Change::Pick(!review.picked),
+            Cmd::TogglePick => {
+                if !review.picked {
+                    self.pick_moving = Some((id, self.picked_beside(id)));
+                }
+                Change::Pick(!review.picked)
+            }
             _ => {
                 self.overlay = Some(Overlay::Tags(TagInput { id, text: String::new(), tags: review.tags }));
                 return Vec::new();
             }
         };
         self.ask_review(id, review, vec![change])
+    }
+
+    /// The other takes of `id`'s batch the table shows picked: where a pick of `id` moves from.
+    fn picked_beside(&self, id: i64) -> Vec<i64> {
+        let Some(batch) = self.table.row(id).and_then(|r| r.record.batch_id) else { return Vec::new() };
+        let mut was: Vec<i64> = self
+            .table
+            .rows()
+            .filter(|r| r.record.id != id && r.record.batch_id == Some(batch) && r.record.review.picked)
+            .map(|r| r.record.id)
+            .collect();
+        was.sort_unstable();
+        was
     }
 
     /// The task's review as the table or, failing that, the history shows it.
@@ -168,7 +186,12 @@ impl App {
             Ok(()) if quiet => {}
             Ok(()) => {
                 let summary = self.shown_review(id).unwrap_or_default().summary();
-                self.say(Level::Info, format!("Task {id}: {summary}"));
+                let batch = self.table.row(id).and_then(|r| r.record.batch_id);
+                let moved = match self.pick_moving.take() {
+                    Some((picked, was)) if picked == id => crate::store::review::moved(id, batch, &was),
+                    _ => None,
+                };
+                self.say(Level::Info, moved.unwrap_or_else(|| format!("Task {id}: {summary}")));
             }
             Err(e) => self.say_error("", &e),
         }

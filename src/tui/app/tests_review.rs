@@ -152,3 +152,24 @@ fn review_keys_wait_for_an_engine() {
     assert!(!e.iter().any(|x| matches!(x, Effect::Review { .. })), "{e:?}");
     assert_eq!(shown(&a, 1), Review::default(), "nothing shown that was not asked");
 }
+
+#[test]
+fn a_pick_that_moves_within_its_batch_says_from_where() {
+    let mut a = app();
+    let take = |id: i64, picked: bool| crate::store::TaskRecord {
+        batch_id: Some(1),
+        review: Review { picked, ..Review::default() },
+        ..rec(id, LocalState::Downloaded)
+    };
+    for (id, picked) in [(1, true), (2, false), (3, false)] {
+        put(&mut a, take(id, picked));
+    }
+    select(&mut a, 2);
+    assert_eq!(ch(&mut a, '*')[0], Effect::Review { id: 2, change: Change::Pick(true) });
+    answered(&mut a, 2, Ok(()), Some(take(2, true)));
+    assert!(status(&a).contains("#2 is now the pick of batch 1; #1 was"), "{}", status(&a));
+    // Taking a pick back moves nothing.
+    assert_eq!(ch(&mut a, '*')[0], Effect::Review { id: 2, change: Change::Pick(false) });
+    answered(&mut a, 2, Ok(()), Some(take(2, false)));
+    assert!(status(&a).contains("Task 2:"), "{}", status(&a));
+}
