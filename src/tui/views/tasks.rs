@@ -190,6 +190,9 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &App) {
                 format!("No tasks yet: {send} sends a prompt"),
                 "No tasks yet".to_string(),
             ]
+        } else if let Some(problem) = crate::store::history::problems(table.search().0).first() {
+            // A filter that cannot filter is named, as the history names it.
+            vec![format!("No task matches: {problem}"), "No task matches".to_string()]
         } else {
             vec!["No task matches the filter or search".to_string(), "No task matches".to_string()]
         };
