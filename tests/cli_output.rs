@@ -440,3 +440,28 @@ fn a_search_filter_that_filters_nothing_is_named_not_answered_with_no_match() {
     assert_eq!(fine.status.code(), Some(0));
     assert!(String::from_utf8_lossy(&fine.stdout).contains("No task matches"), "a filter that reads, nothing rated");
 }
+
+#[test]
+fn demo_work_is_free_in_the_ledger_as_in_the_budget() {
+    let data = Data::new();
+    let config = data.dir.path().join("config.toml");
+    let mut text = std::fs::read_to_string(&config).expect("config");
+    text.push_str("[pricing]\ncurrency = \"$\"\nper_second = { \"acme/aurora-3.0/text-to-video\" = 0.5 }\n");
+    std::fs::write(&config, text).expect("config");
+    let conn = open_writer(&data.db()).expect("db");
+    for (profile, base_url) in [(Some("demo"), "http://127.0.0.1:8787/"), (None, "https://api.example.com/")] {
+        let mut t = new_task("a heron");
+        t.profile = profile.map(String::from);
+        t.base_url = base_url.into();
+        let mut r = tasks::insert(&conn, &t).expect("insert");
+        r.state = LocalState::Downloaded;
+        r.remote_completed_at = Some(r.created_at / 1000 + 60);
+        tasks::save(&conn, &r).expect("save");
+    }
+    drop(conn);
+    let out = data.run(&["history", "stats", "--json"]);
+    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+    let stats: Value = serde_json::from_slice(&out.stdout).expect("json");
+    assert_eq!(stats["total"]["tasks"], 2, "{stats}");
+    assert_eq!(stats["total"]["cost"]["amount"], 2.5, "only the real service's 5 s at $0.50: {stats}");
+}

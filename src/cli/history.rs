@@ -330,6 +330,7 @@ mod tests {
             rated: 2,
             rating_total: 9,
             rendered_otherwise: 3,
+            ..LedgerRow::default()
         };
         let pricing = crate::config::Pricing::default();
         let text = stats_text(&crate::engine::ledger::compute(&[row], &Default::default(), &pricing), &pricing);

@@ -209,7 +209,12 @@ pub fn compute(rows: &[LedgerRow], times: &BTreeMap<String, Vec<f64>>, pricing: 
     let mut models: BTreeMap<String, Line> = BTreeMap::new();
     let mut total = line("total".into());
     for r in rows {
-        let cost = Cost::of(pricing, &r.model, r.billed_seconds, r.unknown_billed);
+        // Demo work is free here too, as in the budget and every view.
+        let cost = if is_demo(r.profile.as_deref(), &r.base_url) {
+            Cost::default()
+        } else {
+            Cost::of(pricing, &r.model, r.billed_seconds, r.unknown_billed)
+        };
         add(days.entry(r.day.clone()).or_insert_with(|| line(r.day.clone())), r, cost);
         add(models.entry(r.model.clone()).or_insert_with(|| line(r.model.clone())), r, cost);
         add(&mut total, r, cost);
@@ -251,6 +256,27 @@ mod tests {
         assert_eq!(percentile(&[7.0], 0.9), Some(7.0));
         assert_eq!(percentile(&[], 0.5), None);
         assert_eq!(percentile(&[1.0, 2.0, 3.0], 0.5), Some(2.0));
+    }
+
+    #[test]
+    fn demo_work_is_free_in_the_ledger_as_everywhere() {
+        let pricing = Pricing {
+            currency: "$".into(),
+            per_second: [("a/x-3.0/text-to-video".to_string(), 0.1)].into_iter().collect(),
+        };
+        let demo = LedgerRow {
+            profile: Some(DEMO_PROFILE.into()),
+            base_url: "http://127.0.0.1:40123/".into(),
+            ..row("2026-11-20", "a/x-3.0/text-to-video", 10, 10, 0, 316.0)
+        };
+        let paid = LedgerRow {
+            base_url: "https://api.example/".into(),
+            ..row("2026-11-20", "a/x-3.0/text-to-video", 1, 1, 0, 8.0)
+        };
+        let l = compute(&[demo.clone(), paid], &BTreeMap::new(), &pricing);
+        assert_eq!(l.total.cost.show(&pricing), "$0.80", "only the paid task costs");
+        assert_eq!((l.total.tasks, l.total.billed_seconds), (11, 324.0), "the demo work still counts as work");
+        assert_eq!(compute(&[demo], &BTreeMap::new(), &pricing).total.cost.show(&pricing), "$0.00");
     }
 
     #[test]

@@ -322,6 +322,11 @@ pub struct LedgerRow {
     pub rating_total: u64,
     /// Rendered tasks the service says it made other than asked (another size or length).
     pub rendered_otherwise: u64,
+    /// The profile and base URL the cell's tasks were sent with: demo work is priced at nothing.
+    #[serde(skip)]
+    pub profile: Option<String>,
+    #[serde(skip)]
+    pub base_url: String,
 }
 
 /// Render times in seconds, per model.
@@ -341,8 +346,10 @@ pub fn ledger_rows(conn: &Connection, since: Option<i64>) -> Result<(Vec<LedgerR
          sum(state_code = (SELECT code FROM states WHERE name = 'lost') AND remote_completed_at IS NULL), \
          total(CASE WHEN remote_completed_at IS NOT NULL THEN billed_seconds END), \
          sum(remote_completed_at IS NOT NULL AND billed_seconds IS NULL), count(rating), total(rating), \
-         sum(remote_completed_at IS NOT NULL AND rendered_otherwise = 1) \
-         FROM tasks WHERE id >= ?1 AND imported_from IS NULL GROUP BY day, model_id ORDER BY day, model",
+         sum(remote_completed_at IS NOT NULL AND rendered_otherwise = 1), \
+         (SELECT text FROM labels WHERE id = profile_id), (SELECT text FROM labels WHERE id = base_url_id) \
+         FROM tasks WHERE id >= ?1 AND imported_from IS NULL GROUP BY day, model_id, profile_id, base_url_id \
+         ORDER BY day, model",
     )?;
     let rows = stmt
         .query_map([first], |r| {
@@ -359,6 +366,8 @@ pub fn ledger_rows(conn: &Connection, since: Option<i64>) -> Result<(Vec<LedgerR
                 rated: r.get::<_, i64>(9)? as u64,
                 rating_total: r.get::<_, f64>(10)? as u64,
                 rendered_otherwise: r.get::<_, i64>(11)? as u64,
+                profile: r.get(12)?,
+                base_url: r.get::<_, Option<String>>(13)?.unwrap_or_default(),
             })
         })?
         .collect::<Result<Vec<_>, _>>()?;

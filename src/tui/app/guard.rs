@@ -59,6 +59,10 @@ impl App {
 
     /// A submission, or the budget question when it would pass today's budget.
     pub(super) fn guarded(&mut self, then: Effect) -> Vec<Effect> {
+        // Demo work costs nothing, here as in the engine's admission and the ledger.
+        if self.header.demo {
+            return vec![then];
+        }
         let (plan, copies) = plan_of(&then);
         match check_budget(&self.budget, &self.pricing, self.spent_today, &plan, copies) {
             Ok(planned) => {

@@ -206,6 +206,7 @@ impl App {
         size: (u16, u16),
     ) -> App {
         let mut form = Form::new(&catalog, &pricing);
+        form.set_demo(header.demo);
         form.show_cursor(Some(Field::Prompt));
         let welcome_text = if header.demo {
             "Demo mode: no API key is configured, so reel runs against its embedded simulator (tasks take \

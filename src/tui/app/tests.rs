@@ -431,6 +431,19 @@ fn past_the_daily_budget_the_dashboard_asks_first() {
 }
 
 #[test]
+fn demo_work_is_free_in_the_form_and_passes_no_budget() {
+    let mut a = budgeted("acme/aurora-3.0/text-to-video", 3.0);
+    a.header.demo = true;
+    a.form.set_demo(true);
+    a.update(Action::Spent(2.9), NOW);
+    typed(&mut a, "a fox");
+    assert_eq!(a.form.check().cost, "free (demo)", "the form quotes what the ledger counts");
+    // Priced at $2.50 on a real service, past $3.00 with $2.90 spent: in demo mode, sent.
+    assert!(matches!(&ctrl(&mut a, 's')[..], [Effect::Submit { .. }]), "{}", status(&a));
+    assert!(a.overlay.is_none(), "no budget question");
+}
+
+#[test]
 fn sends_in_a_row_add_up_even_when_the_spending_is_read_late() {
     let mut a = budgeted("acme/aurora-3.0/text-to-video", 4.0);
     typed(&mut a, "a fox");

@@ -167,6 +167,7 @@ impl Form {
     pub fn load_batch(&mut self, plan: Plan, defaults: Defaults) {
         let to_send = plan.to_send();
         let (billed, cost) = super::billed_and_cost(&to_send, 1, &self.pricing);
+        let cost = self.quoted(cost);
         self.batch = Some(Loaded { plan, defaults, refreshing: false, to_send, billed, cost, sending: false });
     }
 

@@ -18,6 +18,9 @@ use ratatui_textarea::TextArea;
 
 pub use batch::{BatchSend, Loaded, Refusal, more_row_errors};
 pub use check::{Check, MAX_COPIES, billed_and_cost};
+
+/// What demo work costs, in every view.
+pub const FREE_DEMO: &str = "free (demo)";
 pub use field::Field;
 pub use grid::{BadGrid, Grid, parse_grid};
 pub use media_editor::MediaEditor;
@@ -55,6 +58,8 @@ pub struct Form {
     dirty: bool,
     catalog: Catalog,
     pricing: Pricing,
+    /// Demo mode: what it sends runs on the embedded simulator and costs nothing.
+    demo: bool,
     /// A batch file loaded into the form: Ctrl-S sends its plan instead of the form.
     batch: Option<batch::Loaded>,
 }
@@ -91,10 +96,22 @@ impl Form {
             dirty: false,
             catalog: catalog.clone(),
             pricing: pricing.clone(),
+            demo: false,
             batch: None,
         };
         f.recheck();
         f
+    }
+
+    /// Demo mode: every cost it quotes is "free (demo)", as everywhere else in reel.
+    pub fn set_demo(&mut self, demo: bool) {
+        self.demo = demo;
+        self.recheck();
+    }
+
+    /// The cost as quoted: the priced figure, or free in demo mode.
+    fn quoted(&self, cost: String) -> String {
+        if self.demo { FREE_DEMO.into() } else { cost }
     }
 
     pub fn prompt(&self) -> &TextArea<'static> {
@@ -517,6 +534,7 @@ impl Form {
         }
         check.count = ratios.len() * seconds.len() * check.copies as usize;
         (check.billed, check.cost) = billed_and_cost(&check.plan, check.copies, pricing);
+        check.cost = self.quoted(check.cost);
         self.check = check;
     }
 

@@ -32,7 +32,7 @@ pub fn cost_text(t: &TaskRecord, pricing: &Pricing) -> String {
         return "nothing".into();
     }
     if is_demo(t.profile.as_deref(), &t.base_url) {
-        return "free (demo)".into();
+        return crate::tui::form::FREE_DEMO.into();
     }
     match t.billed_seconds {
         Some(billed) => pricing.cost(&t.model, billed).map_or_else(|| "no price set".into(), |c| pricing.format(c)),
@@ -186,7 +186,7 @@ mod tests {
                     t.profile = Some("demo".into());
                     t.base_url = "http://127.0.0.1:9/".into();
                 }),
-                "free (demo)",
+                crate::tui::form::FREE_DEMO,
             ),
         ];
         for (t, want) in cases {
