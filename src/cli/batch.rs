@@ -36,6 +36,8 @@ struct Planned<'a> {
     key: &'a str,
     /// An earlier run sent a task with this content; it is left out unless `--again`.
     already_sent: bool,
+    /// An earlier run's tasks of it all ended without a video: `--retry-failed` sends it again.
+    retried: bool,
 }
 
 /// The flags, as the defaults of every row. The model flag (or the config's default model) is
@@ -149,15 +151,23 @@ pub async fn run(
     // Keyed once the media are ready: an uploaded file counts by its absolute path.
     let name = args.from.as_ref().map_or_else(|| "command line".to_string(), |p| p.display().to_string());
     let mut batch = Plan::new(&name, rows, good, problems);
+    // Rows of an earlier run that ended without a video: sent again with --retry-failed.
+    let mut retried = HashSet::new();
     if !args.again {
-        batch.sent = super::reading::reader(settings, reach).await?.already_sent(&batch.keys).await?;
+        let reader = super::reading::reader(settings, reach).await?;
+        batch.sent = reader.already_sent(&batch.keys, args.retry_failed).await?;
+        if args.retry_failed {
+            let any = reader.already_sent(&batch.keys, false).await?;
+            retried = any.difference(&batch.sent).cloned().collect();
+        }
     }
     if args.dry_run {
-        return dry_run(&batch, settings, args.delivery.json, out);
+        return dry_run(&batch, &retried, settings, args.delivery.json, out);
     }
     let plan = batch.to_send();
     if plan.is_empty() {
-        note("every task was already sent; nothing to send");
+        let hint = if args.retry_failed { "" } else { " (--retry-failed sends again those that ended without a video)" };
+        note(&format!("every task was already sent; nothing to send{hint}"));
         return Ok(ExitCode::SUCCESS);
     }
     note(&summary(&plan, settings));
@@ -225,7 +235,13 @@ fn summary(plan: &[ValidSubmission], settings: &Settings) -> String {
     format!("{} {tasks}, billed {billed}, cost {cost}", plan.len())
 }
 
-fn dry_run(batch: &Plan, settings: &Settings, json: bool, out: &mut Output<impl Write>) -> Result<ExitCode, CliError> {
+fn dry_run(
+    batch: &Plan,
+    retried: &HashSet<String>,
+    settings: &Settings,
+    json: bool,
+    out: &mut Output<impl Write>,
+) -> Result<ExitCode, CliError> {
     let planned: Vec<Planned> = batch
         .tasks
         .iter()
@@ -237,6 +253,7 @@ fn dry_run(batch: &Plan, settings: &Settings, json: bool, out: &mut Output<impl 
             billed_seconds: c.submission.billing.total(),
             key,
             already_sent: batch.sent.contains(key),
+            retried: retried.contains(key),
         })
         .collect();
     let to_send = batch.to_send();
@@ -245,7 +262,11 @@ fn dry_run(batch: &Plan, settings: &Settings, json: bool, out: &mut Output<impl 
     } else {
         for p in &planned {
             let copies = if p.copies > 1 { format!(" ×{}", p.copies) } else { String::new() };
-            let mark = if p.already_sent { " (already sent)" } else { "" };
+            let mark = match (p.already_sent, p.retried) {
+                (true, _) => " (already sent)",
+                (false, true) => " (ended without a video before: sent again)",
+                _ => "",
+            };
             let line = format!(
                 "{}  {}  {} s  {}  {}{copies}{mark}  {}",
                 p.at,

@@ -69,6 +69,10 @@ pub struct SubmitArgs {
     /// Send again the tasks of the batch already sent (same content) by an earlier run.
     #[arg(long)]
     pub again: bool,
+    /// Run again: send the rows whose tasks ended without a video (failed, rejected, lost,
+    /// expired, cancelled) once more, into the batch they went in; saved rows stay as they are.
+    #[arg(long, conflicts_with = "again")]
+    pub retry_failed: bool,
     /// Print every task the batch expands to, and send nothing.
     #[arg(long)]
     pub dry_run: bool,
@@ -105,6 +109,7 @@ impl Delivery {
             json: self.json,
             no_preflight: self.no_preflight,
             resume: false,
+            retry_failed: false,
         }
     }
 }
@@ -124,6 +129,8 @@ pub struct Sending {
     pub no_preflight: bool,
     /// Leave out what an earlier run with the same content sent (a batch file run again).
     pub resume: bool,
+    /// With `resume`: what ended without a video is sent again.
+    pub retry_failed: bool,
 }
 
 /// Why the prompt could not be had.
@@ -210,6 +217,7 @@ impl SubmitArgs {
         Sending {
             journaled_only: self.from.is_some(),
             resume: self.is_batch() && !self.again,
+            retry_failed: self.is_batch() && self.retry_failed,
             ..self.delivery.sending(None)
         }
     }
@@ -311,12 +319,14 @@ pub(super) async fn deliver(
         parts: parts.iter().map(DraftPart::from).collect(),
         over_budget: how.yes,
         resume: how.resume,
+        retry_failed: how.retry_failed,
         ..Submission::default()
     };
     let submitted = engine.send(submission).await?;
     if submitted.left_out > 0 {
         note(&format!(
-            "{} sent by an earlier run {} left out (--again sends them)",
+            "{} sent by an earlier run {} left out (--again sends them; --retry-failed sends again those that \
+             ended without a video)",
             crate::tui::labels::count(submitted.left_out as usize, "task"),
             if submitted.left_out == 1 { "is" } else { "are" }
         ));

@@ -11,6 +11,7 @@ use thiserror::Error;
 use crate::config::AgentsSettings;
 use crate::rules::pricing::Quote;
 use crate::rules::{Budget, Pricing};
+pub use crate::store::admitted::RowTally;
 
 /// The limits the engine keeps, from the config of the machine it runs on; no client's config
 /// can lift them.
@@ -65,6 +66,9 @@ pub struct Ask<'a> {
     pub over_budget: bool,
     /// Leave out what an earlier run with the same content sent (a batch file run again).
     pub resume: bool,
+    /// With `resume`: what ended without a video is not counted as sent (see
+    /// [`crate::store::admitted::FAILED_STATES`]).
+    pub retry_failed: bool,
     pub parts: &'a [Candidate],
 }
 
@@ -125,7 +129,12 @@ pub enum Limit {
 
 /// The tasks of `ask` to journal, or the first limit it breaks. `existing` counts, per content
 /// key, the tasks the journal holds already.
-pub fn admit(limits: &Limits, ask: &Ask, today: Today, existing: &HashMap<String, u32>) -> Result<Admitted, Limit> {
+pub fn admit(
+    limits: &Limits,
+    ask: &Ask,
+    today: Today,
+    existing: &HashMap<String, RowTally>,
+) -> Result<Admitted, Limit> {
     let wanted: u64 = ask.parts.iter().map(|p| u64::from(p.count.max(1))).sum();
     if wanted > u64::from(limits.max_tasks) {
         return Err(Limit::TooMany { tasks: wanted, max: limits.max_tasks });
@@ -178,18 +187,21 @@ pub fn admit(limits: &Limits, ask: &Ask, today: Today, existing: &HashMap<String
 
 /// How many tasks of each part to journal and the ordinal of the first. A resumed run sends,
 /// per content key, what its parts ask for beyond what the journal holds (a row whose copies
-/// grew sends the new copies); otherwise every copy asked for.
-fn takes(ask: &Ask, existing: &HashMap<String, u32>) -> Vec<(u32, u32)> {
+/// grew sends the new copies; with `retry_failed`, the copies that ended without a video are
+/// owed again); otherwise every copy asked for. New copies always take new ordinals, so a
+/// retry is another idempotency key than the take it replaces.
+fn takes(ask: &Ask, existing: &HashMap<String, RowTally>) -> Vec<(u32, u32)> {
     let mut next: HashMap<&str, u32> = HashMap::new();
     let mut owed: HashMap<&str, u32> = HashMap::new();
     for p in ask.parts {
         *owed.entry(&p.key).or_default() += p.count.max(1);
     }
     for (key, want) in owed.iter_mut() {
-        let had = existing.get(*key).copied().unwrap_or(0);
-        next.insert(key, had);
+        let tally = existing.get(*key).copied().unwrap_or_default();
+        next.insert(key, tally.sent);
+        let kept = if ask.retry_failed { tally.sent.saturating_sub(tally.failed) } else { tally.sent };
         if ask.resume {
-            *want = want.saturating_sub(had);
+            *want = want.saturating_sub(kept);
         }
     }
     ask.parts

@@ -149,7 +149,7 @@ fn admission_decisions() {
         ),
     ];
     for (name, limits, sender, yes, parts, today, want) in cases {
-        let ask = Ask { sender: &sender, over_budget: yes, resume: false, parts: &parts };
+        let ask = Ask { sender: &sender, over_budget: yes, resume: false, retry_failed: false, parts: &parts };
         let got = admit(&limits, &ask, today, &HashMap::new());
         match (got, want) {
             (Ok(a), Ok(n)) => assert_eq!(a.tasks(), n, "{name}"),
@@ -171,24 +171,57 @@ fn a_resumed_run_sends_what_the_journal_lacks() {
     ];
     for (name, parts, had, want, left_out) in cases {
         let parts: Vec<Candidate> = parts.into_iter().map(|(k, n)| part(k, n, priced(0.0))).collect();
-        let existing: HashMap<String, u32> = had.into_iter().map(|(k, n)| (k.to_string(), n)).collect();
-        let ask = Ask { sender: &Sender::User, over_budget: false, resume: true, parts: &parts };
+        let existing: HashMap<String, RowTally> = had.into_iter().map(|(k, n)| (k.to_string(), sent(n, 0))).collect();
+        let ask = Ask { sender: &Sender::User, over_budget: false, resume: true, retry_failed: false, parts: &parts };
         let got = admit(&limits(), &ask, Today::default(), &existing).expect("admitted");
         assert_eq!((got.take, got.left_out), (want, left_out), "{name}");
     }
     // Not resumed: every copy, numbered after those the journal holds.
     let parts = vec![part("a", 2, priced(0.0))];
-    let existing: HashMap<String, u32> = [("a".to_string(), 3)].into_iter().collect();
-    let ask = Ask { sender: &Sender::User, over_budget: false, resume: false, parts: &parts };
+    let existing: HashMap<String, RowTally> = [("a".to_string(), sent(3, 0))].into_iter().collect();
+    let ask = Ask { sender: &Sender::User, over_budget: false, resume: false, retry_failed: false, parts: &parts };
     assert_eq!(admit(&limits(), &ask, Today::default(), &existing).expect("admitted").take, vec![(2, 3)]);
+}
+
+fn sent(sent: u32, failed: u32) -> RowTally {
+    RowTally { sent, failed, batch: Some(1) }
+}
+
+#[test]
+fn a_retry_sends_again_what_ended_without_a_video_under_new_ordinals() {
+    // (name, parts asked, journal (key, sent, failed), retry_failed, take, left out)
+    type Retry = (&'static str, Vec<(&'static str, u32)>, Vec<(&'static str, u32, u32)>, bool, Vec<(u32, u32)>, u32);
+    let cases: Vec<Retry> = vec![
+        ("a failed row, without the flag", vec![("a", 1)], vec![("a", 1, 1)], false, vec![(0, 1)], 1),
+        ("a failed row, retried", vec![("a", 1)], vec![("a", 1, 1)], true, vec![(1, 1)], 0),
+        ("two of three failed", vec![("a", 3)], vec![("a", 3, 2)], true, vec![(2, 3)], 1),
+        (
+            "saved rows stay saved",
+            vec![("a", 2), ("b", 1)],
+            vec![("a", 2, 0), ("b", 1, 1)],
+            true,
+            vec![(0, 2), (1, 1)],
+            2,
+        ),
+        ("retried twice over", vec![("a", 1)], vec![("a", 2, 2)], true, vec![(1, 2)], 0),
+        ("copies grew and one failed", vec![("a", 3)], vec![("a", 2, 1)], true, vec![(2, 2)], 1),
+    ];
+    for (name, parts, had, retry_failed, want, left_out) in cases {
+        let parts: Vec<Candidate> = parts.into_iter().map(|(k, n)| part(k, n, priced(0.0))).collect();
+        let existing: HashMap<String, RowTally> =
+            had.into_iter().map(|(k, n, f)| (k.to_string(), sent(n, f))).collect();
+        let ask = Ask { sender: &Sender::User, over_budget: false, resume: true, retry_failed, parts: &parts };
+        let got = admit(&limits(), &ask, Today::default(), &existing).expect("admitted");
+        assert_eq!((got.take, got.left_out), (want, left_out), "{name}");
+    }
 }
 
 #[test]
 fn only_admitted_tasks_are_priced() {
     // Two already sent of a $3 row: the run adds one, within a $10 budget with $6 spent.
     let parts = vec![part("a", 3, priced(3.0))];
-    let existing: HashMap<String, u32> = [("a".to_string(), 2)].into_iter().collect();
-    let ask = Ask { sender: &Sender::User, over_budget: false, resume: true, parts: &parts };
+    let existing: HashMap<String, RowTally> = [("a".to_string(), sent(2, 0))].into_iter().collect();
+    let ask = Ask { sender: &Sender::User, over_budget: false, resume: true, retry_failed: false, parts: &parts };
     let got = admit(&limits(), &ask, Today { spent: 6.0, ..Today::default() }, &existing).expect("admitted");
     assert_eq!((got.tasks(), got.quote.cost), (1, 3.0));
 }

@@ -58,6 +58,7 @@ impl Runner {
             sender: submission.sender.clone(),
             over_budget: submission.over_budget,
             resume: submission.resume,
+            retry_failed: submission.retry_failed,
             dry_run: submission.dry_run,
             today_from: super::query::start_of_today(),
             valid,
@@ -104,6 +105,7 @@ struct Journaling {
     sender: Sender,
     over_budget: bool,
     resume: bool,
+    retry_failed: bool,
     dry_run: bool,
     /// Start of today (Unix ms, local time): the day the daily limits count.
     today_from: i64,
@@ -121,10 +123,15 @@ impl Journaling {
         // connection's lock (a second engine process starting up, about to lose the race).
         let tx = c.transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)?;
         let keys: Vec<&str> = self.candidates.iter().map(|c| c.key.as_str()).collect();
-        let existing = admitted::row_key_counts(&tx, &keys)?;
+        let existing = admitted::row_key_tallies(&tx, &keys)?;
         let today = today(&tx, self.today_from, &self.limits, &self.catalog)?;
-        let ask =
-            Ask { sender: &self.sender, over_budget: self.over_budget, resume: self.resume, parts: &self.candidates };
+        let ask = Ask {
+            sender: &self.sender,
+            over_budget: self.over_budget,
+            resume: self.resume,
+            retry_failed: self.retry_failed,
+            parts: &self.candidates,
+        };
         let decided = match admission::admit(&self.limits, &ask, today, &existing) {
             Ok(a) => a,
             Err(limit) => return Ok(Err(limit)),
@@ -143,6 +150,13 @@ impl Journaling {
                 };
                 rows.push(journal::new_task(v, origin));
             }
+        }
+        // Sent again into the batch they first went in, so that the batch is whole in one place.
+        if self.resume
+            && let Some(first) = rows.first_mut()
+            && let Some(batch) = self.candidates.iter().find_map(|c| existing.get(&c.key).and_then(|t| t.batch))
+        {
+            first.batch_id = Some(batch);
         }
         let mut records = tasks::insert_batch(&tx, &rows)?;
         if let Sender::Agent { name } = &self.sender {

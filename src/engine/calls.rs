@@ -36,6 +36,10 @@ pub struct Submission {
     /// Decide, and journal nothing: what would be admitted (a quote, `check`, `--dry-run`).
     #[serde(default)]
     pub dry_run: bool,
+    /// With `resume`: send again the copies of a row whose tasks ended without a video (failed,
+    /// rejected, lost, expired, cancelled), in the batch they went in.
+    #[serde(default)]
+    pub retry_failed: bool,
 }
 
 /// What the engine did with a submission.

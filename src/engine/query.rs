@@ -222,11 +222,16 @@ pub fn spent_since(db: &Path, since: i64, pricing: &Pricing) -> Result<f64, Quer
     Ok(ledger::spent(&rows, pricing))
 }
 
-/// The keys of `keys` (a batch file's rows) that some journaled task has; none before the
-/// journal exists. A quote only: the engine decides what a run sends as it journals it.
-pub fn already_sent(db: &Path, keys: &[String]) -> Result<std::collections::HashSet<String>, QueryError> {
+/// The keys of `keys` (a batch file's rows) that some journaled task has (with `but_failed`,
+/// some task that did not fail); none before the journal exists. A quote only: the engine
+/// decides what a run sends as it journals it.
+pub fn already_sent(
+    db: &Path,
+    keys: &[String],
+    but_failed: bool,
+) -> Result<std::collections::HashSet<String>, QueryError> {
     let Some(conn) = open(db)? else { return Ok(Default::default()) };
-    Ok(tasks::existing_row_keys(&conn, keys)?)
+    Ok(tasks::existing_row_keys(&conn, keys, but_failed)?)
 }
 
 /// Every task, oldest first.

@@ -199,9 +199,14 @@ impl Reader {
         tasks(self.ask(Read::Tagged { from: from.into(), to: to.into(), since_ms }).await?)
     }
 
-    /// Which of `keys` (a batch file's rows) were journaled already.
-    pub async fn already_sent(&self, keys: &[String]) -> Result<std::collections::HashSet<String>, ReadError> {
-        match self.ask(Read::Sent { keys: keys.to_vec() }).await? {
+    /// Which of `keys` (a batch file's rows) were journaled already (with `but_failed`, by a
+    /// task that did not fail).
+    pub async fn already_sent(
+        &self,
+        keys: &[String],
+        but_failed: bool,
+    ) -> Result<std::collections::HashSet<String>, ReadError> {
+        match self.ask(Read::Sent { keys: keys.to_vec(), but_failed }).await? {
             Found::Keys(k) => Ok(k.into_iter().collect()),
             other => Err(unexpected(&other)),
         }

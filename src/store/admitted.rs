@@ -15,20 +15,48 @@ pub fn salt(conn: &Connection) -> Result<String, StoreError> {
 }
 
 /// How many journaled tasks have each content key (absent: none).
-pub fn row_key_counts(conn: &Connection, keys: &[&str]) -> Result<HashMap<String, u32>, StoreError> {
-    let mut stmt = conn.prepare_cached("SELECT count(*) FROM tasks WHERE row_key = ?1")?;
+pub fn row_key_tallies(conn: &Connection, keys: &[&str]) -> Result<HashMap<String, RowTally>, StoreError> {
+    let failed = FAILED_STATES.map(|s| format!("'{}'", s.as_str())).join(", ");
+    let sql = format!(
+        "SELECT count(*), \
+         sum(state_code IN (SELECT code FROM states WHERE name IN ({failed}))), min(batch_id) \
+         FROM tasks WHERE row_key = ?1"
+    );
+    let mut stmt = conn.prepare_cached(&sql)?;
     let mut out = HashMap::new();
     for key in keys {
         if out.contains_key(*key) {
             continue;
         }
-        let n: i64 = stmt.query_row([key], |r| r.get(0))?;
+        let (n, failed, batch): (i64, Option<i64>, Option<i64>) =
+            stmt.query_row([key], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))?;
         if n > 0 {
-            out.insert((*key).to_string(), u32::try_from(n).unwrap_or(u32::MAX));
+            let count = |v: i64| u32::try_from(v).unwrap_or(u32::MAX);
+            out.insert((*key).to_string(), RowTally { sent: count(n), failed: count(failed.unwrap_or(0)), batch });
         }
     }
     Ok(out)
 }
+
+/// What the journal holds of one content key: tasks sent with it, those of them that ended
+/// without a video the service made ([`FAILED_STATES`]), and the batch they went in.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct RowTally {
+    pub sent: u32,
+    pub failed: u32,
+    pub batch: Option<i64>,
+}
+
+/// The ends `--retry-failed` sends again: the service made no video (failed, rejected, lost,
+/// expired before it was saved, cancelled). A saved take, or one whose file could not be
+/// fetched (`download_failed`: rendered and paid), is never sent again by it.
+pub const FAILED_STATES: [crate::store::LocalState; 5] = [
+    crate::store::LocalState::Failed,
+    crate::store::LocalState::Rejected,
+    crate::store::LocalState::Lost,
+    crate::store::LocalState::Expired,
+    crate::store::LocalState::Cancelled,
+];
 
 /// Tasks created at or after `since` (Unix ms) whose billed seconds are not known (an
 /// automatic duration, a reference video of unstated length), imports left out.

@@ -265,14 +265,14 @@ fn migration_8_keeps_older_tasks_without_a_key_and_finds_new_keys() {
     let mut conn = at_version(7);
     old_task(&conn);
     let keys = ["a".to_string(), "b".to_string()];
-    assert!(tasks::existing_row_keys(&conn, &keys).expect("a schema-7 database has no keys").is_empty());
+    assert!(tasks::existing_row_keys(&conn, &keys, false).expect("a schema-7 database has no keys").is_empty());
     migrate(&mut conn).expect("migrates");
     assert_eq!(version(&conn).expect("version"), MIGRATIONS.len());
     let old: Option<String> = conn.query_row("SELECT row_key FROM tasks", [], |r| r.get(0)).expect("row");
     assert_eq!(old, None, "an older task has no key");
     let keyed = tasks::NewTask { row_key: Some("b".into()), ..fixtures::new_task("new") };
     tasks::insert_batch(&conn, &[keyed.clone(), keyed, fixtures::new_task("unkeyed")]).expect("insert");
-    let found = tasks::existing_row_keys(&conn, &keys).expect("keys");
+    let found = tasks::existing_row_keys(&conn, &keys, false).expect("keys");
     assert_eq!(found.into_iter().collect::<Vec<_>>(), ["b"]);
 }
 

@@ -359,13 +359,24 @@ pub fn insert(conn: &Connection, t: &NewTask) -> Result<TaskRecord, StoreError> 
 
 /// Which of `keys` some journaled task already has (see [`NewTask::row_key`]). A database
 /// from before keys were kept (schema 7 or older, read before the engine migrates it) has none.
-pub fn existing_row_keys(conn: &Connection, keys: &[String]) -> Result<HashSet<String>, StoreError> {
+/// With `but_failed`, a key counts only while some task of it did not fail
+/// ([`super::admitted::FAILED_STATES`]): what `--retry-failed` would not send again.
+pub fn existing_row_keys(conn: &Connection, keys: &[String], but_failed: bool) -> Result<HashSet<String>, StoreError> {
     let mut found = HashSet::new();
     let keyed = conn.prepare_cached("SELECT 1 FROM pragma_table_info('tasks') WHERE name = 'row_key'")?.exists([])?;
     if !keyed {
         return Ok(found);
     }
-    let mut stmt = conn.prepare_cached("SELECT 1 FROM tasks WHERE row_key = ?1 LIMIT 1")?;
+    let failed = super::admitted::FAILED_STATES.map(|s| format!("'{}'", s.as_str())).join(", ");
+    let sql = if but_failed {
+        format!(
+            "SELECT 1 FROM tasks WHERE row_key = ?1 AND state_code NOT IN \
+             (SELECT code FROM states WHERE name IN ({failed})) LIMIT 1"
+        )
+    } else {
+        "SELECT 1 FROM tasks WHERE row_key = ?1 LIMIT 1".to_string()
+    };
+    let mut stmt = conn.prepare_cached(&sql)?;
     for key in keys {
         if !found.contains(key) && stmt.exists([key])? {
             found.insert(key.clone());

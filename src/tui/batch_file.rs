@@ -37,7 +37,7 @@ pub async fn load_batch(
 ) -> Result<crate::batch::plan::Plan, EffectError> {
     let read = tokio::task::spawn_blocking(move || expand_batch(&typed, &defaults, home.as_deref(), &catalog, &bounds));
     let mut plan = read.await.map_err(|e| EffectError::Reading(ReadError::Stopped(e.to_string())))??;
-    plan.sent = reader.already_sent(&plan.keys).await.map_err(|source| EffectError::Read {
+    plan.sent = reader.already_sent(&plan.keys, false).await.map_err(|source| EffectError::Read {
         what: format!("which tasks of {} were already sent", plan.file),
         source,
     })?;

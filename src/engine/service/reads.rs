@@ -77,9 +77,12 @@ pub enum Read {
     BySum {
         sha256: String,
     },
-    /// Which of a batch file's content keys were sent already.
+    /// Which of a batch file's content keys were sent already (with `but_failed`, by a task
+    /// that did not fail).
     Sent {
         keys: Vec<String>,
+        #[serde(default)]
+        but_failed: bool,
     },
 }
 
@@ -165,8 +168,8 @@ pub fn answer(db: &Path, read: Read) -> Result<Found, QueryError> {
             Some(id) => vec![query::show(db, id)?.0],
             None => Vec::new(),
         }),
-        Read::Sent { keys } => {
-            let mut sent: Vec<String> = query::already_sent(db, &keys)?.into_iter().collect();
+        Read::Sent { keys, but_failed } => {
+            let mut sent: Vec<String> = query::already_sent(db, &keys, but_failed)?.into_iter().collect();
             sent.sort();
             Found::Keys(sent)
         }
@@ -262,7 +265,7 @@ mod tests {
             },
             Read::Export { after: 0, limit: 1000 },
             Read::Files { ids: vec![1, 2] },
-            Read::Sent { keys: vec!["k1".into()] },
+            Read::Sent { keys: vec!["k1".into()], but_failed: false },
             Read::BySum { sha256: "ab".repeat(32) },
             Read::Tagged { from: "agent-".into(), to: "agent.".into(), since_ms: 5 },
         ];
