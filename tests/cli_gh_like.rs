@@ -106,12 +106,22 @@ async fn completions_for_three_shells_and_a_man_page() {
     if let Some(checked) = installed(std::process::Command::new("bash").arg("-n").arg(&script)) {
         assert!(checked.status.success(), "bash cannot parse the script: {}", String::from_utf8_lossy(&checked.stderr));
     }
+    // Values that are not files are not completed as files; the states are offered by name.
+    let bash = std::fs::read_to_string(&script).expect("script");
+    for option in ["--model", "--ratio", "--resolution", "--seconds", "--status"] {
+        let lines: Vec<&str> = bash.lines().collect();
+        for (i, _) in lines.iter().enumerate().filter(|(_, l)| l.trim() == format!("{option})")) {
+            assert!(!lines[i + 1].contains("compgen -f"), "{option} completes files: {}", lines[i + 1]);
+        }
+    }
+    assert!(bash.contains("waiting submitting submit_unknown"), "the states by name");
     let (code, out, err) = run(&env, &sim, &["completions", "tcsh"]).await;
     assert_eq!(code, 2, "an unknown shell is a usage error: {out}");
     assert!(err.contains("bash") && err.contains("fish"), "the shells are listed: {err}");
     let (code, page, err) = run(&env, &sim, &["man"]).await;
     assert_eq!(code, 0, "{err}");
     assert!(page.contains(".TH reel 1"), "a roff page of section 1");
+    assert!(page.contains(".SH \"EXIT STATUS\"") && !page.contains("EXTRA"), "the notes under their own titles");
     for command in ["rerun", "vary", "completions"] {
         assert!(page.contains(command), "the page lists {command}");
     }

@@ -111,3 +111,44 @@ async fn a_colleagues_folder_is_imported_once_without_a_request_and_marked() {
     assert!(out.contains("its file stays at"), "{out}");
     assert!(std::path::Path::new(&file).exists(), "an imported file is not reel's to delete");
 }
+
+/// A history moved to another machine keeps its reviews and its lineage: the ratings, tags and
+/// picks made after the files were saved travel in their sidecars; batches and parents are
+/// mapped to the new journal's ids.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_moved_history_keeps_its_reviews_batches_and_parents() {
+    let sim = start(slow_sim()).await;
+    let there = folder(60.0, 50);
+    let (code, out, err) =
+        there.run(&sim, &["submit", "-m", MODEL, "-s", "5", "-n", "2", "--wait", "--json", "a heron"]).await;
+    assert_eq!(code, 0, "{out}\n{err}");
+    let takes: Vec<Value> = serde_json::from_str(&out).expect("json");
+    let (a, b) = (takes[0]["id"].to_string(), takes[1]["id"].to_string());
+    let (code, out, err) = there.run(&sim, &["vary", &a, "--prompt", "a heron, closer", "--wait", "--json"]).await;
+    assert_eq!(code, 0, "{out}\n{err}");
+    let child = serde_json::from_str::<Vec<Value>>(&out).expect("json")[0]["id"].to_string();
+    for args in [vec!["rate", &a, "4"], vec!["tag", &a, "keeper"], vec!["pick", &b]] {
+        let (code, _, err) = there.run(&sim, &args).await;
+        assert_eq!(code, 0, "{args:?}: {err}");
+    }
+    let _ = there.run(&sim, &["engine", "stop"]).await;
+
+    let here = folder(60.0, 50);
+    let moved = here.data.parent().expect("a folder").join("moved");
+    copy_dir(&there.data.join("videos"), &moved);
+    let (code, out, err) = here.run(&sim, &["import", moved.to_str().expect("utf-8"), "--json"]).await;
+    assert_eq!(code, 0, "{out}\n{err}");
+    let imported: Vec<Value> = serde_json::from_str(&out).expect("json");
+    assert_eq!(imported.len(), 3, "{out}");
+    let by_prompt = |p: &str| imported.iter().filter(|t| t["prompt"] == p).cloned().collect::<Vec<_>>();
+    let pair = by_prompt("a heron");
+    let rated = pair.iter().find(|t| t["rating"] == 4).unwrap_or_else(|| panic!("the rating travelled: {out}"));
+    assert_eq!(rated["tags"], serde_json::json!(["keeper"]), "{rated}");
+    let picked = pair.iter().find(|t| t["picked"] == true).unwrap_or_else(|| panic!("the pick travelled: {out}"));
+    assert_ne!(picked["id"], rated["id"]);
+    assert_eq!(pair[0]["batch_id"], pair[1]["batch_id"], "one batch still: {out}");
+    let variation = &by_prompt("a heron, closer")[0];
+    assert_eq!(variation["parent_id"], rated["id"], "the parent, by its new id: {out}");
+    let _ = (child, here.run(&sim, &["engine", "stop"]).await);
+    sim.stop().await;
+}

@@ -166,7 +166,8 @@ pub async fn run(
     }
     let plan = batch.to_send();
     if plan.is_empty() {
-        let hint = if args.retry_failed { "" } else { " (--retry-failed sends again those that ended without a video)" };
+        let hint =
+            if args.retry_failed { "" } else { " (--retry-failed sends again those that ended without a video)" };
         note(&format!("every task was already sent; nothing to send{hint}"));
         return Ok(ExitCode::SUCCESS);
     }

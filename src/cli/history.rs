@@ -42,10 +42,10 @@ pub struct SearchArgs {
     #[arg(default_value = "")]
     pub text: String,
     /// Only tasks of this model id.
-    #[arg(long)]
+    #[arg(long, value_hint = clap::ValueHint::Other)]
     pub model: Option<String>,
     /// Only tasks in this state (downloaded, failed, rejected, …).
-    #[arg(long)]
+    #[arg(long, value_parser = super::state_names())]
     pub status: Option<LocalState>,
     /// YYYY-MM-DD (local), or a number of days back such as 7d.
     #[arg(long, value_parser = parse_since)]

@@ -14,7 +14,7 @@ use crate::text::{fit, local_time};
 #[derive(Debug, Args)]
 pub struct ListArgs {
     /// Only tasks in this state (queued, in_progress, downloaded, failed, …).
-    #[arg(long)]
+    #[arg(long, value_parser = super::state_names())]
     pub status: Option<LocalState>,
     /// Only the tasks of one batch (sent together: copies, a grid, a bulk re-run); its id is
     /// the local id of its first task, `batch_id` in the JSON.

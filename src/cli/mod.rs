@@ -43,7 +43,7 @@ use output::{Output, OutputError};
 use crate::config::Settings;
 use crate::session::Reach;
 
-const AFTER_HELP: &str = "\
+pub(crate) const AFTER_HELP: &str = "\
 Without a command, reel opens the dashboard.
 
 Exit codes:
@@ -61,6 +61,13 @@ Examples:
   reel --profile gw doctor
   reel rate 12 4 && reel tag 12 keeper && reel history search \"rating:>=4 tag:keeper fox\"
   reel history export --format csv --output tasks.csv";
+
+/// `--status`: one of the local states, named to the shells' completion.
+fn state_names() -> impl clap::builder::TypedValueParser<Value = crate::store::LocalState> {
+    use clap::builder::TypedValueParser as _;
+    let names = crate::store::LocalState::ALL.map(crate::store::LocalState::as_str);
+    clap::builder::PossibleValuesParser::new(names).try_map(|s| s.parse::<crate::store::LocalState>())
+}
 
 #[derive(Debug, Parser)]
 #[command(

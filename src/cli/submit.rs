@@ -26,26 +26,26 @@ pub struct SubmitArgs {
     pub text: Option<String>,
     /// Model id, or a unique suffix of one: aurora-3.0/t2v (see `reel models`); by default the
     /// config's [defaults] model.
-    #[arg(long, short = 'm')]
+    #[arg(long, short = 'm', value_hint = clap::ValueHint::Other)]
     pub model: Option<String>,
     /// What the video shows; reference media by kind and position (image 1, video 1, …); `-`
     /// reads it from standard input. `{a|b}` sends one task per alternative, `{name}` one per
     /// value of a column or --var.
-    #[arg(long, short = 'p')]
+    #[arg(long, short = 'p', value_hint = clap::ValueHint::Other)]
     pub prompt: Option<String>,
     /// What to avoid.
-    #[arg(long)]
+    #[arg(long, value_hint = clap::ValueHint::Other)]
     pub negative: Option<String>,
     /// Output seconds (default 5; -1 for automatic where the model allows it); a list (5,10)
     /// sends one task per value.
-    #[arg(long, short = 's', allow_hyphen_values = true)]
+    #[arg(long, short = 's', allow_hyphen_values = true, value_hint = clap::ValueHint::Other)]
     pub seconds: Option<String>,
     /// 480P, 720P or 1080P (default 720P).
-    #[arg(long)]
+    #[arg(long, value_hint = clap::ValueHint::Other)]
     pub resolution: Option<String>,
     /// 1:1, 16:9, 9:16, 4:3, 3:4 or adaptive (default 1:1); a list (16:9,9:16) sends one
     /// task per value, crossed with the seconds.
-    #[arg(long)]
+    #[arg(long, value_hint = clap::ValueHint::Other)]
     pub ratio: Option<String>,
     /// Ask the service to add its watermark.
     #[arg(long)]

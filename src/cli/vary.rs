@@ -20,22 +20,22 @@ pub struct VaryArgs {
     /// Task id: local id, remote id, or a unique prefix of either.
     pub id: String,
     /// The new prompt; `-` reads it from standard input.
-    #[arg(long, short = 'p')]
+    #[arg(long, short = 'p', value_hint = clap::ValueHint::Other)]
     pub prompt: Option<String>,
     /// Another model: an id or a unique suffix of one (aurora-3.0/t2v).
-    #[arg(long, short = 'm')]
+    #[arg(long, short = 'm', value_hint = clap::ValueHint::Other)]
     pub model: Option<String>,
     /// What to avoid; an empty value clears the task's.
-    #[arg(long)]
+    #[arg(long, value_hint = clap::ValueHint::Other)]
     pub negative: Option<String>,
     /// Output seconds (-1 for automatic where the model allows it).
-    #[arg(long, short = 's', allow_hyphen_values = true)]
+    #[arg(long, short = 's', allow_hyphen_values = true, value_hint = clap::ValueHint::Other)]
     pub seconds: Option<String>,
     /// 480P, 720P or 1080P.
-    #[arg(long)]
+    #[arg(long, value_hint = clap::ValueHint::Other)]
     pub resolution: Option<String>,
     /// 1:1, 16:9, 9:16, 4:3, 3:4 or adaptive.
-    #[arg(long)]
+    #[arg(long, value_hint = clap::ValueHint::Other)]
     pub ratio: Option<String>,
     /// Ask the service to add its watermark.
     #[arg(long, conflicts_with = "no_watermark")]

@@ -67,7 +67,7 @@ pub struct Ask<'a> {
     /// Leave out what an earlier run with the same content sent (a batch file run again).
     pub resume: bool,
     /// With `resume`: what ended without a video is not counted as sent (see
-    /// [`crate::store::admitted::FAILED_STATES`]).
+    /// [`crate::store::state::FAILED_STATES`]).
     pub retry_failed: bool,
     pub parts: &'a [Candidate],
 }

@@ -74,10 +74,13 @@ impl Runner {
                 let tx = c.transaction()?;
                 let mut out = Vec::new();
                 for (record, origin) in &entries {
-                    out.extend(crate::store::imported::insert_imported(&tx, record, origin)?);
+                    if let Some(t) = crate::store::imported::insert_imported(&tx, record, origin)? {
+                        out.push((record.id, t));
+                    }
                 }
+                crate::store::imported::relink(&tx, &mut out)?;
                 tx.commit()?;
-                Ok(out)
+                Ok(out.into_iter().map(|(_, t)| t).collect::<Vec<_>>())
             })
             .await?;
         tracing::info!(count = records.len(), "imported tasks");
@@ -207,7 +210,23 @@ impl Runner {
             self.queue.reviewed(t.id, &t.review);
             tracing::info!(task = t.id, review = ?t.review, "reviewed");
             self.emit(t);
+            keep_sidecar(t).await;
         }
         Ok(task)
+    }
+}
+
+/// The sidecar of a saved task written again with its review, so that the folder carries it
+/// (`reel import` on another machine keeps ratings, tags and picks). A task without a sidecar
+/// (its file moved or deleted) is left as it is; a failed write is logged, the review stands.
+async fn keep_sidecar(t: &TaskRecord) {
+    let Some(path) = t.file_path.as_deref() else { return };
+    let sidecar = std::path::Path::new(path).with_extension("json");
+    if !tokio::fs::try_exists(&sidecar).await.unwrap_or(false) {
+        return;
+    }
+    let body = serde_json::to_vec_pretty(&super::files::sidecar(t)).unwrap_or_default();
+    if let Err(e) = super::download::write_atomic(&sidecar, &body).await {
+        tracing::warn!(task = t.id, path = %sidecar.display(), error = %e, "cannot write the sidecar again");
     }
 }

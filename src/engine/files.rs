@@ -53,6 +53,10 @@ pub fn sidecar(task: &TaskRecord) -> Value {
     json!({
         "id": task.id,
         "parent_id": task.parent_id,
+        "batch_id": task.batch_id,
+        "rating": task.review.rating,
+        "tags": task.review.tags,
+        "picked": task.review.picked,
         "remote_id": task.remote_id,
         "profile": task.profile,
         "base_url": public(&task.base_url),

@@ -62,9 +62,10 @@ pub fn entry(record: &Value, found: &Found<'_>, now_ms: i64) -> Result<TaskRecor
     let service_sha = text(record, &["sha256"]).unwrap_or_else(|| found.sha256.to_string());
     let file_sha = (service_sha != found.sha256).then(|| found.sha256.to_string());
     Ok(TaskRecord {
-        id: 0,
-        parent_id: None,
-        batch_id: None,
+        // The ids of the history it came from: the engine maps them to this journal's.
+        id: int(record, &["id", "task_id"]).unwrap_or(0),
+        parent_id: int(record, &["parent_id"]),
+        batch_id: int(record, &["batch_id"]),
         remote_id: text(record, &["remote_id"]),
         idempotency_key: format!("imported-{}", found.sha256),
         profile: None,
@@ -99,11 +100,26 @@ pub fn entry(record: &Value, found: &Found<'_>, now_ms: i64) -> Result<TaskRecor
         download_attempts: 0,
         url_refreshes: 0,
         updated_at: now_ms,
-        review: crate::store::Review::default(),
+        review: review_of(record),
         file_sha256: file_sha,
         imported_from: Some(found.from.to_string()),
         rendered: Default::default(),
     })
+}
+
+/// The review a record carries (a sidecar keeps the latest): a rating of 1 to 5, the tags that
+/// read as tags, the pick; anything else is left out.
+fn review_of(record: &Value) -> crate::store::Review {
+    let rating = record.get("rating").and_then(Value::as_u64).filter(|r| (1..=5).contains(r)).map(|r| r as u8);
+    let mut tags: Vec<String> = record
+        .get("tags")
+        .and_then(Value::as_array)
+        .map(|t| t.iter().filter_map(|t| crate::store::review::tag(t.as_str()?).ok()).collect())
+        .unwrap_or_default();
+    tags.sort();
+    tags.dedup();
+    let picked = record.get("picked").and_then(Value::as_bool).unwrap_or(false);
+    crate::store::Review { rating, picked, tags }
 }
 
 /// What the entry's timeline says of where it came from.

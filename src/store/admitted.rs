@@ -16,7 +16,7 @@ pub fn salt(conn: &Connection) -> Result<String, StoreError> {
 
 /// How many journaled tasks have each content key (absent: none).
 pub fn row_key_tallies(conn: &Connection, keys: &[&str]) -> Result<HashMap<String, RowTally>, StoreError> {
-    let failed = FAILED_STATES.map(|s| format!("'{}'", s.as_str())).join(", ");
+    let failed = crate::store::state::FAILED_STATES.map(|s| format!("'{}'", s.as_str())).join(", ");
     let sql = format!(
         "SELECT count(*), \
          sum(state_code IN (SELECT code FROM states WHERE name IN ({failed}))), min(batch_id) \
@@ -39,24 +39,13 @@ pub fn row_key_tallies(conn: &Connection, keys: &[&str]) -> Result<HashMap<Strin
 }
 
 /// What the journal holds of one content key: tasks sent with it, those of them that ended
-/// without a video the service made ([`FAILED_STATES`]), and the batch they went in.
+/// without a video the service made ([`crate::store::state::FAILED_STATES`]), and the batch they went in.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct RowTally {
     pub sent: u32,
     pub failed: u32,
     pub batch: Option<i64>,
 }
-
-/// The ends `--retry-failed` sends again: the service made no video (failed, rejected, lost,
-/// expired before it was saved, cancelled). A saved take, or one whose file could not be
-/// fetched (`download_failed`: rendered and paid), is never sent again by it.
-pub const FAILED_STATES: [crate::store::LocalState; 5] = [
-    crate::store::LocalState::Failed,
-    crate::store::LocalState::Rejected,
-    crate::store::LocalState::Lost,
-    crate::store::LocalState::Expired,
-    crate::store::LocalState::Cancelled,
-];
 
 /// Tasks created at or after `since` (Unix ms) whose billed seconds are not known (an
 /// automatic duration, a reference video of unstated length), imports left out.

@@ -34,15 +34,54 @@ pub fn insert_imported(conn: &Connection, record: &TaskRecord, origin: &str) -> 
         created_at: record.created_at,
         row_key: None,
     };
+    // Lineage is set once every entry of the import has its id (see [`relink`]).
     let id = insert(conn, &new)?.id;
     // It never waited to be sent here: its timeline is its import.
     conn.prepare_cached("DELETE FROM events WHERE task_id = ?1")?.execute([id])?;
-    let imported = TaskRecord { id, ..record.clone() };
+    let imported = TaskRecord { id, parent_id: record.parent_id, batch_id: record.batch_id, ..record.clone() };
     save(conn, &imported)?;
     conn.prepare_cached("UPDATE tasks SET imported_from = ?2 WHERE id = ?1")?
         .execute(params![id, imported.imported_from])?;
     add_event(conn, id, imported.updated_at, imported.state.as_str(), Some(origin))?;
+    // The review it came with, as it was there.
+    let review = &imported.review;
+    conn.prepare_cached("UPDATE tasks SET rating = ?2, picked = ?3 WHERE id = ?1")?.execute(params![
+        id,
+        review.rating,
+        review.picked
+    ])?;
+    let mut tag = conn.prepare_cached("INSERT OR IGNORE INTO task_tags (task_id, tag) VALUES (?1, ?2)")?;
+    for t in &review.tags {
+        tag.execute(params![id, t])?;
+    }
     Ok(Some(imported))
+}
+
+/// The parent and batch of imported entries, from the ids of the history they came from
+/// (`old`: old id to new, for the entries of this import) to this journal's: a parent or batch
+/// not imported with them is dropped; a batch whose first task was not imported is led by the
+/// first of its tasks that was.
+pub fn relink(conn: &Connection, entries: &mut [(i64, TaskRecord)]) -> Result<(), StoreError> {
+    use std::collections::HashMap;
+    let old: HashMap<i64, i64> = entries.iter().filter(|(o, _)| *o != 0).map(|(o, t)| (*o, t.id)).collect();
+    let mut leads: HashMap<i64, i64> = HashMap::new();
+    for (_, t) in entries.iter() {
+        if let Some(b) = t.batch_id {
+            let new = old.get(&b).copied().unwrap_or(t.id);
+            let lead = leads.entry(b).or_insert(new);
+            if !old.contains_key(&b) {
+                *lead = (*lead).min(t.id);
+            }
+        }
+    }
+    let mut update = conn.prepare_cached("UPDATE tasks SET parent_id = ?2, batch_id = ?3 WHERE id = ?1")?;
+    for (_, t) in entries.iter_mut() {
+        t.parent_id = t.parent_id.and_then(|p| old.get(&p).copied());
+        // A task alone is its own batch, as every task journaled here.
+        t.batch_id = t.batch_id.and_then(|b| leads.get(&b).copied()).or(Some(t.id));
+        update.execute(params![t.id, t.parent_id, t.batch_id])?;
+    }
+    Ok(())
 }
 
 /// Which of `shas` a task's file has: the service's bytes or the file as saved (tagged).

@@ -140,6 +140,12 @@ impl LocalState {
     }
 }
 
+/// The ends `--retry-failed` sends again: the service made no video (failed, rejected, lost,
+/// expired before it was saved, cancelled). A saved take, or one whose file could not be
+/// fetched (`download_failed`: rendered and paid), is never sent again by it.
+pub const FAILED_STATES: [LocalState; 5] =
+    [LocalState::Failed, LocalState::Rejected, LocalState::Lost, LocalState::Expired, LocalState::Cancelled];
+
 impl fmt::Display for LocalState {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(self.as_str())

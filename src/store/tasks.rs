@@ -360,14 +360,14 @@ pub fn insert(conn: &Connection, t: &NewTask) -> Result<TaskRecord, StoreError> 
 /// Which of `keys` some journaled task already has (see [`NewTask::row_key`]). A database
 /// from before keys were kept (schema 7 or older, read before the engine migrates it) has none.
 /// With `but_failed`, a key counts only while some task of it did not fail
-/// ([`super::admitted::FAILED_STATES`]): what `--retry-failed` would not send again.
+/// ([`super::state::FAILED_STATES`]): what `--retry-failed` would not send again.
 pub fn existing_row_keys(conn: &Connection, keys: &[String], but_failed: bool) -> Result<HashSet<String>, StoreError> {
     let mut found = HashSet::new();
     let keyed = conn.prepare_cached("SELECT 1 FROM pragma_table_info('tasks') WHERE name = 'row_key'")?.exists([])?;
     if !keyed {
         return Ok(found);
     }
-    let failed = super::admitted::FAILED_STATES.map(|s| format!("'{}'", s.as_str())).join(", ");
+    let failed = super::state::FAILED_STATES.map(|s| format!("'{}'", s.as_str())).join(", ");
     let sql = if but_failed {
         format!(
             "SELECT 1 FROM tasks WHERE row_key = ?1 AND state_code NOT IN \
