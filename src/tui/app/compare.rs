@@ -97,6 +97,11 @@ impl App {
             }
             Cmd::ValuePrev | Cmd::ValueNext => c.step(cmd == Cmd::ValueNext),
             Cmd::PageUp | Cmd::PageDown => c.page(cmd == Cmd::PageDown, per_page),
+            Cmd::Pick | Cmd::Rate1 | Cmd::Rate2 | Cmd::Rate3 | Cmd::Rate4 | Cmd::Rate5
+                if let Some(why) = c.no_video() =>
+            {
+                self.say(Level::Warn, why);
+            }
             Cmd::Pick => {
                 if let Some((id, unpicked)) = c.pick() {
                     let name = c.name(c.focus());
@@ -252,6 +257,23 @@ impl App {
 
     /// After every update: the stills of the takes on screen asked for, and each poster's
     /// picture made (from the clip's frame of the clock while playing).
+    /// The compare view's takes show the reviews the table has (given here, in another
+    /// dashboard or by a command), as the engine reports them.
+    pub(super) fn sync_compare_reviews(&mut self) {
+        let Some(c) = self.compare.as_mut() else { return };
+        let reviews: Vec<(i64, crate::store::Review)> = c
+            .takes()
+            .iter()
+            .filter_map(|t| {
+                let now = self.table.row(t.record.id).map(|r| &r.record.review)?;
+                (*now != t.record.review).then(|| (t.record.id, now.clone()))
+            })
+            .collect();
+        for (id, review) in reviews {
+            c.reviewed(id, &review);
+        }
+    }
+
     pub(super) fn sync_compare(&mut self) -> Vec<Effect> {
         let Some(areas) = self.compare_areas() else { return Vec::new() };
         let mut effects = Vec::new();

@@ -505,6 +505,7 @@ impl App {
         effects.extend(self.sync_previews());
         effects.extend(self.batch_refresh());
         self.note_batch_sending(&effects);
+        self.sync_compare_reviews();
         effects.extend(self.sync_compare());
         effects.extend(self.keep_draft(now_ms));
         if self.link.attached() { effects } else { self.while_down(effects) }

@@ -230,3 +230,29 @@ fn c_in_the_history_compares_the_selected_tasks_batch() {
     key(&mut a, KeyCode::Esc);
     assert_eq!((a.screen(), a.scope()), (Screen::History, Scope::History), "back where it was opened");
 }
+
+#[test]
+fn the_compare_view_opens_with_the_takes_reviews_and_refuses_a_take_without_video() {
+    let mut a = tasks();
+    let mut rated = rec(2, LocalState::Downloaded);
+    rated.sha256 = Some(sha(2));
+    rated.batch_id = Some(1);
+    rated.review = crate::store::Review { rating: Some(5), picked: true, tags: vec![] };
+    put(&mut a, rated);
+    put(&mut a, crate::store::TaskRecord { batch_id: Some(9), ..rec(5, LocalState::Failed) });
+    select(&mut a, 2);
+    ch(&mut a, 'C');
+    let c = a.compare().expect("open");
+    assert_eq!((c.rating(2), c.picked()), (Some(5), Some(2)), "what the take already has");
+    key(&mut a, KeyCode::Esc);
+    // Marked with a failed task: that one cannot be judged, and says why.
+    for id in [1, 5] {
+        select(&mut a, id);
+        ch(&mut a, ' ');
+    }
+    ch(&mut a, 'C');
+    key(&mut a, KeyCode::Right);
+    assert!(key(&mut a, KeyCode::Enter).is_empty(), "no pick of a take with no video");
+    assert!(status(&a).contains("#5 has no video to judge: it ended failed"), "{}", status(&a));
+    assert!(ch(&mut a, '4').is_empty());
+}

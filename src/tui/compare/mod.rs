@@ -143,8 +143,9 @@ pub struct Compare {
 }
 
 impl Compare {
+    /// The takes with the reviews they have: their ratings and the batch's pick shown at once.
     pub fn new(takes: Vec<Take>) -> Compare {
-        Compare {
+        let mut c = Compare {
             takes,
             focus: 0,
             blind: false,
@@ -153,7 +154,47 @@ impl Compare {
             playback: None,
             starts: Latest::default(),
             pictures: HashMap::new(),
+        };
+        c.reviews_as_journaled();
+        c
+    }
+
+    /// The ratings and the pick as the takes' records have them.
+    fn reviews_as_journaled(&mut self) {
+        self.ratings = self.takes.iter().filter_map(|t| Some((t.record.id, t.record.review.rating?))).collect();
+        self.picked = self.takes.iter().find(|t| t.record.review.picked).map(|t| t.record.id);
+    }
+
+    /// A take's review as the engine now has it (a rating or pick given here, or elsewhere).
+    pub fn reviewed(&mut self, id: i64, review: &crate::store::Review) {
+        let Some(t) = self.takes.iter_mut().find(|t| t.record.id == id) else { return };
+        t.record.review = review.clone();
+        // A blind comparison keeps to the ratings given blind.
+        if !self.blind {
+            match review.rating {
+                Some(r) => self.ratings.insert(id, r),
+                None => self.ratings.remove(&id),
+            };
         }
+        if review.picked {
+            self.picked = Some(id);
+        } else if self.picked == Some(id) {
+            self.picked = None;
+        }
+    }
+
+    /// Why a take cannot be rated or picked here: it has no video to judge.
+    pub fn no_video(&self) -> Option<String> {
+        let t = self.focused()?;
+        if t.file.is_some() {
+            return None;
+        }
+        let why = match t.record.state {
+            LocalState::Downloaded => "its saved file is missing".to_string(),
+            s if s.is_settled() => format!("it ended {s}"),
+            s => format!("it is {s}, not saved yet"),
+        };
+        Some(format!("{} has no video to judge: {why}", self.name(self.focus)))
     }
 
     pub fn takes(&self) -> &[Take] {
@@ -203,6 +244,10 @@ impl Compare {
             self.takes = order.into_iter().filter_map(|i| takes.get_mut(i).and_then(Option::take)).collect();
             self.ratings.clear();
             self.picked = None;
+        } else {
+            // Back in the order they were opened in, with the reviews they have now.
+            self.takes.sort_by_key(|t| t.record.id);
+            self.reviews_as_journaled();
         }
         self.focus = 0;
         self.playback = None;
@@ -221,8 +266,12 @@ impl Compare {
         self.ratings.get(&id).copied()
     }
 
-    /// Rates the focused take (1 to 5); its id, for the journal.
+    /// Rates the focused take (1 to 5); its id, for the journal. A take with no video is not
+    /// rated (see [`Compare::no_video`]).
     pub fn rate(&mut self, rating: u8) -> Option<i64> {
+        if self.no_video().is_some() {
+            return None;
+        }
         let id = self.focused()?.record.id;
         self.ratings.insert(id, rating.clamp(1, 5));
         Some(id)
@@ -235,6 +284,9 @@ impl Compare {
     /// Picks the focused take as the winner: its id, and the other takes that were picked
     /// (here or before), since a comparison has one winner.
     pub fn pick(&mut self) -> Option<(i64, Vec<i64>)> {
+        if self.no_video().is_some() {
+            return None;
+        }
         let id = self.focused()?.record.id;
         let was = |t: &&Take| t.record.id != id && (self.picked == Some(t.record.id) || t.record.review.picked);
         let unpicked = self.takes.iter().filter(was).map(|t| t.record.id).collect();

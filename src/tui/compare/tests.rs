@@ -130,3 +130,42 @@ fn the_clock_starts_once_every_clip_is_in_and_old_starts_are_dropped() {
     assert!(!c.stop());
     assert_eq!(c.toggle_pause(0), None);
 }
+
+#[test]
+fn a_comparison_shows_the_reviews_the_takes_have_and_keeps_them_after_blind_mode() {
+    let mut a = saved(1, Some(1));
+    a.review = crate::store::Review { rating: Some(4), ..Default::default() };
+    let mut b = saved(2, Some(1));
+    b.review = crate::store::Review { picked: true, ..Default::default() };
+    let c3 = saved(3, Some(1));
+    let mut c = Compare::new([a, b, c3].into_iter().map(|t| Take::new(t, Some(true))).collect());
+    assert_eq!((c.rating(1), c.picked()), (Some(4), Some(2)), "opened with what they have");
+    c.toggle_blind(7);
+    assert_eq!((c.rating(1), c.picked()), (None, None), "rated blind, afresh");
+    c.toggle_blind(7);
+    let order: Vec<i64> = c.takes().iter().map(|t| t.record.id).collect();
+    assert_eq!(order, vec![1, 2, 3], "the order they were opened in");
+    assert_eq!((c.rating(1), c.picked()), (Some(4), Some(2)), "and their reviews again");
+    // A review reported from elsewhere is shown.
+    c.reviewed(3, &crate::store::Review { rating: Some(2), picked: true, tags: vec![] });
+    assert_eq!((c.rating(3), c.picked()), (Some(2), Some(3)));
+    c.reviewed(3, &crate::store::Review::default());
+    assert_eq!((c.rating(3), c.picked()), (None, None));
+}
+
+#[test]
+fn a_take_with_no_video_is_neither_rated_nor_picked_and_says_why() {
+    let failed = record(4, LocalState::Failed);
+    let mut gone = saved(5, None);
+    gone.file_path = Some("/videos/5.mp4".into());
+    let takes = vec![Take::new(saved(1, None), Some(true)), Take::new(failed, None), Take::new(gone, Some(false))];
+    let mut c = Compare::new(takes);
+    assert_eq!(c.no_video(), None);
+    c.step(true);
+    assert_eq!(c.no_video().as_deref(), Some("#4 has no video to judge: it ended failed"));
+    assert_eq!((c.rate(5), c.pick()), (None, None), "refused");
+    c.step(true);
+    assert_eq!(c.no_video().as_deref(), Some("#5 has no video to judge: its saved file is missing"));
+    c.step(true);
+    assert!(c.rate(3).is_some() && c.pick().is_some(), "the saved one");
+}
