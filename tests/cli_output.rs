@@ -465,3 +465,27 @@ fn demo_work_is_free_in_the_ledger_as_in_the_budget() {
     assert_eq!(stats["total"]["tasks"], 2, "{stats}");
     assert_eq!(stats["total"]["cost"]["amount"], 2.5, "only the real service's 5 s at $0.50: {stats}");
 }
+
+#[test]
+fn a_read_only_data_folder_is_named_as_such_not_as_a_broken_database() {
+    let Some(fs) = reel::disk::testing::Tmpfs::mount(8 << 20) else { return };
+    let data = fs.path().join("data");
+    std::fs::create_dir_all(&data).expect("data");
+    let conn = open_writer(&data.join("reel.db")).expect("db");
+    tasks::insert(&conn, &new_task("a heron")).expect("insert");
+    drop(conn);
+    let remounted = Command::new("mount").args(["-o", "remount,ro"]).arg(fs.path()).status().expect("mount");
+    assert!(remounted.success(), "remount read-only");
+    let out = Command::new(env!("CARGO_BIN_EXE_reel"))
+        .args(["list"])
+        .env("REEL_DATA_DIR", &data)
+        .env("REEL_CONFIG", "/dev/null")
+        .env_remove("REEL_API_KEY")
+        .env_remove("REEL_BASE_URL")
+        .output()
+        .expect("runs");
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(err.contains("read-only file system"), "{err}");
+    assert!(!err.contains("not a reel database"), "{err}");
+}

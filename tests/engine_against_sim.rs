@@ -167,8 +167,8 @@ async fn fifty_tasks_under_injected_faults_all_end_downloaded() {
     let mut config = fast_config();
     // Long enough that every task is polled a few times under the faults, even when a loaded
     // machine takes seconds to get all fifty accepted.
-    config.lifecycle.render_min = Duration::from_secs(5);
-    config.lifecycle.render_max = Duration::from_secs(6);
+    config.lifecycle.render_min = Duration::from_secs(8);
+    config.lifecycle.render_max = Duration::from_secs(9);
     let sim = start(SimConfig {
         faults: Faults { rate_limit: 0.1, slow: 0.1, slow_delay: Duration::from_millis(100), ..Faults::default() },
         ..config

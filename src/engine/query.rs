@@ -52,22 +52,46 @@ fn open(db: &Path) -> Result<Option<Connection>, QueryError> {
         Ok(m) if m.len() == 0 => return Ok(None),
         Ok(_) => {}
     }
-    let conn = open_reader(db).map_err(|e| unusable(db, e))?;
+    // A folder reel cannot write is said to be the trouble: SQLite writes its -shm file beside
+    // the journal even to read it, and fails as if the file were not a database.
+    let cannot_write = |e: &dyn std::fmt::Display| match db.parent().and_then(not_writable) {
+        Some(why) => unusable(db.parent().unwrap_or(db), why),
+        None => unusable(db, format!("it is not a reel database ({e})")),
+    };
+    let conn = open_reader(db).map_err(|e| match db.parent().and_then(not_writable) {
+        Some(why) => unusable(db.parent().unwrap_or(db), why),
+        None => unusable(db, e),
+    })?;
     let tables: i64 = conn
         .query_row("SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = 'tasks'", [], |r| r.get(0))
-        .map_err(|e| unusable(db, format!("it is not a reel database ({e})")))?;
+        .map_err(|e| cannot_write(&e))?;
     if tables == 0 {
         // No schema at all yet: an engine has just created the file (WAL set) and is about to
         // make its tables.
-        let any: i64 = conn
-            .query_row("SELECT count(*) FROM sqlite_master", [], |r| r.get(0))
-            .map_err(|e| unusable(db, format!("it is not a reel database ({e})")))?;
+        let any: i64 =
+            conn.query_row("SELECT count(*) FROM sqlite_master", [], |r| r.get(0)).map_err(|e| cannot_write(&e))?;
         if any == 0 {
             return Ok(None);
         }
         return Err(unusable(db, "it is an SQLite database, but not reel's (it has no tasks table)"));
     }
     Ok(Some(conn))
+}
+
+/// Why reel cannot write in `dir`, if it cannot: a read-only file system, or no permission.
+fn not_writable(dir: &Path) -> Option<String> {
+    let e = tempfile::tempfile_in(dir).err()?;
+    Some(match e.kind() {
+        ErrorKind::ReadOnlyFilesystem => format!(
+            "the data folder is on a read-only file system ({e}); SQLite writes beside reel.db even to read \
+             it: mount it writable, or copy the folder elsewhere and point REEL_DATA_DIR there"
+        ),
+        ErrorKind::PermissionDenied => format!(
+            "this user may not write in the data folder ({e}); SQLite writes beside reel.db even to read it: \
+             give it write permission, or copy the folder elsewhere and point REEL_DATA_DIR there"
+        ),
+        _ => format!("reel cannot write in the data folder ({e})"),
+    })
 }
 
 /// The one task an ID the user typed means.
