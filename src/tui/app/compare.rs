@@ -105,7 +105,19 @@ impl App {
             Cmd::Pick => {
                 if let Some((id, unpicked)) = c.pick() {
                     let name = c.name(c.focus());
-                    self.say(Level::Info, format!("Picked {name} as the winner"));
+                    // The pick moved: said with the take it moved from, by the name shown here.
+                    let was: Vec<String> = unpicked
+                        .iter()
+                        .map(|w| {
+                            c.takes().iter().position(|t| t.record.id == *w).map_or(format!("#{w}"), |i| c.name(i))
+                        })
+                        .collect();
+                    let text = if was.is_empty() {
+                        format!("Picked {name} as the winner")
+                    } else {
+                        format!("{name} is now the pick; {} was", was.join(" and "))
+                    };
+                    self.say(Level::Info, text);
                     let mut effects = self.review_take(id, Change::Pick(true));
                     for other in unpicked {
                         effects.extend(self.review_take(other, Change::Pick(false)));

@@ -106,6 +106,7 @@ fn keys_move_between_takes_rate_them_and_pick_one() {
             Effect::ReviewTake { id: 2, change: Change::Pick(false) }
         ]
     );
+    assert!(status(&a).contains(&format!("#{id} is now the pick; #2 was")), "{}", status(&a));
     assert!(ch(&mut a, '9').is_empty(), "9 is no rating");
 }
 
