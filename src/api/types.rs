@@ -243,7 +243,8 @@ impl VideoTask {
             status,
             raw: Value::Null,
         };
-        Ok(VideoTask { raw, ..task })
+        // Kept as the fallback of a failure's details: made safe as every other string.
+        Ok(VideoTask { raw: crate::text::safe_value(raw), ..task })
     }
 }
 

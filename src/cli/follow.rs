@@ -45,9 +45,26 @@ impl<'a> Relink<'a> {
     }
 }
 
+/// Whether a failed attach will fail the same way however long one waits: the host's key is not
+/// the known one, the login is refused, the host's reel is another version or missing, or its
+/// data folder cannot be used. Waiting on those would hang a script for ever.
+fn for_good(said: &str) -> bool {
+    [
+        "man-in-the-middle",
+        "Permission denied",
+        "same version",
+        "REEL_REMOTE_REEL",
+        "cannot be used",
+        "does not know the host's key",
+    ]
+    .iter()
+    .any(|w| said.contains(w))
+}
+
 /// Attaches again after the link dropped, with the dashboard's back-off, for as long as it
-/// takes (Ctrl-C and `--timeout` still end the wait); says so once, and each new reason.
-async fn reattach(relink: Relink<'_>, board: &mut Board) -> crate::session::Attached {
+/// takes (Ctrl-C and `--timeout` still end the wait); says so once, and each new reason. `None`
+/// when an attempt fails in a way no wait mends (see [`for_good`]).
+async fn reattach(relink: Relink<'_>, board: &mut Board) -> Option<crate::session::Attached> {
     let far = relink.reach.far().unwrap_or_default();
     board.say(&format!(
         "reel: the link to the engine at ssh://{far} dropped; attaching again with back-off (its tasks go on \
@@ -60,10 +77,14 @@ async fn reattach(relink: Relink<'_>, board: &mut Board) -> crate::session::Atta
         match crate::session::attach(relink.settings, relink.reach).await {
             Ok(attached) => {
                 board.say(&format!("reel: attached again to the engine at ssh://{far} (attempt {attempt})"));
-                return attached;
+                return Some(attached);
             }
             Err(e) => {
                 let why = e.to_string();
+                if for_good(&why) {
+                    board.say(&format!("reel: cannot attach again: {}", one_line(&why)));
+                    return None;
+                }
                 if why != said {
                     board.say(&format!("reel: attempt {attempt} to attach again failed: {}", one_line(&why)));
                     said = why;
@@ -71,7 +92,7 @@ async fn reattach(relink: Relink<'_>, board: &mut Board) -> crate::session::Atta
             }
         }
     }
-    unreachable!("attempts count up without end")
+    None
 }
 
 /// Feeds engine events to the board (drawn on stderr) until `reached(board)` or Ctrl-C, then
@@ -94,7 +115,13 @@ pub async fn follow(
                 let Some(event) = event else {
                     if let Some(relink) = relink {
                         let attached = tokio::select! {
-                            attached = reattach(relink, board) => attached,
+                            attached = reattach(relink, board) => match attached {
+                                Some(attached) => attached,
+                                None => {
+                                    board.end(results_here);
+                                    return Ended::Lost;
+                                }
+                            },
                             _ = tokio::signal::ctrl_c() => {
                                 board.end(results_here);
                                 board.say("reel: stopped waiting; unfinished tasks are not lost (reel wait --all follows them again)");
@@ -274,6 +301,21 @@ mod tests {
         let mut r = record(id, state);
         r.error = Some(serde_json::json!({ "message": message }));
         r
+    }
+
+    #[test]
+    fn only_a_failure_no_wait_mends_ends_the_reattaching() {
+        let cases = [
+            ("cannot reach the engine at ssh://box: ssh: connect to host box port 22: Connection refused", false),
+            ("cannot reach the engine at ssh://box: ssh closed the connection without a word", false),
+            ("cannot reach the engine at ssh://box: ssh refused the host: … a man-in-the-middle attack …", true),
+            ("cannot reach the engine at ssh://box: me@box: Permission denied (publickey).; reel logs in …", true),
+            ("cannot reach the engine at ssh://box: … install the same version of reel on both machines", true),
+            ("cannot reach the engine at ssh://box: the data folder /x cannot be used: …", true),
+        ];
+        for (said, want) in cases {
+            assert_eq!(for_good(said), want, "{said}");
+        }
     }
 
     #[test]

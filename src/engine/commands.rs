@@ -220,6 +220,10 @@ impl Runner {
 /// (`reel import` on another machine keeps ratings, tags and picks). A task without a sidecar
 /// (its file moved or deleted) is left as it is; a failed write is logged, the review stands.
 async fn keep_sidecar(t: &TaskRecord) {
+    // An imported file is in a folder of another history (a colleague's): never written to.
+    if t.imported_from.is_some() {
+        return;
+    }
     let Some(path) = t.file_path.as_deref() else { return };
     let sidecar = std::path::Path::new(path).with_extension("json");
     if !tokio::fs::try_exists(&sidecar).await.unwrap_or(false) {

@@ -63,10 +63,16 @@ pub fn insert_imported(conn: &Connection, record: &TaskRecord, origin: &str) -> 
 /// first of its tasks that was.
 pub fn relink(conn: &Connection, entries: &mut [(i64, TaskRecord)]) -> Result<(), StoreError> {
     use std::collections::HashMap;
-    let old: HashMap<i64, i64> = entries.iter().filter(|(o, _)| *o != 0).map(|(o, t)| (*o, t.id)).collect();
+    // Folders of two histories can both hold a task 3: an id found twice links nothing.
+    let mut seen: HashMap<i64, usize> = HashMap::new();
+    for (o, _) in entries.iter() {
+        *seen.entry(*o).or_default() += 1;
+    }
+    let old: HashMap<i64, i64> =
+        entries.iter().filter(|(o, _)| *o != 0 && seen.get(o) == Some(&1)).map(|(o, t)| (*o, t.id)).collect();
     let mut leads: HashMap<i64, i64> = HashMap::new();
     for (_, t) in entries.iter() {
-        if let Some(b) = t.batch_id {
+        if let Some(b) = t.batch_id.filter(|b| seen.get(b).is_none_or(|n| *n == 1)) {
             let new = old.get(&b).copied().unwrap_or(t.id);
             let lead = leads.entry(b).or_insert(new);
             if !old.contains_key(&b) {

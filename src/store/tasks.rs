@@ -359,8 +359,9 @@ pub fn insert(conn: &Connection, t: &NewTask) -> Result<TaskRecord, StoreError> 
 
 /// Which of `keys` some journaled task already has (see [`NewTask::row_key`]). A database
 /// from before keys were kept (schema 7 or older, read before the engine migrates it) has none.
-/// With `but_failed`, a key counts only while some task of it did not fail
-/// ([`super::state::FAILED_STATES`]): what `--retry-failed` would not send again.
+/// With `but_failed`, a key counts only when none of its tasks failed
+/// ([`super::state::FAILED_STATES`]): a row with a failed copy goes to the engine, which sends
+/// again what is missing (`--retry-failed`).
 pub fn existing_row_keys(conn: &Connection, keys: &[String], but_failed: bool) -> Result<HashSet<String>, StoreError> {
     let mut found = HashSet::new();
     let keyed = conn.prepare_cached("SELECT 1 FROM pragma_table_info('tasks') WHERE name = 'row_key'")?.exists([])?;
@@ -370,8 +371,9 @@ pub fn existing_row_keys(conn: &Connection, keys: &[String], but_failed: bool) -
     let failed = super::state::FAILED_STATES.map(|s| format!("'{}'", s.as_str())).join(", ");
     let sql = if but_failed {
         format!(
-            "SELECT 1 FROM tasks WHERE row_key = ?1 AND state_code NOT IN \
-             (SELECT code FROM states WHERE name IN ({failed})) LIMIT 1"
+            "SELECT 1 WHERE EXISTS (SELECT 1 FROM tasks WHERE row_key = ?1) AND NOT EXISTS \
+             (SELECT 1 FROM tasks WHERE row_key = ?1 AND state_code IN \
+             (SELECT code FROM states WHERE name IN ({failed})))"
         )
     } else {
         "SELECT 1 FROM tasks WHERE row_key = ?1 LIMIT 1".to_string()

@@ -302,3 +302,24 @@ fn a_history_search_on_marks_finds_what_admits_admits() {
         assert_eq!(admitted, want, "admits agrees with the SQL: {text}");
     }
 }
+
+#[test]
+fn with_failures_left_out_a_row_counts_as_sent_only_when_none_of_its_copies_failed() {
+    let conn = db();
+    let keyed = |key: &str, state: LocalState| {
+        let t = NewTask { row_key: Some(key.into()), ..crate::store::fixtures::new_task(key) };
+        let mut r = insert(&conn, &t).expect("insert");
+        r.state = state;
+        save(&conn, &r).expect("save");
+    };
+    keyed("saved", LocalState::Downloaded);
+    keyed("failed", LocalState::Failed);
+    keyed("partly", LocalState::Downloaded);
+    keyed("partly", LocalState::Rejected);
+    let keys: Vec<String> = ["saved", "failed", "partly", "never"].map(String::from).to_vec();
+    let mut any: Vec<String> = existing_row_keys(&conn, &keys, false).expect("keys").into_iter().collect();
+    any.sort();
+    assert_eq!(any, ["failed", "partly", "saved"]);
+    let good: Vec<String> = existing_row_keys(&conn, &keys, true).expect("keys").into_iter().collect();
+    assert_eq!(good, ["saved"], "a row with a failed copy goes to the engine, which sends what is missing");
+}

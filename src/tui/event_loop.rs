@@ -257,7 +257,12 @@ where
             input = input.next() => {
                 urgent = true;
                 match input {
-                    Some(ev) => action_of(ev?),
+                    Some(Ok(ev)) => action_of(ev),
+                    // The terminal went away under the reader (a hung-up tty answers EIO).
+                    Some(Err(e)) => {
+                        tracing::info!(error = %e, "the terminal cannot be read; quitting, the draft kept");
+                        Some(Action::Hangup)
+                    }
                     // The terminal went away: nobody is left to ask, and the draft is kept.
                     None => Some(Action::Hangup),
                 }

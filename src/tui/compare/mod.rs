@@ -231,7 +231,10 @@ impl Compare {
     /// Whether names, models and settings are shown: always, except in blind mode before
     /// every take has a rating.
     pub fn revealed(&self) -> bool {
-        !self.blind || blind::revealed(&self.takes.iter().map(|t| self.rating(t.record.id)).collect::<Vec<_>>())
+        // A take with no video cannot be rated: it does not hold the reveal back.
+        let judged: Vec<Option<u8>> =
+            self.takes.iter().filter(|t| t.file.is_some()).map(|t| self.rating(t.record.id)).collect();
+        !self.blind || blind::revealed(&judged)
     }
 
     /// Blind mode on (the takes shuffled from `seed`, the ratings given so far forgotten, so

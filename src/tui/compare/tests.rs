@@ -169,3 +169,21 @@ fn a_take_with_no_video_is_neither_rated_nor_picked_and_says_why() {
     c.step(true);
     assert!(c.rate(3).is_some() && c.pick().is_some(), "the saved one");
 }
+
+#[test]
+fn blind_mode_reveals_once_every_take_with_a_video_is_rated() {
+    let takes = vec![
+        Take::new(saved(1, None), Some(true)),
+        Take::new(saved(2, None), Some(true)),
+        Take::new(record(3, LocalState::Failed), None),
+    ];
+    let mut c = Compare::new(takes);
+    c.toggle_blind(1);
+    for _ in 0..3 {
+        if c.no_video().is_none() {
+            assert!(c.rate(3).is_some());
+        }
+        c.step(true);
+    }
+    assert!(c.revealed(), "the take with no video does not hold the reveal back");
+}
