@@ -196,8 +196,8 @@ impl Runner {
             // The review and its timeline lines, all or none.
             let tx = c.transaction()?;
             let done = match change {
-                crate::store::review::Change::Pick(true) => crate::store::tasks::pick_alone(&tx, id, at)?,
-                _ => (crate::store::tasks::write_review(&tx, id, &change, at)?, Vec::new()),
+                crate::store::review::Change::Pick(true) => crate::store::reviewing::pick_alone(&tx, id, at)?,
+                _ => (crate::store::reviewing::write_review(&tx, id, &change, at)?, Vec::new()),
             };
             tx.commit()?;
             Ok(done)

@@ -255,7 +255,7 @@ pub fn already_sent(
     but_failed: bool,
 ) -> Result<std::collections::HashSet<String>, QueryError> {
     let Some(conn) = open(db)? else { return Ok(Default::default()) };
-    Ok(tasks::existing_row_keys(&conn, keys, but_failed)?)
+    Ok(crate::store::admitted::existing_row_keys(&conn, keys, but_failed)?)
 }
 
 /// Every task, oldest first.

@@ -540,25 +540,15 @@ fn download_step(r: &TaskRecord, result: &Result<Saved, FetchError>, max_attempt
         Err(FetchError::NoFile { message, .. }) => {
             let message =
                 format!("the service says completed but sent no video URL, and {message}; nothing was downloaded");
-            r.state = LocalState::DownloadFailed;
-            r.finished_at = Some(ctx.now_ms);
-            r.error = Some(json!({ "message": message }));
-            Step { record: r, event: Some(Entry::said(message)), next: Next::Stop }
+            download_failed(r, message.clone(), message, ctx)
         }
         Err(FetchError::NotReady(message)) => {
             r.download_attempts += 1;
             let tries = NOT_READY_TRIES.max(max_attempts);
             if past_deadline(&r, ctx) {
                 expired(r, format!("{message}, still at the task's deadline; the file was not saved"), ctx)
-            } else if r.download_attempts >= i64::from(tries) {
-                r.state = LocalState::DownloadFailed;
-                r.finished_at = Some(ctx.now_ms);
-                r.error = Some(json!({ "message": message }));
-                let detail = format!("gave up after {} attempts: {message}", r.download_attempts);
-                Step { record: r, event: Some(Entry::said(detail)), next: Next::Stop }
             } else {
-                let wait = backoff(&ctx.policy, r.download_attempts as u32, ctx.jitter);
-                Step { record: r, event: None, next: Next::RetryDownload(wait) }
+                retry_or_give_up(r, message.clone(), tries, ctx)
             }
         }
         Err(FetchError::DiskFull { .. }) => {
@@ -567,25 +557,32 @@ fn download_step(r: &TaskRecord, result: &Result<Saved, FetchError>, max_attempt
         }
         Err(FetchError::Fatal(message)) => {
             r.download_attempts += 1;
-            r.state = LocalState::DownloadFailed;
-            r.finished_at = Some(ctx.now_ms);
-            r.error = Some(json!({ "message": message }));
-            Step { record: r, event: Some(Entry::said(format!("not retried: {message}"))), next: Next::Stop }
+            let said = format!("not retried: {message}");
+            download_failed(r, message.clone(), said, ctx)
         }
         Err(FetchError::Retry(message)) => {
             r.download_attempts += 1;
-            if r.download_attempts >= i64::from(max_attempts) {
-                r.state = LocalState::DownloadFailed;
-                r.finished_at = Some(ctx.now_ms);
-                r.error = Some(json!({ "message": message }));
-                let detail = format!("gave up after {} attempts: {message}", r.download_attempts);
-                Step { record: r, event: Some(Entry::said(detail)), next: Next::Stop }
-            } else {
-                let wait = backoff(&ctx.policy, r.download_attempts as u32, ctx.jitter);
-                Step { record: r, event: None, next: Next::RetryDownload(wait) }
-            }
+            retry_or_give_up(r, message.clone(), max_attempts, ctx)
         }
     }
+}
+
+/// The task's download failed for good: `message` kept, `said` on its timeline.
+fn download_failed(mut r: TaskRecord, message: String, said: String, ctx: &Ctx) -> Step {
+    r.state = LocalState::DownloadFailed;
+    r.finished_at = Some(ctx.now_ms);
+    r.error = Some(json!({ "message": message }));
+    Step { record: r, event: Some(Entry::said(said)), next: Next::Stop }
+}
+
+/// After a failed attempt (already counted): another after a back-off, or, past `tries`, done.
+fn retry_or_give_up(r: TaskRecord, message: String, tries: u32, ctx: &Ctx) -> Step {
+    if r.download_attempts >= i64::from(tries) {
+        let said = format!("gave up after {} attempts: {message}", r.download_attempts);
+        return download_failed(r, message, said, ctx);
+    }
+    let wait = backoff(&ctx.policy, r.download_attempts as u32, ctx.jitter);
+    Step { record: r, event: None, next: Next::RetryDownload(wait) }
 }
 
 #[cfg(test)]

@@ -1,8 +1,8 @@
 //! What admission reads and writes inside the transaction that journals a submission: the
-//! journal's salt, how many tasks each content key has, today's tasks whose billed seconds are
+//! journal's salt, which content keys the journal has and how many tasks each, today's tasks whose billed seconds are
 //! not known yet, and the agent's tag on the tasks just journaled.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
 use rusqlite::Connection;
 
@@ -36,6 +36,36 @@ pub fn row_key_tallies(conn: &Connection, keys: &[&str]) -> Result<HashMap<Strin
         }
     }
     Ok(out)
+}
+
+/// Which of `keys` some journaled task already has (see [`super::tasks::NewTask::row_key`]). A database
+/// from before keys were kept (schema 7 or older, read before the engine migrates it) has none.
+/// With `but_failed`, a key counts only when none of its tasks failed
+/// ([`super::state::FAILED_STATES`]): a row with a failed copy goes to the engine, which sends
+/// again what is missing (`--retry-failed`).
+pub fn existing_row_keys(conn: &Connection, keys: &[String], but_failed: bool) -> Result<HashSet<String>, StoreError> {
+    let mut found = HashSet::new();
+    let keyed = conn.prepare_cached("SELECT 1 FROM pragma_table_info('tasks') WHERE name = 'row_key'")?.exists([])?;
+    if !keyed {
+        return Ok(found);
+    }
+    let failed = super::state::FAILED_STATES.map(|s| format!("'{}'", s.as_str())).join(", ");
+    let sql = if but_failed {
+        format!(
+            "SELECT 1 WHERE EXISTS (SELECT 1 FROM tasks WHERE row_key = ?1) AND NOT EXISTS \
+             (SELECT 1 FROM tasks WHERE row_key = ?1 AND state_code IN \
+             (SELECT code FROM states WHERE name IN ({failed})))"
+        )
+    } else {
+        "SELECT 1 FROM tasks WHERE row_key = ?1 LIMIT 1".to_string()
+    };
+    let mut stmt = conn.prepare_cached(&sql)?;
+    for key in keys {
+        if !found.contains(key) && stmt.exists([key])? {
+            found.insert(key.clone());
+        }
+    }
+    Ok(found)
 }
 
 /// What the journal holds of one content key: tasks sent with it, those of them that ended

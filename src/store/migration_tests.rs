@@ -265,14 +265,16 @@ fn migration_8_keeps_older_tasks_without_a_key_and_finds_new_keys() {
     let mut conn = at_version(7);
     old_task(&conn);
     let keys = ["a".to_string(), "b".to_string()];
-    assert!(tasks::existing_row_keys(&conn, &keys, false).expect("a schema-7 database has no keys").is_empty());
+    assert!(
+        super::admitted::existing_row_keys(&conn, &keys, false).expect("a schema-7 database has no keys").is_empty()
+    );
     migrate(&mut conn).expect("migrates");
     assert_eq!(version(&conn).expect("version"), MIGRATIONS.len());
     let old: Option<String> = conn.query_row("SELECT row_key FROM tasks", [], |r| r.get(0)).expect("row");
     assert_eq!(old, None, "an older task has no key");
     let keyed = tasks::NewTask { row_key: Some("b".into()), ..fixtures::new_task("new") };
     tasks::insert_batch(&conn, &[keyed.clone(), keyed, fixtures::new_task("unkeyed")]).expect("insert");
-    let found = tasks::existing_row_keys(&conn, &keys, false).expect("keys");
+    let found = super::admitted::existing_row_keys(&conn, &keys, false).expect("keys");
     assert_eq!(found.into_iter().collect::<Vec<_>>(), ["b"]);
 }
 
@@ -287,7 +289,8 @@ fn migration_9_leaves_older_tasks_without_a_review_and_reviews_them() {
     let old = tasks::get(&conn, 1).expect("get").expect("kept");
     assert_eq!(old.review, super::Review::default(), "an older task has no review");
     assert_eq!(old.prompt, "old");
-    let rated = tasks::write_review(&conn, 1, &super::review::Change::Rate(Some(3)), 5).expect("rates an old task");
+    let rated =
+        super::reviewing::write_review(&conn, 1, &super::review::Change::Rate(Some(3)), 5).expect("rates an old task");
     assert_eq!(rated.review.rating, Some(3));
     let out_of_range = conn.execute("UPDATE tasks SET rating = 6 WHERE id = 1", []);
     assert!(out_of_range.is_err(), "the column holds 1 to 5 only");

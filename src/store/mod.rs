@@ -9,6 +9,7 @@ pub mod imported;
 #[cfg(test)]
 mod migration_tests;
 pub mod review;
+pub mod reviewing;
 pub mod schema;
 pub mod since;
 pub mod state;

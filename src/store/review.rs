@@ -1,6 +1,6 @@
 //! A task's review, what a person says of a take: a rating (1 to 5), a pick (the winner of a
 //! batch or a comparison) and tags. The rules (what a tag may be, what a change does and what
-//! the timeline says of it) are pure functions; `tasks::write_review` journals a change.
+//! the timeline says of it) are pure functions; `reviewing::write_review` journals a change.
 
 use serde::{Deserialize, Serialize};
 use thiserror::Error;

@@ -357,36 +357,6 @@ pub fn insert(conn: &Connection, t: &NewTask) -> Result<TaskRecord, StoreError> 
     insert_batch(conn, std::slice::from_ref(t))?.pop().ok_or(StoreError::Missing(0))
 }
 
-/// Which of `keys` some journaled task already has (see [`NewTask::row_key`]). A database
-/// from before keys were kept (schema 7 or older, read before the engine migrates it) has none.
-/// With `but_failed`, a key counts only when none of its tasks failed
-/// ([`super::state::FAILED_STATES`]): a row with a failed copy goes to the engine, which sends
-/// again what is missing (`--retry-failed`).
-pub fn existing_row_keys(conn: &Connection, keys: &[String], but_failed: bool) -> Result<HashSet<String>, StoreError> {
-    let mut found = HashSet::new();
-    let keyed = conn.prepare_cached("SELECT 1 FROM pragma_table_info('tasks') WHERE name = 'row_key'")?.exists([])?;
-    if !keyed {
-        return Ok(found);
-    }
-    let failed = super::state::FAILED_STATES.map(|s| format!("'{}'", s.as_str())).join(", ");
-    let sql = if but_failed {
-        format!(
-            "SELECT 1 WHERE EXISTS (SELECT 1 FROM tasks WHERE row_key = ?1) AND NOT EXISTS \
-             (SELECT 1 FROM tasks WHERE row_key = ?1 AND state_code IN \
-             (SELECT code FROM states WHERE name IN ({failed})))"
-        )
-    } else {
-        "SELECT 1 FROM tasks WHERE row_key = ?1 LIMIT 1".to_string()
-    };
-    let mut stmt = conn.prepare_cached(&sql)?;
-    for key in keys {
-        if !found.contains(key) && stmt.exists([key])? {
-            found.insert(key.clone());
-        }
-    }
-    Ok(found)
-}
-
 /// Writes every mutable column of a task.
 pub fn save(conn: &Connection, t: &TaskRecord) -> Result<(), StoreError> {
     let error = t.error.as_ref().map(Value::to_string);
@@ -522,7 +492,7 @@ pub fn holder_of(conn: &Connection, remote_id: &str, base_url: &str, except: i64
 /// latest, oldest first.
 pub fn unfinished_or_since(conn: &Connection, since: i64, limit: usize) -> Result<Vec<TaskRecord>, StoreError> {
     let mut out = unfinished(conn)?;
-    let seen: std::collections::HashSet<i64> = out.iter().map(|t| t.id).collect();
+    let seen: HashSet<i64> = out.iter().map(|t| t.id).collect();
     let recent = collect(
         conn,
         &format!("SELECT {COLUMNS} FROM tasks t WHERE t.updated_at >= ?1 ORDER BY t.updated_at DESC LIMIT ?2"),
@@ -583,59 +553,6 @@ pub fn resolve(conn: &Connection, text: &str) -> Result<Vec<i64>, StoreError> {
     found.sort_unstable();
     found.dedup();
     Ok(found)
-}
-
-/// Changes task `id`'s review at `at` (Unix ms) and adds the lines of its timeline; returns
-/// the task as it is now. A change that changes nothing writes nothing.
-pub fn write_review(
-    conn: &Connection,
-    id: i64,
-    change: &super::review::Change,
-    at: i64,
-) -> Result<TaskRecord, StoreError> {
-    let change = super::review::checked(change)?;
-    let mut task = get(conn, id)?.ok_or(StoreError::Missing(id))?;
-    let (review, said) = super::review::apply(&task.review, &change);
-    if said.is_empty() {
-        return Ok(task);
-    }
-    // A review is a change a client catching up must see (`since::mark`).
-    conn.prepare_cached("UPDATE tasks SET rating = ?2, picked = ?3, updated_at = max(updated_at, ?4) WHERE id = ?1")?
-        .execute(params![id, review.rating, review.picked, at])?;
-    task.updated_at = task.updated_at.max(at);
-    let mut add = conn.prepare_cached("INSERT OR IGNORE INTO task_tags (task_id, tag) VALUES (?1, ?2)")?;
-    for t in review.tags.iter().filter(|t| !task.review.tags.contains(t)) {
-        add.execute(params![id, t])?;
-    }
-    let mut remove = conn.prepare_cached("DELETE FROM task_tags WHERE task_id = ?1 AND tag = ?2")?;
-    for t in task.review.tags.iter().filter(|t| !review.tags.contains(t)) {
-        remove.execute(params![id, t])?;
-    }
-    // The timeline keeps the words as the event's state: "rated 4" reads as it is.
-    for line in &said {
-        add_event(conn, id, at, line, None)?;
-    }
-    task.review = review;
-    Ok(task)
-}
-
-/// Picks `id` as the winner of its batch, in the caller's transaction: the other picked takes of
-/// the batch are unpicked, each with a timeline line saying where the pick went. The task and
-/// those unpicked.
-pub fn pick_alone(conn: &Connection, id: i64, at: i64) -> Result<(TaskRecord, Vec<TaskRecord>), StoreError> {
-    let task = write_review(conn, id, &super::review::Change::Pick(true), at)?;
-    let Some(batch) = task.batch_id else { return Ok((task, Vec::new())) };
-    let others: Vec<i64> = conn
-        .prepare_cached("SELECT id FROM tasks WHERE batch_id = ?1 AND picked = 1 AND id != ?2 ORDER BY id")?
-        .query_map(params![batch, id], |r| r.get(0))?
-        .collect::<Result<_, _>>()?;
-    let mut unpicked = Vec::with_capacity(others.len());
-    for other in others {
-        let t = write_review(conn, other, &super::review::Change::Pick(false), at)?;
-        add_event(conn, other, at, &format!("the pick of batch {batch} went to task {id}"), None)?;
-        unpicked.push(t);
-    }
-    Ok((task, unpicked))
 }
 
 /// Render times in seconds per model (remote completion minus remote creation), newest first.

@@ -230,7 +230,7 @@ fn a_batch_of_a_thousand_returns_exactly_the_rows_it_journaled() {
 #[test]
 fn marks_are_journaled_with_their_timeline_and_read_by_every_reader() {
     use crate::store::review::Change;
-    let mark = write_review;
+    let mark = crate::store::reviewing::write_review;
     let conn = db();
     let t = insert(&conn, &new_task("a fox")).expect("insert");
     let other = insert(&conn, &new_task("a cat")).expect("insert");
@@ -265,7 +265,7 @@ fn marks_are_journaled_with_their_timeline_and_read_by_every_reader() {
 fn a_history_search_on_marks_finds_what_admits_admits() {
     use crate::store::history::{HistoryQuery, page};
     use crate::store::review::Change;
-    let mark = write_review;
+    let mark = crate::store::reviewing::write_review;
     let conn = db();
     let words = |w: &[&str]| w.iter().map(|s| s.to_string()).collect::<Vec<_>>();
     let prompts = ["red fox", "red owl", "blue fox", "blue owl", "green fox"];
@@ -317,9 +317,11 @@ fn with_failures_left_out_a_row_counts_as_sent_only_when_none_of_its_copies_fail
     keyed("partly", LocalState::Downloaded);
     keyed("partly", LocalState::Rejected);
     let keys: Vec<String> = ["saved", "failed", "partly", "never"].map(String::from).to_vec();
-    let mut any: Vec<String> = existing_row_keys(&conn, &keys, false).expect("keys").into_iter().collect();
+    let mut any: Vec<String> =
+        crate::store::admitted::existing_row_keys(&conn, &keys, false).expect("keys").into_iter().collect();
     any.sort();
     assert_eq!(any, ["failed", "partly", "saved"]);
-    let good: Vec<String> = existing_row_keys(&conn, &keys, true).expect("keys").into_iter().collect();
+    let good: Vec<String> =
+        crate::store::admitted::existing_row_keys(&conn, &keys, true).expect("keys").into_iter().collect();
     assert_eq!(good, ["saved"], "a row with a failed copy goes to the engine, which sends what is missing");
 }
