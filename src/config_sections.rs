@@ -29,6 +29,13 @@ pub struct BatchSettings {
     pub max_tasks: u32,
 }
 
+/// The read bounds of a batch file are these settings' two byte limits.
+impl From<&BatchSettings> for crate::batch::stream::ReadBounds {
+    fn from(b: &BatchSettings) -> Self {
+        Self { max_file_bytes: b.max_file_bytes, max_line_bytes: b.max_line_bytes }
+    }
+}
+
 impl Default for BatchSettings {
     fn default() -> Self {
         // 64 MiB is 10,000 rows of over 6 KiB each, past any real prompt (2,500 characters at

@@ -16,12 +16,6 @@ pub struct ReadBounds {
     pub max_line_bytes: u64,
 }
 
-impl From<&crate::config::BatchSettings> for ReadBounds {
-    fn from(b: &crate::config::BatchSettings) -> ReadBounds {
-        ReadBounds { max_file_bytes: b.max_file_bytes, max_line_bytes: b.max_line_bytes }
-    }
-}
-
 /// Why a batch file's text could not be had. `name` is the file as the user named it.
 #[derive(Debug, Error)]
 pub enum ReadError {

@@ -113,7 +113,7 @@ pub struct OverBudget {
 }
 
 /// The daily budget check: `Ok(planned cost)` when sending `copies` of `plan` keeps today's
-/// spending (`spent_today`: what [`crate::engine::query::spent_today`] counts, the work in
+/// spending (`spent_today`: what `engine::query::spent_today` counts, the work in
 /// flight included) within the budget, or there is none; else what it would pass by.
 ///
 /// Only the priced parts of a plan add, each at the most it can cost (see [`Pricing::quote`]):
