@@ -25,15 +25,15 @@ use std::time::{Duration, Instant};
 
 use ratatui::Terminal;
 use ratatui::backend::TestBackend;
-use reel::api::{ApiKey, Client, ClientOptions};
-use reel::engine::journal::Part;
-use reel::engine::service::{attach_if_running, socket_path};
-use reel::engine::{Engine, EngineConfig, Event, TaskUpdate};
-use reel::rules::{Catalog, Draft, UnknownModels, ValidSubmission, validate};
-use reel::store::fixtures::record;
-use reel::store::{LocalState, Store};
-use reel::tui::app::{Action, App};
-use reel::tui::views;
+use reel_api::{ApiKey, Client, ClientOptions};
+use reel_engine::journal::Part;
+use reel_engine::service::{attach_if_running, socket_path};
+use reel_engine::{Engine, EngineConfig, Event, TaskUpdate};
+use reel_rules::{Catalog, Draft, UnknownModels, ValidSubmission, validate};
+use reel_store::fixtures::record;
+use reel_store::{LocalState, Store};
+use reel_tui::app::{Action, App};
+use reel_tui::views;
 use tokio::runtime::Runtime;
 
 const TASKS: u32 = 10_000;
@@ -116,7 +116,7 @@ fn over_socket(rt: &Runtime, base_url: &str, parts: u32) {
             pinger.detach().await;
             (worst, pings)
         });
-        let sender = reel::engine::Engine::Remote(sender);
+        let sender = reel_engine::Engine::Remote(sender);
         let records = sender.submit_parts(shape(parts)).await.expect("journaled");
         let answered = started.elapsed();
         assert_eq!(records.len(), TASKS as usize);
@@ -131,7 +131,7 @@ fn over_socket(rt: &Runtime, base_url: &str, parts: u32) {
             secs(announced),
             worst.as_secs_f64() * 1000.0
         );
-        let reel::engine::Engine::Remote(sender) = sender else { unreachable!("attached over the socket") };
+        let reel_engine::Engine::Remote(sender) = sender else { unreachable!("attached over the socket") };
         sender.stop(true).await.expect("stopped");
         watcher.detach().await;
     });

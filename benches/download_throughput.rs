@@ -17,9 +17,9 @@ mod sim;
 use std::process::Command;
 use std::time::{Duration, Instant};
 
-use reel::api::{ApiKey, Client, ClientOptions, Status};
-use reel::engine::download;
-use reel::rules::{Catalog, Draft, UnknownModels, validate};
+use reel_api::{ApiKey, Client, ClientOptions, Status};
+use reel_engine::download;
+use reel_rules::{Catalog, Draft, UnknownModels, validate};
 
 const ROUNDS: usize = 31;
 /// Rounds of `reel download` and curl through their binaries.
@@ -31,7 +31,7 @@ fn spread(mut v: Vec<f64>) -> (f64, f64, f64) {
     (v[v.len() / 2], v[v.len() / 4], v[v.len() * 3 / 4])
 }
 
-fn longest() -> reel::rules::ValidSubmission {
+fn longest() -> reel_rules::ValidSubmission {
     let draft = Draft {
         model: "acme/aurora-2.7/text-to-video".into(),
         prompt: "the longest video the spec allows".into(),
@@ -66,16 +66,16 @@ fn curl_synced(url: &str, path: &std::path::Path) -> f64 {
 /// `reel download ID` through the binary, against an engine process of its own data folder
 /// (default settings: provenance written into the file, previews made after), and curl.
 fn binary_rounds(rt: &tokio::runtime::Runtime, base_url: &str) {
-    use reel::engine::Event;
-    use reel::store::LocalState;
+    use reel_engine::Event;
+    use reel_store::LocalState;
     let dir = tempfile::tempdir().expect("tempdir");
     let data = dir.path().join("data");
     let mut child = engine_process::start(rt, &data, base_url, "");
-    let socket = reel::engine::service::socket_path(&data);
-    let attach = || rt.block_on(reel::engine::service::attach_if_running(&socket)).expect("attach").expect("running");
+    let socket = reel_engine::service::socket_path(&data);
+    let attach = || rt.block_on(reel_engine::service::attach_if_running(&socket)).expect("attach").expect("running");
     let (engine, mut events) = attach();
-    let engine = reel::engine::Engine::Remote(engine);
-    let part = reel::engine::journal::Part { submission: longest(), count: 1, parent: None };
+    let engine = reel_engine::Engine::Remote(engine);
+    let part = reel_engine::journal::Part { submission: longest(), count: 1, parent: None };
     let task = rt.block_on(async {
         engine.submit_parts(vec![part]).await.expect("submitted");
         loop {
@@ -139,7 +139,7 @@ fn main() {
         let client =
             Client::new(&sim.base_url, ApiKey::new("sim-key").expect("key"), ClientOptions::default()).expect("client");
         let valid = longest();
-        let queued = client.submit(&reel::engine::journal::request_for(&valid), None).await.expect("submitted");
+        let queued = client.submit(&reel_engine::journal::request_for(&valid), None).await.expect("submitted");
         let url = loop {
             let t = client.get(&queued.id).await.expect("poll");
             if t.status == Status::Completed {
@@ -147,12 +147,12 @@ fn main() {
             }
             tokio::time::sleep(Duration::from_millis(50)).await;
         };
-        let source = reel::api::Source::File(url.clone());
+        let source = reel_api::Source::File(url.clone());
         let dir = tempfile::tempdir().expect("tempdir");
         // The simulator renders the file on its first download; that is not what is measured.
         let warm = dir.path().join("warm-up.mp4");
         let expect =
-            reel::engine::verify::Expect::any(reel::engine::verify::DEFAULT_MAX_FILE_MB * reel::engine::verify::MB);
+            reel_engine::verify::Expect::any(reel_engine::verify::DEFAULT_MAX_FILE_MB * reel_engine::verify::MB);
         download::fetch(&client, &source, &warm, download::StallRule::default(), &expect, &|_, _| {})
             .await
             .expect("warm-up");

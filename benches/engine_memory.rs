@@ -7,10 +7,10 @@ mod sim;
 
 use std::time::{Duration, Instant};
 
-use reel::api::{ApiKey, Client, ClientOptions};
-use reel::engine::{Engine, EngineConfig, Event};
-use reel::rules::{Catalog, Draft, UnknownModels, validate};
-use reel::store::{LocalState, Store};
+use reel_api::{ApiKey, Client, ClientOptions};
+use reel_engine::{Engine, EngineConfig, Event};
+use reel_rules::{Catalog, Draft, UnknownModels, validate};
+use reel_store::{LocalState, Store};
 
 const TASKS: u32 = 10_000;
 

@@ -15,11 +15,11 @@ use std::path::Path;
 use std::time::Duration;
 
 use criterion::{Criterion, criterion_group, criterion_main};
-use reel::engine::Event;
-use reel::engine::journal::Part;
-use reel::engine::service::{attach_if_running, socket_path};
-use reel::rules::{Catalog, Draft, UnknownModels, validate};
-use reel::store::LocalState;
+use reel_engine::Event;
+use reel_engine::journal::Part;
+use reel_engine::service::{attach_if_running, socket_path};
+use reel_rules::{Catalog, Draft, UnknownModels, validate};
+use reel_store::LocalState;
 use tokio::runtime::Runtime;
 
 fn bench_requests(c: &mut Criterion, rt: &Runtime, socket: &Path, label: &str) {
@@ -57,7 +57,7 @@ fn bench(c: &mut Criterion) {
 
     // 2,000 tasks in flight, sent as 20 batches of 100 by one client.
     let (engine, mut events) = rt.block_on(attach_if_running(&socket)).expect("attach").expect("running");
-    let engine = reel::engine::Engine::Remote(engine);
+    let engine = reel_engine::Engine::Remote(engine);
     let draft = Draft {
         model: "acme/aurora-3.0/text-to-video".into(),
         prompt: "a red fox running through fresh snow at dawn".into(),

@@ -13,11 +13,11 @@ use std::time::{Duration, Instant};
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use ratatui::Terminal;
 use ratatui::backend::TestBackend;
-use reel::engine::query;
-use reel::store::LocalState;
-use reel::store::history::HistoryQuery;
-use reel::tui::app::{Action, App, Effect, Focus, Header};
-use reel::tui::views;
+use reel_engine::query;
+use reel_store::LocalState;
+use reel_store::history::HistoryQuery;
+use reel_tui::app::{Action, App, Effect, Focus, Header};
+use reel_tui::views;
 
 #[path = "support/history_db.rs"]
 mod history_db;
@@ -36,7 +36,7 @@ fn ms(d: Duration) -> String {
 fn serve(app: &mut App, db: &Path, effects: Vec<Effect>) {
     for e in effects {
         if let Effect::HistoryPage { ticket: generation, query, cursor } = e {
-            let page = query::history(db, &query, cursor, reel::tui::history::PAGE).map_err(Into::into);
+            let page = query::history(db, &query, cursor, reel_tui::history::PAGE).map_err(Into::into);
             let more = app.update(Action::HistoryPage(generation, page), NOW);
             serve(app, db, more);
         }
@@ -56,11 +56,11 @@ fn main() {
         base_url: "http://127.0.0.1:8787/".into(),
         demo: false,
         far: None,
-        service: reel::engine::ServiceState::default(),
+        service: reel_engine::ServiceState::default(),
     };
     let open = || {
         let mut app = App::new(
-            reel::rules::Catalog::builtin(),
+            reel_rules::Catalog::builtin(),
             Default::default(),
             vec![],
             Default::default(),
@@ -83,7 +83,7 @@ fn main() {
         serve(&mut app, &db, e);
         terminal.draw(|f| views::draw(f, &app)).expect("draw");
         first.push(t.elapsed());
-        assert_eq!(app.history().rows().len(), reel::tui::history::PAGE);
+        assert_eq!(app.history().rows().len(), reel_tui::history::PAGE);
     }
 
     // One-word searches (whole words and prefixes), first page of results.
@@ -95,7 +95,7 @@ fn main() {
         let text = if i % 3 == 0 { &w[..w.len().min(3)] } else { w };
         let q = HistoryQuery { text: text.to_string(), ..Default::default() };
         let t = Instant::now();
-        let rows = query::history(&db, &q, None, reel::tui::history::PAGE).expect("search");
+        let rows = query::history(&db, &q, None, reel_tui::history::PAGE).expect("search");
         search.push(t.elapsed());
         assert!(!rows.is_empty(), "{text}");
     }
@@ -109,7 +109,7 @@ fn main() {
             ..Default::default()
         };
         let t = Instant::now();
-        query::history(&db, &q, None, reel::tui::history::PAGE).expect("search");
+        query::history(&db, &q, None, reel_tui::history::PAGE).expect("search");
         rare.push(t.elapsed());
     }
 
@@ -129,7 +129,7 @@ fn main() {
         for (text, times) in &mut reviews {
             let q = HistoryQuery { text: text.to_string(), ..Default::default() };
             let t = Instant::now();
-            let rows = query::history(&db, &q, None, reel::tui::history::PAGE).expect("search");
+            let rows = query::history(&db, &q, None, reel_tui::history::PAGE).expect("search");
             times.push(t.elapsed());
             assert!(!rows.is_empty(), "{text}");
         }

@@ -14,11 +14,11 @@ use std::cmp::Reverse;
 use std::collections::{BinaryHeap, HashMap};
 use std::time::{Duration, Instant};
 
-use reel::api::{ApiError, VideoTask};
-use reel::engine::download::Saved;
-use reel::engine::queue::{Job, Limits, Now, Queue, Start};
-use reel::engine::schedule::{PollPolicy, RateWindow, RenderStats};
-use reel::store::{LocalState, TaskRecord, fixtures};
+use reel_api::{ApiError, VideoTask};
+use reel_engine::download::Saved;
+use reel_engine::queue::{Job, Limits, Now, Queue, Start};
+use reel_engine::schedule::{PollPolicy, RateWindow, RenderStats};
+use reel_store::{LocalState, TaskRecord, fixtures};
 
 const T0_MS: i64 = 1_800_000_000_000;
 

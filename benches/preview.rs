@@ -8,8 +8,8 @@
 use std::path::Path;
 use std::time::{Duration, Instant};
 
-use reel::preview::Previewer;
-use reel::sim::video::{VideoSpec, render_mp4};
+use reel_engine::preview::Previewer;
+use reel_sim::video::{VideoSpec, render_mp4};
 use sha2::Digest;
 
 const COLD_RUNS: usize = 5;

@@ -15,10 +15,10 @@ use ratatui::backend::TestBackend;
 use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
 use ratatui::style::Color;
-use reel::config::{self, ConfigFile, EngineSettings, Env};
-use reel::sim::{LifecycleConfig, SimConfig, SimHandle};
-use reel::tui::event_loop::Dashboard;
-use reel::tui::terminal::Headless;
+use reel_engine::config::{self, ConfigFile, EngineSettings, Env};
+use reel_sim::{LifecycleConfig, SimConfig, SimHandle};
+use reel_tui::event_loop::Dashboard;
+use reel_tui::terminal::Headless;
 use tokio::sync::mpsc;
 
 const TASKS: usize = 12;
@@ -101,15 +101,15 @@ async fn run() {
         ..Env::default()
     };
     let settings = config::resolve(&file, &env, None, None).expect("settings");
-    let dashboard = Dashboard::start(&settings, &reel::session::Reach::InProcess).await.expect("engine");
+    let dashboard = Dashboard::start(&settings, &reel_engine::session::Reach::InProcess).await.expect("engine");
     let (mut console, mut frames) = Headless::new(TestBackend::new(SIZE.0, SIZE.1)).expect("console");
     let (tx, rx) = mpsc::unbounded_channel::<std::io::Result<Input>>();
     let input = Box::pin(futures_util::stream::unfold(rx, |mut rx| async move { rx.recv().await.map(|ev| (ev, rx)) }));
     let running = tokio::spawn(async move { dashboard.run(&mut console, input).await });
     let press = |code: KeyCode, mods: KeyModifiers| tx.send(Ok(Input::Key(KeyEvent::new(code, mods)))).expect("keys");
-    let detail = reel::tui::layout::areas(
+    let detail = reel_tui::layout::areas(
         Rect::new(0, 0, SIZE.0, SIZE.1),
-        &reel::tui::form::Form::new(&settings.catalog, &settings.pricing),
+        &reel_tui::form::Form::new(&settings.catalog, &settings.pricing),
     )
     .detail;
 

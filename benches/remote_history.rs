@@ -14,10 +14,10 @@ use std::path::Path;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use reel::engine::Engine;
-use reel::engine::reader::Reader;
-use reel::engine::service::ssh::{SshReach, SshTarget};
-use reel::store::history::HistoryQuery;
+use reel_engine::Engine;
+use reel_engine::reader::Reader;
+use reel_engine::service::ssh::{SshReach, SshTarget};
+use reel_store::history::HistoryQuery;
 use tokio::io::{AsyncReadExt as _, AsyncWriteExt as _};
 use tokio::net::{TcpListener, TcpStream};
 
@@ -28,7 +28,7 @@ mod history_db;
 mod folder {
     pub const PATIENCE: std::time::Duration = std::time::Duration::from_secs(60);
 }
-#[path = "../tests/common/sshd.rs"]
+#[path = "../tests/it/common/sshd.rs"]
 #[allow(dead_code)]
 mod sshd;
 
@@ -78,7 +78,7 @@ async fn late(mut from: tokio::net::tcp::OwnedReadHalf, mut to: tokio::net::tcp:
 
 /// The reads the dashboard's history makes, `rounds` times each: (name, times).
 async fn measure(reader: &Reader, rounds: usize) -> Vec<(&'static str, Vec<Duration>)> {
-    let page = reel::tui::history::PAGE;
+    let page = reel_tui::history::PAGE;
     let query = |text: &str| HistoryQuery { text: text.into(), ..HistoryQuery::default() };
     let first = reader.history(&HistoryQuery::default(), None, page).await.expect("a page");
     let cursor = first.last().map(|r| r.record.id);

@@ -12,12 +12,12 @@ use criterion::{Criterion, criterion_group, criterion_main};
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use ratatui::Terminal;
 use ratatui::backend::TestBackend;
-use reel::engine::query::HistoryRow;
-use reel::engine::{Event, TaskUpdate};
-use reel::store::fixtures::record;
-use reel::store::{LocalState, TaskRecord};
-use reel::tui::app::{Action, App, Focus};
-use reel::tui::views;
+use reel_engine::query::HistoryRow;
+use reel_engine::{Event, TaskUpdate};
+use reel_store::fixtures::record;
+use reel_store::{LocalState, TaskRecord};
+use reel_tui::app::{Action, App, Focus};
+use reel_tui::views;
 
 const TASKS: i64 = 100_000;
 const NOW: i64 = 1_800_000_100_000;

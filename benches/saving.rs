@@ -23,12 +23,12 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use futures_util::StreamExt as _;
-use reel::api::{ApiKey, Client, ClientOptions, Status};
-use reel::engine::Event;
-use reel::engine::journal::Part;
-use reel::engine::service::{attach_if_running, socket_path};
-use reel::rules::{Catalog, Draft, UnknownModels, ValidSubmission, validate};
-use reel::store::{LocalState, tasks};
+use reel_api::{ApiKey, Client, ClientOptions, Status};
+use reel_engine::Event;
+use reel_engine::journal::Part;
+use reel_engine::service::{attach_if_running, socket_path};
+use reel_rules::{Catalog, Draft, UnknownModels, ValidSubmission, validate};
+use reel_store::{LocalState, tasks};
 use tokio::runtime::Runtime;
 
 /// The simulator's render times: every task finishes between these seconds after its POST
@@ -47,7 +47,7 @@ struct Times {
 }
 
 fn now_ms() -> i64 {
-    reel::engine::now_ms()
+    reel_engine::now_ms()
 }
 
 fn load() -> String {
@@ -152,7 +152,7 @@ fn run_reel(rt: &Runtime, n: usize) -> Vec<Times> {
     let mut child = engine_process::start(rt, &data, &sim.base_url, &config);
     let socket = socket_path(&data);
     let (engine, mut events) = rt.block_on(attach_if_running(&socket)).expect("attach").expect("running");
-    let engine = reel::engine::Engine::Remote(engine);
+    let engine = reel_engine::Engine::Remote(engine);
     let valid = submission();
     let started = Instant::now();
     rt.block_on(async {
@@ -195,9 +195,9 @@ fn run_reel(rt: &Runtime, n: usize) -> Vec<Times> {
 
 /// Each saved task's times, and how many files were tagged with their provenance.
 fn times_from_journal(db: &Path) -> (Vec<Times>, usize) {
-    let conn = reel::store::open_reader(db).expect("journal");
+    let conn = reel_store::open_reader(db).expect("journal");
     let (mut out, mut tagged) = (Vec::new(), 0);
-    reel::store::history::all(&conn, |task| {
+    reel_store::history::all(&conn, |task| {
         tagged += usize::from(task.file_sha256.is_some() && task.file_sha256 != task.sha256);
         let events = tasks::events(&conn, task.id)?;
         let at = |state: &str| events.iter().find(|e| e.state == state).map(|e| e.at);
@@ -218,7 +218,7 @@ fn run_naive(rt: &Runtime, n: usize) -> Vec<Times> {
     let client =
         Client::new(&sim.base_url, ApiKey::new("sim-key").expect("key"), ClientOptions::default()).expect("client");
     let files = reqwest::Client::new();
-    let request = reel::engine::journal::request_for(&submission());
+    let request = reel_engine::journal::request_for(&submission());
     let started = Instant::now();
     let times = rt.block_on(async {
         let ids: Vec<String> = futures_util::stream::iter(0..n)

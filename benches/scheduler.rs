@@ -10,11 +10,11 @@ use std::hint::black_box;
 use std::time::{Duration, Instant};
 
 use criterion::{Criterion, criterion_group, criterion_main};
-use reel::api::VideoTask;
-use reel::engine::queue::{Job, Limits, Now, Queue};
-use reel::engine::schedule::{Pace, PollPolicy, RateWindow, RenderStats, next_poll};
-use reel::engine::transition::{Ctx, Next, after_poll};
-use reel::store::{LocalState, TaskRecord, fixtures};
+use reel_api::VideoTask;
+use reel_engine::queue::{Job, Limits, Now, Queue};
+use reel_engine::schedule::{Pace, PollPolicy, RateWindow, RenderStats, next_poll};
+use reel_engine::transition::{Ctx, Next, after_poll};
+use reel_store::{LocalState, TaskRecord, fixtures};
 
 const IN_FLIGHT: usize = 10_000;
 

@@ -5,8 +5,8 @@
 use std::hint::black_box;
 
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
-use reel::store::tasks::{self, NewTask};
-use reel::store::{LocalState, Store, fixtures};
+use reel_store::tasks::{self, NewTask};
+use reel_store::{LocalState, Store, fixtures};
 
 fn new_task(i: i64) -> NewTask {
     NewTask {

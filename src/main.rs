@@ -1,17 +1,32 @@
+//! reel: a terminal dashboard for asynchronous video-generation APIs.
+//!
+//! The crates, bottom up (each uses only those above it in this list):
+//! - `reel-rules`  the spec's rules, pure: model ids, catalog, validation, billing; batch files; safe text
+//! - `reel-api`    the HTTP API: wire types and body forms, client, downloads, errors
+//! - `reel-store`  the SQLite journal: schema, task rows, events, history, the writer thread
+//! - `reel-sim`    the embedded simulator of the API: a real HTTP server on loopback
+//! - `reel-engine` the engine (journal, poll scheduler, downloads, recovery, its service and
+//!   client), config, media, previews, the JSON of tasks, logging, the session wiring
+//! - `reel-tui`    the dashboard: state, update, view, keymap, event loop
+//! - this binary: `cli` (headless commands) and `mcp` (`reel mcp`, the engine offered to agents)
+
+mod cli;
+mod mcp;
+
 use std::ffi::OsString;
 use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
+use crate::cli::engine::EngineCommand;
+use crate::cli::output::note;
+use crate::cli::{Cli, Command};
 use clap::Parser;
-use reel::cli::engine::EngineCommand;
-use reel::cli::output::note;
-use reel::cli::{self, Cli, Command};
-use reel::engine::service::Launch;
-use reel::engine::service::ssh::{SshReach, SshTarget};
-use reel::session::Reach;
-use reel::tui::keymap;
-use reel::{config, logging};
+use reel_engine::service::Launch;
+use reel_engine::service::ssh::{SshReach, SshTarget};
+use reel_engine::session::Reach;
+use reel_engine::{config, logging};
+use reel_tui::keymap;
 
 #[tokio::main]
 async fn main() -> ExitCode {
@@ -51,7 +66,7 @@ async fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             note(NO_TERMINAL);
             Ok(ExitCode::from(2))
         }
-        None => reel::tui::event_loop::run(settings, reach).await,
+        None => reel_tui::event_loop::run(settings, reach).await,
     }
 }
 

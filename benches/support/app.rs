@@ -1,11 +1,11 @@
 //! A dashboard as the benches measure it: a paid profile on a loopback address, the built-in
 //! catalog, no tasks yet, at 160x48.
 
-use reel::config::Pricing;
-use reel::engine::ServiceState;
-use reel::rules::Catalog;
-use reel::tui::app::{App, Header};
-use reel::tui::prefs::Prefs;
+use reel_engine::ServiceState;
+use reel_engine::config::Pricing;
+use reel_rules::Catalog;
+use reel_tui::app::{App, Header};
+use reel_tui::prefs::Prefs;
 
 pub fn empty(now_ms: i64) -> App {
     let header = Header {

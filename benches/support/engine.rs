@@ -4,7 +4,7 @@ use std::path::Path;
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
-use reel::engine::service::{attach_if_running, socket_path};
+use reel_engine::service::{attach_if_running, socket_path};
 use tokio::runtime::Runtime;
 
 /// The engine process for `data`, against `base_url`, with `config` as its config file's

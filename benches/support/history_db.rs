@@ -6,8 +6,8 @@
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
-use reel::store::tasks;
-use reel::store::{LocalState, open_writer};
+use reel_store::tasks;
+use reel_store::{LocalState, open_writer};
 
 pub const TASKS: i64 = 1_000_000;
 pub const NOW: i64 = 1_800_000_000_000;
@@ -130,7 +130,7 @@ pub fn ensure() -> PathBuf {
     std::fs::create_dir_all(&dir).expect("dir");
     let db: PathBuf = std::env::var_os("HISTORY_DB").map_or_else(|| dir.join("reel.db"), std::path::PathBuf::from);
     let count = |db: &Path| {
-        reel::store::open_reader(db)
+        reel_store::open_reader(db)
             .ok()
             .and_then(|c| c.query_row("SELECT count(*) FROM tasks", [], |r| r.get::<_, i64>(0)).ok())
     };

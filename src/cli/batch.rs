@@ -12,18 +12,18 @@ use serde::Serialize;
 use super::CliError;
 use super::output::{Output, allow_closed, note};
 use super::submit::{SubmitArgs, checked_media, deliver, model_of, uploaded};
-use crate::batch::RowError;
-use crate::batch::expand::{Checked, Defaults};
-use crate::batch::key::Content;
-use crate::batch::plan::{self, Plan};
-use crate::batch::read::{self, Row};
-use crate::batch::stream::{self, ReadBounds};
-use crate::batch::template::{self, VarSource};
-use crate::config::Settings;
-use crate::engine::journal::Part;
-use crate::rules::parse_media;
-use crate::rules::{Draft, MediaDraft, UnknownModels, ValidSubmission, validate};
-use crate::session::Reach;
+use reel_engine::config::Settings;
+use reel_engine::journal::Part;
+use reel_engine::session::Reach;
+use reel_rules::batch::RowError;
+use reel_rules::batch::expand::{Checked, Defaults};
+use reel_rules::batch::key::Content;
+use reel_rules::batch::plan::{self, Plan};
+use reel_rules::batch::read::{self, Row};
+use reel_rules::batch::stream::{self, ReadBounds};
+use reel_rules::batch::template::{self, VarSource};
+use reel_rules::parse_media;
+use reel_rules::{Draft, MediaDraft, UnknownModels, ValidSubmission, validate};
 
 /// One task of the expansion, as `--dry-run` prints it.
 #[derive(Debug, Serialize)]
@@ -115,7 +115,7 @@ pub async fn run(
 ) -> Result<ExitCode, CliError> {
     // A suffix that names several models is the flag's mistake, said once, not on every row.
     if let Some(given) = args.model.as_deref()
-        && let Err(e @ crate::rules::model_choice::ModelChoiceError::Ambiguous { .. }) = model_of(Some(given), settings)
+        && let Err(e @ reel_rules::model_choice::ModelChoiceError::Ambiguous { .. }) = model_of(Some(given), settings)
     {
         note(&e.to_string());
         note("nothing was sent");
@@ -231,7 +231,7 @@ async fn prepared_media(good: &mut [Checked], no_preflight: bool, settings: &Set
 
 /// `N tasks, billed …, cost …`.
 fn summary(plan: &[ValidSubmission], settings: &Settings) -> String {
-    let (billed, cost) = crate::tui::form::billed_and_cost(plan, 1, &settings.pricing);
+    let (billed, cost) = reel_tui::form::billed_and_cost(plan, 1, &settings.pricing);
     let tasks = if plan.len() == 1 { "task" } else { "tasks" };
     format!("{} {tasks}, billed {billed}, cost {cost}", plan.len())
 }
@@ -275,7 +275,7 @@ fn dry_run(
                 p.content.seconds,
                 p.content.resolution,
                 p.content.ratio,
-                crate::text::one_line(p.content.prompt)
+                reel_rules::text::one_line(p.content.prompt)
             );
             allow_closed(out.line(&line))?;
         }

@@ -12,10 +12,10 @@ use clap::Args;
 
 use super::CliError;
 use super::output::Output;
-use crate::api::Client;
-use crate::config::{Settings, Target};
-use crate::rules::catalog::Origin;
-use crate::text::one_line;
+use reel_api::Client;
+use reel_engine::config::{Settings, Target};
+use reel_rules::catalog::Origin;
+use reel_rules::text::one_line;
 pub use verdict::{Report, Seen, Status, judge};
 
 #[derive(Debug, Args)]
@@ -56,7 +56,7 @@ async fn look(client: &Client, settings: &Settings, base_url: &str) -> Seen {
     if let Some(m) = settings.default_model.as_ref().filter(|m| !config_models.contains(m)) {
         // A short form (`aurora-3.0/t2v`) names a catalog model, not the service's id.
         if settings.catalog.get(m).is_none_or(|e| e.origin == Origin::Config) {
-            config_models.extend(crate::rules::choose_model(m, &[]).ok());
+            config_models.extend(reel_rules::choose_model(m, &[]).ok());
         }
     }
     Seen {
@@ -139,7 +139,7 @@ pub async fn run(args: &DoctorArgs, settings: &Settings, out: &mut Output<impl W
         }
         return Ok(ExitCode::from(1));
     };
-    let (client, _) = crate::session::service_client(settings).await?;
+    let (client, _) = reel_engine::session::service_client(settings).await?;
     let report = judge(&look(&client, settings, base_url).await);
     if args.json {
         out.json(&serde_json::json!({ "report": report, "exit": report.exit_code() }))?;

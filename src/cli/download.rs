@@ -9,9 +9,9 @@ use super::CliError;
 use super::follow::{finish, follow, stderr_is_tty};
 use super::output::Output;
 use super::progress::Board;
-use crate::config::Settings;
-use crate::session::Reach;
-use crate::store::{LocalState, TaskRecord};
+use reel_engine::config::Settings;
+use reel_engine::session::Reach;
+use reel_store::{LocalState, TaskRecord};
 
 #[derive(Debug, Args)]
 pub struct DownloadArgs {

@@ -8,11 +8,11 @@ use clap::{Args, Subcommand};
 
 use super::CliError;
 use super::output::{Output, note};
-use crate::config::Settings;
-use crate::engine::service::{self, ServeOptions, Status};
-use crate::engine::{EngineError, LocalEngine, now_ms};
-use crate::session::{self, Reach, SessionError};
-use crate::text;
+use reel_engine::config::Settings;
+use reel_engine::service::{self, ServeOptions, Status};
+use reel_engine::session::{self, Reach, SessionError};
+use reel_engine::{EngineError, LocalEngine, now_ms};
+use reel_rules::text;
 
 #[derive(Debug, Args)]
 pub struct EngineArgs {
@@ -158,7 +158,7 @@ fn describe(s: &Status, now: i64) -> Vec<String> {
         // Above the service: it is why nothing moves.
         lines.insert(lines.len() - 1, format!("Writing   {}", disk.summary()));
     }
-    if let Some(detail) = s.service.detail.as_deref().filter(|_| s.service.health != crate::engine::Health::Ok) {
+    if let Some(detail) = s.service.detail.as_deref().filter(|_| s.service.health != reel_engine::Health::Ok) {
         lines.push(format!("Because   {}", text::one_line(detail)));
     }
     lines
@@ -169,7 +169,7 @@ fn describe(s: &Status, now: i64) -> Vec<String> {
 async fn running(
     settings: &Settings,
     reach: &Reach,
-) -> Result<Option<(service::RemoteEngine, tokio::sync::mpsc::UnboundedReceiver<crate::engine::Event>)>, CliError> {
+) -> Result<Option<(service::RemoteEngine, tokio::sync::mpsc::UnboundedReceiver<reel_engine::Event>)>, CliError> {
     Ok(match reach {
         Reach::Ssh(far) => Some(far.connect().await.map_err(SessionError::from)?),
         _ => service::attach_if_running(&service::socket_path(&settings.data_dir)).await.map_err(SessionError::from)?,
@@ -194,7 +194,7 @@ async fn status(
     let s = engine.status().await?;
     engine.detach().await;
     if args.json {
-        out.json(&crate::public::engine_status(&s))?;
+        out.json(&reel_engine::public::engine_status(&s))?;
     } else {
         for line in describe(&s, now_ms()) {
             out.line(&line)?;
@@ -237,7 +237,7 @@ async fn stop(
     };
     match engine.stop(args.force).await {
         Ok(()) => {}
-        Err(EngineError::Refused(why @ crate::engine::Refused::Unfinished { .. })) if !args.force => {
+        Err(EngineError::Refused(why @ reel_engine::Refused::Unfinished { .. })) if !args.force => {
             let why = why.to_string();
             if !confirmed(&format!("reel: {why}. Stop anyway?")) {
                 note(&why);

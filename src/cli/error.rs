@@ -5,10 +5,10 @@ use std::error::Error;
 use thiserror::Error;
 
 use super::output::OutputError;
-use crate::engine::EngineError;
-use crate::engine::query::QueryError;
-use crate::engine::reader::ReadError;
-use crate::session::SessionError;
+use reel_engine::EngineError;
+use reel_engine::query::QueryError;
+use reel_engine::reader::ReadError;
+use reel_engine::session::SessionError;
 
 #[derive(Debug, Error)]
 pub enum CliError {
@@ -32,7 +32,7 @@ impl From<ReadError> for CliError {
         match e {
             ReadError::Query(q) => CliError::Query(q),
             ReadError::Engine(e) => CliError::Engine(e),
-            ReadError::Stopped(why) => CliError::Engine(crate::engine::Refused::failed(why).into()),
+            ReadError::Stopped(why) => CliError::Engine(reel_engine::Refused::failed(why).into()),
         }
     }
 }

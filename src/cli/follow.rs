@@ -9,9 +9,9 @@ use tokio::sync::mpsc::UnboundedReceiver;
 use super::CliError;
 use super::output::{Output, OutputError, allow_closed};
 use super::progress::Board;
-use crate::engine::{Engine, Event};
-use crate::store::{LocalState, TaskRecord};
-use crate::text::{fit, one_line};
+use reel_engine::{Engine, Event};
+use reel_rules::text::{fit, one_line};
+use reel_store::{LocalState, TaskRecord};
 
 /// How following ended.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -34,13 +34,16 @@ pub fn stderr_is_tty() -> bool {
 /// away is said so; its tasks wait in the journal for the next one).
 #[derive(Clone, Copy)]
 pub struct Relink<'a> {
-    settings: &'a crate::config::Settings,
-    reach: &'a crate::session::Reach,
+    settings: &'a reel_engine::config::Settings,
+    reach: &'a reel_engine::session::Reach,
 }
 
 impl<'a> Relink<'a> {
     /// `Some` when `reach` is an engine over SSH.
-    pub fn over_ssh(settings: &'a crate::config::Settings, reach: &'a crate::session::Reach) -> Option<Relink<'a>> {
+    pub fn over_ssh(
+        settings: &'a reel_engine::config::Settings,
+        reach: &'a reel_engine::session::Reach,
+    ) -> Option<Relink<'a>> {
         reach.far().map(|_| Relink { settings, reach })
     }
 }
@@ -64,7 +67,7 @@ fn for_good(said: &str) -> bool {
 /// Attaches again after the link dropped, with the dashboard's back-off, for as long as it
 /// takes (Ctrl-C and `--timeout` still end the wait); says so once, and each new reason. `None`
 /// when an attempt fails in a way no wait mends (see [`for_good`]).
-async fn reattach(relink: Relink<'_>, board: &mut Board) -> Option<crate::session::Attached> {
+async fn reattach(relink: Relink<'_>, board: &mut Board) -> Option<reel_engine::session::Attached> {
     let far = relink.reach.far().unwrap_or_default();
     board.say(&format!(
         "reel: the link to the engine at ssh://{far} dropped; attaching again with back-off (its tasks go on \
@@ -72,9 +75,9 @@ async fn reattach(relink: Relink<'_>, board: &mut Board) -> Option<crate::sessio
     ));
     let mut said = String::new();
     for attempt in 1u32.. {
-        let wait = crate::tui::link::backoff_ms(attempt);
+        let wait = reel_tui::link::backoff_ms(attempt);
         tokio::time::sleep(Duration::from_millis(wait.max(0) as u64)).await;
-        match crate::session::attach(relink.settings, relink.reach).await {
+        match reel_engine::session::attach(relink.settings, relink.reach).await {
             Ok(attached) => {
                 board.say(&format!("reel: attached again to the engine at ssh://{far} (attempt {attempt})"));
                 return Some(attached);
@@ -220,7 +223,7 @@ pub fn why_not_done(records: &[TaskRecord], timed_out: Option<f64>) -> Vec<Strin
         lines.push(format!(
             "--timeout {secs} s ran out with {} unfinished ({}{more}); they go on in the engine \
              (`reel wait {}` follows them again)",
-            crate::tui::labels::count(unfinished.len(), "task"),
+            reel_tui::labels::count(unfinished.len(), "task"),
             named.join(", "),
             ids.join(" ")
         ));
@@ -228,7 +231,7 @@ pub fn why_not_done(records: &[TaskRecord], timed_out: Option<f64>) -> Vec<Strin
     let ended_badly: Vec<&TaskRecord> =
         records.iter().filter(|r| r.state.is_settled() && !r.state.is_success()).collect();
     for r in ended_badly.iter().take(NAMED) {
-        let said = r.error.as_ref().and_then(crate::api::types::message_of).map(|m| fit(&one_line(&m), 160));
+        let said = r.error.as_ref().and_then(reel_api::types::message_of).map(|m| fit(&one_line(&m), 160));
         let mut line = match said {
             Some(m) => format!("task {} is {}: {m}", r.id, r.state),
             None => format!("task {} is {}", r.id, r.state),
@@ -271,12 +274,12 @@ pub fn exit_code(records: &[TaskRecord], ok: impl Fn(LocalState) -> bool, unreac
 /// Prints tasks as JSON, or one line each: id, remote id, state, and the file or the problem.
 pub fn print_tasks(records: &[TaskRecord], json: bool, out: &mut Output<impl Write>) -> Result<(), OutputError> {
     if json {
-        return out.json(&crate::public::tasks(records));
+        return out.json(&reel_engine::public::tasks(records));
     }
     // Cut to fit a terminal's line; a pipe or a file gets every word.
     let terminal = out.is_terminal();
     for r in records {
-        let message = |e| crate::api::types::message_of(e).map(|m| if terminal { fit(&m, 100) } else { one_line(&m) });
+        let message = |e| reel_api::types::message_of(e).map(|m| if terminal { fit(&m, 100) } else { one_line(&m) });
         let detail = match (&r.file_path, &r.error) {
             // A saved task whose fresh copy could not be had says why after its file.
             (Some(p), Some(e)) if r.state == LocalState::Downloaded => {
@@ -295,7 +298,7 @@ pub fn print_tasks(records: &[TaskRecord], json: bool, out: &mut Output<impl Wri
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::store::fixtures::record;
+    use reel_store::fixtures::record;
 
     fn with_error(id: i64, state: LocalState, message: &str) -> TaskRecord {
         let mut r = record(id, state);

@@ -8,15 +8,15 @@ use thiserror::Error;
 
 use super::CliError;
 use super::output::{Output, OutputError};
-use crate::config::Settings;
-use crate::engine::ledger::{Ledger, Line};
-use crate::engine::query::{self, HistoryRow, QueryError};
-use crate::engine::reader::Reader;
-use crate::public::{self, PublicTask};
-use crate::session::Reach;
-use crate::store::history::HistoryQuery;
-use crate::store::{LocalState, StoreError, TaskRecord};
-use crate::text::{fit, local_time};
+use reel_engine::config::Settings;
+use reel_engine::ledger::{Ledger, Line};
+use reel_engine::public::{self, PublicTask};
+use reel_engine::query::{self, HistoryRow, QueryError};
+use reel_engine::reader::Reader;
+use reel_engine::session::Reach;
+use reel_rules::text::{fit, local_time};
+use reel_store::history::HistoryQuery;
+use reel_store::{LocalState, StoreError, TaskRecord};
 
 #[derive(Debug, Args)]
 pub struct HistoryArgs {
@@ -98,10 +98,10 @@ pub enum SinceError {
 pub fn parse_since(text: &str) -> Result<i64, SinceError> {
     let text = text.trim();
     if let Some(days) = text.strip_suffix('d').and_then(|d| d.parse::<i64>().ok()) {
-        return Ok(crate::engine::now_ms() - days * 86_400_000);
+        return Ok(reel_engine::now_ms() - days * 86_400_000);
     }
     let date: jiff::civil::Date = text.parse().map_err(|_| SinceError::NotADate(text.to_string()))?;
-    let zoned = date.to_zoned(jiff::tz::TimeZone::system())?;
+    let zoned = date.to_zoned(reel_rules::text::local_zone())?;
     Ok(zoned.timestamp().as_millisecond())
 }
 
@@ -132,7 +132,7 @@ fn search_table(rows: &[HistoryRow]) -> String {
     out
 }
 
-fn stat_line(l: &Line, pricing: &crate::config::Pricing) -> String {
+fn stat_line(l: &Line, pricing: &reel_engine::config::Pricing) -> String {
     let pct = l.success_rate.map_or("-".into(), |r| format!("{:.0}%", r * 100.0));
     let secs = |v: Option<f64>| v.map_or("-".into(), |s| format!("{s:.0} s"));
     format!(
@@ -151,7 +151,7 @@ fn stat_line(l: &Line, pricing: &crate::config::Pricing) -> String {
     )
 }
 
-pub fn stats_text(ledger: &Ledger, pricing: &crate::config::Pricing) -> String {
+pub fn stats_text(ledger: &Ledger, pricing: &reel_engine::config::Pricing) -> String {
     let header = format!(
         "{:<36}  {:>6}  {:>7}  {:>6}  {:>8}  {:>4}  {:>7}  {:>7}  {:>9}  {:>9}  {}",
         "", "TASKS", "SUCCESS", "FAILED", "REJECTED", "LOST", "P50", "P90", "BILLED S", "RATING", "COST"
@@ -197,7 +197,7 @@ fn csv_record(t: &TaskRecord) -> Result<Vec<String>, serde_json::Error> {
 
 /// The CSV's header: the names of `public`'s fields, in order.
 pub fn csv_header() -> Result<Vec<String>, serde_json::Error> {
-    let sample = crate::store::fixtures::record(0, LocalState::Queued);
+    let sample = reel_store::fixtures::record(0, LocalState::Queued);
     Ok(public::fields(&sample)?.into_iter().map(|(name, _)| name).collect())
 }
 
@@ -263,7 +263,7 @@ pub async fn run(
     let reader = super::reading::reader(settings, reach).await?;
     match &args.command {
         HistoryCommand::Search(a) => {
-            let problems = crate::store::history::problems(&a.text);
+            let problems = reel_store::history::problems(&a.text);
             if !problems.is_empty() {
                 return Err(CliError::Usage(format!("{}; nothing was searched", problems.join("; "))));
             }
@@ -299,16 +299,16 @@ pub async fn run(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::store::history::LedgerRow;
+    use reel_store::history::LedgerRow;
 
     #[test]
     fn since_is_a_local_day_or_a_number_of_days_back() {
         let midnight =
-            jiff::civil::date(2026, 11, 22).to_zoned(jiff::tz::TimeZone::system()).expect("a local midnight");
+            jiff::civil::date(2026, 11, 22).to_zoned(reel_rules::text::local_zone()).expect("a local midnight");
         assert_eq!(parse_since(" 2026-11-22 ").ok(), Some(midnight.timestamp().as_millisecond()));
-        let before = crate::engine::now_ms();
+        let before = reel_engine::now_ms();
         let week = parse_since("7d").expect("a span");
-        assert!((before - 7 * 86_400_000..=crate::engine::now_ms() - 7 * 86_400_000).contains(&week), "{week}");
+        assert!((before - 7 * 86_400_000..=reel_engine::now_ms() - 7 * 86_400_000).contains(&week), "{week}");
         for bad in ["yesterday", "7w", "2026-13-01"] {
             let e = parse_since(bad).expect_err("refused");
             assert_eq!(e.to_string(), format!("\"{bad}\" is not a date like 2026-11-22 or a span like 7d"));
@@ -332,8 +332,8 @@ mod tests {
             rendered_otherwise: 3,
             ..LedgerRow::default()
         };
-        let pricing = crate::config::Pricing::default();
-        let text = stats_text(&crate::engine::ledger::compute(&[row], &Default::default(), &pricing), &pricing);
+        let pricing = reel_engine::config::Pricing::default();
+        let text = stats_text(&reel_engine::ledger::compute(&[row], &Default::default(), &pricing), &pricing);
         let header = text.lines().nth(1).unwrap_or_default();
         assert!(header.contains("SUCCESS  FAILED  REJECTED  LOST"), "{text}");
         let model = text.lines().nth(2).unwrap_or_default();

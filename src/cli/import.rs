@@ -11,11 +11,11 @@ use serde_json::Value;
 
 use super::CliError;
 use super::output::{Output, note};
-use crate::config::Settings;
-use crate::engine::import::{Found, NotImported, entry, origin};
-use crate::engine::provenance::{ffmetadata, from_metadata, sha256_of};
-use crate::session::{self, Reach};
-use crate::text::one_line;
+use reel_engine::config::Settings;
+use reel_engine::import::{Found, NotImported, entry, origin};
+use reel_engine::provenance::{ffmetadata, from_metadata, sha256_of};
+use reel_engine::session::{self, Reach};
+use reel_rules::text::one_line;
 
 #[derive(Debug, Args)]
 pub struct ImportArgs {
@@ -90,7 +90,7 @@ pub async fn run(
     }
     files.sort();
     let from = dir.to_string_lossy().into_owned();
-    let now = crate::engine::now_ms();
+    let now = reel_engine::now_ms();
     let (mut entries, mut skipped) = (Vec::new(), Vec::new());
     for path in &files {
         let (sha, size) = match (sha256_of(path), std::fs::metadata(path)) {
@@ -124,13 +124,13 @@ pub async fn run(
     let known = candidates - imported.len();
     note(&format!(
         "imported {} from {} ({} already in the history, {} skipped)",
-        crate::tui::labels::count(imported.len(), "task"),
+        reel_tui::labels::count(imported.len(), "task"),
         one_line(&from),
         known,
         skipped.len()
     ));
     if args.json {
-        out.json(&crate::public::tasks(&imported))?;
+        out.json(&reel_engine::public::tasks(&imported))?;
     } else {
         for t in &imported {
             out.line(&format!(

@@ -6,10 +6,10 @@ use clap::Args;
 
 use super::CliError;
 use super::output::Output;
-use crate::config::Settings;
-use crate::session::Reach;
-use crate::store::{LocalState, TaskRecord};
-use crate::text::{fit, local_time};
+use reel_engine::config::Settings;
+use reel_engine::session::Reach;
+use reel_rules::text::{fit, local_time};
+use reel_store::{LocalState, TaskRecord};
 
 #[derive(Debug, Args)]
 pub struct ListArgs {
@@ -83,7 +83,7 @@ pub async fn run(
         super::output::note(&left_out(wanted));
     }
     if args.json {
-        out.json(&crate::public::tasks(&tasks))?;
+        out.json(&reel_engine::public::tasks(&tasks))?;
     } else if tasks.is_empty() && (args.status.is_some() || args.batch.is_some()) {
         out.line("No tasks match.")?;
     } else if tasks.is_empty() {

@@ -6,8 +6,8 @@ use clap::Args;
 
 use super::CliError;
 use super::output::note;
-use crate::config::Settings;
-use crate::session::Reach;
+use reel_engine::config::Settings;
+use reel_engine::session::Reach;
 
 #[derive(Debug, Args)]
 #[command(after_help = "\

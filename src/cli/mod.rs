@@ -40,8 +40,8 @@ use clap::{Parser, Subcommand};
 pub use error::{CliError, report};
 use output::{Output, OutputError};
 
-use crate::config::Settings;
-use crate::session::Reach;
+use reel_engine::config::Settings;
+use reel_engine::session::Reach;
 
 pub(crate) const AFTER_HELP: &str = "\
 Without a command, reel opens the dashboard.
@@ -63,10 +63,10 @@ Examples:
   reel history export --format csv --output tasks.csv";
 
 /// `--status`: one of the local states, named to the shells' completion.
-fn state_names() -> impl clap::builder::TypedValueParser<Value = crate::store::LocalState> {
+fn state_names() -> impl clap::builder::TypedValueParser<Value = reel_store::LocalState> {
     use clap::builder::TypedValueParser as _;
-    let names = crate::store::LocalState::ALL.map(crate::store::LocalState::as_str);
-    clap::builder::PossibleValuesParser::new(names).try_map(|s| s.parse::<crate::store::LocalState>())
+    let names = reel_store::LocalState::ALL.iter().map(|s| s.as_str()).collect::<Vec<_>>();
+    clap::builder::PossibleValuesParser::new(names).try_map(|s| s.parse::<reel_store::LocalState>())
 }
 
 #[derive(Debug, Parser)]

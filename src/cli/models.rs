@@ -8,10 +8,10 @@ use serde::Serialize;
 
 use super::CliError;
 use super::output::Output;
-use crate::api::ModelList;
-use crate::config::Settings;
-use crate::rules::{Catalog, Rules, catalog::Origin};
-use crate::text::one_line;
+use reel_api::ModelList;
+use reel_engine::config::Settings;
+use reel_rules::text::one_line;
+use reel_rules::{Catalog, Rules, catalog::Origin};
 
 #[derive(Debug, Args)]
 pub struct ModelsArgs {
@@ -146,7 +146,7 @@ pub async fn run(args: &ModelsArgs, settings: &Settings, out: &mut Output<impl W
     if !args.service {
         return if args.json { Ok(out.json(catalog.entries())?) } else { Ok(out.text(&table(catalog))?) };
     }
-    let (client, _sim) = crate::session::service_client(settings).await?;
+    let (client, _sim) = reel_engine::session::service_client(settings).await?;
     let list = client.list_models().await.map_err(|e| {
         CliError::Usage(format!("GET {}v1/models: {e} (`reel doctor` checks the profile)", client.base_url()))
     })?;
@@ -168,8 +168,8 @@ pub async fn run(args: &ModelsArgs, settings: &Settings, out: &mut Output<impl W
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::api::ListedModel;
-    use crate::rules::Declared;
+    use reel_api::ListedModel;
+    use reel_rules::Declared;
 
     #[test]
     fn table_lists_every_model_with_its_range() {
@@ -190,7 +190,7 @@ mod tests {
     }
 
     fn declared(text: &str) -> Vec<Declared> {
-        crate::rules::catalog::declare(text).expect("toml")
+        reel_rules::catalog::declare(text).expect("toml")
     }
 
     #[test]

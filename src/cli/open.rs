@@ -9,9 +9,9 @@ use clap::Args;
 
 use super::CliError;
 use super::output::{Output, note};
-use crate::config::Settings;
-use crate::session::Reach;
-use crate::text::one_line;
+use reel_engine::config::Settings;
+use reel_engine::session::Reach;
+use reel_rules::text::one_line;
 
 #[derive(Debug, Args)]
 pub struct OpenArgs {
@@ -31,8 +31,8 @@ pub async fn run(
     let fetched = match reader.far_engine() {
         Some(engine) if task.file_path.is_some() => {
             let mut bar = super::progress::FetchBar::new(super::follow::stderr_is_tty(), format!("task {}", task.id));
-            let cache = crate::engine::fetched::cache_dir(&settings.data_dir);
-            let got = crate::engine::fetched::video(engine, &task, &cache, |d, t| bar.show(d, t)).await;
+            let cache = reel_engine::fetched::cache_dir(&settings.data_dir);
+            let got = reel_engine::fetched::video(engine, &task, &cache, |d, t| bar.show(d, t)).await;
             bar.end();
             match got {
                 Ok(path) => Some(path.display().to_string()),

@@ -12,7 +12,7 @@ use serde::Serialize;
 use serde_json::ser::{CompactFormatter, Formatter, PrettyFormatter};
 use thiserror::Error;
 
-use crate::text;
+use reel_rules::text;
 
 #[derive(Debug, Error)]
 pub enum OutputError {
@@ -139,6 +139,7 @@ impl<W: Write> Output<W> {
         self.inner.flush().map_err(|e| failed(&self.target, e))
     }
 
+    #[cfg(test)]
     pub fn into_inner(self) -> W {
         self.inner
     }

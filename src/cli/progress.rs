@@ -9,11 +9,11 @@ use std::time::{Duration, Instant};
 use indicatif::{MultiProgress, ProgressBar, ProgressDrawTarget, ProgressStyle};
 
 use super::output::note;
-use crate::engine::{Event, Health, ServiceState, TaskUpdate};
-use crate::media::storage::Progress;
-use crate::media::uploads::progress_line;
-use crate::store::{LocalState, TaskRecord};
-use crate::text::{clean, clock, fit, one_line, size};
+use reel_engine::media::storage::Progress;
+use reel_engine::media::uploads::progress_line;
+use reel_engine::{Event, Health, ServiceState, TaskUpdate};
+use reel_rules::text::{clean, clock, fit, one_line, size};
+use reel_store::{LocalState, TaskRecord};
 
 #[derive(Debug, Clone, Copy, PartialEq)]
 struct Transfer {
@@ -63,7 +63,7 @@ fn columns(t: &TaskRecord, eta_ms: Option<i64>, transfer: Option<&Transfer>, now
             None => String::new(),
         },
         LocalState::Downloaded => t.file_path.as_deref().map(|p| fit(p, 80)).unwrap_or_default(),
-        _ => t.error.as_ref().and_then(crate::api::types::message_of).map(|m| fit(&m, 80)).unwrap_or_default(),
+        _ => t.error.as_ref().and_then(reel_api::types::message_of).map(|m| fit(&m, 80)).unwrap_or_default(),
     };
     format!("{:<30}  {:<15}  {}", remote, state, detail).trim_end().to_string()
 }
@@ -179,7 +179,7 @@ impl Board {
 
     /// Applies an event; returns the plain lines to print when not on a terminal.
     pub fn apply(&mut self, event: &Event) -> Vec<String> {
-        let now = crate::engine::now_ms();
+        let now = reel_engine::now_ms();
         match event {
             Event::Task(u) => return self.task(u, now).into_iter().collect(),
             Event::Tasks(us) => return us.iter().filter_map(|u| self.task(u, now)).collect(),
@@ -224,7 +224,7 @@ impl Board {
 
     /// The tasks as the engine has them now, after events were missed; the lines to print.
     pub fn catch_up(&mut self, records: Vec<TaskRecord>) -> Vec<String> {
-        let now = crate::engine::now_ms();
+        let now = reel_engine::now_ms();
         records.into_iter().filter_map(|record| self.task(&TaskUpdate { record, eta_ms: None }, now)).collect()
     }
 
@@ -235,7 +235,7 @@ impl Board {
         if !force && self.last_draw.is_some_and(|t| t.elapsed() < Duration::from_millis(100)) {
             return;
         }
-        let now = crate::engine::now_ms();
+        let now = reel_engine::now_ms();
         for (t, eta) in self.tasks.values() {
             if let Some(bar) = bars.tasks.get(&t.id) {
                 let transfer = self.transfers.get(&t.id);
@@ -385,7 +385,7 @@ fn tally(states: impl Iterator<Item = LocalState>) -> String {
 }
 
 /// The live line of what holds the work: the disk's pause, then the service.
-fn service_line(s: &crate::engine::ServiceState, now: i64) -> String {
+fn service_line(s: &reel_engine::ServiceState, now: i64) -> String {
     match &s.disk {
         Some(_) => s.summary(now),
         None => format!("service: {}", s.summary(now)),
@@ -398,7 +398,7 @@ mod tests {
 
     #[test]
     fn lines_name_id_state_and_detail() {
-        let mut t = crate::store::fixtures::record(1, LocalState::Queued);
+        let mut t = reel_store::fixtures::record(1, LocalState::Queued);
         t.state = LocalState::InProgress;
         t.remote_id = Some("task_\u{1b}[2Jx".into());
         t.progress = Some(42.0);
@@ -417,7 +417,7 @@ mod tests {
     #[test]
     fn the_bar_follows_the_render_then_the_download() {
         let at = |state, progress: Option<f64>, transfer: Option<Transfer>| {
-            let mut t = crate::store::fixtures::record(1, state);
+            let mut t = reel_store::fixtures::record(1, state);
             t.progress = progress;
             percent(&t, transfer.as_ref())
         };
@@ -446,7 +446,7 @@ mod tests {
 
     #[test]
     fn a_send_stops_being_followed_once_every_task_is_sent_or_held() {
-        use crate::store::fixtures::record;
+        use reel_store::fixtures::record;
         let held = || {
             let mut r = record(2, LocalState::Waiting);
             r.error = Some(serde_json::json!({"message": "not sent: the service refused the key for model m"}));
@@ -465,7 +465,7 @@ mod tests {
 
     #[test]
     fn a_batch_event_and_a_catch_up_move_the_tasks_followed_and_only_those() {
-        use crate::store::fixtures::record;
+        use reel_store::fixtures::record;
         let mut b = Board::new(false, [record(1, LocalState::Waiting), record(2, LocalState::Waiting)]);
         let update = |id, state| TaskUpdate { record: record(id, state), eta_ms: None };
         let lines = b.apply(&Event::Tasks(vec![update(1, LocalState::Queued), update(7, LocalState::Queued)]));

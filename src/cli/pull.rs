@@ -13,12 +13,12 @@ use super::follow::stderr_is_tty;
 use super::output::{Output, note};
 use super::progress::FetchBar;
 use super::reading::{reader, resolve_all};
-use crate::config::Settings;
-use crate::engine::fetched::{self, FetchError};
-use crate::engine::reader::Reader;
-use crate::session::Reach;
-use crate::store::TaskRecord;
-use crate::text::{one_line, size};
+use reel_engine::config::Settings;
+use reel_engine::fetched::{self, FetchError};
+use reel_engine::reader::Reader;
+use reel_engine::session::Reach;
+use reel_rules::text::{one_line, size};
+use reel_store::TaskRecord;
 
 #[derive(Debug, Args)]
 pub struct PullArgs {
@@ -37,7 +37,7 @@ pub fn file_name(task: &TaskRecord) -> String {
     let safe: String = saved
         .unwrap_or("")
         .chars()
-        .filter(|c| !crate::text::is_unsafe(*c) && !c.is_control() && !matches!(c, '/' | '\\'))
+        .filter(|c| !reel_rules::text::is_unsafe(*c) && !c.is_control() && !matches!(c, '/' | '\\'))
         .collect();
     match safe.trim_start_matches('.') {
         "" => format!("{}.mp4", task.id),
@@ -98,7 +98,7 @@ async fn pull(reader: &Reader, task: &TaskRecord, dest: &Path) -> Result<Pulled,
     let want = fetched::saved_sum(task).ok_or(FetchError::NoFile(task.id))?;
     if dest.exists() {
         let here = dest.to_path_buf();
-        let sum = tokio::task::spawn_blocking(move || crate::engine::provenance::sha256_of(&here))
+        let sum = tokio::task::spawn_blocking(move || reel_engine::provenance::sha256_of(&here))
             .await
             .ok()
             .and_then(Result::ok);
@@ -139,7 +139,7 @@ async fn copy_checked(from: &Path, dest: &Path, id: i64, want: &str) -> Result<(
         return Err(copy_err(e));
     }
     let check = temp.clone();
-    let got = tokio::task::spawn_blocking(move || crate::engine::provenance::sha256_of(&check))
+    let got = tokio::task::spawn_blocking(move || reel_engine::provenance::sha256_of(&check))
         .await
         .map_err(|e| copy_err(std::io::Error::other(e)))?
         .map_err(copy_err)?;
@@ -153,7 +153,7 @@ async fn copy_checked(from: &Path, dest: &Path, id: i64, want: &str) -> Result<(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::store::{LocalState, fixtures::record};
+    use reel_store::{LocalState, fixtures::record};
 
     #[test]
     fn a_pulled_file_keeps_the_saved_name_made_safe() {

@@ -4,10 +4,10 @@
 use std::sync::Arc;
 
 use super::CliError;
-use crate::config::Settings;
-use crate::engine::reader::Reader;
-use crate::session::{self, Attached, Reach, db_path};
-use crate::store::TaskRecord;
+use reel_engine::config::Settings;
+use reel_engine::reader::Reader;
+use reel_engine::session::{self, Attached, Reach, db_path};
+use reel_store::TaskRecord;
 
 /// The journal of `settings`' data folder, read where it is.
 pub async fn reader(settings: &Settings, reach: &Reach) -> Result<Reader, CliError> {

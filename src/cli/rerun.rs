@@ -8,9 +8,9 @@ use clap::Args;
 use super::CliError;
 use super::output::Output;
 use super::submit::{Delivery, send};
-use crate::config::Settings;
-use crate::engine::journal;
-use crate::session::Reach;
+use reel_engine::config::Settings;
+use reel_engine::journal;
+use reel_engine::session::Reach;
 
 #[derive(Debug, Args)]
 pub struct RerunArgs {

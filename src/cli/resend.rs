@@ -11,9 +11,9 @@ use super::follow::stderr_is_tty;
 use super::output::Output;
 use super::progress::Board;
 use super::submit::{Sending, follow_sent};
-use crate::config::Settings;
-use crate::session::Reach;
-use crate::store::{LocalState, TaskRecord};
+use reel_engine::config::Settings;
+use reel_engine::session::Reach;
+use reel_store::{LocalState, TaskRecord};
 
 #[derive(Debug, Args)]
 pub struct ResendArgs {

@@ -5,9 +5,9 @@ use std::io::Write;
 
 use super::CliError;
 use super::output::Output;
-use crate::config::Settings;
-use crate::session::Reach;
-use crate::store::review::{Change, checked};
+use reel_engine::config::Settings;
+use reel_engine::session::Reach;
+use reel_store::review::{Change, checked};
 
 /// Applies `change` to the task `id` names and prints the task's review (or with `json`, the task).
 pub async fn run(
@@ -36,11 +36,11 @@ pub async fn run(
     let reviewed = reviewed?;
     let was: Vec<i64> = before.iter().filter(|t| t.review.picked && t.id != reviewed.id).map(|t| t.id).collect();
     if json {
-        out.json(&crate::public::PublicTask::from(&reviewed))?;
+        out.json(&reel_engine::public::PublicTask::from(&reviewed))?;
     } else {
         out.line(&format!("Task {}: {}", reviewed.id, reviewed.review.summary()))?;
     }
-    if let Some(line) = crate::store::review::moved(reviewed.id, reviewed.batch_id, &was) {
+    if let Some(line) = reel_store::review::moved(reviewed.id, reviewed.batch_id, &was) {
         super::output::note(&line);
     }
     Ok(())

@@ -6,9 +6,9 @@ use clap::Args;
 
 use super::CliError;
 use super::output::Output;
-use crate::config::Settings;
-use crate::session::Reach;
-use crate::text::one_line;
+use reel_engine::config::Settings;
+use reel_engine::session::Reach;
+use reel_rules::text::one_line;
 
 #[derive(Debug, Args)]
 pub struct RmArgs {
@@ -40,7 +40,7 @@ pub async fn run(
         (Some(path), false) => format!("; its file stays at {}", one_line(path)),
         (None, _) => String::new(),
     };
-    let followed = crate::engine::manual::still_at_service(&deleted).map(|s| format!("; {s}")).unwrap_or_default();
+    let followed = reel_engine::manual::still_at_service(&deleted).map(|s| format!("; {s}")).unwrap_or_default();
     out.line(&format!("Deleted task {}{file}{followed}", deleted.id))?;
     Ok(())
 }

@@ -9,13 +9,13 @@ use thiserror::Error;
 
 use super::CliError;
 use super::output::{Output, OutputError};
-use crate::config::Settings;
-use crate::engine::reader::Reader;
-use crate::preview::{PreviewError, Previewer, StillPaths};
-use crate::public;
-use crate::session::Reach;
-use crate::store::{EventRecord, LocalState, TaskRecord};
-use crate::text::{local_time, one_line, size};
+use reel_engine::config::Settings;
+use reel_engine::preview::{PreviewError, Previewer, StillPaths};
+use reel_engine::public;
+use reel_engine::reader::Reader;
+use reel_engine::session::Reach;
+use reel_rules::text::{local_time, one_line, size};
+use reel_store::{EventRecord, LocalState, TaskRecord};
 
 #[derive(Debug, Args)]
 pub struct ShowArgs {
@@ -67,7 +67,7 @@ pub fn render(t: &TaskRecord, events: &[EventRecord], file_here: bool) -> String
         "settings",
         format!("{} s, {}, {}, watermark {}", t.seconds, t.resolution, t.ratio, if t.watermark { "on" } else { "off" }),
     );
-    if let Some(said) = crate::rules::rendered::said(t.asked(), &t.rendered) {
+    if let Some(said) = reel_rules::rendered::said(t.asked(), &t.rendered) {
         field("rendered", one_line(&said));
     }
     for m in &t.media {
@@ -75,7 +75,7 @@ pub fn render(t: &TaskRecord, events: &[EventRecord], file_here: bool) -> String
         let from = m.local.as_ref().map(|l| format!(" from {}", one_line(&l.path))).unwrap_or_default();
         field("media", format!("{} {}{secs}{from}", m.kind, one_line(&m.url)));
     }
-    field("billed", crate::engine::ledger::billed_text(t));
+    field("billed", reel_engine::ledger::billed_text(t));
     if !t.review.is_empty() {
         field("review", t.review.summary());
     }
@@ -108,7 +108,7 @@ pub fn render(t: &TaskRecord, events: &[EventRecord], file_here: bool) -> String
         field("url", format!("{}{until}", one_line(url)));
     }
     if let Some(e) = &t.error {
-        field("error", one_line(&crate::api::types::message_of(e).unwrap_or_else(|| e.to_string())));
+        field("error", one_line(&reel_api::types::message_of(e).unwrap_or_else(|| e.to_string())));
     }
     lines.push("Timeline".into());
     for e in events {
@@ -133,7 +133,7 @@ pub async fn run(
     // failure is why there is no preview, said where the preview would be.
     let fetch_failed = match (args.preview && file_here, reader.far_engine(), task.sha256.as_deref()) {
         (true, Some(engine), Some(sha)) => {
-            crate::engine::fetched::stills(engine, sha, &previewer.cache_dir).await.err().map(|e| e.to_string())
+            reel_engine::fetched::stills(engine, sha, &previewer.cache_dir).await.err().map(|e| e.to_string())
         }
         _ => None,
     };
@@ -157,7 +157,7 @@ pub async fn run(
         out.json(&shown)?;
     } else {
         out.text(&render(&task, &events, file_here))?;
-        if args.preview && crate::tui::theme::colours_off() {
+        if args.preview && reel_tui::theme::colours_off() {
             // A picture is colours: under NO_COLOR it is not drawn, its file is named instead.
             match failed().map_or_else(|| preview_paths(&task, &previewer), Err) {
                 Ok(paths) => out.line(&format!("Preview: {} (not drawn: NO_COLOR is set)", paths.poster.display()))?,
@@ -167,7 +167,7 @@ pub async fn run(
             match failed().map_or_else(|| poster(&task, &previewer), Err) {
                 Ok(image) => {
                     out.flush()?;
-                    crate::preview::term::print(&image, settings.multiplexer).map_err(stdout_failed)?;
+                    reel_engine::preview::term::print(&image, settings.multiplexer).map_err(stdout_failed)?;
                 }
                 Err(why) => out.line(&format!("No preview: {why}"))?,
             }
@@ -241,7 +241,7 @@ fn stdout_failed(e: std::io::Error) -> OutputError {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::store::fixtures::record;
+    use reel_store::fixtures::record;
 
     #[test]
     fn no_preview_says_what_the_state_allows() {

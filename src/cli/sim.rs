@@ -8,9 +8,9 @@ use thiserror::Error;
 
 use super::CliError;
 use super::output::Output;
-use crate::rules::Catalog;
-use crate::sim::hostile::Named;
-use crate::sim::{
+use reel_rules::Catalog;
+use reel_sim::hostile::Named;
+use reel_sim::{
     Answers, DEFAULT_API_KEY, Faults, Gateway, Hostile, HostileId, HostileProgress, HostileStatus, HostileUrl,
     LifecycleConfig, OpenAi, Origin, SimConfig, SimHandle, Storm, Trigger, UrlPlacement,
 };
@@ -35,8 +35,8 @@ fn probability(text: &str) -> Result<f64, SimArgError> {
     }
 }
 
-fn takes_form(text: &str) -> Result<crate::api::BodyForm, crate::sim::hostile::BadValue> {
-    crate::sim::hostile::by_name(&crate::api::BodyForm::NAMES, text)
+fn takes_form(text: &str) -> Result<reel_api::BodyForm, reel_sim::hostile::BadValue> {
+    reel_sim::hostile::by_name(&reel_api::BodyForm::NAMES, text)
 }
 
 fn seconds(text: &str) -> Result<Duration, SimArgError> {
@@ -117,7 +117,7 @@ pub struct SimArgs {
     /// dropped unread, as some gateways do) or `openai` (`size`, string `seconds`,
     /// `input_reference`; unknown parameters refused).
     #[arg(long, value_parser = takes_form, default_value = "spec")]
-    pub takes: crate::api::BodyForm,
+    pub takes: reel_api::BodyForm,
     /// `seconds` only as a string (`"5"`); a number is refused as new-api refuses it.
     #[arg(long)]
     pub seconds_as_string: bool,
@@ -167,8 +167,8 @@ pub struct OpenAiArgs {
     pub content_full: bool,
     /// What /content answers before the file is ready: 404 (OpenAI's "not ready yet") or 400
     /// (new-api's "not completed yet").
-    #[arg(long, value_parser = crate::sim::NotReady::parse_name, default_value = "404", help_heading = OPENAI)]
-    pub content_not_ready: crate::sim::NotReady,
+    #[arg(long, value_parser = reel_sim::NotReady::parse_name, default_value = "404", help_heading = OPENAI)]
+    pub content_not_ready: reel_sim::NotReady,
     /// Seconds after completion before /content serves the file.
     #[arg(long, value_parser = seconds, default_value = "0", value_name = "SECS", help_heading = OPENAI)]
     pub content_lag_secs: Duration,
@@ -371,7 +371,7 @@ impl SimArgs {
                 "openai" => Answers::OpenAi(self.openai.openai()),
                 _ => Answers::Spec,
             },
-            takes: crate::api::Wire { form: self.takes, seconds_as_string: self.seconds_as_string },
+            takes: reel_api::Wire { form: self.takes, seconds_as_string: self.seconds_as_string },
             seed: self.seed,
             // OpenAI names its tasks `video_…`; everyone else here, `task_…`.
             id_prefix: if self.answers == "openai" { "video_" } else { "task_" }.into(),
@@ -443,7 +443,7 @@ pub fn banner(base_url: &str, config: &SimConfig) -> String {
             "Answers: as OpenAI's Videos API does (no URL; the file at /v1/videos/ID/content with the key, {ranges})\n"
         ));
     }
-    if config.takes != crate::api::Wire::default() {
+    if config.takes != reel_api::Wire::default() {
         out.push_str(&format!(
             "Takes: the {} body (set wire and seconds_as_string in a profile to match)\n",
             config.takes
@@ -479,7 +479,7 @@ pub async fn run(args: &SimArgs, catalog: Catalog, out: &mut Output<impl Write>)
             Some(r) = requests.recv() => {
                 let fault = r.fault.map(|f| format!("  [fault: {f}]")).unwrap_or_default();
                 let other = if r.origin == Origin::Other { "  [second listener]" } else { "" };
-                let path = crate::text::excerpt(&r.path, 200);
+                let path = reel_rules::text::excerpt(&r.path, 200);
                 out.line(&format!("{} {path} -> {}{fault}{other}", r.method, r.status))?;
                 out.flush()?;
             }

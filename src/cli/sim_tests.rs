@@ -110,7 +110,7 @@ fn openai_flags_reach_the_config() {
     .expect("parses");
     let want = OpenAi {
         ranges: false,
-        not_ready: crate::sim::NotReady::BadRequest,
+        not_ready: reel_sim::NotReady::BadRequest,
         content_lag: Duration::from_millis(1500),
         content_route: true,
         expires_after: Some(Duration::from_secs(60)),

@@ -3,7 +3,7 @@
 
 use clap::Args;
 
-use crate::sim::Upstream;
+use reel_sim::Upstream;
 
 const UPSTREAM: &str = "What a gateway's upstream does";
 

@@ -11,13 +11,13 @@ use super::CliError;
 use super::follow::{exit_code, follow, print_tasks, stderr_is_tty};
 use super::output::{Output, allow_closed, note};
 use super::progress::Board;
-use crate::config::{Settings, Target};
-use crate::engine::journal::Part;
-use crate::engine::{DraftPart, Submission};
-use crate::media::{measured, preflight, uploads};
-use crate::rules::{BadMedia, Draft, Invalid, ModelChoiceError, UnknownModels, choose_model, parse_media, validate};
-use crate::session::{self, Reach};
-use crate::store::{LocalState, TaskRecord};
+use reel_engine::config::{Settings, Target};
+use reel_engine::journal::Part;
+use reel_engine::media::{measured, preflight, uploads};
+use reel_engine::session::{self, Reach};
+use reel_engine::{DraftPart, Submission};
+use reel_rules::{BadMedia, Draft, Invalid, ModelChoiceError, UnknownModels, choose_model, parse_media, validate};
+use reel_store::{LocalState, TaskRecord};
 
 #[derive(Debug, Args)]
 pub struct SubmitArgs {
@@ -327,7 +327,7 @@ pub(super) async fn deliver(
         note(&format!(
             "{} sent by an earlier run {} left out (--again sends them; --retry-failed sends again those that \
              ended without a video)",
-            crate::tui::labels::count(submitted.left_out as usize, "task"),
+            reel_tui::labels::count(submitted.left_out as usize, "task"),
             if submitted.left_out == 1 { "is" } else { "are" }
         ));
     }
@@ -343,8 +343,8 @@ pub(super) async fn deliver(
 /// Follows tasks just handed to the engine until they are sent (or saved, with `wait`), prints
 /// them and chooses the exit code.
 pub async fn follow_sent(
-    mut engine: crate::engine::Engine,
-    events: &mut tokio::sync::mpsc::UnboundedReceiver<crate::engine::Event>,
+    mut engine: reel_engine::Engine,
+    events: &mut tokio::sync::mpsc::UnboundedReceiver<reel_engine::Event>,
     mut board: Board,
     how: Sending,
     relink: Option<super::follow::Relink<'_>>,
@@ -360,7 +360,7 @@ pub async fn follow_sent(
             note(&format!(
                 "journaled {} as batch {batch}; the engine sends them at the service's pace, whether or not \
                  anything waits (`reel wait --batch {batch}` follows them, `reel list --batch {batch}` lists them)",
-                crate::tui::labels::count(records.len(), "task")
+                reel_tui::labels::count(records.len(), "task")
             ));
         }
         return Ok(ExitCode::SUCCESS);
@@ -442,7 +442,7 @@ pub async fn uploaded(draft: Draft, settings: &Settings) -> Option<Draft> {
     let mut bars = super::progress::UploadBars::new(stderr_is_tty());
     let shown = |index, path: &std::path::Path, p| bars.show(index, path, p);
     let storage = settings.storage.as_ref();
-    let result = uploads::upload_all(draft, &frame, storage, crate::config::storage_credentials, shown).await;
+    let result = uploads::upload_all(draft, &frame, storage, reel_engine::config::storage_credentials, shown).await;
     bars.end();
     match result {
         Ok(d) => Some(d),
@@ -476,8 +476,8 @@ mod tests {
 
     #[test]
     fn a_send_not_waited_on_exits_by_what_became_of_its_tasks() {
-        use crate::store::fixtures::record;
         use LocalState::*;
+        use reel_store::fixtures::record;
         let code = |states: &[LocalState]| {
             let records: Vec<_> = states.iter().enumerate().map(|(i, s)| record(i as i64 + 1, *s)).collect();
             sent_code(&records)
@@ -517,9 +517,10 @@ mod tests {
     #[test]
     fn the_default_model_and_suffixes() {
         use clap::Parser;
-        let file = crate::config::ConfigFile::default();
-        let mut settings = crate::config::resolve(&file, &crate::config::Env::default(), None, Some("/data".into()))
-            .expect("resolves");
+        let file = reel_engine::config::ConfigFile::default();
+        let mut settings =
+            reel_engine::config::resolve(&file, &reel_engine::config::Env::default(), None, Some("/data".into()))
+                .expect("resolves");
         let err = model_of(None, &settings).expect_err("no model").to_string();
         assert!(err.contains("[defaults] model"), "{err}");
         settings.default_model = Some("swift-1.5/t2v".into());

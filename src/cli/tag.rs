@@ -3,7 +3,7 @@
 
 use clap::Args;
 
-use crate::store::review::Change;
+use reel_store::review::Change;
 
 #[derive(Debug, Args)]
 pub struct TagArgs {

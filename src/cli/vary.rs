@@ -9,11 +9,11 @@ use clap::Args;
 use super::CliError;
 use super::output::Output;
 use super::submit::{Delivery, model_of, read_prompt, send, usage};
-use crate::config::Settings;
-use crate::engine::journal;
-use crate::rules::Draft;
-use crate::rules::{BadMedia, parse_media};
-use crate::session::Reach;
+use reel_engine::config::Settings;
+use reel_engine::journal;
+use reel_engine::session::Reach;
+use reel_rules::Draft;
+use reel_rules::{BadMedia, parse_media};
 
 #[derive(Debug, Args)]
 pub struct VaryArgs {

@@ -11,10 +11,10 @@ use super::follow::{Ended, finish, follow, stderr_is_tty};
 use super::output::{Output, note};
 use super::progress::Board;
 use super::reading::{lend, resolve_all};
-use crate::config::Settings;
-use crate::engine::reader::Reader;
-use crate::session::{self, Reach, db_path};
-use crate::store::{LocalState, TaskRecord};
+use reel_engine::config::Settings;
+use reel_engine::reader::Reader;
+use reel_engine::session::{self, Reach, db_path};
+use reel_store::{LocalState, TaskRecord};
 
 #[derive(Debug, Args)]
 pub struct WaitArgs {

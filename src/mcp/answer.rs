@@ -1,11 +1,11 @@
 //! The tools' results as JSON text: the catalog with its rules, quotes, tasks and timelines.
-//! Tasks are shown as `--json` shows them to scripts ([`crate::public`]); no credential is
+//! Tasks are shown as `--json` shows them to scripts ([`reel_engine::public`]); no credential is
 //! part of any of these.
 
 use serde_json::{Value, json};
 
-use crate::rules::{Catalog, Draft, Invalid, Pricing, Ratio, Resolution, ValidSubmission};
-use crate::store::{EventRecord, TaskRecord};
+use reel_rules::{Catalog, Draft, Invalid, Pricing, Ratio, Resolution, ValidSubmission};
+use reel_store::{EventRecord, TaskRecord};
 
 /// Every model with the rules a submission to it must meet, and its price when it has one.
 pub fn models(catalog: &Catalog, pricing: &Pricing) -> Value {
@@ -42,7 +42,7 @@ pub struct Quote {
     /// reference video of unstated length).
     pub unknown_billed: u32,
     /// The most the priced tasks can cost, and whether that is exactly what they cost.
-    pub priced: crate::rules::pricing::Quote,
+    pub priced: reel_rules::pricing::Quote,
     /// Tasks of models without a price.
     pub unpriced: u32,
 }
@@ -118,7 +118,7 @@ pub fn refused(failures: &[(&Draft, Invalid)], grid: bool) -> String {
 }
 
 pub fn tasks(records: &[TaskRecord]) -> Value {
-    json!({ "tasks": crate::public::tasks(records) })
+    json!({ "tasks": reel_engine::public::tasks(records) })
 }
 
 /// One task with its timeline, its file (`file_present`: whether it is where it was saved, on
@@ -130,11 +130,11 @@ pub fn shown(
     preview: Result<&str, String>,
 ) -> Value {
     let mut out = json!({
-        "task": crate::public::PublicTask::from(task),
-        "timeline": crate::public::events(events),
+        "task": reel_engine::public::PublicTask::from(task),
+        "timeline": reel_engine::public::events(events),
         "file_path": task.file_path,
         "file_present": file_present,
-        "billed": crate::engine::ledger::billed_text(task),
+        "billed": reel_engine::ledger::billed_text(task),
     });
     match preview {
         Ok(poster) => out["poster"] = json!(poster),
@@ -158,9 +158,9 @@ pub fn states(records: &[TaskRecord]) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::rules::{UnknownModels, validate};
-    use crate::store::LocalState;
-    use crate::store::fixtures::record;
+    use reel_rules::{UnknownModels, validate};
+    use reel_store::LocalState;
+    use reel_store::fixtures::record;
 
     fn valid(model: &str, seconds: &str) -> ValidSubmission {
         let d = Draft { model: model.into(), prompt: "p".into(), seconds: Some(seconds.into()), ..Draft::default() };

@@ -10,11 +10,11 @@ use futures_util::future::BoxFuture;
 use tokio::sync::{Mutex, Notify};
 use tokio::time::Instant;
 
-use crate::config::Settings;
-use crate::engine::reader::Reader;
-use crate::engine::{Engine, EngineError};
-use crate::session::{self, Reach, Session, SessionError};
-use crate::store::TaskRecord;
+use reel_engine::config::Settings;
+use reel_engine::reader::Reader;
+use reel_engine::session::{self, Reach, Session, SessionError};
+use reel_engine::{Engine, EngineError};
+use reel_store::TaskRecord;
 
 /// An attached engine. Its events only wake waiters: what they wait for is read again with
 /// [`Engine::tasks`], so no event can be missed in between.
@@ -110,7 +110,7 @@ impl Link {
                     Ok(records) => {
                         trouble = None;
                         if let Some(missing) = ids.iter().find(|id| !records.iter().any(|r| r.id == **id)) {
-                            return Err(WaitError::Engine(EngineError::from(crate::engine::Refused::NoTask {
+                            return Err(WaitError::Engine(EngineError::from(reel_engine::Refused::NoTask {
                                 id: *missing,
                             })));
                         }

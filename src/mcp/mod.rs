@@ -27,16 +27,16 @@ use serde_json::Value;
 use thiserror::Error;
 use tokio::time::Instant;
 
-use crate::config::Settings;
-use crate::engine::admission::Sender;
-use crate::engine::reader::Reader;
-use crate::engine::{DraftPart, Submission, Submitted};
-use crate::rules::{UnknownModels, ValidSubmission, validate};
-use crate::session::Reach;
-use crate::store::LocalState;
-use crate::store::history::HistoryQuery;
 use args::Checked;
 use link::Link;
+use reel_engine::admission::Sender;
+use reel_engine::config::Settings;
+use reel_engine::reader::Reader;
+use reel_engine::session::Reach;
+use reel_engine::{DraftPart, Submission, Submitted};
+use reel_rules::{UnknownModels, ValidSubmission, validate};
+use reel_store::LocalState;
+use reel_store::history::HistoryQuery;
 use tools::{IdsArgs, NoArgs, PickArgs, RateArgs, ReviewCall, SearchArgs, ShowArgs, SubmissionArgs, TagArgs, WaitArgs};
 
 /// How long `wait` waits when the call gives no timeout.
@@ -262,7 +262,7 @@ impl Server {
         }
         let token = meta.get_progress_token();
         let total = ids.len() as f64;
-        let seen = |records: &[crate::store::TaskRecord]| -> BoxFuture<'static, ()> {
+        let seen = |records: &[reel_store::TaskRecord]| -> BoxFuture<'static, ()> {
             let Some(token) = token.clone() else { return Box::pin(async {}) };
             let settled = records.iter().filter(|r| r.state.is_settled()).count() as f64;
             let note =
@@ -311,7 +311,7 @@ impl Server {
             Err(e) => return Ok(refuse(e)),
         };
         match reader.history(&q, None, limit).await {
-            Ok(rows) => Ok(answer(&serde_json::json!({ "tasks": crate::public::rows(&rows) }))),
+            Ok(rows) => Ok(answer(&serde_json::json!({ "tasks": reel_engine::public::rows(&rows) }))),
             Err(e) => Ok(refuse(e.to_string())),
         }
     }

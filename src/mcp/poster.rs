@@ -5,10 +5,10 @@ use std::path::Path;
 
 use base64::Engine as _;
 
-use crate::config::Settings;
-use crate::engine::Engine;
-use crate::preview::Previewer;
-use crate::store::{LocalState, TaskRecord};
+use reel_engine::Engine;
+use reel_engine::config::Settings;
+use reel_engine::preview::Previewer;
+use reel_store::{LocalState, TaskRecord};
 
 /// The poster as a path in the cache and as base64 JPEG for MCP image content.
 pub struct Poster {
@@ -33,7 +33,7 @@ pub async fn of(settings: &Settings, task: &TaskRecord, far: Option<&Engine>) ->
     let (Some(video), Some(sha)) = (&task.file_path, &task.sha256) else { return Err(no_video(task)) };
     let previewer = Previewer::from_settings(settings);
     if let Some(engine) = far {
-        crate::engine::fetched::stills(engine, sha, &previewer.cache_dir)
+        reel_engine::fetched::stills(engine, sha, &previewer.cache_dir)
             .await
             .map_err(|e| format!("no poster frame from the engine's machine: {e}"))?;
     }

@@ -5,11 +5,11 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 use thiserror::Error;
 
-use crate::rules::{Catalog, Draft, MediaDraft, choose_model, is_local};
-use crate::store::review::{BadReview, Change, checked};
+use reel_rules::{Catalog, Draft, MediaDraft, choose_model, is_local};
+use reel_store::review::{BadReview, Change, checked};
 
 /// The tag prefix of agents' tasks (the engine tags them as it admits them).
-pub use crate::engine::AGENT_PREFIX;
+pub use reel_engine::AGENT_PREFIX;
 /// Search results when the call does not say, and the most it may ask for.
 pub const SEARCH_DEFAULT: usize = 20;
 pub const SEARCH_MAX: usize = 200;

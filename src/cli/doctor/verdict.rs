@@ -4,9 +4,9 @@
 use serde::Serialize;
 use serde_json::Value;
 
-use crate::api::models::read_list;
-use crate::api::probe::Probe;
-use crate::api::{BodyForm, ModelList, Wire};
+use reel_api::models::read_list;
+use reel_api::probe::Probe;
+use reel_api::{BodyForm, ModelList, Wire};
 
 /// A probe's outcome: the answer, or why there was none.
 pub type Answered = Result<Probe, String>;
@@ -320,7 +320,7 @@ fn models(seen: &Seen, list: Option<&ModelList>, out: &mut Out, optional: &mut V
             ),
         );
         for id in unknown.iter().take(STUBS) {
-            let mode = crate::rules::model_name::mode_in(id).map_or("text-to-video", |m| m.as_str());
+            let mode = reel_rules::model_name::mode_in(id).map_or("text-to-video", |m| m.as_str());
             optional.extend([
                 "[[models]]".to_string(),
                 format!("id = \"{id}\""),
