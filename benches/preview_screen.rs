@@ -109,7 +109,7 @@ async fn run() {
     let press = |code: KeyCode, mods: KeyModifiers| tx.send(Ok(Input::Key(KeyEvent::new(code, mods)))).expect("keys");
     let detail = reel_tui::layout::areas(
         Rect::new(0, 0, SIZE.0, SIZE.1),
-        &reel_tui::form::Form::new(&settings.catalog, &settings.pricing),
+        &reel_tui::compose::Form::new(&settings.catalog, &settings.pricing),
     )
     .detail;
 

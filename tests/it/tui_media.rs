@@ -6,8 +6,8 @@ use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use reel_engine::config::Pricing;
 use reel_rules::MediaDraft;
 use reel_tui::app::{Action, App, Effect, Focus};
-use reel_tui::form::Field;
-use reel_tui::media::{MediaStatus, item_key};
+use reel_tui::compose::Field;
+use reel_tui::compose::media::{MediaStatus, item_key};
 
 use crate::common::{dashboard, screen};
 

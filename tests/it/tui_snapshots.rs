@@ -11,7 +11,7 @@ use reel_rules::Catalog;
 use reel_store::fixtures::record;
 use reel_store::{LocalState, TaskRecord};
 use reel_tui::app::{Action, App, Focus, Header, Overlay};
-use reel_tui::form::Field;
+use reel_tui::compose::Field;
 use reel_tui::prefs::Prefs;
 use reel_tui::views;
 use serde_json::json;
@@ -373,7 +373,9 @@ fn pane_compose() {
     typed(&mut a, "99");
     tab_to(&mut a, Field::Grid);
     typed(&mut a, "16:9 wide");
-    each_size("compose", &a, |f, app| views::compose::draw(f, &reel_tui::layout::areas(f.area(), app.form()), app));
+    each_size("compose", &a, |f, app| {
+        reel_tui::compose::view::draw(f, &reel_tui::layout::areas(f.area(), app.form()), app)
+    });
 }
 
 #[test]
@@ -381,22 +383,22 @@ fn pane_tasks() {
     let mut a = busy_app();
     a.focus_on(Focus::Table);
     a.select_row(2);
-    each_size("tasks", &a, |f, app| views::tasks::draw(f, f.area(), app));
+    each_size("tasks", &a, |f, app| reel_tui::tasks::view::draw(f, f.area(), app));
 }
 
 #[test]
 fn pane_detail() {
     let mut a = busy_app();
     a.select_row(a.table().view().iter().position(|id| *id == 6).expect("shown"));
-    each_size("detail_failed", &a, |f, app| views::detail::draw(f, f.area(), app));
+    each_size("detail_failed", &a, |f, app| reel_tui::detail::view::draw(f, f.area(), app));
     a.select_row(a.table().view().iter().position(|id| *id == 4).expect("shown"));
-    each_size("detail_downloading", &a, |f, app| views::detail::draw(f, f.area(), app));
+    each_size("detail_downloading", &a, |f, app| reel_tui::detail::view::draw(f, f.area(), app));
 }
 
 #[test]
 fn pane_history() {
-    each_size("history", &history_app(), |f, app| views::history::draw(f, f.area(), app));
-    each_size("history_ledger", &ledger_app(), |f, app| views::history::draw(f, f.area(), app));
+    each_size("history", &history_app(), |f, app| reel_tui::history::view::draw(f, f.area(), app));
+    each_size("history_ledger", &ledger_app(), |f, app| reel_tui::history::view::draw(f, f.area(), app));
 }
 
 #[test]
@@ -405,14 +407,14 @@ fn pane_history_search_while_typing() {
     key(&mut a, KeyCode::Char('/'));
     typed(&mut a, "red f");
     assert!(a.animating(), "the search waits for typing to pause");
-    each_size("history_search", &a, |f, app| views::history::draw(f, f.area(), app));
+    each_size("history_search", &a, |f, app| reel_tui::history::view::draw(f, f.area(), app));
 }
 
 #[test]
 fn pane_help() {
     let a = app(false);
     let help = reel_tui::help::HelpState::new(a.keymap(), reel_tui::keymap::Scope::Table, "task table");
-    each_size("help", &a, |f, _| views::help::draw(f, &help));
+    each_size("help", &a, |f, _| reel_tui::help::view::draw(f, &help));
 }
 
 /// The help opened from the task table and scrolled to its end with End: its last lines
@@ -658,7 +660,7 @@ fn without_colour_the_selected_row_still_shows() {
     let selected = a.table().selected_row().expect("a row").record.prompt.clone();
     for (focus, name) in [(Focus::Form(Field::Prompt), "form_has_the_keys"), (Focus::Table, "table_has_the_keys")] {
         a.focus_on(focus);
-        let shown = monochrome(&a, 100, 12, |f, app| views::tasks::draw(f, f.area(), app));
+        let shown = monochrome(&a, 100, 12, |f, app| reel_tui::tasks::view::draw(f, f.area(), app));
         for line in shown.lines().filter(|l| l.contains("│ ")) {
             let row_of = |p: &str| line.contains(&p[..12]);
             let marked = line.contains("«");
@@ -672,7 +674,7 @@ fn without_colour_the_selected_row_still_shows() {
         insta::assert_snapshot!(format!("no_colour_tasks_{name}"), shown);
     }
     let h = history_app();
-    let shown = monochrome(&h, 100, 16, |f, app| views::history::draw(f, f.area(), app));
+    let shown = monochrome(&h, 100, 16, |f, app| reel_tui::history::view::draw(f, f.area(), app));
     assert!(shown.lines().any(|l| l.contains("a red fox in deep") && l.contains("REVERSED")), "{shown}");
 }
 

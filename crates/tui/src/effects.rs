@@ -11,9 +11,9 @@ use tokio::sync::mpsc::UnboundedSender;
 use tokio::task::JoinHandle;
 
 use super::app::{Action, BatchNews, Effect, EffectError, Op, Reload};
-use super::form::Field;
+use super::compose::Field;
+use super::compose::media::{MediaContext, prepare};
 use super::kept;
-use super::media::{MediaContext, prepare};
 use super::terminal::Console;
 use reel_engine::Engine;
 use reel_engine::config::{Programs, Settings};
@@ -284,7 +284,7 @@ pub async fn perform(effect: Effect, cx: &Context, console: &mut impl Console) -
         Effect::CompletePath(typed) => {
             let home = cx.media.home.clone();
             blocking(tx, move || {
-                let completion = super::batch_file::complete_path(&typed, home.as_deref());
+                let completion = super::compose::batch_file::complete_path(&typed, home.as_deref());
                 Some(Action::Batch(BatchNews::Completed { typed, completion }))
             });
         }
@@ -298,14 +298,15 @@ pub async fn perform(effect: Effect, cx: &Context, console: &mut impl Console) -
         Effect::LoadBatch { path, defaults, refresh } => {
             let (home, catalog, bounds) = (cx.media.home.clone(), cx.media.catalog.clone(), cx.batch);
             reading(cx, tx, move |r| async move {
-                let result = super::batch_file::load_batch(path, defaults.clone(), home, catalog, bounds, &r).await;
+                let result =
+                    super::compose::batch_file::load_batch(path, defaults.clone(), home, catalog, bounds, &r).await;
                 Some(Action::Batch(BatchNews::Loaded { defaults, refresh, result }))
             });
         }
         Effect::CheckMedia(items) => {
             let (home, storage) = (cx.media.home.clone(), cx.media.storage.is_some());
             tokio::spawn(async move {
-                let _ = tx.send(Action::MediaChecked(super::media::check_items(items, home, storage).await));
+                let _ = tx.send(Action::MediaChecked(super::compose::media::check_items(items, home, storage).await));
             });
         }
         Effect::Bulk { op, ids, skipped } => {

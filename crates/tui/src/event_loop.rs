@@ -122,7 +122,7 @@ impl Dashboard {
             db: db_path(&settings),
             data_dir: settings.data_dir.clone(),
             actions: tx,
-            media: std::sync::Arc::new(crate::media::MediaContext {
+            media: std::sync::Arc::new(crate::compose::media::MediaContext {
                 storage: settings.storage.clone(),
                 home: settings.home.clone(),
                 client_timeout: std::time::Duration::try_from_secs_f64(settings.engine.client_timeout_secs)

@@ -4,7 +4,7 @@
 use std::path::{Path, PathBuf};
 
 use super::app::EffectError;
-use super::form::Saved;
+use super::compose::Saved;
 use super::prefs::Prefs;
 
 fn prefs_path(data_dir: &Path) -> PathBuf {

@@ -3,7 +3,7 @@
 
 use ratatui::layout::{Constraint, Layout, Rect};
 
-use super::form::{Field, Form};
+use super::compose::{Field, Form};
 
 /// Media items listed under the Media field before it scrolls.
 pub const MEDIA_ROWS: u16 = 3;

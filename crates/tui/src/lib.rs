@@ -1,13 +1,19 @@
-//! The dashboard: state → update → view over the engine.
+//! The dashboard: state → update → view over the engine, organised by part.
+//!
+//! The parts, each a folder with its state, its `update` and its `view`: `compose` (the form,
+//! batch files, media at send time, the kept draft), `tasks` (the table, its columns, actions on
+//! many tasks), `detail` (the selected task), `history` (the history screen), `compare` (takes
+//! side by side), `preview` (frames, pictures, the player), `help`. `app` holds the parts and
+//! routes actions to them; `views` draws the screen around them. The machinery: `event_loop`
+//! and `effects` (the only I/O), `keymap`, `layout`, `link` (to the engine), `latest` (latest
+//! request wins), `kept` and `prefs` (files kept between runs), `labels`, `theme`, `terminal`.
 
 pub mod app;
-pub mod batch_file;
-pub mod columns;
 pub mod compare;
-pub mod draft_keep;
+pub mod compose;
+pub mod detail;
 pub mod effects;
 pub mod event_loop;
-pub mod form;
 pub mod help;
 pub mod history;
 pub mod kept;
@@ -16,10 +22,9 @@ pub mod labels;
 pub mod latest;
 pub mod layout;
 pub mod link;
-pub mod media;
 pub mod prefs;
 pub mod preview;
-pub mod table;
+pub mod tasks;
 pub mod terminal;
 pub mod theme;
 pub mod views;

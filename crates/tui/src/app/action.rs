@@ -4,7 +4,7 @@
 use crossterm::event::{KeyEvent, MouseEvent};
 use thiserror::Error;
 
-use crate::form::Field;
+use crate::compose::Field;
 use crate::latest::Ticket;
 use crate::prefs::Prefs;
 use reel_engine::ledger::Ledger;
@@ -56,7 +56,7 @@ pub enum Action {
     },
     Edited(Field, Result<String, EffectError>),
     /// The form's media items were checked (preflight, or a local file's size).
-    MediaChecked(Vec<(String, crate::media::MediaStatus)>),
+    MediaChecked(Vec<(String, crate::compose::media::MediaStatus)>),
     /// An effect reported back (a copy, a command, an engine action): what to tell the user.
     Report(Result<String, EffectError>),
     /// The engine answered one review change asked of it (`quiet`: said only if it failed), and
@@ -153,7 +153,7 @@ pub enum BatchNews {
     /// could not be read. `refresh`: loaded again because the form's fields changed.
     Loaded { defaults: Defaults, refresh: bool, result: Result<reel_rules::batch::plan::Plan, EffectError> },
     /// What Tab found for the path `typed` in its folder.
-    Completed { typed: String, completion: crate::form::Completion },
+    Completed { typed: String, completion: crate::compose::Completion },
     /// The plan's tasks were journaled as one batch (or were not).
     Submitted(Result<Vec<TaskRecord>, EffectError>),
 }
@@ -236,9 +236,9 @@ pub enum Effect {
     SavePrefs(Prefs),
     /// Keep the form's unsent draft for the next start (`None`: there is none to keep), at once:
     /// the process may end right after.
-    SaveDraft(Option<crate::form::Saved>),
+    SaveDraft(Option<crate::compose::Saved>),
     /// The same while the dashboard runs, off the event loop.
-    KeepDraft(Option<crate::form::Saved>),
+    KeepDraft(Option<crate::compose::Saved>),
     Bell,
     Notify(String),
     Suspend,
@@ -363,5 +363,5 @@ pub enum EffectError {
     BatchTasks(#[from] reel_rules::batch::expand::TooManyTasks),
     /// A media item could not be uploaded or failed its check.
     #[error("{0}; nothing was sent")]
-    Media(#[from] crate::media::NotReady),
+    Media(#[from] crate::compose::media::NotReady),
 }

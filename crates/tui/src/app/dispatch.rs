@@ -1,6 +1,6 @@
 //! Key dispatch, in one place. A key goes through two tables, in this order:
 //!
-//! 1. The keymap (`tui/keymap/defaults.rs`, rebound by `[keys]`) turns the key into a command
+//! 1. The keymap (`keymap/defaults.rs`, rebound by `[keys]`) turns the key into a command
 //!    in the scope that has the keys ([`App::scope`]). Beside the inline player's pane (the
 //!    task table, the detail pane, the history list) the player's scope is asked first, so
 //!    Space and Esc reach a playing video. A key with no command in a scope that takes text
@@ -50,7 +50,7 @@ fn moves(cmd: Cmd) -> bool {
 
 impl App {
     /// Whether `route` takes `cmd` in the state the app is in.
-    fn takes(&self, route: Route, cmd: Cmd) -> bool {
+    pub(crate) fn takes(&self, route: Route, cmd: Cmd) -> bool {
         let history = self.screen == Screen::History;
         match route {
             Route::Question => matches!(self.overlay, Some(Overlay::Confirm(_))),
@@ -114,7 +114,7 @@ impl App {
     }
 
     /// Hands a command to its part.
-    pub(super) fn command(&mut self, cmd: Cmd) -> Vec<Effect> {
+    pub(crate) fn command(&mut self, cmd: Cmd) -> Vec<Effect> {
         if matches!(self.overlay, Some(Overlay::Picker { .. })) && !(moves(cmd) || cmd == Cmd::Choose) {
             // Whatever else a key does in a picker (Esc, the help, quitting) leaves its filter
             // behind: a picker opened again starts with its whole list.

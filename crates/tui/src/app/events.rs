@@ -1,21 +1,21 @@
 //! News: what the engine reports, and what effects report back when they finish.
 
 use super::{Action, App, Effect, EffectError, Level, Screen, bulk_message};
-use crate::form::clean_paste;
+use crate::compose::clean_paste;
 use crate::labels::count;
 use crate::labels::is_running;
-use crate::table::Transfer;
+use crate::tasks::Transfer;
 use reel_engine::{EngineError, Event, TaskUpdate};
 use reel_store::LocalState;
 
 impl App {
     /// Tasks read from the store, shown as they are there.
-    pub(super) fn show_read(&mut self, records: Vec<reel_store::TaskRecord>) {
+    pub(crate) fn show_read(&mut self, records: Vec<reel_store::TaskRecord>) {
         self.table.load(records);
     }
 
     /// Everything but input and time.
-    pub(super) fn news(&mut self, action: Action) -> Vec<Effect> {
+    pub(crate) fn news(&mut self, action: Action) -> Vec<Effect> {
         match action {
             Action::Engine(event) => return self.engine(event),
             // Nobody is left to ask: quit now, the draft kept.
@@ -130,7 +130,7 @@ impl App {
         Vec::new()
     }
 
-    fn engine(&mut self, event: Event) -> Vec<Effect> {
+    pub(crate) fn engine(&mut self, event: Event) -> Vec<Effect> {
         match event {
             Event::Task(update) => return self.tasks_news(vec![*update]),
             Event::Tasks(updates) => return self.tasks_news(updates),
@@ -145,7 +145,7 @@ impl App {
     }
 
     /// Tasks changed: the table, the history and the previews follow; a task that ends rings.
-    fn tasks_news(&mut self, updates: Vec<TaskUpdate>) -> Vec<Effect> {
+    pub(crate) fn tasks_news(&mut self, updates: Vec<TaskUpdate>) -> Vec<Effect> {
         let busy_before = self.table.running() > 0;
         let shown = self.screen == Screen::History;
         let (mut effects, mut ended) = (Vec::new(), Vec::new());

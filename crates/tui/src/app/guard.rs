@@ -22,7 +22,7 @@ fn plan_of(effect: &Effect) -> (Vec<ValidSubmission>, u32) {
 
 impl App {
     /// The answer to the open question. Keys that answer nothing leave it open.
-    pub(super) fn answer(&mut self, cmd: Cmd) -> Vec<Effect> {
+    pub(crate) fn answer(&mut self, cmd: Cmd) -> Vec<Effect> {
         let Some(Overlay::Confirm(q)) = self.overlay.take() else { return Vec::new() };
         match (q, cmd) {
             (Question::Delete(id), Cmd::Yes) => vec![Effect::Delete { id, remove_file: false }],
@@ -58,7 +58,7 @@ impl App {
     }
 
     /// A submission, or the budget question when it would pass today's budget.
-    pub(super) fn guarded(&mut self, then: Effect) -> Vec<Effect> {
+    pub(crate) fn guarded(&mut self, then: Effect) -> Vec<Effect> {
         // Demo work costs nothing, here as in the engine's admission and the ledger.
         if self.header.demo {
             return vec![then];

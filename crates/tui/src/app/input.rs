@@ -4,12 +4,12 @@
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 
 use super::{App, Effect, Focus, Level, Overlay, PickerKind};
-use crate::form::{Field, MediaEditor, TextOp, clean_paste};
+use crate::compose::{Field, MediaEditor, TextOp, clean_paste};
 use crate::keymap::{Cmd, Scope};
 use crate::labels::count;
 
 impl App {
-    pub(super) fn key(&mut self, ev: KeyEvent) -> Vec<Effect> {
+    pub(crate) fn key(&mut self, ev: KeyEvent) -> Vec<Effect> {
         let scope = self.scope();
         // A playing video's keys (Space, Esc) come first where its pane is the subject: the
         // task table, the detail pane and the history list (the form keeps its own).
@@ -55,7 +55,7 @@ impl App {
 
     /// A command no other part took (see `dispatch.rs`): the form, the pickers, the media
     /// editor, the task table, quitting.
-    pub(super) fn dashboard_command(&mut self, cmd: Cmd) -> Vec<Effect> {
+    pub(crate) fn dashboard_command(&mut self, cmd: Cmd) -> Vec<Effect> {
         match cmd {
             Cmd::Quit | Cmd::ForceQuit => return self.request_quit(),
             Cmd::Help => self.open_help(),
@@ -146,7 +146,7 @@ impl App {
     }
 
     /// Undo, redo and a shell's Ctrl-U in the focused text, line or media part.
-    fn edit_line(&mut self, cmd: Cmd) {
+    pub(crate) fn edit_line(&mut self, cmd: Cmd) {
         match &mut self.overlay {
             Some(Overlay::Media(m)) => return m.clear_part(),
             Some(Overlay::BatchPath(p)) => return p.clear(),
@@ -167,7 +167,7 @@ impl App {
         }
     }
 
-    fn submit(&mut self) -> Vec<Effect> {
+    pub(crate) fn submit(&mut self) -> Vec<Effect> {
         if let Some(effects) = self.submit_batch() {
             return effects;
         }
@@ -184,7 +184,7 @@ impl App {
         self.guarded(Effect::Submit { plan, copies, parent })
     }
 
-    fn typed(&mut self, ev: KeyEvent) {
+    pub(crate) fn typed(&mut self, ev: KeyEvent) {
         let plain = !ev.modifiers.intersects(KeyModifiers::CONTROL | KeyModifiers::ALT);
         let push = |s: &mut String, ok: fn(char) -> bool| match ev.code {
             KeyCode::Char(c) if plain && ok(c) => s.push(c),
@@ -234,7 +234,7 @@ impl App {
         }
     }
 
-    pub(super) fn paste(&mut self, text: &str) {
+    pub(crate) fn paste(&mut self, text: &str) {
         let text = clean_paste(text);
         let one_line: String = text.split_whitespace().collect::<Vec<_>>().join(" ");
         match (&mut self.overlay, self.focus) {
@@ -247,7 +247,7 @@ impl App {
     }
 
     /// Tab order: every field, the task table, the detail pane.
-    fn step_focus(&mut self, forward: bool) {
+    pub(crate) fn step_focus(&mut self, forward: bool) {
         let mut order: Vec<Focus> = Field::ALL.iter().map(|f| Focus::Form(*f)).collect();
         order.extend([Focus::Table, Focus::Detail]);
         let i = order.iter().position(|f| *f == self.focus).unwrap_or(0);
@@ -255,7 +255,7 @@ impl App {
         self.focus = order[if forward { (i + 1) % n } else { (i + n - 1) % n }];
     }
 
-    fn field_step(&mut self, down: bool) {
+    pub(crate) fn field_step(&mut self, down: bool) {
         if let Some(Overlay::Media(m)) = &mut self.overlay {
             m.step_part(down);
             return;
@@ -266,7 +266,7 @@ impl App {
         }
     }
 
-    fn value_step(&mut self, forward: bool) {
+    pub(crate) fn value_step(&mut self, forward: bool) {
         match &mut self.overlay {
             // ← and → change the type from any part of the media item, as its hint says.
             Some(Overlay::Media(m)) => m.cycle_kind(forward),
@@ -279,7 +279,7 @@ impl App {
         }
     }
 
-    fn choose(&mut self) -> Vec<Effect> {
+    pub(crate) fn choose(&mut self) -> Vec<Effect> {
         match self.overlay.take() {
             Some(Overlay::Picker { kind, cursor }) => return self.picked(kind, cursor),
             Some(Overlay::BatchPath(p)) => return self.batch_path_chosen(p),
@@ -306,7 +306,7 @@ impl App {
     }
 
     /// Moves in whatever list has the keys: a picker or the task table.
-    fn scroll(&mut self, cmd: Cmd) {
+    pub(crate) fn scroll(&mut self, cmd: Cmd) {
         let page = (self.size.1 / 2).max(1) as isize;
         match &self.overlay {
             Some(Overlay::Picker { .. }) => self.picker_step(matches!(cmd, Cmd::Down | Cmd::PageDown | Cmd::Bottom)),

@@ -32,7 +32,7 @@ fn while_down(effect: &Effect) -> WhileDown {
 
 impl App {
     /// News of the link to the engine process.
-    pub(super) fn link_news(&mut self, action: Action) -> Vec<Effect> {
+    pub(crate) fn link_news(&mut self, action: Action) -> Vec<Effect> {
         match action {
             Action::LinkLost => self.link_lost(),
             Action::Reattaching(attempt) => {
@@ -91,7 +91,7 @@ impl App {
 
     /// Engine news was dropped on its way here: the rows are read again (news waits meanwhile,
     /// so that the read takes nothing back), as after a reattachment.
-    pub(super) fn catch_up(&mut self) -> Vec<Effect> {
+    pub(crate) fn catch_up(&mut self) -> Vec<Effect> {
         if self.link != Link::Up {
             return Vec::new();
         }
@@ -101,7 +101,7 @@ impl App {
         vec![Effect::Reload { since_ms: reload_since(self.now_ms, None), check }]
     }
 
-    fn link_lost(&mut self) -> Vec<Effect> {
+    pub(crate) fn link_lost(&mut self) -> Vec<Effect> {
         if !self.link.attached() {
             return Vec::new();
         }
@@ -118,7 +118,7 @@ impl App {
 
     /// The rows read from the store: shown as they are, then engine news flows again, and
     /// what was held is sent.
-    fn reloaded(&mut self, result: Result<Reload, super::EffectError>) -> Vec<Effect> {
+    pub(crate) fn reloaded(&mut self, result: Result<Reload, super::EffectError>) -> Vec<Effect> {
         let after_loss = match self.link {
             Link::CatchingUp => {
                 self.link = Link::Up;
@@ -189,7 +189,7 @@ impl App {
     }
 
     /// The rows read after news was dropped: shown, and news flows again.
-    fn caught_up(&mut self, result: Result<Reload, super::EffectError>) -> Vec<Effect> {
+    pub(crate) fn caught_up(&mut self, result: Result<Reload, super::EffectError>) -> Vec<Effect> {
         match result {
             Ok(Reload { records, gone, mark }) => {
                 self.engine_mark = self.engine_mark.max(Some(mark));
@@ -215,7 +215,7 @@ impl App {
 
     /// The history's rows missed what happened meanwhile: read again if it is shown, else
     /// when it is opened next.
-    fn history_again(&mut self) -> Vec<Effect> {
+    pub(crate) fn history_again(&mut self) -> Vec<Effect> {
         if self.screen == super::Screen::History {
             self.requery(false)
         } else {
@@ -225,7 +225,7 @@ impl App {
     }
 
     /// Engine commands made while no engine is attached: submissions are held, the rest refused.
-    pub(super) fn while_down(&mut self, effects: Vec<Effect>) -> Vec<Effect> {
+    pub(crate) fn while_down(&mut self, effects: Vec<Effect>) -> Vec<Effect> {
         let mut go = Vec::new();
         let (mut held, mut refused) = (0, 0);
         let far = self.header.far.clone();

@@ -1,49 +1,46 @@
-//! All dashboard state in one `App`, and `update`: an [`Action`] in (a key, an engine event, a
-//! tick, the result of an effect), state changed, [`Effect`]s out for the event loop to carry
-//! out. No I/O here. The work is split by job: input (keys, text, focus), overlays (help,
-//! pickers, the detail pane's scroll), the task table, actions on many tasks, the history
-//! screen, questions and the budget guard, quitting, the mouse, and news from the engine.
+//! The `App`: it holds the dashboard's parts and routes to them. `update` takes an [`Action`]
+//! in (a key, an engine event, a tick, the result of an effect), changes state and gives
+//! [`Effect`]s out for the event loop to carry out. No I/O here. Each part with a screen or a
+//! pane has its own folder beside this one, its state, its `update` (the part's keys and news,
+//! as methods of `App`) and its `view`: `compose`, `tasks`, `detail`, `history`, `compare`,
+//! `preview`, `help`. Here is what belongs to no one part: input and focus, the keys' routes,
+//! overlays, questions and the budget guard, reviews, quitting, the mouse, news from the engine
+//! and the link to it.
 
 mod action;
-mod batch;
-mod bulk;
-mod compare;
 mod dispatch;
 mod events;
 mod guard;
-mod history;
 mod input;
 mod link;
 mod mouse;
 mod overlays;
-mod preview;
 mod quit;
 mod review;
-mod tasks;
 mod zoom;
 
 use std::collections::{BTreeMap, BTreeSet};
 
+pub use crate::compare::update::{CLIP_FRAMES, CompareAreas, TakeArea};
+pub use crate::preview::update::{Subject, subject};
+pub use crate::tasks::bulk::{bulk_message, eligible};
+pub use crate::tasks::update::resubmission;
 pub use action::{Action, BatchNews, Effect, EffectError, Op, Reload};
-pub use bulk::{bulk_message, eligible};
-pub use compare::{CLIP_FRAMES, CompareAreas, TakeArea};
 pub use dispatch::{ROUTES, Route};
-pub use preview::{Subject, subject};
 pub use quit::{AfterQuit, Summary, quit_question};
 pub use review::{TagInput, rate_step, tag_changes};
-pub use tasks::resubmission;
 
 use crossterm::event::KeyEventKind;
 
 use super::compare::Compare;
-use super::form::{Field, Form, MediaEditor, PathInput};
+use super::compose::{Field, Form, MediaEditor, PathInput};
 use super::help::HelpState;
 use super::history::History;
 use super::keymap::{Keymap, Scope, UserAction};
 use super::link::{Link, reload_since};
 use super::prefs::Prefs;
 use super::preview::Previews;
-use super::table::Table;
+use super::tasks::Table;
 use crate::labels::sentence;
 use reel_engine::ServiceState;
 use reel_rules::{Budget, Catalog, Pricing};
@@ -128,69 +125,69 @@ pub struct Header {
 }
 
 pub struct App {
-    screen: Screen,
-    history: History,
-    focus: Focus,
-    form: Form,
-    table: Table,
-    header: Header,
-    overlay: Option<Overlay>,
-    status: Option<Status>,
+    pub(crate) screen: Screen,
+    pub(crate) history: History,
+    pub(crate) focus: Focus,
+    pub(crate) form: Form,
+    pub(crate) table: Table,
+    pub(crate) header: Header,
+    pub(crate) overlay: Option<Overlay>,
+    pub(crate) status: Option<Status>,
     /// Shown in the detail pane until the first task exists.
-    welcome: Option<String>,
-    keymap: Keymap,
-    now_ms: i64,
+    pub(crate) welcome: Option<String>,
+    pub(crate) keymap: Keymap,
+    pub(crate) now_ms: i64,
     /// Advances on every tick: drives the spinners.
-    frame: u64,
-    size: (u16, u16),
-    quit: bool,
+    pub(crate) frame: u64,
+    pub(crate) size: (u16, u16),
+    pub(crate) quit: bool,
     /// What becomes of unfinished tasks when the dashboard quits (set at start from the engine).
-    after_quit: AfterQuit,
+    pub(crate) after_quit: AfterQuit,
     /// Whether the engine is attached, and where re-attaching stands when it is not.
-    link: Link,
+    pub(crate) link: Link,
     /// Submissions made while the engine was not attached, sent once it is.
-    held: Vec<Effect>,
+    pub(crate) held: Vec<Effect>,
     /// The newest change the engine reported (its `updated_at`, on the engine's clock): after
     /// a dropped link to another machine the rows are read again from there, whatever the
     /// two clocks say.
-    engine_mark: Option<i64>,
+    pub(crate) engine_mark: Option<i64>,
     /// Why the last attempt to attach again failed, as said on the status line.
-    reattach_error: Option<String>,
+    pub(crate) reattach_error: Option<String>,
     /// The first line of the detail pane shown.
-    detail_scroll: u16,
+    pub(crate) detail_scroll: u16,
     /// Frames of saved videos, their pictures, and the inline player.
-    previews: Previews,
+    pub(crate) previews: Previews,
     /// Tasks sent in this run, for the summary on the way out.
-    sent: BTreeSet<i64>,
+    pub(crate) sent: BTreeSet<i64>,
     /// Tasks sent in this run whose records were deleted since.
-    sent_deleted: usize,
+    pub(crate) sent_deleted: usize,
     /// Tasks with review changes sent to the engine and shown already, and how many of those
     /// changes the engine has not answered yet: until it has answered them all, its news of
     /// the task keeps the review shown (news of the first of three quick `+` must not undo
     /// the other two).
-    reviewing: BTreeMap<i64, usize>,
-    catalog: Catalog,
-    pricing: Pricing,
-    actions: Vec<UserAction>,
-    budget: Budget,
+    pub(crate) reviewing: BTreeMap<i64, usize>,
+    pub(crate) catalog: Catalog,
+    pub(crate) pricing: Pricing,
+    pub(crate) actions: Vec<UserAction>,
+    pub(crate) budget: Budget,
     /// Today's spending so far (priced models only), for the daily budget.
-    spent_today: f64,
-    last_selected: Option<i64>,
-    last_lineage: Option<i64>,
+    pub(crate) spent_today: f64,
+    pub(crate) last_selected: Option<i64>,
+    pub(crate) last_lineage: Option<i64>,
     /// Just tabbed into a one-line field: the first character typed replaces its value.
-    replace_on_type: bool,
+    pub(crate) replace_on_type: bool,
     /// A draft file exists from this run or the last: quitting without a draft removes it.
-    draft_kept: bool,
+    pub(crate) draft_kept: bool,
     /// Writes the draft as it changes (debounced), so a closed terminal or a kill loses little.
-    draft_keeper: crate::draft_keep::DraftKeeper,
+    pub(crate) draft_keeper: crate::compose::draft_keep::DraftKeeper,
     /// A pick asked for, and the takes of its batch picked before it: said when it lands.
-    pick_moving: Option<(i64, Vec<i64>)>,
+    pub(crate) pick_moving: Option<(i64, Vec<i64>)>,
     /// The form hidden (zoom) and a picker's filter: what the views show, owned by no part.
-    on_screen: zoom::OnScreen,
+    pub(crate) on_screen: zoom::OnScreen,
     /// Past this many tasks, sending a batch file asks first (`[batch] confirm_over`).
-    batch_confirm_over: usize,
+    pub(crate) batch_confirm_over: usize,
     /// Takes side by side (`C`), over the screen it was opened from.
-    compare: Option<Compare>,
+    pub(crate) compare: Option<Compare>,
 }
 
 impl App {
@@ -436,13 +433,13 @@ impl App {
     }
 
     /// One capitalisation style: every message starts with a capital letter.
-    fn say(&mut self, level: Level, text: impl Into<String>) {
+    pub(crate) fn say(&mut self, level: Level, text: impl Into<String>) {
         self.status = Some(Status { text: sentence(&text.into()), level });
     }
 
     /// An effect's error, as the user reads it (errors may quote what a server sent), and in
     /// the log.
-    fn say_error(&mut self, prefix: &str, e: &EffectError) {
+    pub(crate) fn say_error(&mut self, prefix: &str, e: &EffectError) {
         tracing::warn!("{prefix}{e}");
         self.say(Level::Error, format!("{prefix}{}", reel_rules::text::clean(&e.to_string())));
     }
@@ -513,7 +510,7 @@ impl App {
 
     /// The draft written as it changes, once a change has stood for a moment (not on quitting:
     /// that writes it at once).
-    fn keep_draft(&mut self, now_ms: i64) -> Option<Effect> {
+    pub(crate) fn keep_draft(&mut self, now_ms: i64) -> Option<Effect> {
         if self.quit {
             return None;
         }
@@ -528,18 +525,18 @@ impl App {
         self.draft_keeper.due_ms()
     }
 
-    fn prefs(&self) -> Prefs {
+    pub(crate) fn prefs(&self) -> Prefs {
         Prefs { sort: self.table.sort(), filter: self.table.filter(), history: self.history.filters().clone() }
     }
 
     /// Remembers the table's and the history's choices for the next run.
-    fn save_prefs(&mut self) -> Effect {
+    pub(crate) fn save_prefs(&mut self) -> Effect {
         self.history.saved();
         Effect::SavePrefs(self.prefs())
     }
 
     /// Only the focused text area shows a cursor.
-    fn sync_cursors(&mut self) {
+    pub(crate) fn sync_cursors(&mut self) {
         let field = match self.focus {
             Focus::Form(f) => Some(f),
             _ => None,

@@ -8,7 +8,7 @@ use crate::keymap::Cmd;
 use crate::layout::{self, hit};
 
 impl App {
-    pub(super) fn mouse(&mut self, ev: MouseEvent) {
+    pub(crate) fn mouse(&mut self, ev: MouseEvent) {
         if self.screen != Screen::Dashboard {
             return;
         }

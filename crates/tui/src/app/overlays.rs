@@ -9,12 +9,11 @@ use crate::help::HelpState;
 use crate::keymap::{Cmd, Scope};
 use crate::labels::Filter;
 use crate::layout;
-use crate::views;
 use reel_rules::text::clean;
 
 impl App {
     /// Opens the help on the keys of the screen it is opened from.
-    pub(super) fn open_help(&mut self) {
+    pub(crate) fn open_help(&mut self) {
         let origin = self.scope();
         let screen = match origin {
             Scope::History | Scope::HistorySearch if self.history.show_ledger() => "ledger",
@@ -28,13 +27,13 @@ impl App {
     }
 
     /// Lines of help on screen: the overlay's inside.
-    fn help_visible(&self) -> usize {
+    pub(crate) fn help_visible(&self) -> usize {
         let area = layout::help_area(Rect::new(0, 0, self.size.0, self.size.1));
         area.height.saturating_sub(2) as usize
     }
 
     /// A command while the help is open; `None` when it is not the help's.
-    pub(super) fn help_command(&mut self, cmd: Cmd) -> Option<Vec<Effect>> {
+    pub(crate) fn help_command(&mut self, cmd: Cmd) -> Option<Vec<Effect>> {
         let visible = self.help_visible();
         let page = visible.saturating_sub(1).max(1) as isize;
         let Some(Overlay::Help(h)) = &mut self.overlay else { return None };
@@ -60,7 +59,7 @@ impl App {
     }
 
     /// A character typed into the help's filter (`None`: Backspace).
-    pub(super) fn help_typed(&mut self, c: Option<char>) {
+    pub(crate) fn help_typed(&mut self, c: Option<char>) {
         if let Some(Overlay::Help(h)) = &mut self.overlay {
             h.edit_filter(&self.keymap, |f| match c {
                 Some(c) => f.push(c),
@@ -92,7 +91,7 @@ impl App {
 
     /// A key typed into a picker: letters narrow the list, Backspace and Ctrl-U widen it; the
     /// cursor moves to the first entry shown when its own is filtered out.
-    pub(super) fn picker_typed(&mut self, ev: KeyEvent) {
+    pub(crate) fn picker_typed(&mut self, ev: KeyEvent) {
         let Some(Overlay::Picker { kind, .. }) = self.overlay else { return };
         let filter = &mut self.on_screen.picker_filter;
         let ctrl = ev.modifiers.contains(KeyModifiers::CONTROL);
@@ -125,7 +124,7 @@ impl App {
     }
 
     /// Moves in a picker, among the entries its filter lets through.
-    pub(super) fn picker_step(&mut self, down: bool) {
+    pub(crate) fn picker_step(&mut self, down: bool) {
         let Some(Overlay::Picker { kind, cursor }) = self.overlay else { return };
         let shown = self.picker_shown(kind);
         let next = if down {
@@ -140,7 +139,7 @@ impl App {
 
     /// Enter in a picker: the entry under the cursor, when the filter lets it through. When it
     /// lets nothing through, the picker stays open and says so.
-    pub(super) fn picked(&mut self, kind: PickerKind, cursor: usize) -> Vec<Effect> {
+    pub(crate) fn picked(&mut self, kind: PickerKind, cursor: usize) -> Vec<Effect> {
         let shown = self.picker_shown(kind);
         let typed = self.on_screen.picker_filter.trim().to_string();
         // A model id typed whole that no entry matches: a custom model, as the service may
@@ -176,7 +175,7 @@ impl App {
     }
 
     /// Scrolls the focused detail pane, never past its last line.
-    pub(super) fn scroll_detail(&mut self, cmd: Cmd) {
+    pub(crate) fn scroll_detail(&mut self, cmd: Cmd) {
         let area = self.areas();
         let pane = if self.screen == Screen::History {
             layout::history_detail(Rect::new(0, 0, self.size.0, self.size.1), self.history.grid())
@@ -186,9 +185,9 @@ impl App {
         let text = self.detail_text_area(pane.inner(ratatui::layout::Margin::new(1, 1)));
         let inner = (text.width, text.height);
         let total = if self.screen == Screen::History {
-            views::history::detail_height(self, inner.0)
+            crate::history::view::detail_height(self, inner.0)
         } else {
-            views::detail::height(self, inner.0)
+            crate::detail::view::height(self, inner.0)
         };
         let last = total.saturating_sub(inner.1) as i32;
         let page = i32::from(inner.1.saturating_sub(1).max(1));
@@ -204,7 +203,7 @@ impl App {
     }
 
     /// Tab on the history screen: between the list and the detail.
-    pub(super) fn toggle_history_focus(&mut self) {
+    pub(crate) fn toggle_history_focus(&mut self) {
         self.history.toggle_detail_focus();
     }
 

@@ -109,7 +109,7 @@ impl App {
     }
 
     /// Quits, or asks first while tasks are unfinished or submissions are held.
-    pub(super) fn request_quit(&mut self) -> Vec<Effect> {
+    pub(crate) fn request_quit(&mut self) -> Vec<Effect> {
         let (unfinished, held) = (self.table.running(), self.held.len());
         if unfinished == 0 && held == 0 {
             return self.quit_effects();
@@ -118,7 +118,7 @@ impl App {
         Vec::new()
     }
 
-    pub(super) fn quit_effects(&mut self) -> Vec<Effect> {
+    pub(crate) fn quit_effects(&mut self) -> Vec<Effect> {
         self.quit = true;
         let mut effects = Vec::new();
         if self.history.unsaved() || self.history.search_pending() {

@@ -54,7 +54,7 @@ pub fn tag_changes(text: &str) -> Result<Vec<Change>, BadReview> {
 impl App {
     /// Whether the review part takes `cmd` now: its keys with nothing open over the screen,
     /// and the tag line's own keys while it is open.
-    pub(super) fn takes_review(&self, cmd: Cmd) -> bool {
+    pub(crate) fn takes_review(&self, cmd: Cmd) -> bool {
         match &self.overlay {
             Some(Overlay::Tags(_)) => matches!(cmd, Cmd::Choose | Cmd::CloseOverlay | Cmd::ClearLine),
             None => matches!(cmd, Cmd::RateUp | Cmd::RateDown | Cmd::TogglePick | Cmd::EditTags),
@@ -64,14 +64,14 @@ impl App {
 
     /// The task the review keys apply to: the history's selected row on the history screen,
     /// else the table's.
-    fn review_subject(&self) -> Option<&TaskRecord> {
+    pub(crate) fn review_subject(&self) -> Option<&TaskRecord> {
         match self.screen {
             Screen::History => self.history.selected_row().map(|r| &r.record),
             Screen::Dashboard => self.table.selected_row().map(|r| &r.record),
         }
     }
 
-    pub(super) fn review_command(&mut self, cmd: Cmd) -> Vec<Effect> {
+    pub(crate) fn review_command(&mut self, cmd: Cmd) -> Vec<Effect> {
         if let Some(Overlay::Tags(input)) = &mut self.overlay {
             match cmd {
                 Cmd::ClearLine => input.text.clear(),
@@ -113,7 +113,7 @@ impl App {
     }
 
     /// The other takes of `id`'s batch the table shows picked: where a pick of `id` moves from.
-    fn picked_beside(&self, id: i64) -> Vec<i64> {
+    pub(crate) fn picked_beside(&self, id: i64) -> Vec<i64> {
         let Some(batch) = self.table.row(id).and_then(|r| r.record.batch_id) else { return Vec::new() };
         let mut was: Vec<i64> = self
             .table
@@ -126,7 +126,7 @@ impl App {
     }
 
     /// The task's review as the table or, failing that, the history shows it.
-    pub(super) fn shown_review(&self, id: i64) -> Option<Review> {
+    pub(crate) fn shown_review(&self, id: i64) -> Option<Review> {
         self.table
             .row(id)
             .map(|r| r.record.review.clone())
@@ -135,7 +135,7 @@ impl App {
 
     /// A review given in the compare view: the task's review as the table or the history has
     /// it, changed, said only if it fails.
-    pub(super) fn review_take(&mut self, id: i64, change: Change) -> Vec<Effect> {
+    pub(crate) fn review_take(&mut self, id: i64, change: Change) -> Vec<Effect> {
         let review = self.shown_review(id).unwrap_or_default();
         let asked = self.ask_review(id, review, vec![change]);
         asked
@@ -149,7 +149,7 @@ impl App {
 
     /// The engine asked to record `changes` to a task's review, shown at once while an engine is
     /// attached (without one the effects are refused, and nothing changes on screen).
-    fn ask_review(&mut self, id: i64, review: Review, changes: Vec<Change>) -> Vec<Effect> {
+    pub(crate) fn ask_review(&mut self, id: i64, review: Review, changes: Vec<Change>) -> Vec<Effect> {
         if self.link.attached() && !changes.is_empty() {
             let shown = changes.iter().fold(review, |r, c| apply(&r, c).0);
             self.table.set_review(id, &shown);
@@ -161,7 +161,7 @@ impl App {
 
     /// The engine answered one change: once it has answered them all, the task shows the
     /// review the journal holds (which differs from the one shown only if a change failed).
-    pub(super) fn reviewed(
+    pub(crate) fn reviewed(
         &mut self,
         id: i64,
         quiet: bool,
@@ -200,7 +200,7 @@ impl App {
 
     /// Enter on the tag line: the changes it asks for, or why not (the line stays open to be
     /// corrected).
-    fn apply_tags(&mut self) -> Vec<Effect> {
+    pub(crate) fn apply_tags(&mut self) -> Vec<Effect> {
         let Some(Overlay::Tags(input)) = &self.overlay else { return Vec::new() };
         let (id, tags) = (input.id, input.tags.clone());
         match tag_changes(&input.text) {
@@ -224,7 +224,7 @@ impl App {
     }
 
     /// A key typed on the tag line.
-    pub(super) fn tags_typed(&mut self, ev: KeyEvent) {
+    pub(crate) fn tags_typed(&mut self, ev: KeyEvent) {
         let Some(Overlay::Tags(input)) = &mut self.overlay else { return };
         let plain = !ev.modifiers.intersects(KeyModifiers::CONTROL | KeyModifiers::ALT);
         match ev.code {

@@ -3,7 +3,7 @@ use ratatui::layout::Rect;
 
 use super::testkit::*;
 use super::*;
-use crate::form::Field;
+use crate::compose::Field;
 use crate::history::SEARCH_SETTLE_MS;
 use crate::keymap::Scope;
 use crate::labels::Filter;

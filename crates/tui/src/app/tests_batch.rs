@@ -268,7 +268,7 @@ fn a_refresh_that_fails_unloads_and_one_for_an_unloaded_file_is_dropped() {
 
 #[test]
 fn tab_in_the_path_input_completes_what_is_still_typed() {
-    use crate::form::Completion;
+    use crate::compose::Completion;
     let text = |a: &App| match &a.overlay {
         Some(Overlay::BatchPath(p)) => p.text().to_string(),
         other => panic!("{other:?}"),

@@ -119,7 +119,7 @@ fn a_draft_is_never_lost_to_vary_n_or_quitting() {
     select(&mut a, 15);
     key(&mut a, KeyCode::Char('n'));
     assert_eq!(form_of(&a), (String::new(), None));
-    assert_eq!(a.focus, Focus::Form(crate::form::Field::Prompt));
+    assert_eq!(a.focus, Focus::Form(crate::compose::Field::Prompt));
     assert!(status(&a).contains("no longer varies task 15"), "{}", status(&a));
     // A sent form is not a draft: quitting clears the one kept.
     typed(&mut a, "sent as is");

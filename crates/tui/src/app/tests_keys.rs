@@ -7,7 +7,7 @@ use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 
 use super::testkit::*;
 use super::*;
-use crate::form::Field;
+use crate::compose::Field;
 use crate::help::HelpLine;
 use crate::keymap::{Keymap, Scope};
 use crate::labels::{Filter, count};

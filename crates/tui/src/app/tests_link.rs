@@ -126,7 +126,7 @@ fn once_attached_the_rows_are_read_again_and_spinners_tell_the_truth() {
 fn a_submission_while_down_is_held_and_sent_once_attached() {
     let mut a = attached();
     a.update(Action::LinkLost, NOW);
-    a.focus = Focus::Form(crate::form::Field::Prompt);
+    a.focus = Focus::Form(crate::compose::Field::Prompt);
     typed(&mut a, "a fox");
     let e = ctrl(&mut a, 's');
     assert!(acts(e).is_empty(), "nothing goes to an engine that is not there");
@@ -172,7 +172,7 @@ fn over_ssh_a_send_while_the_link_is_down_is_refused_and_said() {
         a.update(Action::ReattachFailed { attempt, error }, NOW)
     };
     failed(&mut a, 1);
-    a.focus = Focus::Form(crate::form::Field::Prompt);
+    a.focus = Focus::Form(crate::compose::Field::Prompt);
     typed(&mut a, "a fox");
     let e = ctrl(&mut a, 's');
     assert!(acts(e).is_empty(), "nothing goes to an engine that is not there");

@@ -33,7 +33,7 @@ fn a_grid_is_one_group_and_the_selection_follows_the_newest_task() {
     let mut a = app();
     task(&mut a, 1, LocalState::Downloaded);
     select(&mut a, 1);
-    a.focus = Focus::Form(crate::form::Field::Prompt);
+    a.focus = Focus::Form(crate::compose::Field::Prompt);
     let records: Vec<_> = (2..=25).map(|id| rec(id, LocalState::Waiting)).collect();
     a.update(Action::Submitted { again: false, result: Ok(records) }, NOW);
     assert_eq!(a.table.selected_id(), Some(25), "the newest task is selected, so the table scrolls to it");

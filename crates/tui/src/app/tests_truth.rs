@@ -5,7 +5,7 @@ use crossterm::event::KeyCode;
 
 use super::testkit::*;
 use super::*;
-use crate::form::Field;
+use crate::compose::Field;
 use reel_engine::Event;
 use reel_engine::query::HistoryRow;
 use reel_store::LocalState;

@@ -9,11 +9,11 @@ use crate::layout::{self, Areas, Focused, Show};
 
 /// Choices about what is on screen that belong to no part: kept by the app for the views.
 #[derive(Debug, Default)]
-pub(super) struct OnScreen {
+pub(crate) struct OnScreen {
     /// The user hid the form pane so the tasks and the detail take the whole width.
-    pub(super) zoomed: bool,
+    pub(crate) zoomed: bool,
     /// What was typed into the open picker to narrow its list.
-    pub(super) picker_filter: String,
+    pub(crate) picker_filter: String,
 }
 
 impl App {
@@ -34,7 +34,7 @@ impl App {
     }
 
     /// Hides the form pane, or brings it back.
-    pub(super) fn toggle_zoom(&mut self) {
+    pub(crate) fn toggle_zoom(&mut self) {
         if self.screen != Screen::Dashboard {
             return;
         }

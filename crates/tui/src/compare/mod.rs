@@ -1,13 +1,15 @@
 //! The compare view's state: two or more takes side by side, the one with the keys, the
 //! ratings and the pick given here, blind mode, and the takes played together on one clock.
 //! `diff` says what tells the takes apart, `layout` where they go, `sync` which frame each
-//! shows, `blind` their shuffled order and letters. The App's `compare.rs` changes it; the
-//! view draws it.
+//! shows, `blind` their shuffled order and letters; `update` opens it and takes its keys,
+//! `view` draws it.
 
 pub mod blind;
 pub mod diff;
 pub mod layout;
 pub mod sync;
+pub mod update;
+pub mod view;
 
 use std::collections::{BTreeMap, HashMap};
 use std::sync::Arc;

@@ -5,6 +5,8 @@
 
 mod filters;
 mod lineage;
+pub mod update;
+pub mod view;
 
 use crate::labels::{seconds_label, short_model, state_label};
 use crate::latest::{Latest, Ticket};

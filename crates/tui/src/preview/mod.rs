@@ -4,6 +4,8 @@
 
 pub mod far;
 pub mod fit;
+pub mod update;
+pub mod view;
 pub mod work;
 
 use std::collections::{HashMap, HashSet, VecDeque};

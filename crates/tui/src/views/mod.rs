@@ -1,16 +1,12 @@
-//! Drawing: every function here reads the `App` and draws; none changes state or does I/O.
+//! Drawing the whole screen: `draw` lays out the parts and calls each part's own `view`
+//! (`compose::view`, `tasks::view`, …); here are only the pieces that belong to no one part
+//! (header, footer, overlays, a field's label). Every function reads the `App` and draws; none
+//! changes state or does I/O.
 
-pub mod compare;
-pub mod compose;
-pub mod detail;
 pub mod field;
 pub mod footer;
 pub mod header;
-pub mod help;
-pub mod history;
 pub mod overlays;
-pub mod preview;
-pub mod tasks;
 
 use ratatui::Frame;
 use ratatui::layout::Rect;
@@ -28,26 +24,26 @@ pub fn draw(frame: &mut Frame, app: &App) {
     let a = layout::arrange(frame.area(), app.form(), app.show());
     header::draw(frame, a.header, app);
     if app.compare().is_some() {
-        compare::draw(frame, app);
+        crate::compare::view::draw(frame, app);
     } else if app.screen() == Screen::History {
         let h = layout::history(frame.area(), app.history().grid());
-        history::draw(frame, h.filters.union(h.below), app);
+        crate::history::view::draw(frame, h.filters.union(h.below), app);
     } else {
         // A pane the layout gave no room (the form hidden, the detail on a short terminal).
         let room = |r: Rect| !r.is_empty();
         if room(a.form) {
-            compose::draw(frame, &a, app);
+            crate::compose::view::draw(frame, &a, app);
         }
         if room(a.table) {
-            tasks::draw(frame, a.table, app);
+            crate::tasks::view::draw(frame, a.table, app);
         }
         if room(a.detail) {
-            detail::draw(frame, a.detail, app);
+            crate::detail::view::draw(frame, a.detail, app);
         }
     }
     footer::draw(frame, a.status, a.footer, app);
     match app.overlay() {
-        Some(Overlay::Help(h)) => help::draw(frame, h),
+        Some(Overlay::Help(h)) => crate::help::view::draw(frame, h),
         Some(Overlay::Picker { kind, cursor }) => overlays::picker(frame, app, *kind, *cursor),
         Some(Overlay::Media(m)) => overlays::media(frame, app, m),
         Some(Overlay::BatchPath(p)) => overlays::batch_path(frame, app, p),

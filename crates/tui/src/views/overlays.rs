@@ -6,7 +6,7 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Borders, Clear, Paragraph, Wrap};
 
 use crate::app::{App, PickerKind, Question, Screen, TagInput};
-use crate::form::{MediaEditor, PathInput};
+use crate::compose::{MediaEditor, PathInput};
 use crate::keymap::{Cmd, Scope};
 use crate::labels::count;
 use crate::layout::centered;
@@ -99,7 +99,7 @@ pub fn batch_path(frame: &mut Frame, app: &App, p: &PathInput) {
     let lines = vec![
         Line::from(vec![
             Span::styled(" File ", theme::focused_label()),
-            Span::raw(format!(" {}▏", super::compose::tail(&shown, room))),
+            Span::raw(format!(" {}▏", crate::compose::view::tail(&shown, room))),
         ]),
         Line::styled(" ~ is your home; a relative path starts where reel was started", theme::dim()),
         Line::styled(hint, theme::dim()),

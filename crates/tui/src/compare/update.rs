@@ -5,12 +5,12 @@
 use image::RgbImage;
 use ratatui::layout::{Rect, Size};
 
-use super::preview::{aspect, pixels};
-use super::{App, Effect, Level, Screen};
+use crate::app::{App, Effect, Level, Screen};
 use crate::compare::layout::{self, Grid};
 use crate::compare::{Compare, Source, choose_takes};
 use crate::keymap::Cmd;
 use crate::latest::Ticket;
+use crate::preview::update::{aspect, pixels};
 use crate::preview::{PLAY_FPS, PreviewFailure, picture};
 use reel_store::review::Change;
 
@@ -46,7 +46,7 @@ impl App {
     }
 
     /// `C`: the marked tasks side by side, or the saved takes of the selected task's batch.
-    pub(super) fn open_compare(&mut self) -> Vec<Effect> {
+    pub(crate) fn open_compare(&mut self) -> Vec<Effect> {
         let chosen = match self.screen {
             Screen::Dashboard => {
                 let marked = self
@@ -82,7 +82,7 @@ impl App {
     }
 
     /// A command of the compare view; `C` anywhere opens it.
-    pub(super) fn compare_command(&mut self, cmd: Cmd) -> Vec<Effect> {
+    pub(crate) fn compare_command(&mut self, cmd: Cmd) -> Vec<Effect> {
         if cmd == Cmd::Compare && self.compare.is_none() {
             return self.open_compare();
         }
@@ -161,7 +161,7 @@ impl App {
     }
 
     /// `p`: plays every take together (their clips decoded first), or stops.
-    fn compare_play(&mut self) -> Vec<Effect> {
+    pub(crate) fn compare_play(&mut self) -> Vec<Effect> {
         let Some(c) = self.compare.as_mut() else { return Vec::new() };
         if c.stop() {
             return Vec::new();
@@ -223,7 +223,7 @@ impl App {
     }
 
     /// A take's clip for playing together arrived (or could not be made).
-    pub(super) fn clip_arrived(&mut self, ticket: Ticket, take: usize, result: Result<Vec<RgbImage>, PreviewFailure>) {
+    pub(crate) fn clip_arrived(&mut self, ticket: Ticket, take: usize, result: Result<Vec<RgbImage>, PreviewFailure>) {
         let now = self.now_ms;
         let Some(c) = self.compare.as_mut() else { return };
         let playing = c.playback().is_some_and(|p| p.ticket == ticket);
@@ -271,7 +271,7 @@ impl App {
     /// picture made (from the clip's frame of the clock while playing).
     /// The compare view's takes show the reviews the table has (given here, in another
     /// dashboard or by a command), as the engine reports them.
-    pub(super) fn sync_compare_reviews(&mut self) {
+    pub(crate) fn sync_compare_reviews(&mut self) {
         let Some(c) = self.compare.as_mut() else { return };
         let reviews: Vec<(i64, reel_store::Review)> = c
             .takes()
@@ -286,7 +286,7 @@ impl App {
         }
     }
 
-    pub(super) fn sync_compare(&mut self) -> Vec<Effect> {
+    pub(crate) fn sync_compare(&mut self) -> Vec<Effect> {
         let Some(areas) = self.compare_areas() else { return Vec::new() };
         let mut effects = Vec::new();
         let frames = self.compare.as_ref().and_then(|c| c.frames_at(self.now_ms, PLAY_FPS));
@@ -320,7 +320,7 @@ impl App {
 
     /// A picture of `image` for take `index`'s poster area of `size`, unless one from the same
     /// source and of that size is there.
-    fn make_picture(
+    pub(crate) fn make_picture(
         &self,
         index: usize,
         source: Source,
@@ -339,7 +339,7 @@ impl App {
 #[cfg(test)]
 impl App {
     /// Opens a comparison of these tasks of the table, as `C` does with them marked.
-    pub(super) fn compare_takes(&mut self, ids: Vec<i64>) {
+    pub(crate) fn compare_takes(&mut self, ids: Vec<i64>) {
         let takes = ids
             .into_iter()
             .filter_map(|id| self.table.row(id))

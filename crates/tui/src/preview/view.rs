@@ -8,23 +8,23 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Borders, Paragraph};
 use ratatui_image::Image;
 
-use super::field::field;
 use crate::app::{App, subject};
 use crate::labels::count;
 use crate::preview::fit::{Fit, GRID_TEXT_ROWS};
 use crate::preview::{Missing, Picture};
 use crate::theme;
+use crate::views::field::field;
 use reel_rules::text::{excerpt, wrap_lines};
 use reel_store::TaskRecord;
 
-pub(super) fn draw_picture(frame: &mut Frame, area: Rect, p: &Picture) {
+pub(crate) fn draw_picture(frame: &mut Frame, area: Rect, p: &Picture) {
     let area = Rect { width: area.width.min(p.size.width), height: area.height.min(p.size.height), ..area };
     frame.render_widget(Image::new(&p.protocol), area);
 }
 
 /// An empty frame with a dim word in its middle, where a picture will be (or cannot be): the
 /// first of `texts` that fits.
-pub(super) fn stand_in(frame: &mut Frame, area: Rect, texts: &[&str]) {
+pub(crate) fn stand_in(frame: &mut Frame, area: Rect, texts: &[&str]) {
     let block = Block::default().borders(Borders::ALL).border_style(theme::border());
     let inner = block.inner(area);
     frame.render_widget(block, area);

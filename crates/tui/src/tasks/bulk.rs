@@ -2,8 +2,8 @@
 //! the one message that reports what it did to all of them, and the question before sending
 //! several paid tasks again.
 
-use super::{App, Effect, Level, Op, Overlay, Question, resubmission};
-use crate::form::billed_and_cost;
+use crate::app::{App, Effect, Level, Op, Overlay, Question, resubmission};
+use crate::compose::billed_and_cost;
 use crate::keymap::Cmd;
 use crate::labels::{count, sentence};
 use reel_store::{LocalState, TaskRecord};
@@ -69,7 +69,7 @@ pub fn bulk_message(op: Op, done: usize, failed: &[(i64, String)], skipped: &[St
 
 impl App {
     /// An action on the marked tasks, or on the selected one when none is marked.
-    pub(super) fn on_targets(&mut self, cmd: Cmd) -> Vec<Effect> {
+    pub(crate) fn on_targets(&mut self, cmd: Cmd) -> Vec<Effect> {
         let ids = self.table.targets();
         if ids.is_empty() {
             self.say(Level::Warn, "No task selected");
@@ -93,7 +93,7 @@ impl App {
     }
 
     /// One engine action on every task it applies to; the others are named in the report.
-    pub(super) fn bulk(&mut self, op: Op, records: &[TaskRecord]) -> Vec<Effect> {
+    pub(crate) fn bulk(&mut self, op: Op, records: &[TaskRecord]) -> Vec<Effect> {
         let (mut ids, mut skipped) = (Vec::new(), Vec::new());
         for t in records {
             match eligible(op, t) {
@@ -111,7 +111,7 @@ impl App {
 
     /// `r`: unknown submissions are resent with their idempotency key; the others are sent
     /// again as new tasks, after a question when several paid ones would go.
-    fn send_again(&mut self, records: &[TaskRecord]) -> Vec<Effect> {
+    pub(crate) fn send_again(&mut self, records: &[TaskRecord]) -> Vec<Effect> {
         let unknown: Vec<TaskRecord> =
             records.iter().filter(|t| t.state == LocalState::SubmitUnknown).cloned().collect();
         let mut effects = if unknown.is_empty() { Vec::new() } else { self.bulk(Op::Resend, &unknown) };

@@ -1,5 +1,12 @@
-//! The task table's model: rows derived once per change (never per frame), sort, state filter,
-//! search, marks, selection, and the ordered view of ids the table draws a window of.
+//! The task table (the dashboard's middle pane): its model here, rows derived once per change
+//! (never per frame), sort, state filter, search, marks, selection, and the ordered view of ids
+//! the table draws a window of. `columns` fits them to the width, `update` takes the table's
+//! keys, `bulk` the actions on many tasks, `view` draws it.
+
+pub mod bulk;
+pub mod columns;
+pub mod update;
+pub mod view;
 
 use std::collections::{BTreeSet, HashMap};
 
@@ -431,5 +438,4 @@ impl Table {
 }
 
 #[cfg(test)]
-#[path = "table_tests.rs"]
 mod tests;

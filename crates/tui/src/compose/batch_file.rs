@@ -4,15 +4,15 @@
 
 use std::path::{Path, PathBuf};
 
-use super::app::EffectError;
+use crate::app::EffectError;
 use reel_engine::config::BatchSettings;
 use reel_engine::reader::{ReadError, Reader};
 use reel_rules::batch::stream::{self, ReadBounds};
 
 /// Tab in the path input: the typed path's folder listed (`~` and relative paths resolved as
 /// a load resolves them), and the completion of what was typed.
-pub fn complete_path(typed: &str, home: Option<&Path>) -> crate::form::Completion {
-    let (dir, _) = crate::form::split_typed(typed);
+pub fn complete_path(typed: &str, home: Option<&Path>) -> crate::compose::Completion {
+    let (dir, _) = crate::compose::split_typed(typed);
     let folder = if dir.is_empty() { PathBuf::from(".") } else { reel_rules::batch::plan::resolve(dir, home) };
     // A folder that cannot be read has nothing to offer.
     let entries: Vec<(String, bool)> = std::fs::read_dir(folder)
@@ -21,7 +21,7 @@ pub fn complete_path(typed: &str, home: Option<&Path>) -> crate::form::Completio
         .flatten()
         .filter_map(|e| Some((e.file_name().into_string().ok()?, e.path().is_dir())))
         .collect();
-    crate::form::complete(typed, &entries)
+    crate::compose::complete(typed, &entries)
 }
 
 /// A batch file read and expanded over the form's fields (`defaults`), with the tasks an
@@ -76,7 +76,7 @@ fn expand_batch(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::form::Completion;
+    use crate::compose::Completion;
 
     #[test]
     fn tab_lists_the_typed_folder() {

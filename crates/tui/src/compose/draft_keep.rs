@@ -2,7 +2,7 @@
 //! it has differed from what the file holds for [`DEBOUNCE_MS`], so typing writes about once a
 //! second and never once per key. Pure: the draft now and the clock in, the write to make out.
 
-use crate::form::Saved;
+use crate::compose::Saved;
 
 /// How long a change waits before it is written.
 pub const DEBOUNCE_MS: i64 = 1_000;

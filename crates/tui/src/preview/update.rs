@@ -5,7 +5,7 @@
 use image::RgbImage;
 use ratatui::layout::{Rect, Size};
 
-use super::{App, Effect, Level, Screen};
+use crate::app::{App, Effect, Level, Screen};
 use crate::keymap::Cmd;
 use crate::latest::Ticket;
 use crate::layout;
@@ -33,7 +33,7 @@ pub fn subject(t: &TaskRecord, present: Option<bool>) -> Option<Subject> {
 }
 
 /// Width over height of the task's frames: the stills' own when known, else its ratio setting.
-pub(super) fn aspect(t: &TaskRecord, stills: Option<&Stills>) -> f64 {
+pub(crate) fn aspect(t: &TaskRecord, stills: Option<&Stills>) -> f64 {
     if let Some(s) = stills
         && s.poster.height() > 0
     {
@@ -47,13 +47,13 @@ pub(super) fn aspect(t: &TaskRecord, stills: Option<&Stills>) -> f64 {
 }
 
 /// A region's size in pixels, as the picker measures cells.
-pub(super) fn pixels(area: Rect, cell: (u16, u16)) -> (u32, u32) {
+pub(crate) fn pixels(area: Rect, cell: (u16, u16)) -> (u32, u32) {
     (u32::from(area.width) * u32::from(cell.0), u32::from(area.height) * u32::from(cell.1))
 }
 
 impl App {
     /// The task the visible detail pane is about, and its record.
-    fn detail_record(&self) -> Option<(&TaskRecord, Option<bool>)> {
+    pub(crate) fn detail_record(&self) -> Option<(&TaskRecord, Option<bool>)> {
         match self.screen {
             Screen::Dashboard => self.table.selected_row().map(|r| (&r.record, r.file_present)),
             Screen::History if !self.history.show_ledger() => {
@@ -64,7 +64,7 @@ impl App {
     }
 
     /// The detail pane's inner area on screen now.
-    pub(super) fn detail_inner(&self) -> Rect {
+    pub(crate) fn detail_inner(&self) -> Rect {
         let frame = Rect::new(0, 0, self.size.0, self.size.1);
         let pane = match self.screen {
             Screen::Dashboard => self.areas().detail,
@@ -99,7 +99,7 @@ impl App {
     }
 
     /// `p`, Space and Esc of the player, and `g` for the history grid.
-    pub(super) fn preview_command(&mut self, cmd: Cmd) -> Option<Vec<Effect>> {
+    pub(crate) fn preview_command(&mut self, cmd: Cmd) -> Option<Vec<Effect>> {
         match cmd {
             Cmd::Play => Some(self.toggle_play()),
             Cmd::PlayPause => {
@@ -119,7 +119,7 @@ impl App {
         }
     }
 
-    fn toggle_play(&mut self) -> Vec<Effect> {
+    pub(crate) fn toggle_play(&mut self) -> Vec<Effect> {
         if self.previews.stop() {
             return vec![Effect::PlayStop];
         }
@@ -151,12 +151,12 @@ impl App {
     }
 
     /// A frame of the player arrived (frames of an earlier start are dropped).
-    pub(super) fn play_frame(&mut self, ticket: Ticket, frame: RgbImage) {
+    pub(crate) fn play_frame(&mut self, ticket: Ticket, frame: RgbImage) {
         self.previews.frame_arrived(ticket, frame);
     }
 
     /// The player could not start or stopped on an error.
-    pub(super) fn play_failed(&mut self, ticket: Ticket, message: String) {
+    pub(crate) fn play_failed(&mut self, ticket: Ticket, message: String) {
         if let Some(p) = self.previews.play_failed(ticket) {
             // The file's name, not its whole path, so the reason fits on the line.
             let name = std::path::Path::new(&p.path).file_name().map(|n| n.to_string_lossy().into_owned());
@@ -165,14 +165,14 @@ impl App {
         }
     }
 
-    pub(super) fn stills_arrived(&mut self, sha256: String, result: Result<Stills, PreviewFailure>) {
+    pub(crate) fn stills_arrived(&mut self, sha256: String, result: Result<Stills, PreviewFailure>) {
         match result {
             Ok(stills) => self.previews.add_stills(sha256, stills),
             Err(f) => self.previews.add_failure(sha256, f.message, f.no_ffmpeg),
         }
     }
 
-    pub(super) fn thumb_arrived(&mut self, sha256: String, result: Result<RgbImage, PreviewFailure>) {
+    pub(crate) fn thumb_arrived(&mut self, sha256: String, result: Result<RgbImage, PreviewFailure>) {
         match result {
             Ok(image) => self.previews.add_thumb(sha256, image),
             Err(f) => self.previews.thumb_failed(sha256, f.message, f.no_ffmpeg),
@@ -181,7 +181,7 @@ impl App {
 
     /// After every update: ask for the frames now on screen, make their pictures for the areas
     /// they take, and keep the player in step with what is visible.
-    pub(super) fn sync_previews(&mut self) -> Vec<Effect> {
+    pub(crate) fn sync_previews(&mut self) -> Vec<Effect> {
         let mut effects = Vec::new();
         let subject = self.detail_record().and_then(|(t, present)| subject(t, present));
         // The player plays the task in the pane; another task, or none, stops it.
@@ -227,7 +227,7 @@ impl App {
         first.min(n)..(first + g.cells()).min(n)
     }
 
-    fn sync_grid(&mut self) -> Vec<Effect> {
+    pub(crate) fn sync_grid(&mut self) -> Vec<Effect> {
         let (_, g) = self.grid();
         let mut wanted = Vec::new();
         let mut shas = Vec::new();

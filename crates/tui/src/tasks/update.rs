@@ -1,8 +1,8 @@
 //! Commands on the task table: marks, sort, the state picker, search, actions on the selected
 //! task (open, copy, run), the files on screen, and following the newest task.
 
-use super::{App, Effect, Focus, Level, Overlay, PickerKind, Question, Screen};
-use crate::form::Field;
+use crate::app::{App, Effect, Focus, Level, Overlay, PickerKind, Question, Screen};
+use crate::compose::Field;
 use crate::keymap::{Cmd, fill_command};
 use crate::labels::Filter;
 use crate::layout;
@@ -15,7 +15,7 @@ pub fn resubmission(t: &TaskRecord, catalog: &Catalog) -> Result<ValidSubmission
 }
 
 impl App {
-    pub(super) fn table_command(&mut self, cmd: Cmd) -> Vec<Effect> {
+    pub(crate) fn table_command(&mut self, cmd: Cmd) -> Vec<Effect> {
         match cmd {
             Cmd::Mark => self.table.toggle_mark(),
             Cmd::Sort => {
@@ -41,20 +41,20 @@ impl App {
         Vec::new()
     }
 
-    pub(super) fn open_state_picker(&mut self, current: Filter) {
+    pub(crate) fn open_state_picker(&mut self, current: Filter) {
         let cursor = Filter::ALL.iter().position(|f| *f == current).unwrap_or(0);
         self.overlay = Some(Overlay::Picker { kind: PickerKind::States, cursor });
     }
 
     /// The table's filter was picked.
-    pub(super) fn set_table_filter(&mut self, filter: Filter) -> Vec<Effect> {
+    pub(crate) fn set_table_filter(&mut self, filter: Filter) -> Vec<Effect> {
         self.table.set_filter(filter);
         let (filter, sort) = (filter.tasks(), self.table.sort().label());
         self.say(Level::Info, format!("Showing {filter}, {sort}"));
         vec![self.save_prefs()]
     }
 
-    fn on_selected(&mut self, cmd: Cmd) -> Vec<Effect> {
+    pub(crate) fn on_selected(&mut self, cmd: Cmd) -> Vec<Effect> {
         let Some(row) = self.table.selected_row() else {
             self.say(Level::Warn, "No task selected");
             return Vec::new();
@@ -99,7 +99,7 @@ impl App {
 
     /// Copies a task into the form; the next submission records it as the parent. An unsent
     /// draft in the form is not overwritten without asking.
-    pub(super) fn vary(&mut self, t: &TaskRecord) {
+    pub(crate) fn vary(&mut self, t: &TaskRecord) {
         if self.form.has_draft() {
             self.overlay = Some(Overlay::Confirm(Question::Vary(Box::new(t.clone()))));
             return;
@@ -107,14 +107,14 @@ impl App {
         self.vary_now(t);
     }
 
-    pub(super) fn vary_now(&mut self, t: &TaskRecord) {
+    pub(crate) fn vary_now(&mut self, t: &TaskRecord) {
         self.form.load(t);
         self.focus = Focus::Form(Field::Prompt);
         self.say(Level::Info, format!("Copied task {} into the form; the next submission records it as parent", t.id));
     }
 
     /// `n`: a fresh form for a new prompt, varying no task.
-    pub(super) fn new_prompt(&mut self) {
+    pub(crate) fn new_prompt(&mut self) {
         let had_text = !self.form.prompt_text().is_empty() || !self.form.negative_text().is_empty();
         let parent = self.form.parent();
         self.form.clear();
@@ -131,22 +131,22 @@ impl App {
     }
 
     /// The form's unsent draft from the last run, put back at start.
-    pub fn restore_draft(&mut self, saved: &crate::form::Saved) {
+    pub fn restore_draft(&mut self, saved: &crate::compose::Saved) {
         self.form.restore(saved);
         self.draft_kept = true;
-        self.draft_keeper = crate::draft_keep::DraftKeeper::restored(self.form.saved());
+        self.draft_keeper = crate::compose::draft_keep::DraftKeeper::restored(self.form.saved());
         self.say(Level::Info, "Your unsent draft from the last run is back in the form");
     }
 
     /// After sending: the newest task is selected, so the table scrolls to it.
-    pub(super) fn follow_newest(&mut self, ids: &[i64]) {
+    pub(crate) fn follow_newest(&mut self, ids: &[i64]) {
         if let Some(newest) = ids.iter().copied().filter(|id| self.table.view().contains(id)).max() {
             self.table.select(newest);
         }
     }
 
     /// The saved files of the task rows on screen, to look at on the disk.
-    pub(super) fn files_on_screen(&self) -> Vec<(i64, String)> {
+    pub(crate) fn files_on_screen(&self) -> Vec<(i64, String)> {
         if self.screen != Screen::Dashboard {
             return Vec::new();
         }

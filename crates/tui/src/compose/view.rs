@@ -4,7 +4,7 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Borders, Paragraph, Wrap};
 
 use crate::app::{App, Focus};
-use crate::form::{Field, Loaded};
+use crate::compose::{Field, Loaded};
 use crate::keymap::{Cmd, Scope};
 use crate::labels::count;
 use crate::labels::short_model;
@@ -13,7 +13,7 @@ use crate::theme;
 use reel_rules::text::{clean, excerpt};
 
 /// The last `max` characters of a line being typed, so its end (and the cursor) stays in view.
-pub(super) fn tail(text: &str, max: usize) -> String {
+pub(crate) fn tail(text: &str, max: usize) -> String {
     let n = text.chars().count();
     if n <= max { text.to_string() } else { format!("…{}", text.chars().skip(n + 1 - max).collect::<String>()) }
 }

@@ -7,11 +7,11 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Borders, Cell, Row as TableRow, Table, TableState};
 
 use crate::app::{App, Focus};
-use crate::columns::{Col, SPACING, fit};
 use crate::keymap::{Cmd, Scope};
 use crate::labels::{elapsed_ms, is_running};
 use crate::layout::{offset, visible_rows};
-use crate::table::Row;
+use crate::tasks::Row;
+use crate::tasks::columns::{Col, SPACING, fit};
 use crate::theme;
 use reel_rules::text::clock;
 use reel_store::LocalState;
@@ -95,10 +95,10 @@ fn cells(r: &Row, cols: &[Col], marked: bool, group: GroupLine, now_ms: i64, fra
                 Span::raw(spinner),
             ])),
             Col::State => Cell::from(Span::styled(r.state_label.clone(), theme::state(t.state))),
-            Col::Review => Cell::from(Span::styled(super::field::review_mark(&t.review), theme::warn())),
+            Col::Review => Cell::from(Span::styled(crate::views::field::review_mark(&t.review), theme::warn())),
             Col::Prompt => Cell::from(r.prompt.clone()),
             Col::Model => Cell::from(r.model_short.clone()),
-            Col::Seconds => or_rendered(super::field::seconds(t.seconds), &rendered.seconds),
+            Col::Seconds => or_rendered(crate::views::field::seconds(t.seconds), &rendered.seconds),
             // "adaptive" is the one ratio longer than the column.
             Col::Ratio => {
                 or_rendered(if t.ratio == "adaptive" { "adapt".to_string() } else { t.ratio.clone() }, &rendered.ratio)
@@ -183,7 +183,7 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &App) {
     frame.render_stateful_widget(widget, area, &mut state);
     let inner = Rect { x: area.x + 2, y: area.y + 2, width: area.width.saturating_sub(4), height: 1 };
     if empty && inner.y + 1 < area.bottom() {
-        let send = super::compose::key(app, Scope::Text, Cmd::Submit);
+        let send = crate::compose::view::key(app, Scope::Text, Cmd::Submit);
         let hints = if table.is_empty() {
             vec![
                 format!("No tasks yet: write a prompt and press {send}"),

@@ -2,12 +2,17 @@
 //! of a grid), with billed seconds and cost. Here the form itself; its parts by job beside it.
 
 mod batch;
+pub mod batch_file;
+pub mod batch_update;
 mod check;
+pub mod draft_keep;
 mod field;
 mod grid;
+pub mod media;
 mod media_editor;
 mod path_input;
 mod text;
+pub mod view;
 
 use serde::{Deserialize, Serialize};
 
@@ -50,8 +55,8 @@ pub struct Form {
     /// The task this form was copied from ("vary").
     parent: Option<i64>,
     check: Check,
-    /// Each media item's check, by [`crate::media::item_key`]; a failed one blocks sending.
-    media_checks: std::collections::HashMap<String, crate::media::MediaStatus>,
+    /// Each media item's check, by [`crate::compose::media::item_key`]; a failed one blocks sending.
+    media_checks: std::collections::HashMap<String, crate::compose::media::MediaStatus>,
     /// Set by the first edit or submission: until then a blank prompt is not called an error.
     touched: bool,
     /// Edited since it was last sent, loaded from a task or cleared: a draft of the user's own.
@@ -180,8 +185,8 @@ impl Form {
     }
 
     /// What is known of a media item's check.
-    pub fn media_status(&self, item: &MediaDraft) -> Option<&crate::media::MediaStatus> {
-        self.media_checks.get(&crate::media::item_key(&item.kind, &item.url))
+    pub fn media_status(&self, item: &MediaDraft) -> Option<&crate::compose::media::MediaStatus> {
+        self.media_checks.get(&crate::compose::media::item_key(&item.kind, &item.url))
     }
 
     pub fn prompt_text(&self) -> String {
@@ -345,8 +350,8 @@ impl Form {
 
     /// Adds a media item (`index` `None`) or replaces one; returns its key, to check it.
     pub fn put_media(&mut self, index: Option<usize>, item: MediaDraft) -> String {
-        let key = crate::media::item_key(&item.kind, &item.url);
-        self.media_checks.insert(key.clone(), crate::media::MediaStatus::Checking);
+        let key = crate::compose::media::item_key(&item.kind, &item.url);
+        self.media_checks.insert(key.clone(), crate::compose::media::MediaStatus::Checking);
         match index {
             Some(i) if i < self.media.len() => self.media[i] = item,
             _ => {
@@ -368,7 +373,7 @@ impl Form {
     }
 
     /// What the checks of media items found; measured durations count at once.
-    pub fn media_checked(&mut self, results: Vec<(String, crate::media::MediaStatus)>) {
+    pub fn media_checked(&mut self, results: Vec<(String, crate::compose::media::MediaStatus)>) {
         self.media_checks.extend(results);
         self.recheck();
     }
@@ -448,7 +453,9 @@ impl Form {
             .iter()
             .map(|m| {
                 let measured = match self.media_status(m) {
-                    Some(crate::media::MediaStatus::Checked { duration: Some(d), .. }) => Some(format!("{d:.1}")),
+                    Some(crate::compose::media::MediaStatus::Checked { duration: Some(d), .. }) => {
+                        Some(format!("{d:.1}"))
+                    }
                     _ => None,
                 };
                 MediaDraft { seconds: m.seconds.clone().or(measured), ..m.clone() }
@@ -522,8 +529,8 @@ impl Form {
             }
         }
         for (i, m) in self.media.iter().enumerate() {
-            if let Some(crate::media::MediaStatus::Failed(reason)) =
-                self.media_checks.get(&crate::media::item_key(&m.kind, &m.url))
+            if let Some(crate::compose::media::MediaStatus::Failed(reason)) =
+                self.media_checks.get(&crate::compose::media::item_key(&m.kind, &m.url))
             {
                 check.problems.push((Field::Media, format!("media item {}: {reason}", i + 1)));
             }

@@ -1,8 +1,10 @@
 //! The help overlay's model: every key from the keymap, the screen you are on first, filtered
 //! by what you type after `/`, and scrolled. The lines are made when the help opens or the
-//! filter changes, not on every frame.
+//! filter changes, not on every frame. `view` draws it.
 
-use super::keymap::{Keymap, Scope};
+pub mod view;
+
+use crate::keymap::{Keymap, Scope};
 
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum HelpLine {

@@ -8,13 +8,13 @@ use ratatui::style::{Modifier, Style};
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Borders, Paragraph, Wrap};
 
-use super::field::field;
-use super::preview::{draw_picture, stand_in};
 use crate::app::{App, CompareAreas, TakeArea};
 use crate::compare::Compare;
 use crate::compare::diff::{differing, words};
 use crate::labels::{elapsed_ms, short_model};
+use crate::preview::view::{draw_picture, stand_in};
 use crate::theme;
+use crate::views::field::field;
 use reel_engine::ledger::{billable, billed_text, is_demo};
 use reel_rules::Pricing;
 use reel_rules::text::{clean, clock};
@@ -32,7 +32,7 @@ pub fn cost_text(t: &TaskRecord, pricing: &Pricing) -> String {
         return "nothing".into();
     }
     if is_demo(t.profile.as_deref(), &t.base_url) {
-        return crate::form::FREE_DEMO.into();
+        return crate::compose::FREE_DEMO.into();
     }
     match t.billed_seconds {
         Some(billed) => pricing.cost(&t.model, billed).map_or_else(|| "no price set".into(), |c| pricing.format(c)),
@@ -186,7 +186,7 @@ mod tests {
                     t.profile = Some("demo".into());
                     t.base_url = "http://127.0.0.1:9/".into();
                 }),
-                crate::form::FREE_DEMO,
+                crate::compose::FREE_DEMO,
             ),
         ];
         for (t, want) in cases {

@@ -230,7 +230,7 @@ mod tests {
     use std::collections::BTreeMap;
 
     use super::*;
-    use crate::form::Field;
+    use crate::compose::Field;
     use reel_rules::batch::plan::expand_rows;
     use reel_rules::batch::read;
     use reel_rules::{Catalog, MediaDraft, Pricing};

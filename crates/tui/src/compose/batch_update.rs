@@ -2,8 +2,8 @@
 //! sending it as one batch (the `[batch] confirm_over` question, then the budget guard), and
 //! unloading it (Esc in the form).
 
-use super::{Action, App, BatchNews, Effect, Focus, Level, Overlay, Question};
-use crate::form::{Completion, Field, PathInput, more_row_errors, split_typed};
+use crate::app::{Action, App, BatchNews, Effect, Focus, Level, Overlay, Question};
+use crate::compose::{Completion, Field, PathInput, more_row_errors, split_typed};
 use crate::keymap::{Cmd, Scope};
 use crate::labels::count;
 use reel_rules::batch::plan::Plan;
@@ -15,14 +15,14 @@ impl App {
     }
 
     /// Ctrl-O: the path input, holding the file loaded now (to load it again) if any.
-    pub(super) fn open_batch_path(&mut self) {
+    pub(crate) fn open_batch_path(&mut self) {
         let current = self.form.batch().map_or("", |b| b.file());
         self.overlay = Some(Overlay::BatchPath(PathInput::new(current)));
     }
 
     /// Enter in the path input: the file is read and expanded by an effect, over the form's
     /// fields as they are now.
-    pub(super) fn batch_path_chosen(&mut self, input: PathInput) -> Vec<Effect> {
+    pub(crate) fn batch_path_chosen(&mut self, input: PathInput) -> Vec<Effect> {
         let path = input.text().trim().to_string();
         if path.is_empty() {
             self.overlay = Some(Overlay::BatchPath(input));
@@ -34,14 +34,14 @@ impl App {
     }
 
     /// Tab in the path input: the folder is listed by an effect.
-    pub(super) fn complete_path(&mut self) -> Vec<Effect> {
+    pub(crate) fn complete_path(&mut self) -> Vec<Effect> {
         match &self.overlay {
             Some(Overlay::BatchPath(p)) => vec![Effect::CompletePath(p.text().to_string())],
             _ => Vec::new(),
         }
     }
 
-    pub(super) fn batch_news(&mut self, news: BatchNews) -> Vec<Effect> {
+    pub(crate) fn batch_news(&mut self, news: BatchNews) -> Vec<Effect> {
         match news {
             BatchNews::Completed { typed, completion } => {
                 // Only for the text still typed: a key typed meanwhile wins.
@@ -128,7 +128,7 @@ impl App {
 
     /// Ctrl-S with a plan loaded: every task of it as one batch, after the threshold's
     /// question and the budget guard; or why nothing is sent.
-    pub(super) fn submit_batch(&mut self) -> Option<Vec<Effect>> {
+    pub(crate) fn submit_batch(&mut self) -> Option<Vec<Effect>> {
         let send = match self.form.batch_send()? {
             Ok(send) => send,
             Err(refusal) => {
@@ -148,7 +148,7 @@ impl App {
 
     /// Esc in the form with a plan loaded: the plan goes, the form stays. Returns whether
     /// there was one.
-    pub(super) fn unload_batch(&mut self) -> bool {
+    pub(crate) fn unload_batch(&mut self) -> bool {
         let Some(file) = self.form.batch().map(|b| b.file().to_string()) else { return false };
         self.form.unload_batch();
         let send = self.keymap.key_for(Scope::Text, Cmd::Submit).unwrap_or_default();
@@ -157,13 +157,13 @@ impl App {
     }
 
     /// A loaded plan expanded over fields the form no longer holds: it is loaded again.
-    pub(super) fn batch_refresh(&mut self) -> Option<Effect> {
+    pub(crate) fn batch_refresh(&mut self) -> Option<Effect> {
         let (path, defaults) = self.form.batch_refresh()?;
         Some(Effect::LoadBatch { path, defaults, refresh: true })
     }
 
     /// The effects `update` gives out: a batch handed to the engine is being sent.
-    pub(super) fn note_batch_sending(&mut self, effects: &[Effect]) {
+    pub(crate) fn note_batch_sending(&mut self, effects: &[Effect]) {
         let batch = |e: &Effect| matches!(e, Effect::SubmitBatch(_));
         if effects.iter().any(|e| batch(e) || matches!(e, Effect::PastBudget(inner) if batch(inner))) {
             self.form.batch_sending(true);

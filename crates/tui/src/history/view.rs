@@ -6,15 +6,15 @@ use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Bar, BarChart, BarGroup, Block, Borders, Cell, Paragraph, Row, Table, TableState};
 
-use super::detail::{error_line, parameters, wrapped_height};
-use super::field::field;
 use crate::app::App;
+use crate::detail::view::{error_line, parameters, wrapped_height};
 use crate::history::{Entry, Piece};
 use crate::keymap::Scope;
 use crate::labels::count;
 use crate::labels::short_model;
 use crate::layout::{HistoryAreas, history_in, offset, visible_rows};
 use crate::theme;
+use crate::views::field::field;
 use reel_engine::ledger::Line as LedgerLine;
 use reel_rules::text::{clean, excerpt, size};
 use reel_store::history::Order;
@@ -47,7 +47,7 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &App) {
     frame.render_widget(Paragraph::new(line), filters);
 
     if h.grid() {
-        super::preview::grid(frame, list, app);
+        crate::preview::view::grid(frame, list, app);
     } else {
         draw_list(frame, list, app);
     }
@@ -96,14 +96,14 @@ fn draw_list(frame: &mut Frame, area: Rect, app: &App) {
             let mut cells = vec![
                 Cell::from(date),
                 Cell::from(Span::styled(r.state.as_str(), theme::state(t.state))),
-                Cell::from(format!("{:>4}", super::field::seconds(t.seconds))),
+                Cell::from(format!("{:>4}", crate::views::field::seconds(t.seconds))),
                 Cell::from(format!("{} {}", t.resolution, t.ratio)),
             ];
             if wide {
                 cells.insert(1, Cell::from(r.model.as_str()));
             }
             if reviews {
-                cells.push(Cell::from(Span::styled(super::field::review_mark(&t.review), theme::warn())));
+                cells.push(Cell::from(Span::styled(crate::views::field::review_mark(&t.review), theme::warn())));
             }
             cells.push(Cell::from(r.prompt.as_str()));
             cells.push(Cell::from(file));
@@ -159,7 +159,7 @@ fn lines<'a>(app: &App, row: &Entry) -> Vec<Line<'a>> {
         Span::styled(row.state.clone(), theme::state(t.state)),
     ])];
     lines.extend(parameters(t));
-    lines.extend(super::preview::note(app, t, row.file_present));
+    lines.extend(crate::preview::view::note(app, t, row.file_present));
     match (&t.file_path, row.file_present) {
         (Some(p), Some(true)) => lines
             .push(field("File", format!("{} ({})", clean(p), t.file_size.map(|s| size(s as u64)).unwrap_or_default()))),
@@ -214,7 +214,7 @@ fn detail(frame: &mut Frame, area: Rect, app: &App) {
         return;
     };
     let lines = lines(app, row);
-    super::detail::body(frame, area, block, lines, app, Scope::History);
+    crate::detail::view::body(frame, area, block, lines, app, Scope::History);
 }
 
 /// Ledger columns at full width; narrower screens fold failed, rejected and lost into one

@@ -3,7 +3,7 @@
 
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 
-use super::{App, Effect, Level, Op, Overlay, Question, Screen};
+use crate::app::{App, Effect, Level, Op, Overlay, Question, Screen};
 use crate::history::cycle;
 use crate::keymap::Cmd;
 use crate::labels::Filter;
@@ -11,7 +11,7 @@ use reel_rules::text::local_day_start;
 use reel_store::history::Order;
 
 impl App {
-    pub(super) fn open_history(&mut self) -> Vec<Effect> {
+    pub(crate) fn open_history(&mut self) -> Vec<Effect> {
         self.screen = Screen::History;
         self.status = None;
         self.detail_scroll = 0;
@@ -24,7 +24,7 @@ impl App {
         effects
     }
 
-    fn leave_history(&mut self) -> Vec<Effect> {
+    pub(crate) fn leave_history(&mut self) -> Vec<Effect> {
         self.screen = Screen::Dashboard;
         self.status = None;
         self.history.leave_detail();
@@ -34,7 +34,7 @@ impl App {
 
     /// Starts the history over after a filter changed; with `save`, remembers the filters now,
     /// else they are remembered when the search is kept or the screen is left.
-    pub(super) fn requery(&mut self, save: bool) -> Vec<Effect> {
+    pub(crate) fn requery(&mut self, save: bool) -> Vec<Effect> {
         let today = local_day_start(self.now_ms);
         let (ticket, query) = self.history.restart(today);
         self.last_lineage = None;
@@ -49,7 +49,7 @@ impl App {
     }
 
     /// A key typed into the history search: the query waits until typing pauses.
-    pub(super) fn search_typed(&mut self, ev: KeyEvent) {
+    pub(crate) fn search_typed(&mut self, ev: KeyEvent) {
         let plain = !ev.modifiers.intersects(KeyModifiers::CONTROL | KeyModifiers::ALT);
         match ev.code {
             KeyCode::Char(c) if plain && !c.is_control() => self.history.edit_search(self.now_ms, |t| t.push(c)),
@@ -61,13 +61,13 @@ impl App {
     }
 
     /// On a tick: runs the search once the typing has paused long enough.
-    pub(super) fn settle_search(&mut self) -> Vec<Effect> {
+    pub(crate) fn settle_search(&mut self) -> Vec<Effect> {
         if self.history.search_settled(self.now_ms) { self.requery(false) } else { Vec::new() }
     }
 
     /// After every update on the history screen: the next page when the selection nears the
     /// end, and the selected task's lineage.
-    pub(super) fn history_follow_ups(&mut self) -> Vec<Effect> {
+    pub(crate) fn history_follow_ups(&mut self) -> Vec<Effect> {
         let mut effects = Vec::new();
         // While a search waits to settle, the loaded rows belong to the query before it.
         if self.history.search_pending() {
@@ -87,7 +87,7 @@ impl App {
     }
 
     /// The history screen's meaning of a command, or `None` when it has none of its own.
-    pub(super) fn history_command(&mut self, cmd: Cmd) -> Option<Vec<Effect>> {
+    pub(crate) fn history_command(&mut self, cmd: Cmd) -> Option<Vec<Effect>> {
         let mut page = (self.size.1 / 2).max(1) as isize;
         // In the grid, up and down go a row of posters, left and right one, a page a screenful.
         let mut row = 1;
@@ -171,12 +171,12 @@ impl App {
     }
 
     /// The history's state group was picked.
-    pub(super) fn set_history_filter(&mut self, filter: Filter) -> Vec<Effect> {
+    pub(crate) fn set_history_filter(&mut self, filter: Filter) -> Vec<Effect> {
         self.history.edit_filters(|f, _| f.group = filter);
         self.requery(true)
     }
 
-    fn on_history_row(&mut self, cmd: Cmd) -> Vec<Effect> {
+    pub(crate) fn on_history_row(&mut self, cmd: Cmd) -> Vec<Effect> {
         let Some(row) = self.history.selected_row() else {
             self.say(Level::Warn, "No task selected");
             return Vec::new();
@@ -219,7 +219,7 @@ impl App {
                 self.vary(&t);
                 effects
             }
-            _ => match super::resubmission(&t, &self.catalog) {
+            _ => match crate::app::resubmission(&t, &self.catalog) {
                 Ok(v) => self.guarded(Effect::SubmitAgain(vec![(t.id, v)])),
                 Err(e) => {
                     self.say(Level::Error, format!("Task {} cannot be run again: {e}", t.id));

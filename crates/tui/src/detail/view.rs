@@ -8,7 +8,7 @@ use ratatui::widgets::{Block, Borders, Paragraph, Wrap};
 
 use crate::app::App;
 use crate::keymap::{Cmd, Scope};
-use crate::table::Row;
+use crate::tasks::Row;
 use crate::theme;
 use crate::views::field::field;
 use reel_api::types::message_of;
@@ -19,7 +19,7 @@ use reel_store::{LocalState, TaskRecord};
 /// Settings, media items (one line each, numbered as the prompt refers to them) of a task.
 pub fn parameters<'a>(t: &TaskRecord) -> Vec<Line<'a>> {
     let watermark = if t.watermark { "on" } else { "off" };
-    let secs = super::field::seconds(t.seconds);
+    let secs = crate::views::field::seconds(t.seconds);
     let mut lines = vec![field("Model", clean(&t.model)), field("Prompt", clean(&t.prompt))];
     if let Some(n) = &t.negative_prompt {
         lines.push(field("Negative", clean(n)));
@@ -124,7 +124,7 @@ fn lines<'a>(app: &App, row: &Row) -> Vec<Line<'a>> {
         }
     }
     lines.extend(parameters(t));
-    lines.extend(super::preview::note(app, t, row.file_present));
+    lines.extend(crate::preview::view::note(app, t, row.file_present));
     if let Some(p) = &t.file_path {
         let bytes = t.file_size.map(|s| format!(" ({})", size(s as u64))).unwrap_or_default();
         lines.push(match row.file_present {
@@ -176,14 +176,14 @@ pub fn body(frame: &mut Frame, area: Rect, mut block: Block, lines: Vec<Line>, a
     let scroll = app.detail_scroll().min(total.saturating_sub(text.height));
     if total > text.height {
         let more = if scroll + text.height < total { "↓ more" } else { "end" };
-        let tab = super::compose::key(app, scope, Cmd::NextFocus);
+        let tab = crate::compose::view::key(app, scope, Cmd::NextFocus);
         let hint = if focused { more.to_string() } else { format!("{more} · {tab} to scroll") };
         block = block.title_bottom(Span::styled(format!(" {hint} "), theme::label()));
     }
     frame.render_widget(block, area);
     frame.render_widget(Paragraph::new(lines).wrap(Wrap { trim: false }).scroll((scroll, 0)), text);
     if let Some((s, f)) = fit {
-        super::preview::pictures(frame, app, &s.sha256, &f);
+        crate::preview::view::pictures(frame, app, &s.sha256, &f);
     }
 }
 
