@@ -3,6 +3,7 @@
 mod bits;
 mod h264;
 mod mp4;
+#[cfg(any(test, feature = "testing"))]
 pub mod testing;
 
 use reel_rules::{Ratio, Resolution};

@@ -61,7 +61,9 @@ impl Failure {
 impl std::fmt::Display for Failure {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
-            Failure::Status { status, reason, body } => write!(f, "HTTP {status} {reason}: {body}"),
+            Failure::Status { status, reason, body } => {
+                write!(f, "HTTP {status} {reason}: {}", reel_rules::text::excerpt(body, 300))
+            }
             Failure::Network(detail) | Failure::Unreadable(detail) => f.write_str(detail),
         }
     }
@@ -100,13 +102,11 @@ pub(super) async fn send(
         let failure = match request.send().await {
             Ok(response) => {
                 let (status, headers) = (response.status(), response.headers().clone());
-                match response.text().await {
+                match bounded_text(response).await {
                     Ok(body) => {
                         let reply = Reply { status, headers, body };
                         // CompleteMultipartUpload can fail after a 200: the error is in the body.
-                        let error_in_body = reply.body.trim_start().starts_with("<?xml")
-                            && reply.body.contains("<Error>")
-                            && method == Method::POST;
+                        let error_in_body = method == Method::POST && reply.body.contains("<Error>");
                         if (status.is_success() && !error_in_body) || (missing_ok && status == StatusCode::NOT_FOUND) {
                             return Ok(reply);
                         }
@@ -125,6 +125,23 @@ pub(super) async fn send(
         tracing::debug!(%failure, attempt, "a storage request failed; trying again");
         tokio::time::sleep(wait).await;
     }
+}
+
+/// S3's answers are a few KiB of XML at most; a server that sends more is cut here, so an
+/// endless or huge body cannot grow memory.
+const MAX_BODY: usize = 1 << 20;
+
+/// The body as text, at most [`MAX_BODY`] bytes of it.
+async fn bounded_text(mut response: reqwest::Response) -> Result<String, reqwest::Error> {
+    let mut body = Vec::new();
+    while let Some(chunk) = response.chunk().await? {
+        let room = MAX_BODY - body.len();
+        body.extend_from_slice(&chunk[..chunk.len().min(room)]);
+        if body.len() >= MAX_BODY {
+            break;
+        }
+    }
+    Ok(String::from_utf8_lossy(&body).into_owned())
 }
 
 /// 0.5 s, 1 s, 2 s, 4 s, …, each with up to a quarter more at random so clients spread out.
@@ -165,6 +182,29 @@ mod tests {
         for (failure, passes) in cases {
             assert_eq!(failure.passes(), passes, "{failure}");
         }
+    }
+
+    /// A storage server whose answer never ends: the body is cut at its bound, never held whole.
+    #[tokio::test]
+    async fn an_endless_answer_is_cut_at_its_bound() {
+        use tokio::io::AsyncWriteExt as _;
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.expect("listen");
+        let addr = listener.local_addr().expect("addr");
+        tokio::spawn(async move {
+            let (mut socket, _) = listener.accept().await.expect("accept");
+            let mut request = [0u8; 4096];
+            let _ = tokio::io::AsyncReadExt::read(&mut socket, &mut request).await;
+            let head = "HTTP/1.1 500 Internal Server Error\r\ntransfer-encoding: chunked\r\n\r\n";
+            if socket.write_all(head.as_bytes()).await.is_err() {
+                return;
+            }
+            let chunk = format!("{:x}\r\n{}\r\n", 64 * 1024, "x".repeat(64 * 1024));
+            while socket.write_all(chunk.as_bytes()).await.is_ok() {}
+        });
+        let url = Url::parse(&format!("http://{addr}/b/k")).expect("url");
+        let response = client().expect("client").get(url).send().await.expect("answered");
+        let body = bounded_text(response).await.expect("read");
+        assert_eq!(body.len(), MAX_BODY);
     }
 
     #[test]
