@@ -8,20 +8,20 @@
 //! - `reel-engine` the engine (journal, poll scheduler, downloads, recovery, its service and
 //!   client), config, media, previews, the JSON of tasks, logging, the session wiring
 //! - `reel-tui`    the dashboard: state, update, view, keymap, event loop
-//! - this binary: `cli` (headless commands) and `mcp` (`reel mcp`, the engine offered to agents)
-
-mod cli;
-mod mcp;
+//! - `reel-mcp`    `reel mcp`: the engine offered to agents over MCP
+//! - `reel-cli`    the headless commands: arguments and one module per subcommand
+//! - this binary: reads the config, finds the engine, runs a command or the dashboard
 
 use std::ffi::OsString;
 use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
-use crate::cli::engine::EngineCommand;
-use crate::cli::output::note;
-use crate::cli::{Cli, Command};
 use clap::Parser;
+use reel_cli as cli;
+use reel_cli::engine::EngineCommand;
+use reel_cli::output::note;
+use reel_cli::{Cli, Command};
 use reel_engine::service::Launch;
 use reel_engine::service::ssh::{SshReach, SshTarget};
 use reel_engine::session::Reach;

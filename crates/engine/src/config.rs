@@ -568,6 +568,12 @@ pub async fn storage_credentials(
     crate::media::storage::Credentials::resolve(storage, |k| std::env::var(k).ok()).await
 }
 
+/// Whether the user turned colours off: `NO_COLOR` set and not empty (no-color.org), read once.
+pub fn colours_off() -> bool {
+    static OFF: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
+    *OFF.get_or_init(|| std::env::var_os("NO_COLOR").is_some_and(|v| !v.is_empty()))
+}
+
 #[cfg(test)]
 #[path = "config_tests.rs"]
 mod tests;

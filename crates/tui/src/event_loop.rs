@@ -9,6 +9,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use crossterm::event::{Event as Input, EventStream};
+use futures_util::future::LocalBoxFuture;
 use futures_util::{Stream, StreamExt};
 use tokio::sync::mpsc;
 
@@ -182,7 +183,16 @@ impl Dashboard {
 }
 
 /// The dashboard on the real terminal; the terminal is given back however it ends.
-pub async fn run(settings: Settings, reach: Reach) -> anyhow::Result<ExitCode> {
+///
+/// Boxed, so that the dashboard's code is compiled in this crate: an `async fn`'s body is
+/// compiled in the crate that awaits it, which would make the binary compile all of it, after
+/// this crate and beside nothing.
+#[inline(never)]
+pub fn run(settings: Settings, reach: Reach) -> LocalBoxFuture<'static, anyhow::Result<ExitCode>> {
+    Box::pin(dashboard(settings, reach))
+}
+
+async fn dashboard(settings: Settings, reach: Reach) -> anyhow::Result<ExitCode> {
     // Started before the terminal is taken, so that a failure prints plainly.
     let dashboard = Dashboard::start(&settings, &reach).await?;
     let mut tty = terminal::open()?;

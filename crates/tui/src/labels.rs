@@ -4,14 +4,10 @@
 
 use serde::{Deserialize, Serialize};
 
+pub use reel_rules::text::count;
 use reel_rules::text::excerpt;
 use reel_rules::{Mode, ModelId};
 use reel_store::{LocalState, TaskRecord};
-
-/// "1 task", "2 tasks": the noun with its number.
-pub fn count(n: usize, noun: &str) -> String {
-    if n == 1 { format!("1 {noun}") } else { format!("{n} {noun}s") }
-}
 
 /// The message with a capital first letter, to stand alone on the status line.
 pub fn sentence(text: &str) -> String {

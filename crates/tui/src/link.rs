@@ -2,22 +2,14 @@
 //! re-attached with back-off, and what the header says of it. Plain data and rules; the
 //! event loop and the effects do the attaching.
 
+pub use reel_engine::service::backoff_ms;
+
 /// Tasks that changed this recently are shown when the dashboard opens, besides unfinished ones.
 pub const RECENT_MS: i64 = 12 * 3600 * 1000;
 
 /// After a loss the store is read from this long before it: a change journaled just as the
 /// socket closed may not have reached this side.
 const LOSS_MARGIN_MS: i64 = 5_000;
-
-/// The waits before the attempts to attach again: short at first (a killed engine is
-/// replaced at once), then every five seconds for as long as it takes.
-const BACKOFF_MS: [i64; 5] = [200, 500, 1_000, 2_000, 5_000];
-
-/// The wait before attempt `attempt` (the first is 1).
-pub fn backoff_ms(attempt: u32) -> i64 {
-    let i = (attempt.max(1) - 1) as usize;
-    BACKOFF_MS[i.min(BACKOFF_MS.len() - 1)]
-}
 
 /// The link is down: since when, and where re-attaching stands.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -105,12 +97,6 @@ pub fn reload_since(now_ms: i64, lost_ms: Option<i64>) -> i64 {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn the_waits_grow_then_stay_at_five_seconds() {
-        let waits: Vec<i64> = (0..=8).map(backoff_ms).collect();
-        assert_eq!(waits, vec![200, 200, 500, 1_000, 2_000, 5_000, 5_000, 5_000, 5_000]);
-    }
 
     #[test]
     fn the_header_says_where_reattaching_stands() {

@@ -1,6 +1,6 @@
 //! Colours and styles, in one place, and the monochrome screen drawn under NO_COLOR.
 
-use std::sync::OnceLock;
+pub use reel_engine::config::colours_off;
 
 use ratatui::buffer::Buffer;
 use ratatui::style::{Color, Modifier, Style};
@@ -74,12 +74,6 @@ pub fn state(s: LocalState) -> Style {
         LocalState::SubmitUnknown | LocalState::Stalled | LocalState::Unrecognized => warn(),
         _ => Style::default().fg(Color::Cyan),
     }
-}
-
-/// Whether the user turned colours off: `NO_COLOR` set and not empty (no-color.org), read once.
-pub fn colours_off() -> bool {
-    static OFF: OnceLock<bool> = OnceLock::new();
-    *OFF.get_or_init(|| std::env::var_os("NO_COLOR").is_some_and(|v| !v.is_empty()))
 }
 
 /// A drawn screen without its colours: bold, reversed and the like stay. The terminal is

@@ -29,6 +29,16 @@ pub use spawn::{Launch, attach_if_running, connect_or_start};
 
 use super::Activity;
 
+/// The waits before the attempts to attach again: short at first (a killed engine is
+/// replaced at once), then every five seconds for as long as it takes.
+const BACKOFF_MS: [i64; 5] = [200, 500, 1_000, 2_000, 5_000];
+
+/// The wait before attempt `attempt` (the first is 1).
+pub fn backoff_ms(attempt: u32) -> i64 {
+    let i = (attempt.max(1) - 1) as usize;
+    BACKOFF_MS[i.min(BACKOFF_MS.len() - 1)]
+}
+
 /// The socket of a data folder's engine.
 pub fn socket_path(data_dir: &Path) -> PathBuf {
     data_dir.join("engine.sock")
@@ -85,5 +95,16 @@ impl Status {
             waiting_on_api: 0,
             unrecognized: 0,
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_waits_grow_then_stay_at_five_seconds() {
+        let waits: Vec<i64> = (0..=8).map(backoff_ms).collect();
+        assert_eq!(waits, vec![200, 200, 500, 1_000, 2_000, 5_000, 5_000, 5_000, 5_000]);
     }
 }

@@ -1,27 +1,12 @@
 //! The outcome of checking the form, and the billed seconds and cost of what it would send.
 
-use reel_rules::{Pricing, ValidSubmission};
+use reel_rules::ValidSubmission;
+pub use reel_rules::pricing::billed_and_cost;
 
 use super::field::Field;
 
 /// Most copies of one submission.
 pub const MAX_COPIES: u32 = 50;
-
-/// Billed seconds and cost of sending every submission of `plan` `copies` times, as the form
-/// and the questions before sending show them: unknown parts are said, never counted as 0.
-pub fn billed_and_cost(plan: &[ValidSubmission], copies: u32, pricing: &Pricing) -> (String, String) {
-    // At most what the rules allow where a part is not known yet; unpriced said, never $0.00.
-    let cost = if plan.is_empty() { "-".into() } else { pricing.said(&pricing.quote(plan, copies)) };
-    let copies = f64::from(copies);
-    let totals: Vec<Option<f64>> = plan.iter().map(|v| v.billing.total().map(|t| t * copies)).collect();
-    let billed = match (plan.len(), totals.iter().copied().sum::<Option<f64>>()) {
-        (0, _) => "-".into(),
-        (1, None) => plan[0].billing.to_string(),
-        (_, Some(t)) => format!("{} s", reel_rules::billing::secs(t)),
-        (_, None) => "not known before rendering".into(),
-    };
-    (billed, cost)
-}
 
 /// The outcome of the last check of the form.
 #[derive(Debug, Clone, Default, PartialEq)]

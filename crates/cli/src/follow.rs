@@ -75,7 +75,7 @@ async fn reattach(relink: Relink<'_>, board: &mut Board) -> Option<reel_engine::
     ));
     let mut said = String::new();
     for attempt in 1u32.. {
-        let wait = reel_tui::link::backoff_ms(attempt);
+        let wait = reel_engine::service::backoff_ms(attempt);
         tokio::time::sleep(Duration::from_millis(wait.max(0) as u64)).await;
         match reel_engine::session::attach(relink.settings, relink.reach).await {
             Ok(attached) => {
@@ -223,7 +223,7 @@ pub fn why_not_done(records: &[TaskRecord], timed_out: Option<f64>) -> Vec<Strin
         lines.push(format!(
             "--timeout {secs} s ran out with {} unfinished ({}{more}); they go on in the engine \
              (`reel wait {}` follows them again)",
-            reel_tui::labels::count(unfinished.len(), "task"),
+            reel_rules::text::count(unfinished.len(), "task"),
             named.join(", "),
             ids.join(" ")
         ));

@@ -1,4 +1,4 @@
-//! `reel mcp`: serve MCP on stdio for AI agents (see [`crate::mcp`]).
+//! `reel mcp`: serve MCP on stdio for AI agents (see [`reel_mcp`]).
 
 use std::process::ExitCode;
 
@@ -16,7 +16,7 @@ Agents cannot send tasks unless the config file says [agents] submit = true (see
 pub struct McpArgs {}
 
 pub async fn run(_args: &McpArgs, settings: &Settings, reach: &Reach) -> Result<ExitCode, CliError> {
-    match crate::mcp::serve(settings.clone(), reach.clone()).await {
+    match reel_mcp::serve(settings.clone(), reach.clone()).await {
         Ok(()) => Ok(ExitCode::SUCCESS),
         Err(e) => {
             note(&format!("reel mcp: {e}"));

@@ -241,9 +241,7 @@ fn schema_at<'a>(root: &'a Value, path: &[Segment]) -> Option<&'a Value> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::mcp::tools::{
-        IdsArgs, NoArgs, PickArgs, RateArgs, SearchArgs, ShowArgs, SubmissionArgs, TagArgs, WaitArgs,
-    };
+    use crate::tools::{IdsArgs, NoArgs, PickArgs, RateArgs, SearchArgs, ShowArgs, SubmissionArgs, TagArgs, WaitArgs};
     use serde_json::json;
 
     fn error<T: DeserializeOwned + JsonSchema + std::fmt::Debug>(given: Value) -> String {

@@ -36,6 +36,7 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
+use futures_util::future::LocalBoxFuture;
 
 pub use error::{CliError, report};
 use output::{Output, OutputError};
@@ -158,7 +159,19 @@ pub enum Command {
 }
 
 /// Runs a headless command, writing to standard output.
-pub async fn run(command: Command, settings: &Settings, reach: &Reach) -> Result<ExitCode, CliError> {
+///
+/// Boxed, so that the commands' code is compiled in this crate, beside the dashboard's, and not
+/// in the binary that awaits it (an `async fn`'s body is compiled where it is awaited).
+#[inline(never)]
+pub fn run<'a>(
+    command: Command,
+    settings: &'a Settings,
+    reach: &'a Reach,
+) -> LocalBoxFuture<'a, Result<ExitCode, CliError>> {
+    Box::pin(run_command(command, settings, reach))
+}
+
+async fn run_command(command: Command, settings: &Settings, reach: &Reach) -> Result<ExitCode, CliError> {
     // `reel mcp` and the host's end of a link over SSH write messages on standard output
     // themselves: nothing here may hold it.
     let owns_stdout = match &command {

@@ -124,7 +124,7 @@ pub async fn run(
     let known = candidates - imported.len();
     note(&format!(
         "imported {} from {} ({} already in the history, {} skipped)",
-        reel_tui::labels::count(imported.len(), "task"),
+        reel_rules::text::count(imported.len(), "task"),
         one_line(&from),
         known,
         skipped.len()

@@ -327,7 +327,7 @@ pub(super) async fn deliver(
         note(&format!(
             "{} sent by an earlier run {} left out (--again sends them; --retry-failed sends again those that \
              ended without a video)",
-            reel_tui::labels::count(submitted.left_out as usize, "task"),
+            reel_rules::text::count(submitted.left_out as usize, "task"),
             if submitted.left_out == 1 { "is" } else { "are" }
         ));
     }
@@ -360,7 +360,7 @@ pub async fn follow_sent(
             note(&format!(
                 "journaled {} as batch {batch}; the engine sends them at the service's pace, whether or not \
                  anything waits (`reel wait --batch {batch}` follows them, `reel list --batch {batch}` lists them)",
-                reel_tui::labels::count(records.len(), "task")
+                reel_rules::text::count(records.len(), "task")
             ));
         }
         return Ok(ExitCode::SUCCESS);

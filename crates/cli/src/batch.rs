@@ -231,7 +231,7 @@ async fn prepared_media(good: &mut [Checked], no_preflight: bool, settings: &Set
 
 /// `N tasks, billed …, cost …`.
 fn summary(plan: &[ValidSubmission], settings: &Settings) -> String {
-    let (billed, cost) = reel_tui::compose::billed_and_cost(plan, 1, &settings.pricing);
+    let (billed, cost) = reel_rules::pricing::billed_and_cost(plan, 1, &settings.pricing);
     let tasks = if plan.len() == 1 { "task" } else { "tasks" };
     format!("{} {tasks}, billed {billed}, cost {cost}", plan.len())
 }

@@ -157,7 +157,7 @@ pub async fn run(
         out.json(&shown)?;
     } else {
         out.text(&render(&task, &events, file_here))?;
-        if args.preview && reel_tui::theme::colours_off() {
+        if args.preview && reel_engine::config::colours_off() {
             // A picture is colours: under NO_COLOR it is not drawn, its file is named instead.
             match failed().map_or_else(|| preview_paths(&task, &previewer), Err) {
                 Ok(paths) => out.line(&format!("Preview: {} (not drawn: NO_COLOR is set)", paths.poster.display()))?,

@@ -404,7 +404,15 @@ impl ServerHandler for Server {
 }
 
 /// Serves MCP on stdin and stdout until the client closes the connection.
-pub async fn serve(settings: Settings, reach: Reach) -> Result<(), McpError> {
+///
+/// Boxed, so that the server's code is compiled in this crate and not in the one that awaits
+/// it (an `async fn`'s body is compiled where it is awaited).
+#[inline(never)]
+pub fn serve(settings: Settings, reach: Reach) -> BoxFuture<'static, Result<(), McpError>> {
+    Box::pin(serve_stdio(settings, reach))
+}
+
+async fn serve_stdio(settings: Settings, reach: Reach) -> Result<(), McpError> {
     let server = Server::new(settings, reach);
     let running = server.serve(rmcp::transport::stdio()).await.map_err(|e| McpError::Start(e.to_string()))?;
     running.waiting().await.map_err(|e| McpError::Start(e.to_string()))?;
