@@ -6,6 +6,7 @@ pub mod batch_file;
 pub mod batch_update;
 mod check;
 pub mod draft_keep;
+pub mod effects;
 mod field;
 mod grid;
 pub mod media;

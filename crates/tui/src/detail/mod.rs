@@ -2,4 +2,5 @@
 //! (the App keeps the scroll). `view` draws it; the history screen draws its own with the same
 //! pieces.
 
+pub mod effects;
 pub mod view;

@@ -3,6 +3,7 @@
 //! row or a lineage is worked out here once, when it arrives, not on every frame. The query's
 //! filters and the lineage are modules of their own.
 
+pub mod effects;
 mod filters;
 mod lineage;
 pub mod update;

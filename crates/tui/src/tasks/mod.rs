@@ -5,6 +5,7 @@
 
 pub mod bulk;
 pub mod columns;
+pub mod effects;
 pub mod update;
 pub mod view;
 
