@@ -2,12 +2,11 @@
 //! handed to a command, actions on many tasks, deletes, and reviews in the order asked.
 
 use std::path::Path;
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex};
 
 use reel_engine::Engine;
 use reel_engine::reader::Reader;
 use reel_store::review::Change;
-use std::sync::Arc;
 use tokio::sync::mpsc::UnboundedSender;
 
 use crate::app::{Action, EffectError, Op, Reload};
