@@ -1,5 +1,9 @@
-//! The service's HTTP API: wire types, the body forms services take, the client, downloads,
-//! the model list, the doctor's probes and the error taxonomy.
+//! The service's HTTP API: `types` (the body we send, strict; the task we read back, tolerant),
+//! `wire_form` (the body forms services take), `client` (submit, poll, the rules of every
+//! request), `download` (a result file, resumable), `content` (the `/v1/videos/{id}/content`
+//! file route), `models` (`GET /v1/models`), `probe` (what `reel doctor` asks), `upstream` (the
+//! vendor's words inside a gateway's error), `key` (the API key, never printed) and `error`
+//! (the error taxonomy).
 
 pub mod client;
 pub mod content;

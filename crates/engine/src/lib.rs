@@ -3,18 +3,30 @@
 //! commands talk to it only through [`Command`]s and [`Event`]s.
 //!
 //! The pure core: `queue` (what to start next), `transition` (what an answer does to a task),
-//! `manual` (what a user's request does), `saved` (a saved task stays saved), `schedule`
-//! (intervals, back-off, budget), `health`, `recover`, `journal` (submission → row → request
-//! body), `timeline` (what a change of state records), `verify` (what a downloaded file must be to be called saved), `disk` (a full disk:
-//! how it is told, said, and waited out). The I/O shell: `run` (the loop; `run/pause` the pause
-//! while the disk is full), `commands`, `download`, `files`, `query` (read-only connections),
-//! `mp4_tags` (provenance written into an MP4 without ffmpeg).
+//! `manual` (what a user's request does), `saved` (a saved task stays saved when it is fetched
+//! again), `schedule` (intervals, back-off, budget), `health` (the service's outages), `stall`
+//! (when a transfer counts as stalled), `recover` (what a restart resumes), `admission` (whether
+//! a submission is taken), `journal` (submission → row → request body), `timeline` (what a
+//! change of state records), `verify` (what a downloaded file must be to be called saved),
+//! `disk` (a full disk: how it is told, said, and waited out), `key_scope` (what a refused key
+//! concerns), `ledger` (cost and time), `import` (an entry rebuilt from a video file).
+//!
+//! The I/O shell: `local` (the engine in this process), `run` (the loop; `run/pause` the pause
+//! while the disk is full), `commands`, `admit` (admission in the transaction that journals a
+//! submission), `download`, `files` (names, sidecars), `provenance` and `mp4_tags` (where a video
+//! came from, written into the file), `fetched` (files of an engine on another machine).
+//!
+//! How clients reach it: `calls` (every request and its answer), `refusal` (why a request was
+//! not done, as data), `service` (the engine process: socket server, client, protocol, the SSH
+//! bridge), `reader` (the journal read here or through the engine) over `query` (read-only
+//! connections).
 //!
 //! Beside the engine, in this crate because it wires them or they feed it: `config` (the config
 //! file, environment and profiles, resolved into settings), `media` (uploads of reference files,
-//! preflight checks of media URLs), `preview` (cached poster and strip frames, inline playback),
-//! `public` (the JSON shape of tasks that scripts and agents read), `logging` (the log file) and
-//! `session` (settings → store, client or the demo simulator, engine).
+//! preflight checks of media URLs), `preview` (the one preview service: cached poster and strip
+//! frames, inline playback, pictures in a terminal), `public` (the JSON shape of tasks that
+//! scripts and agents read), `logging` (the log file) and `session` (settings → store, client
+//! or the demo simulator, engine).
 
 pub mod admission;
 mod admit;

@@ -1,7 +1,15 @@
-//! The spec's rules as pure functions: model ids, the catalog, submission validation, billing.
+//! The spec's rules as pure functions, one module each: `model_id` (the spec's model ids),
+//! `model_name` (any id a service uses), `model_choice` (a model as a user types it), `catalog`
+//! (the models and their rules), `params` (resolutions, ratios, media types), `size` (frame sizes
+//! in every spelling), `validate` (the one submission check), `billing` (billed seconds),
+//! `pricing` (costs and the daily budget), `rendered` (what the service says it rendered against
+//! what was asked), `prompt_text` and `media_text` (a prompt's text, a media item as typed),
+//! `source` (a URL or a local file to upload), `redraft` (a checked submission as a draft again),
+//! `wire` (a request body read back, for the simulator).
 //!
 //! Beside the rules: `batch` (batch files and templates: rows from JSONL/CSV/text, expansion,
-//! content keys) and `text` (terminal-safe text: control characters stripped, excerpts, sizes).
+//! content keys; it reads the file it is given) and `text` (terminal-safe text: control
+//! characters stripped, excerpts, sizes).
 
 pub mod batch;
 pub mod billing;

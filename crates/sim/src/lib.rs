@@ -2,8 +2,9 @@
 //!
 //! `server` takes connections and runs every request through the fault and hostile layers;
 //! `routes` maps paths to endpoints; `api`, `files`, `media` and `models` answer (`takes`: the
-//! body form a submission is taken in, `gateway`: new-api's answers, `openai`: OpenAI's, with
-//! the file at `/content`); `reply` and `raw` put answers on the wire; `faults` and `hostile`
+//! body form a submission is taken in, `gateway`: new-api's answers, `openai` and
+//! `openai_config`: OpenAI's, with the file at `/content`, `upstream`: what a gateway's upstream
+//! does to what was asked); `reply` and `raw` put answers on the wire; `faults` and `hostile`
 //! say what goes wrong; `state`, `lifecycle`, `range` and `video` hold tasks, their timelines,
 //! byte ranges and result files.
 

@@ -1,7 +1,13 @@
 //! The local SQLite journal: every task and every state change. One writer thread, WAL mode so
 //! readers on their own connections never wait for it.
 //!
-//! Beside it, `disk`: whether a write failed because the disk is full, and the room left.
+//! `schema` (migrations by `user_version`), `state` (a task's local states), `tasks` (task rows
+//! and their events), `history` (pages, search, lineage, deletion, the ledger's rows),
+//! `admitted` (what admission reads and writes in the transaction that journals a submission),
+//! `review` and `reviewing` (ratings, picks and tags: the rules, and journaling them),
+//! `imported` (entries `reel import` rebuilds), `since` (where the journal stands, for a client
+//! that reads it through the engine), `disk` (whether a write failed because the disk is full),
+//! `fixtures` (example rows for tests and benchmarks).
 
 pub mod admitted;
 pub mod disk;

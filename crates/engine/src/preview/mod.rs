@@ -3,8 +3,9 @@
 //!
 //! `frames` and `probe` are pure (moments, sizes, argument lists, ffmpeg's header); `process`
 //! runs ffmpeg with a time limit; `cache` is the folder layout and its atomic replacement;
-//! `extract` makes the stills; `play` streams frames; `background` makes stills for the engine;
-//! `term` prints a picture in a terminal (`reel show --preview`).
+//! `extract` makes the stills; `play` streams frames; `clip` decodes a whole clip for the compare
+//! view; `background` makes stills for the engine; `detect` asks the terminal how pictures are
+//! drawn; `term` prints a picture in a terminal (`reel show --preview`).
 
 use std::path::{Path, PathBuf};
 

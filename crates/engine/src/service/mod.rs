@@ -3,9 +3,10 @@
 //! same user only), keeps working while any task is unfinished, attached client or not, and
 //! exits after a grace period once no client is attached and nothing is left it can progress.
 //!
-//! `protocol` holds the messages, `server` the engine process's side, `idle` when it may exit,
-//! `client` the clients' side, `spawn` the start of an engine process by the first client that
-//! needs one.
+//! `protocol` holds the messages, `status` who an engine is and what it serves, `server` the
+//! engine process's side, `idle` when it may exit, `client` the clients' side, `spawn` the start
+//! of an engine process by the first client that needs one, `reads` the journal and files read
+//! through the engine, `ssh` and `bridge` the two ends of an engine reached over SSH.
 
 mod bridge;
 mod client;
