@@ -5,7 +5,8 @@
 //! `pricing` (costs and the daily budget), `rendered` (what the service says it rendered against
 //! what was asked), `prompt_text` and `media_text` (a prompt's text, a media item as typed),
 //! `source` (a URL or a local file to upload), `redraft` (a checked submission as a draft again),
-//! `wire` (a request body read back, for the simulator).
+//! `received_body` (a submission body as a server receives it, read strictly, for the simulator;
+//! the body reel sends is `reel_api::wire_form`).
 //!
 //! Beside the rules: `batch` (batch files and templates: rows from JSONL/CSV/text, expansion,
 //! content keys; it reads the file it is given) and `text` (terminal-safe text: control
@@ -21,13 +22,13 @@ pub mod model_name;
 pub mod params;
 pub mod pricing;
 pub mod prompt_text;
+pub mod received_body;
 mod redraft;
 pub mod rendered;
 pub mod size;
 pub mod source;
 pub mod text;
 pub mod validate;
-pub mod wire;
 
 pub use billing::{Billing, billing};
 pub use catalog::{BrokenModel, Catalog, Declared, DurationRule, Family, ModelEntry, ModelSpec, Rules};

@@ -14,7 +14,7 @@ use super::reply::{Delivery, Reply, padding_plan};
 use super::routes::encode_segment;
 use super::state::{SimTask, State};
 use super::upstream;
-use reel_rules::{UnknownModels, Violation, validate, wire};
+use reel_rules::{UnknownModels, Violation, received_body, validate};
 
 /// Largest request body accepted.
 const MAX_BODY: usize = 1024 * 1024;
@@ -105,7 +105,7 @@ pub async fn submit(state: &State, req: Request<Incoming>) -> (Reply, Option<Str
     {
         return (refused, None);
     }
-    let draft = match wire::draft_from_json(&value) {
+    let draft = match received_body::draft_from_json(&value) {
         Ok(d) => d,
         Err(violations) => return (invalid(&violations), None),
     };
