@@ -3,7 +3,7 @@
 //! commands talk to it only through [`Command`]s and [`Event`]s.
 //!
 //! The pure core: `queue` (what to start next), `transition` (what an answer does to a task),
-//! `manual` (what a user's request does), `saved` (a saved task stays saved when it is fetched
+//! `manual` (what a user's request does), `keep_saved` (a saved task stays saved when it is fetched
 //! again), `schedule` (intervals, back-off, budget), `health` (the service's outages), `stall`
 //! (when a transfer counts as stalled), `recover` (what a restart resumes), `admission` (whether
 //! a submission is taken), `journal` (submission → row → request body), `timeline` (what a
@@ -41,6 +41,7 @@ pub mod files;
 pub mod health;
 pub mod import;
 pub mod journal;
+pub mod keep_saved;
 pub mod key_scope;
 pub mod ledger;
 pub mod manual;
@@ -52,7 +53,6 @@ pub mod reader;
 pub mod recover;
 pub mod refusal;
 mod run;
-pub mod saved;
 pub mod service;
 pub mod stall;
 pub mod timeline;

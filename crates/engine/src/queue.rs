@@ -10,8 +10,8 @@ use std::time::{Duration, Instant};
 
 use super::download::{FetchError, Saved};
 use super::health::{Health, HealthTracker, ServiceState};
+use super::keep_saved;
 use super::recover::{Recovery, Resume};
-use super::saved;
 use super::schedule::{Kind, LOAD_SHARE, Pace, PollPolicy, RateWindow, Rationer, RenderStats, Sighting, shortest};
 use super::timeline::Entry;
 use super::transition::{self, Ctx, Next, Step};

@@ -478,7 +478,7 @@ fn expired(mut r: TaskRecord, message: String, ctx: &Ctx) -> Step {
 /// once, then the service's own file route is tried once, then the task is `expired`. A task
 /// without a URL is fetched from that route: "not ready yet" there is tried again with back-off
 /// (see [`NOT_READY_TRIES`]) until the task's deadline, and a route with no file makes the task
-/// `download_failed` with the reason. A task saved before stays saved: see `saved::keep_saved`.
+/// `download_failed` with the reason. A task saved before stays saved: see `keep_saved::keep_saved`.
 pub fn after_download(r: &TaskRecord, result: &Result<Saved, FetchError>, max_attempts: u32, ctx: &Ctx) -> Step {
     download_step(r, result, max_attempts, ctx)
 }

@@ -90,7 +90,7 @@ impl Queue {
             (Err(e), Some(Scope::Model)) => key_scope::after_refused_poll(&record, e, &ctx),
             _ => transition::after_poll(&record, result, &ctx),
         };
-        let step = saved::keep_saved(&record, step, on_disk);
+        let step = keep_saved::keep_saved(&record, step, on_disk);
         if step.record.state == LocalState::Completed
             && record.state != LocalState::Completed
             && let (Some(c), Some(d)) = (step.record.remote_created_at, step.record.remote_completed_at)
@@ -122,7 +122,7 @@ impl Queue {
         let (record, on_disk) = (t.record.clone(), t.on_disk);
         let ctx = self.ctx(&record, now);
         let step = transition::after_download(&record, result, self.limits.download_attempts, &ctx);
-        let step = saved::keep_saved(&record, step, on_disk);
+        let step = keep_saved::keep_saved(&record, step, on_disk);
         let saved = step.record.state == LocalState::Downloaded;
         let retry = retry_of(id, &step.next, result.as_ref().err());
         let mut plan = Plan { retry, ..self.apply(id, step, now) };

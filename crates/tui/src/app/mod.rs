@@ -10,11 +10,11 @@
 mod action;
 mod dispatch;
 mod events;
-mod guard;
 mod input;
 mod link;
 mod mouse;
 mod overlays;
+mod questions;
 mod quit;
 mod review;
 mod zoom;

@@ -1,8 +1,8 @@
 //! Every key binding, as data: the event handling, the footer and the help overlay all read
 //! this one table, and the config's `[keys]` rebinds it by command name.
 
-pub mod actions;
 mod cmd;
+pub mod config_actions;
 mod defaults;
 mod key;
 mod scope;
@@ -12,8 +12,8 @@ use std::collections::BTreeMap;
 use crossterm::event::{KeyCode, KeyEvent};
 use thiserror::Error;
 
-pub use actions::{ActionError, Placeholder, fill_command};
 pub use cmd::Cmd;
+pub use config_actions::{ActionError, Placeholder, fill_command};
 pub use key::{Key, KeyError};
 pub use scope::Scope;
 
@@ -229,7 +229,7 @@ impl Keymap {
     /// command able to run.
     fn check_actions(&self, actions: &[UserAction]) -> Result<(), KeymapError> {
         for (i, a) in actions.iter().enumerate() {
-            actions::check(a)?;
+            config_actions::check(a)?;
             let key = Key::ch(a.key);
             if let Some(b) = self.bindings.iter().find(|b| b.scope == Scope::Table && b.key == key) {
                 return Err(KeymapError::ActionKeyTaken {
