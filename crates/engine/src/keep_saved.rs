@@ -46,11 +46,7 @@ pub fn keep_saved(before: &TaskRecord, step: Step, on_disk: Option<bool>) -> Ste
 #[cfg(test)]
 mod tests {
     use super::*;
-    use reel_store::fixtures::record;
-
-    fn with_remote(state: LocalState) -> TaskRecord {
-        TaskRecord { remote_id: Some("r".into()), url: Some("http://127.0.0.1:1/f".into()), ..record(1, state) }
-    }
+    use reel_store::fixtures::with_remote;
 
     #[test]
     fn a_saved_task_stays_saved_whatever_a_fresh_copy_meets() {

@@ -124,11 +124,7 @@ pub fn still_at_service(t: &TaskRecord) -> Option<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use reel_store::fixtures::record;
-
-    fn with_remote(state: LocalState) -> TaskRecord {
-        TaskRecord { remote_id: Some("r".into()), url: Some("http://127.0.0.1:1/f".into()), ..record(1, state) }
-    }
+    use reel_store::fixtures::{record, with_remote};
 
     #[test]
     fn resend_applies_only_to_unsent_or_refused_tasks() {

@@ -36,3 +36,8 @@ pub fn record(id: i64, state: LocalState) -> TaskRecord {
         ..TaskRecord::journaled(id, t, state)
     }
 }
+
+/// Task 1 in `state` with the service's id `r` and a result URL on 127.0.0.1 (nothing listens).
+pub fn with_remote(state: LocalState) -> TaskRecord {
+    TaskRecord { remote_id: Some("r".into()), url: Some("http://127.0.0.1:1/f".into()), ..record(1, state) }
+}
